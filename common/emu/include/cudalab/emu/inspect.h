@@ -1,0 +1,29 @@
+// What the emu backend knows that a GPU does not tell: for tests and for the student's messages.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cudalab/emu/types.h"
+
+namespace cudalab::emu {
+
+struct AllocationInfo {
+  size_t bytes;
+  std::string where;  // "file:line" of the cudaMalloc
+};
+
+// Device memory from cudaMalloc that has not been freed.
+std::vector<AllocationInfo> live_allocations();
+
+// The explanation of the last error the backend diagnosed (empty if none), and a way to forget it.
+std::string last_diagnostic();
+void clear_diagnostic();
+
+// Makes the next cudaMalloc fail with `error`, to test that a program checks every call.
+void fail_next_malloc(cudaError_t error = cudaErrorMemoryAllocation);
+
+// Worker threads that run blocks in parallel (CUDALAB_EMU_THREADS, default: all cores).
+unsigned worker_count();
+
+}  // namespace cudalab::emu

@@ -1,0 +1,362 @@
+// How the emu backend runs a grid: blocks in parallel on a pool of worker threads; inside a block,
+// GPU threads as fibers (Boost.Context) that switch only at __syncthreads().
+//
+// A fiber runs threads one after another until one of them stops at a barrier; then a new fiber
+// takes the next thread. A kernel without barriers thus costs one fiber per block, and a kernel
+// with barriers one fiber per thread. When every thread has stopped, the barrier is released if all
+// of them wait at the same __syncthreads(); otherwise the block can never finish on a GPU (it
+// hangs or misbehaves), and here it ends with an error that names the threads and lines.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/context/fiber.hpp>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "cudalab/emu/device.h"
+#include "cudalab/emu/inspect.h"
+#include "cudalab/emu/runtime.h"
+#include "state.h"
+
+namespace ctx = boost::context;
+
+namespace cudalab::emu {
+namespace {
+
+constexpr size_t kStackBytes = 256 * 1024;
+
+// Fiber stacks of one worker, reused by every block it runs. Each has a guard page below it so
+// that a stack overflow faults instead of overwriting another thread's stack.
+class StackPool {
+ public:
+  ~StackPool() {
+    for (void* top : free_) munmap(static_cast<char*>(top) - kStackBytes - page(), kStackBytes + page());
+  }
+  ctx::stack_context allocate() {
+    if (free_.empty()) {
+      void* base = mmap(nullptr, kStackBytes + page(), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base == MAP_FAILED) throw std::bad_alloc();
+      mprotect(base, page(), PROT_NONE);
+      free_.push_back(static_cast<char*>(base) + page() + kStackBytes);
+    }
+    ctx::stack_context sc;
+    sc.sp = free_.back();
+    sc.size = kStackBytes;
+    free_.pop_back();
+    return sc;
+  }
+  void deallocate(ctx::stack_context& sc) { free_.push_back(sc.sp); }
+
+ private:
+  static size_t page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+  std::vector<void*> free_;  // stack tops
+};
+
+struct PooledStack {
+  StackPool* pool;
+  ctx::stack_context allocate() { return pool->allocate(); }
+  void deallocate(ctx::stack_context& sc) { pool->deallocate(sc); }
+};
+
+enum class State : unsigned char { Running, AtBarrier, Done };
+
+// "threads 0-15, 32" with the first one's (x,y,z): short and enough to find them.
+std::string describe_threads(const std::vector<unsigned>& ids, dim3 block) {
+  std::ostringstream s;
+  s << (ids.size() == 1 ? "thread " : "threads ");
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (i > 0) s << ", ";
+    s << ids[i];
+    if (j > i) s << "-" << ids[j];
+    i = j + 1;
+  }
+  unsigned t = ids.front();
+  s << " (the first is threadIdx (" << t % block.x << "," << t / block.x % block.y << ","
+    << t / (block.x * block.y) << "))";
+  return s.str();
+}
+
+// Runs the blocks a worker is given, one at a time.
+class BlockRunner {
+ public:
+  // Runs block `block_idx`; on failure returns the explanation.
+  std::string run(const LaunchConfig& config, ThreadFn fn, uint3 block_idx) {
+    config_ = &config;
+    fn_ = fn;
+    builtins.blockIdx = block_idx;
+    threads_ = config.block.x * config.block.y * config.block.z;
+    next_ = 0;
+    state_.assign(threads_, State::Running);
+    barrier_.assign(threads_, {nullptr, 0});
+    error_.clear();
+
+    while (next_ < threads_ && error_.empty()) start_fiber();
+    while (error_.empty()) {
+      std::vector<unsigned> waiting, done;
+      for (unsigned t = 0; t < threads_; ++t) (state_[t] == State::Done ? done : waiting).push_back(t);
+      if (waiting.empty()) break;
+      if (!check_barrier(waiting, done)) break;
+      for (Fiber& f : fibers_) {
+        if (!error_.empty()) break;
+        if (f.self && state_[f.thread] == State::AtBarrier) {
+          state_[f.thread] = State::Running;
+          resume(f);
+        }
+      }
+    }
+    fibers_.clear();  // unwinds the fibers of a failed block
+    return error_;
+  }
+
+  // __syncthreads() of the thread that runs now.
+  void arrive(const char* file, int line) {
+    Fiber& f = *current_;
+    state_[f.thread] = State::AtBarrier;
+    barrier_[f.thread] = {file, line};
+    f.scheduler = std::move(f.scheduler).resume();
+    builtins.threadIdx = index_of(f.thread);
+  }
+
+ private:
+  struct Fiber {
+    ctx::fiber self;       // this fiber, while it is suspended
+    ctx::fiber scheduler;  // the block's scheduler, while this fiber runs
+    unsigned thread = 0;   // the GPU thread it runs now
+  };
+
+  uint3 index_of(unsigned t) const {
+    const dim3& b = config_->block;
+    return {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
+  }
+
+  void start_fiber() {
+    Fiber& f = fibers_.emplace_back();
+    f.self = ctx::fiber(std::allocator_arg, PooledStack{&stacks_}, [this, &f](ctx::fiber&& s) {
+      f.scheduler = std::move(s);
+      while (next_ < threads_ && error_.empty()) {
+        f.thread = next_++;
+        builtins.threadIdx = index_of(f.thread);
+        fn_.call(fn_.ctx);
+        state_[f.thread] = State::Done;
+      }
+      return std::move(f.scheduler);
+    });
+    resume(f);
+  }
+
+  void resume(Fiber& f) {
+    current_ = &f;
+    builtins.threadIdx = index_of(f.thread);
+    f.self = std::move(f.self).resume();
+    current_ = nullptr;
+  }
+
+  // Every thread has stopped: may the barrier open?
+  bool check_barrier(const std::vector<unsigned>& waiting, const std::vector<unsigned>& done) {
+    const auto& first = barrier_[waiting.front()];
+    std::string where = site(first.file, first.line);
+    std::ostringstream block;
+    block << launch_site(*config_) << ", block (" << builtins.blockIdx.x << ","
+          << builtins.blockIdx.y << "," << builtins.blockIdx.z << ")";
+    if (!done.empty()) {
+      error_ = "barrier divergence in " + block.str() + ": " +
+               describe_threads(waiting, config_->block) + " wait at __syncthreads() at " + where +
+               ", but " + describe_threads(done, config_->block) +
+               " finished without reaching it, so the block can never go on. Every thread of a "
+               "block must reach every __syncthreads(): do not return early or put the barrier in "
+               "a branch that only some threads take.";
+      return false;
+    }
+    std::vector<unsigned> elsewhere;
+    for (unsigned t : waiting)
+      if (barrier_[t].line != first.line || barrier_[t].file != first.file) elsewhere.push_back(t);
+    if (!elsewhere.empty()) {
+      const auto& other = barrier_[elsewhere.front()];
+      std::vector<unsigned> here;
+      for (unsigned t : waiting)
+        if (barrier_[t].line == first.line && barrier_[t].file == first.file) here.push_back(t);
+      error_ = "barrier divergence in " + block.str() + ": " +
+               describe_threads(here, config_->block) + " wait at __syncthreads() at " + where +
+               ", but " + describe_threads(elsewhere, config_->block) +
+               " wait at a different __syncthreads() at " + site(other.file, other.line) +
+               ". All threads of a block must meet at the same barrier.";
+      return false;
+    }
+    return true;
+  }
+
+  struct Site {
+    const char* file;
+    int line;
+  };
+
+  const LaunchConfig* config_ = nullptr;
+  ThreadFn fn_{};
+  unsigned threads_ = 0, next_ = 0;
+  std::vector<State> state_;
+  std::vector<Site> barrier_;
+  std::deque<Fiber> fibers_;  // a deque: fibers hold references to their own records
+  Fiber* current_ = nullptr;
+  std::string error_;
+  StackPool stacks_;  // declared last: destroyed after the fibers that use it
+};
+
+thread_local BlockRunner* runner = nullptr;
+
+// A fixed pool of worker threads; the launching thread works too.
+class Workers {
+ public:
+  Workers() {
+    unsigned n = std::thread::hardware_concurrency();
+    if (const char* env = std::getenv("CUDALAB_EMU_THREADS")) n = std::strtoul(env, nullptr, 10);
+    n = std::max(1u, n);
+    for (unsigned i = 1; i < n; ++i) threads_.emplace_back([this] { loop(); });
+  }
+  ~Workers() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  unsigned size() const { return static_cast<unsigned>(threads_.size()) + 1; }
+
+  // Runs job() on every worker and waits for all of them.
+  void run(const std::function<void()>& job) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &job;
+      ++generation_;
+      busy_ = static_cast<unsigned>(threads_.size());
+    }
+    wake_.notify_all();
+    job();
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_.wait(lock, [this] { return busy_ == 0; });
+  }
+
+ private:
+  void loop() {
+    unsigned long seen = 0;
+    for (;;) {
+      const std::function<void()>* job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        job = job_;
+      }
+      (*job)();
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--busy_ == 0) idle_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  const std::function<void()>* job_ = nullptr;
+  unsigned long generation_ = 0;
+  unsigned busy_ = 0;
+  bool stop_ = false;
+};
+
+Workers& workers() {
+  static Workers pool;
+  return pool;
+}
+
+// The checks a GPU makes before it runs a launch (limits of compute capability 9.0).
+cudaError_t validate(const LaunchConfig& c, std::string& why) {
+  const dim3 &g = c.grid, &b = c.block;
+  unsigned long long threads = 1ull * b.x * b.y * b.z;
+  std::ostringstream s;
+  if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0)
+    s << "a grid or block dimension is 0 (grid (" << g.x << "," << g.y << "," << g.z << "), block ("
+      << b.x << "," << b.y << "," << b.z << "))";
+  else if (threads > 1024)
+    s << threads << " threads per block exceed the limit of 1024";
+  else if (b.x > 1024 || b.y > 1024 || b.z > 64)
+    s << "block (" << b.x << "," << b.y << "," << b.z << ") exceeds the limits (1024,1024,64)";
+  else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+    s << "grid (" << g.x << "," << g.y << "," << g.z << ") exceeds the limits (2^31-1,65535,65535)";
+  if (!s.str().empty()) {
+    why = s.str();
+    return cudaErrorInvalidConfiguration;
+  }
+  if (c.shared_bytes > 48 * 1024) {
+    why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory exceed the 48 KiB a "
+          "launch may ask for";
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace
+
+void syncthreads(const char* file, int line) {
+  if (runner == nullptr) {
+    diagnose("__syncthreads() called outside a kernel at " + site(file, line));
+    std::abort();
+  }
+  runner->arrive(file, line);
+}
+
+unsigned worker_count() { return workers().size(); }
+
+void execute(const LaunchConfig& config, ThreadFn fn) {
+  if (cudaError_t e = sticky_error()) {
+    record(e);
+    return;
+  }
+  std::string why;
+  if (cudaError_t e = validate(config, why)) {
+    diagnose(launch_site(config) + " was refused: " + why + " (" + cudaGetErrorName(e) + ")");
+    record(e);
+    return;
+  }
+  const dim3 g = config.grid;
+  const unsigned long long blocks = 1ull * g.x * g.y * g.z;
+  std::atomic<unsigned long long> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::string error;
+
+  workers().run([&] {
+    static thread_local BlockRunner local;
+    static thread_local std::vector<float4> dynamic_shared;
+    runner = &local;
+    dynamic_shared.assign((config.shared_bytes + sizeof(float4) - 1) / sizeof(float4),
+                          float4{NAN, NAN, NAN, NAN});
+    builtins.dynamic_shared = reinterpret_cast<unsigned char*>(dynamic_shared.data());
+    builtins.blockDim = config.block;
+    builtins.gridDim = config.grid;
+    for (unsigned long long b; !failed && (b = next++) < blocks;) {
+      uint3 idx{static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
+                static_cast<unsigned>(b / (1ull * g.x * g.y))};
+      std::string e = local.run(config, fn, idx);
+      if (!e.empty() && !failed.exchange(true)) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        error = std::move(e);
+      }
+    }
+    runner = nullptr;
+  });
+
+  if (!error.empty()) return fail(cudaErrorLaunchFailure, error);
+  if (std::string overrun = check_redzones(config); !overrun.empty())
+    fail(cudaErrorIllegalAddress, overrun);
+}
+
+}  // namespace cudalab::emu

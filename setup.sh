@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what cudalab needs from Debian/Ubuntu packages. Safe to run again:
+# a package that is already there is reported and left alone.
+# The CUDA toolkit is yours to install; without it the CPU backend (emu) is used.
+set -euo pipefail
+
+packages=(
+  g++ make cmake          # compiler and build
+  libgtest-dev libgmock-dev  # GoogleTest: the lab harnesses
+  libboost-context-dev    # Boost.Context: GPU threads as fibers on the CPU backend
+  clang clang-format      # instrumented builds of student code; code style
+  python3 python3-matplotlib python3-numpy  # make check's summary, the grader's plots
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    echo "ok       $p"
+  else
+    echo "missing  $p"
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: everything is installed."
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: error: apt-get not found; install these packages with your system's package manager: ${missing[*]}" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+  else
+    echo "setup: error: installing packages needs root; run as root or install sudo. Missing: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+echo "setup: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+for p in "${missing[@]}"; do echo "installed $p"; done
