@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
@@ -27,7 +28,10 @@ struct Allocation {
 
 std::mutex mutex;
 std::map<const char*, Allocation> live;  // by base address
-std::atomic<cudaError_t> injected_failure{cudaSuccess};
+struct InjectedFailure {
+  unsigned successes = 0;
+  cudaError_t error = cudaSuccess;
+} injected;  // guarded by mutex
 
 size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
@@ -74,7 +78,7 @@ std::string check_redzones(const LaunchConfig& config) {
   std::lock_guard<std::mutex> lock(mutex);
   for (auto& [base, a] : live) {
     unsigned char* zone = reinterpret_cast<unsigned char*>(const_cast<char*>(base)) + a.bytes;
-    size_t first = kRedZone, last = 0;
+    size_t first = kRedZone, last = 0;  // changed bytes
     for (size_t i = 0; i < kRedZone; ++i) {
       if (zone[i] != kRedByte) {
         first = std::min(first, i);
@@ -83,10 +87,11 @@ std::string check_redzones(const LaunchConfig& config) {
     }
     if (first == kRedZone) continue;
     std::memset(zone, kRedByte, kRedZone);
-    return launch_site(config) + " wrote past the end of a device array: bytes " +
-           std::to_string(first) + " to " + std::to_string(last) + " after the end of the " +
-           std::to_string(a.bytes) + "-byte array allocated at " + a.where +
-           " were changed. A thread whose index falls past the end of the data must not write: "
+    size_t reach = (last / 4 + 1) * 4;  // in whole 4-byte words
+    return launch_site(config) + " wrote past the end of a device array: up to " +
+           std::to_string(reach) + " bytes (" + std::to_string(reach / 4) +
+           " floats or ints) behind the end of the " + std::to_string(a.bytes) +
+           "-byte array allocated at " + a.where +" were overwritten. A thread whose index falls past the end of the data must not write: "
            "guard the store with a bounds check such as `if (i < n)`.";
   }
   return {};
@@ -105,7 +110,23 @@ std::vector<AllocationInfo> live_allocations() {
   return out;
 }
 
-void fail_next_malloc(cudaError_t error) { injected_failure = error; }
+void fail_malloc_after(unsigned successes, cudaError_t error) {
+  std::lock_guard<std::mutex> lock(mutex);
+  injected = {successes, error};
+}
+
+namespace {
+// The failure fail_malloc_after() planned for this call, or cudaSuccess.
+cudaError_t injected_failure() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (injected.error == cudaSuccess) return cudaSuccess;
+  if (injected.successes > 0) {
+    --injected.successes;
+    return cudaSuccess;
+  }
+  return std::exchange(injected.error, cudaSuccess);
+}
+}  // namespace
 
 }  // namespace cudalab::emu
 
@@ -114,7 +135,7 @@ using namespace cudalab::emu;
 cudaError_t cudaMalloc(void** devPtr, size_t size, cudalab_source_location where) {
   if (cudaError_t e = sticky_error()) return record(e);
   if (devPtr == nullptr) return record(cudaErrorInvalidValue);
-  if (cudaError_t e = injected_failure.exchange(cudaSuccess)) return record(e);
+  if (cudaError_t e = injected_failure()) return record(e);
   if (size == 0) {  // as on a GPU: success, and no memory
     *devPtr = nullptr;
     return cudaSuccess;

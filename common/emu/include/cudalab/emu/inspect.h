@@ -20,8 +20,9 @@ std::vector<AllocationInfo> live_allocations();
 std::string last_diagnostic();
 void clear_diagnostic();
 
-// Makes the next cudaMalloc fail with `error`, to test that a program checks every call.
-void fail_next_malloc(cudaError_t error = cudaErrorMemoryAllocation);
+// Lets `successes` more cudaMalloc calls succeed and makes the one after fail with `error`: tests
+// that a program checks every call and frees what it allocated before the failure.
+void fail_malloc_after(unsigned successes, cudaError_t error = cudaErrorMemoryAllocation);
 
 // Worker threads that run blocks in parallel (CUDALAB_EMU_THREADS, default: all cores).
 unsigned worker_count();

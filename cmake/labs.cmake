@@ -1,0 +1,82 @@
+# How a lab becomes test programs.
+#
+# labs/NN_name/       test_*.cu (the harness), the other *.cu (the student's code), NN_name's .h
+# solutions/NN_name/  *.cu (the reference code for the same interface)
+#
+# Each lab gives two programs: NN_name-labs (harness + the student's code, run by `make check`)
+# and NN_name-solutions (harness + reference, run by `make test`). On the emu backend every .cu
+# is first translated to C++ by common/emu/translate.py.
+
+set(CUDALAB_TRANSLATE ${PROJECT_SOURCE_DIR}/common/emu/translate.py)
+set(CUDALAB_TOOLS ${PROJECT_SOURCE_DIR}/common/tools)
+
+# Turns .cu files into what the backend compiles: themselves (cuda) or translated C++ (emu).
+function(cudalab_sources out)
+  set(result)
+  foreach(src IN LISTS ARGN)
+    get_filename_component(src ${src} ABSOLUTE)
+    if(CUDALAB_BACKEND STREQUAL "emu")
+      file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${src})
+      set(cpp ${PROJECT_BINARY_DIR}/emu-src/${rel}.cpp)
+      add_custom_command(
+        OUTPUT ${cpp}
+        COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${src} ${cpp}
+        DEPENDS ${src} ${CUDALAB_TRANSLATE}
+        COMMENT "Translating ${rel} for the emu backend" VERBATIM)
+      list(APPEND result ${cpp})
+    else()
+      list(APPEND result ${src})
+    endif()
+  endforeach()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+
+# An executable built from .cu files (and any .cpp) for the chosen backend.
+function(cudalab_executable target)
+  cudalab_sources(srcs ${ARGN})
+  add_executable(${target} ${srcs})
+  target_link_libraries(${target} PRIVATE cudalab_backend)
+endfunction()
+
+function(cudalab_add_lab lab)
+  set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
+  set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${lab})
+  file(GLOB harness CONFIGURE_DEPENDS ${lab_dir}/test_*.cu)
+  file(GLOB student CONFIGURE_DEPENDS ${lab_dir}/*.cu)
+  file(GLOB reference CONFIGURE_DEPENDS ${solution_dir}/*.cu)
+  list(REMOVE_ITEM student ${harness})
+  if(NOT harness)
+    message(FATAL_ERROR "labs/${lab} has no test_*.cu harness")
+  endif()
+
+  foreach(variant labs solutions)
+    set(code ${student})
+    if(variant STREQUAL "solutions")
+      if(NOT reference)
+        continue()  # a student's copy has no solutions
+      endif()
+      set(code ${reference})
+    endif()
+    set(target ${lab}-${variant})
+    cudalab_executable(${target} ${harness} ${code})
+    target_include_directories(${target} PRIVATE ${lab_dir})
+    target_link_libraries(${target} PRIVATE cudalab_testing)
+    set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
+  endforeach()
+
+  # make check: the student's code, one CTest test per GoogleTest test.
+  gtest_discover_tests(${lab}-labs TEST_PREFIX "${lab}/" DISCOVERY_MODE PRE_TEST
+                       PROPERTIES LABELS "check" TIMEOUT 120)
+  if(TARGET ${lab}-solutions)
+    # make test: the reference passes every test, the untouched skeleton fails every test, and the
+    # rubric gives points to exactly the tests that exist.
+    gtest_discover_tests(${lab}-solutions TEST_PREFIX "solution/${lab}/" DISCOVERY_MODE PRE_TEST
+                         PROPERTIES LABELS "selftest" TIMEOUT 120)
+    add_test(NAME skeleton/${lab}
+             COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TOOLS}/selftest.py skeleton-fails $<TARGET_FILE:${lab}-labs>)
+    add_test(NAME rubric/${lab}
+             COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TOOLS}/selftest.py rubric ${lab_dir}/rubric.toml
+                     $<TARGET_FILE:${lab}-solutions>)
+    set_tests_properties(skeleton/${lab} rubric/${lab} PROPERTIES LABELS "selftest" TIMEOUT 600)
+  endif()
+endfunction()

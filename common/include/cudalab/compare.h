@@ -1,0 +1,21 @@
+// Comparison of a kernel's output with a reference computed in double precision on the CPU.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace cudalab {
+
+// An element passes when |got - expected| <= rel * |expected| + abs.
+struct Tolerance {
+  double rel;
+  double abs;
+};
+
+// Empty when every element passes; otherwise a report for the student: how many elements are
+// wrong, the first few with expected and actual values, and what the pattern suggests.
+std::string compare(const std::string& name, const float* got, const double* expected, size_t n,
+                    Tolerance tol);
+std::string compare(const std::string& name, const int* got, const long long* expected, size_t n);
+
+}  // namespace cudalab

@@ -1,0 +1,18 @@
+// CUDA_CHECK(call): stops the program with the file, line and CUDA's message when a runtime call
+// fails. For harnesses and benchmarks; the labs' host code returns errors to its caller instead.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#define CUDA_CHECK(call)                                                                      \
+  do {                                                                                        \
+    cudaError_t cuda_check_error_ = (call);                                                   \
+    if (cuda_check_error_ != cudaSuccess) {                                                   \
+      std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call,          \
+                   cudaGetErrorString(cuda_check_error_), cudaGetErrorName(cuda_check_error_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)

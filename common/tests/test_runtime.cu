@@ -1,0 +1,288 @@
+// The runtime's behaviour that labs rely on, checked on both backends with the same expectations:
+// on a GPU this test documents CUDA; on emu it proves the emulator matches it.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "cudalab/cuda_check.h"
+
+namespace {
+
+__constant__ float kWeights[4];
+__device__ int gCounter;
+
+__global__ void write_one(int* flag) { *flag = 1; }
+
+__global__ void global_ids(int* out, int width, int height, int depth) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int z = blockIdx.z * blockDim.z + threadIdx.z;
+  if (x < width && y < height && z < depth) out[(z * height + y) * width + x] = (z * height + y) * width + x;
+}
+
+// Each block reverses its part of `data` through shared memory: needs a working barrier.
+template <int BLOCK>
+__global__ void reverse_in_block(int* data) {
+  __shared__ int tile[BLOCK];
+  int t = threadIdx.y * blockDim.x + threadIdx.x;
+  int base = blockIdx.x * BLOCK;
+  tile[t] = data[base + t];
+  __syncthreads();
+  data[base + t] = tile[BLOCK - 1 - t];
+}
+
+// The same with dynamic shared memory, and barriers in a loop: each round shifts by one.
+__global__ void rotate_rounds(int* data, int rounds) {
+  extern __shared__ int ring[];
+  int t = threadIdx.x, n = blockDim.x;
+  ring[t] = data[blockIdx.x * n + t];
+  for (int r = 0; r < rounds; ++r) {
+    __syncthreads();
+    int next = ring[(t + 1) % n];
+    __syncthreads();
+    ring[t] = next;
+  }
+  data[blockIdx.x * n + t] = ring[t];
+}
+
+__global__ void weighted(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = kWeights[i % 4] * in[i];
+}
+
+__global__ void count(float* fsum, unsigned long long* usum, int* imax) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&gCounter, 1);
+  atomicAdd(fsum, 1.0f);
+  atomicAdd(usum, 2ull);
+  atomicMax(imax, i);
+}
+
+template <class T>
+__global__ void fill(T* out, T value, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = value;
+}
+
+template <class T>
+void launch_fill(T* out, T value, int n) {
+  fill<<<(n + 127) / 128, 128>>>(out, value, n);  // template argument deduced from the call
+}
+
+cudaError_t launch_error() {
+  cudaError_t e = cudaGetLastError();
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "cudaGetLastError must reset the error";
+  return e;
+}
+
+class Runtime : public ::testing::Test {
+ protected:
+  void SetUp() override { (void)cudaGetLastError(); }
+};
+
+TEST_F(Runtime, MallocOfZeroBytesSucceeds) {
+  void* p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, 0), cudaSuccess);
+  EXPECT_EQ(cudaFree(p), cudaSuccess);
+  EXPECT_EQ(cudaFree(nullptr), cudaSuccess);
+}
+
+TEST_F(Runtime, FreeOfHostPointerIsInvalidValue) {
+  int host = 0;
+  EXPECT_EQ(cudaFree(&host), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_error(), cudaErrorInvalidValue);
+}
+
+TEST_F(Runtime, ErrorNamesAndStrings) {
+  EXPECT_STREQ(cudaGetErrorString(cudaSuccess), "no error");
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorInvalidValue), "invalid argument");
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorInvalidConfiguration), "invalid configuration argument");
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorIllegalAddress), "an illegal memory access was encountered");
+  EXPECT_STREQ(cudaGetErrorName(cudaErrorMemoryAllocation), "cudaErrorMemoryAllocation");
+  EXPECT_STREQ(cudaGetErrorName(cudaErrorLaunchFailure), "cudaErrorLaunchFailure");
+}
+
+TEST_F(Runtime, MemcpyWithBadDirection) {
+  int* d;
+  int h = 0;
+  CUDA_CHECK(cudaMalloc(&d, sizeof(int)));
+  EXPECT_EQ(cudaMemcpy(d, &h, sizeof(int), static_cast<cudaMemcpyKind>(7)), cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(launch_error(), cudaErrorInvalidMemcpyDirection);
+  CUDA_CHECK(cudaFree(d));
+}
+
+struct BadLaunch {
+  dim3 grid, block;
+  size_t shared;
+  cudaError_t expected;
+};
+
+TEST_F(Runtime, RefusedLaunchesSetTheErrorAndDoNotRun) {
+  const BadLaunch cases[] = {
+      {dim3(1), dim3(1025), 0, cudaErrorInvalidConfiguration},      // > 1024 threads
+      {dim3(1), dim3(32, 32, 2), 0, cudaErrorInvalidConfiguration},  // 2048 threads
+      {dim3(1), dim3(1, 1, 65), 0, cudaErrorInvalidConfiguration},   // z > 64
+      {dim3(0), dim3(32), 0, cudaErrorInvalidConfiguration},         // empty grid
+      {dim3(1, 65536), dim3(32), 0, cudaErrorInvalidConfiguration},  // grid y > 65535
+      {dim3(1), dim3(32), 64 * 1024, cudaErrorInvalidValue},         // > 48 KiB dynamic shared
+  };
+  int* flag;
+  CUDA_CHECK(cudaMalloc(&flag, sizeof(int)));
+  for (const BadLaunch& c : cases) {
+    CUDA_CHECK(cudaMemset(flag, 0, sizeof(int)));
+    write_one<<<c.grid, c.block, c.shared>>>(flag);
+    EXPECT_EQ(cudaPeekAtLastError(), c.expected) << "peek must not reset";
+    EXPECT_EQ(launch_error(), c.expected) << "block (" << c.block.x << "," << c.block.y << "," << c.block.z << ")";
+    int h = -1;
+    CUDA_CHECK(cudaMemcpy(&h, flag, sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(h, 0) << "a refused launch must not run";
+  }
+  CUDA_CHECK(cudaFree(flag));
+}
+
+TEST_F(Runtime, ThreeDimensionalGridCoversEveryElement) {
+  const int W = 37, H = 19, D = 5;
+  int* d;
+  std::vector<int> h(W * H * D, -1);
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  CUDA_CHECK(cudaMemset(d, 0xFF, h.size() * sizeof(int)));
+  dim3 block(8, 4, 2), grid((W + 7) / 8, (H + 3) / 4, (D + 1) / 2);
+  global_ids<<<grid, block>>>(d, W, H, D);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < W * H * D; ++i) ASSERT_EQ(h[i], i) << "element " << i;
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, BarrierOrdersSharedMemory) {
+  const int BLOCK = 256, BLOCKS = 40;
+  std::vector<int> h(BLOCK * BLOCKS);
+  std::iota(h.begin(), h.end(), 0);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  reverse_in_block<BLOCK><<<BLOCKS, dim3(16, 16)>>>(d);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < BLOCKS; ++b)
+    for (int t = 0; t < BLOCK; ++t) ASSERT_EQ(h[b * BLOCK + t], b * BLOCK + BLOCK - 1 - t);
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, DynamicSharedMemoryAndBarriersInALoop) {
+  const int N = 96, BLOCKS = 7, ROUNDS = 10;
+  std::vector<int> h(N * BLOCKS);
+  std::iota(h.begin(), h.end(), 0);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  rotate_rounds<<<BLOCKS, N, N * sizeof(int)>>>(d, ROUNDS);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < BLOCKS; ++b)
+    for (int t = 0; t < N; ++t) ASSERT_EQ(h[b * N + t], b * N + (t + ROUNDS) % N);
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, ConstantMemoryThroughSymbols) {
+  const float w[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  CUDA_CHECK(cudaMemcpyToSymbol(kWeights, w, sizeof w));
+  float back[4] = {};
+  CUDA_CHECK(cudaMemcpyFromSymbol(back, kWeights, sizeof back));
+  EXPECT_EQ(back[3], 4.0f);
+  EXPECT_EQ(cudaMemcpyToSymbol(kWeights, w, sizeof w, sizeof(float)), cudaErrorInvalidValue)
+      << "16 bytes at offset 4 do not fit in a 16-byte symbol";
+  (void)cudaGetLastError();
+
+  const int n = 10;
+  float *in, *out, h[n];
+  std::vector<float> ones(n, 1.0f);
+  CUDA_CHECK(cudaMalloc(&in, n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&out, n * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(in, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  weighted<<<1, 32>>>(in, out, n);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h, out, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) EXPECT_EQ(h[i], w[i % 4]);
+  CUDA_CHECK(cudaFree(in));
+  CUDA_CHECK(cudaFree(out));
+}
+
+TEST_F(Runtime, AtomicsFromManyBlocks) {
+  const int BLOCKS = 300, THREADS = 128, N = BLOCKS * THREADS;
+  int zero = 0;
+  CUDA_CHECK(cudaMemcpyToSymbol(gCounter, &zero, sizeof zero));
+  float* fsum;
+  unsigned long long* usum;
+  int* imax;
+  CUDA_CHECK(cudaMalloc(&fsum, sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&usum, sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMalloc(&imax, sizeof(int)));
+  CUDA_CHECK(cudaMemset(fsum, 0, sizeof(float)));
+  CUDA_CHECK(cudaMemset(usum, 0, sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMemset(imax, 0, sizeof(int)));
+  count<<<BLOCKS, THREADS>>>(fsum, usum, imax);
+  CUDA_CHECK(cudaGetLastError());
+  int counter = 0, m = 0;
+  float f = 0;
+  unsigned long long u = 0;
+  CUDA_CHECK(cudaMemcpyFromSymbol(&counter, gCounter, sizeof counter));
+  CUDA_CHECK(cudaMemcpy(&f, fsum, sizeof f, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&u, usum, sizeof u, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&m, imax, sizeof m, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(counter, N);
+  EXPECT_EQ(f, float(N));  // exact: every partial sum is an integer below 2^24
+  EXPECT_EQ(u, 2ull * N);
+  EXPECT_EQ(m, N - 1);
+  CUDA_CHECK(cudaFree(fsum));
+  CUDA_CHECK(cudaFree(usum));
+  CUDA_CHECK(cudaFree(imax));
+}
+
+TEST_F(Runtime, TemplatedKernelsStreamsAndEvents) {
+  const int n = 1000;
+  double* d;
+  std::vector<double> h(n);
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  CUDA_CHECK(cudaMalloc(&d, n * sizeof(double)));
+  CUDA_CHECK(cudaEventRecord(start));
+  launch_fill(d, 2.5, n);
+  fill<double>
+      <<<(n + 255) / 256, 256, 0, stream>>>(d + 10,
+                                            -1.0,
+                                            5);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaEventRecord(stop));
+  CUDA_CHECK(cudaEventSynchronize(stop));
+  float ms = -1;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  EXPECT_GE(ms, 0.0f);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(double), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(h[i], (i >= 10 && i < 15) ? -1.0 : 2.5) << i;
+  CUDA_CHECK(cudaFree(d));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+}
+
+TEST_F(Runtime, DeviceProperties) {
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  ASSERT_GE(count, 1);
+  cudaDeviceProp p;
+  CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  EXPECT_EQ(p.warpSize, 32);
+  EXPECT_EQ(p.maxThreadsPerBlock, 1024);
+  EXPECT_EQ(p.maxThreadsDim[2], 64);
+  EXPECT_EQ(p.sharedMemPerBlock, 48u * 1024);
+  EXPECT_EQ(cudaSetDevice(count), cudaErrorInvalidDevice);
+  (void)cudaGetLastError();
+}
+
+}  // namespace

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The project's own checks of a lab (run by `make test` through CTest).
+
+selftest.py skeleton-fails TEST_BINARY
+    Every test of the lab must fail on the untouched skeleton: a test that passes without the
+    student's work cannot fail, and is a defect. Each test runs in its own process, so that a
+    crash fails that test only. Tests that skip themselves on this backend are allowed.
+selftest.py rubric RUBRIC.toml TEST_BINARY
+    The rubric gives points to every test of the lab and names no test that does not exist.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rubric  # noqa: E402
+
+
+def list_tests(binary: str) -> list[str]:
+    out = subprocess.run([binary, "--gtest_list_tests"], capture_output=True, text=True, check=True).stdout
+    tests, suite = [], ""
+    for line in out.splitlines():
+        if not line.strip() or line.startswith(" " * 2) and line.strip().startswith("#"):
+            continue
+        if not line.startswith(" "):
+            suite = line.split("#")[0].strip()
+        else:
+            tests.append(suite + line.split("#")[0].strip())
+    return tests
+
+
+def skeleton_fails(binary: str) -> int:
+    passed = []
+    for test in list_tests(binary):
+        try:
+            run = subprocess.run(
+                [binary, f"--gtest_filter={test}"], capture_output=True, text=True, timeout=120
+            )
+        except subprocess.TimeoutExpired:
+            print(f"fails (timeout)  {test}")
+            continue
+        if run.returncode == 0 and "[  SKIPPED ]" in run.stdout:
+            print(f"skipped          {test}")
+        elif run.returncode == 0:
+            print(f"PASSES           {test}")
+            passed.append(test)
+        else:
+            print(f"fails            {test}")
+    if passed:
+        print(f"error: {len(passed)} test(s) pass on the untouched skeleton and so cannot fail: {', '.join(passed)}")
+        return 1
+    return 0
+
+
+def check_rubric(path: str, binary: str) -> int:
+    try:
+        points = rubric.load(Path(path))
+    except rubric.RubricError as e:
+        print(f"error: {e}")
+        return 1
+    problems = rubric.mismatch(points, set(list_tests(binary)), Path(path))
+    for p in problems:
+        print(f"error: {p}")
+    if not problems:
+        print(f"{path}: {len(points)} tests, {sum(points.values()):g} points")
+    return 1 if problems else 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 3 and argv[1] == "skeleton-fails":
+        return skeleton_fails(argv[2])
+    if len(argv) == 4 and argv[1] == "rubric":
+        return check_rubric(argv[2], argv[3])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,147 @@
+// Lab 01 tests: vecAdd and vecAddKernel against the sum computed in double precision.
+// Points per test are in rubric.toml. Inputs are random from a printed seed; outputs are poisoned
+// before each run so that an element nobody wrote shows as "(never written)".
+#include <vector>
+
+#include "cudalab/cuda_check.h"
+#include "cudalab/testing.h"
+#include "vector_add.h"
+#ifdef CUDALAB_EMU
+#include "cudalab/emu/inspect.h"
+#endif
+
+namespace {
+
+using cudalab::poison_float;
+using cudalab::random_floats;
+using cudalab::testing::test_seed;
+
+// A float addition is rounded once: its result is within 2^-24 (6e-8) of the exact sum.
+constexpr cudalab::Tolerance kTolerance{1e-6, 0.0};
+constexpr const char* kHowToIndex =
+    "Each thread adds one pair: i = blockIdx.x * blockDim.x + threadIdx.x; C[i] = A[i] + B[i].";
+
+struct Inputs {
+  std::vector<float> A, B;
+  std::vector<double> sum;  // the reference, in double precision
+};
+
+Inputs make_inputs(int n) {
+  uint64_t seed = test_seed();
+  Inputs in{random_floats(n, seed), random_floats(n, seed + 1), std::vector<double>(n)};
+  for (int i = 0; i < n; ++i) in.sum[i] = double(in.A[i]) + double(in.B[i]);
+  return in;
+}
+
+std::string describe(cudaError_t err) {
+  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
+}
+
+void check_vec_add(int n) {
+  Inputs in = make_inputs(n);
+  std::vector<float> C(n, poison_float());
+  cudaError_t err = vecAdd(in.A.data(), in.B.data(), C.data(), n);
+  if (err != cudaSuccess) FAIL() << "vecAdd(n = " << n << ") returned " << describe(err);
+  EXPECT_MATCHES("C", C.data(), in.sum.data(), n, kTolerance) << kHowToIndex;
+}
+
+// Launches the student's kernel directly on device arrays with `slack` poisoned elements behind C.
+std::vector<float> run_kernel(const Inputs& in, int n, int threads_per_block, int slack) {
+  float *d_A, *d_B, *d_C;
+  std::vector<float> C(n + slack, poison_float());
+  size_t bytes = n * sizeof(float);
+  CUDA_CHECK(cudaMalloc((void**)&d_A, bytes));
+  CUDA_CHECK(cudaMalloc((void**)&d_B, bytes));
+  CUDA_CHECK(cudaMalloc((void**)&d_C, C.size() * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(d_A, in.A.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_B, in.B.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_C, C.data(), C.size() * sizeof(float), cudaMemcpyHostToDevice));
+  int blocks = (n + threads_per_block - 1) / threads_per_block;
+  (void)cudaGetLastError();  // forget errors of earlier tests: this launch's error is checked next
+  vecAddKernel<<<blocks, threads_per_block>>>(d_A, d_B, d_C, n);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(C.data(), d_C, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(d_A));
+  CUDA_CHECK(cudaFree(d_B));
+  CUDA_CHECK(cudaFree(d_C));
+  return C;
+}
+
+#ifdef CUDALAB_EMU
+// The device arrays that are still allocated, one line each.
+std::string unfreed() {
+  std::string list;
+  for (const auto& a : cudalab::emu::live_allocations())
+    list += "\n  " + std::to_string(a.bytes) + " bytes allocated at " + a.where;
+  return list;
+}
+#endif
+
+TEST(VectorAdd, Empty) {
+  float A = 1.0f, B = 2.0f, C = poison_float();
+  cudaError_t err = vecAdd(&A, &B, &C, 0);
+  if (err != cudaSuccess)
+    FAIL() << "vecAdd(n = 0) returned " << describe(err)
+                              << ". An empty vector is valid input: launch nothing (a grid of 0 "
+                                 "blocks is an invalid configuration) and return cudaSuccess.";
+  EXPECT_TRUE(cudalab::is_poison(C)) << "vecAdd(n = 0) wrote into h_C";
+}
+
+TEST(VectorAdd, One) { check_vec_add(1); }
+TEST(VectorAdd, Size255) { check_vec_add(255); }
+TEST(VectorAdd, Size256) { check_vec_add(256); }
+TEST(VectorAdd, Size257) { check_vec_add(257); }
+TEST(VectorAdd, Size1M) { check_vec_add(1 << 20); }
+TEST(VectorAdd, SizePrime) { check_vec_add(1000003); }
+
+TEST(VectorAddKernel, GuardsTheEnd) {
+  const int n = 1000, slack = 24;  // 4 blocks of 256 threads: 24 threads past the end
+  Inputs in = make_inputs(n);
+  std::vector<float> C = run_kernel(in, n, 256, slack);
+  EXPECT_MATCHES("C", C.data(), in.sum.data(), n, kTolerance) << kHowToIndex;
+  int stray = 0;
+  for (int i = n; i < n + slack; ++i) stray += cudalab::is_poison(C[i]) ? 0 : 1;
+  EXPECT_EQ(stray, 0) << "vecAddKernel wrote " << stray << " elements past C[" << n - 1
+                      << "] although n = " << n << ". The grid has " << n + slack
+                      << " threads; the last " << slack
+                      << " must not write (if (i < n)). On a GPU such a write silently corrupts "
+                         "whatever lies behind the array.";
+}
+
+TEST(VectorAddKernel, AnyBlockSize) {
+  const int n = 1001;
+  Inputs in = make_inputs(n);
+  std::vector<float> C = run_kernel(in, n, 96, 0);  // 11 blocks of 96 threads
+  EXPECT_MATCHES("C", C.data(), in.sum.data(), n, kTolerance)
+      << "The kernel ran with blocks of 96 threads: use blockDim.x, not a fixed 256. " << kHowToIndex;
+}
+
+TEST(VectorAdd, FreesDeviceMemory) {
+#ifndef CUDALAB_EMU
+  GTEST_SKIP() << "needs the emu backend, which tracks every cudaMalloc";
+#else
+  ASSERT_NO_FATAL_FAILURE(check_vec_add(1000));
+  std::string leaks = unfreed();
+  EXPECT_TRUE(leaks.empty()) << "vecAdd returned without freeing device memory:" << leaks;
+#endif
+}
+
+TEST(VectorAdd, ReportsAFailedCall) {
+#ifndef CUDALAB_EMU
+  GTEST_SKIP() << "needs the emu backend, which can make a cudaMalloc fail on purpose";
+#else
+  Inputs in = make_inputs(1000);
+  std::vector<float> C(1000, poison_float());
+  cudalab::emu::fail_malloc_after(2);  // the third cudaMalloc runs out of memory
+  cudaError_t err = vecAdd(in.A.data(), in.B.data(), C.data(), 1000);
+  cudalab::emu::fail_malloc_after(0, cudaSuccess);
+  (void)cudaGetLastError();  // the planted failure is also the last error: clear it
+  EXPECT_EQ(err, cudaErrorMemoryAllocation)
+      << "the third cudaMalloc failed with cudaErrorMemoryAllocation, but vecAdd returned "
+      << describe(err) << ". Check what every CUDA call returns and pass the first error on.";
+  std::string leaks = unfreed();
+  EXPECT_TRUE(leaks.empty()) << "after the failed cudaMalloc, vecAdd did not free:" << leaks;
+#endif
+}
+
+}  // namespace
