@@ -95,19 +95,21 @@ class BlockRunner {
     builtins.blockIdx = block_idx;
     threads_ = config.block.x * config.block.y * config.block.z;
     next_ = 0;
+    next_index_ = {0, 0, 0};
+    done_ = 0;
     state_.assign(threads_, State::Running);
     barrier_.assign(threads_, {nullptr, 0});
     error_.clear();
 
+    // Round 0 starts every thread; each later round releases one barrier.
+    new_round();
     while (next_ < threads_ && error_.empty()) start_fiber();
-    while (error_.empty()) {
-      std::vector<unsigned> waiting, done;
-      for (unsigned t = 0; t < threads_; ++t) (state_[t] == State::Done ? done : waiting).push_back(t);
-      if (waiting.empty()) break;
-      if (!check_barrier(waiting, done)) break;
-      for (Fiber& f : fibers_) {
+    while (error_.empty() && done_ < threads_) {
+      if (!barrier_may_open()) break;
+      new_round();
+      for (Fiber& f : fibers_) {  // every live fiber waits at the barrier
         if (!error_.empty()) break;
-        if (f.self && state_[f.thread] == State::AtBarrier) {
+        if (f.self) {
           state_[f.thread] = State::Running;
           resume(f);
         }
@@ -122,8 +124,12 @@ class BlockRunner {
     Fiber& f = *current_;
     state_[f.thread] = State::AtBarrier;
     barrier_[f.thread] = {file, line};
+    if (arrived_++ == 0) {
+      first_ = {file, line};
+    } else if (line != first_.line || file != first_.file) {
+      same_site_ = false;
+    }
     f.scheduler = std::move(f.scheduler).resume();
-    builtins.threadIdx = index_of(f.thread);
   }
 
  private:
@@ -131,11 +137,32 @@ class BlockRunner {
     ctx::fiber self;       // this fiber, while it is suspended
     ctx::fiber scheduler;  // the block's scheduler, while this fiber runs
     unsigned thread = 0;   // the GPU thread it runs now
+    uint3 index{};         // and that thread's threadIdx
+  };
+  struct Site {
+    const char* file;
+    int line;
+    bool operator==(const Site& o) const { return line == o.line && file == o.file; }
   };
 
-  uint3 index_of(unsigned t) const {
+  // threadIdx of the next thread to start, counted up without divisions (they cost more than a
+  // thread of a small kernel).
+  uint3 take_index() {
+    uint3 i = next_index_;
     const dim3& b = config_->block;
-    return {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
+    if (++next_index_.x == b.x) {
+      next_index_.x = 0;
+      if (++next_index_.y == b.y) {
+        next_index_.y = 0;
+        ++next_index_.z;
+      }
+    }
+    return i;
+  }
+
+  void new_round() {
+    arrived_ = 0;
+    same_site_ = true;
   }
 
   void start_fiber() {
@@ -144,9 +171,11 @@ class BlockRunner {
       f.scheduler = std::move(s);
       while (next_ < threads_ && error_.empty()) {
         f.thread = next_++;
-        builtins.threadIdx = index_of(f.thread);
+        f.index = take_index();
+        builtins.threadIdx = f.index;
         fn_.call(fn_.ctx);
         state_[f.thread] = State::Done;
+        ++done_;
       }
       return std::move(f.scheduler);
     });
@@ -155,53 +184,46 @@ class BlockRunner {
 
   void resume(Fiber& f) {
     current_ = &f;
-    builtins.threadIdx = index_of(f.thread);
+    builtins.threadIdx = f.index;
     f.self = std::move(f.self).resume();
-    current_ = nullptr;
   }
 
-  // Every thread has stopped: may the barrier open?
-  bool check_barrier(const std::vector<unsigned>& waiting, const std::vector<unsigned>& done) {
-    const auto& first = barrier_[waiting.front()];
-    std::string where = site(first.file, first.line);
-    std::ostringstream block;
-    block << launch_site(*config_) << ", block (" << builtins.blockIdx.x << ","
-          << builtins.blockIdx.y << "," << builtins.blockIdx.z << ")";
+  // Every thread has stopped at a barrier or finished: may the barrier open? If not, the block
+  // could never finish on a GPU, and error_ says why.
+  bool barrier_may_open() {
+    if (done_ == 0 && same_site_) return true;
+    std::vector<unsigned> here, elsewhere, done;
+    for (unsigned t = 0; t < threads_; ++t) {
+      if (state_[t] == State::Done)
+        done.push_back(t);
+      else
+        (barrier_[t] == first_ ? here : elsewhere).push_back(t);
+    }
+    std::ostringstream s;
+    s << "barrier divergence in " << launch_site(*config_) << ", block (" << builtins.blockIdx.x
+      << "," << builtins.blockIdx.y << "," << builtins.blockIdx.z
+      << "): " << describe_threads(here, config_->block) << " wait at __syncthreads() at "
+      << site(first_.file, first_.line) << ", but ";
     if (!done.empty()) {
-      error_ = "barrier divergence in " + block.str() + ": " +
-               describe_threads(waiting, config_->block) + " wait at __syncthreads() at " + where +
-               ", but " + describe_threads(done, config_->block) +
-               " finished without reaching it, so the block can never go on. Every thread of a "
-               "block must reach every __syncthreads(): do not return early or put the barrier in "
-               "a branch that only some threads take.";
-      return false;
+      s << describe_threads(done, config_->block)
+        << " finished without reaching it, so the block can never go on. Every thread of a block "
+           "must reach every __syncthreads(): do not return early or put the barrier in a branch "
+           "that only some threads take.";
+    } else {
+      const Site& other = barrier_[elsewhere.front()];
+      s << describe_threads(elsewhere, config_->block) << " wait at a different __syncthreads() at "
+        << site(other.file, other.line) << ". All threads of a block must meet at the same barrier.";
     }
-    std::vector<unsigned> elsewhere;
-    for (unsigned t : waiting)
-      if (barrier_[t].line != first.line || barrier_[t].file != first.file) elsewhere.push_back(t);
-    if (!elsewhere.empty()) {
-      const auto& other = barrier_[elsewhere.front()];
-      std::vector<unsigned> here;
-      for (unsigned t : waiting)
-        if (barrier_[t].line == first.line && barrier_[t].file == first.file) here.push_back(t);
-      error_ = "barrier divergence in " + block.str() + ": " +
-               describe_threads(here, config_->block) + " wait at __syncthreads() at " + where +
-               ", but " + describe_threads(elsewhere, config_->block) +
-               " wait at a different __syncthreads() at " + site(other.file, other.line) +
-               ". All threads of a block must meet at the same barrier.";
-      return false;
-    }
-    return true;
+    error_ = s.str();
+    return false;
   }
-
-  struct Site {
-    const char* file;
-    int line;
-  };
 
   const LaunchConfig* config_ = nullptr;
   ThreadFn fn_{};
-  unsigned threads_ = 0, next_ = 0;
+  unsigned threads_ = 0, next_ = 0, done_ = 0, arrived_ = 0;
+  uint3 next_index_{0, 0, 0};
+  bool same_site_ = true;
+  Site first_{nullptr, 0};  // where the round's first thread waits
   std::vector<State> state_;
   std::vector<Site> barrier_;
   std::deque<Fiber> fibers_;  // a deque: fibers hold references to their own records

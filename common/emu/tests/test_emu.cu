@@ -1,0 +1,178 @@
+// What only the emu backend does: explain a broken kernel instead of hanging or corrupting memory.
+// Each test plants a bug and checks the error code and the diagnostic (kernel, block, threads,
+// source lines) that the student would read.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cudalab/cuda_check.h"
+#include "cudalab/emu/inspect.h"
+
+namespace {
+
+// Threads 16 and up return before the barrier (planted bug, line below).
+__global__ void early_return(int* out) {
+  if (threadIdx.x >= 16) return;
+  __syncthreads();  // LINE_EARLY_RETURN_BARRIER
+  out[threadIdx.x] = 1;
+}
+
+// Even and odd threads wait at different barriers (planted bug).
+__global__ void two_barriers(int* out) {
+  if (threadIdx.x % 2 == 0) {
+    __syncthreads();  // LINE_EVEN_BARRIER
+  } else {
+    __syncthreads();  // LINE_ODD_BARRIER
+  }
+  out[threadIdx.x] = 1;
+}
+
+// Writes one element past n (planted bug: no bounds check).
+__global__ void no_bounds_check(float* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }
+
+// Shared memory is per block, and blocks run at the same time on several workers.
+__global__ void block_private_shared(int* out) {
+  __shared__ int mine;
+  if (threadIdx.x == 0) mine = blockIdx.x;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = mine;
+}
+
+// The source line of a marker comment in this file.
+int line_of(const std::string& marker) {
+  FILE* f = std::fopen(__FILE__, "r");
+  if (f == nullptr) return -1;
+  char buf[512];
+  for (int line = 1; std::fgets(buf, sizeof buf, f); ++line) {
+    if (std::string(buf).find("// " + marker) != std::string::npos) {
+      std::fclose(f);
+      return line;
+    }
+  }
+  std::fclose(f);
+  return -1;
+}
+
+std::string at(const std::string& marker) { return "test_emu.cu:" + std::to_string(line_of(marker)); }
+
+class Emu : public ::testing::Test {
+ protected:
+  void SetUp() override { Reset(); }
+  void TearDown() override { Reset(); }
+  static void Reset() {
+    cudaDeviceReset();
+    cudalab::emu::clear_diagnostic();
+  }
+  const std::string diagnostic() { return cudalab::emu::last_diagnostic(); }
+  bool says(const std::string& text) { return diagnostic().find(text) != std::string::npos; }
+};
+
+TEST_F(Emu, EarlyReturnBeforeBarrierIsAnErrorNotAHang) {
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, 64 * sizeof(int)));
+  early_return<<<3, 64>>>(d);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure) << "an execution error is sticky";
+  EXPECT_TRUE(says("barrier divergence in kernel 'early_return'")) << diagnostic();
+  EXPECT_TRUE(says("threads 0-15")) << diagnostic();
+  EXPECT_TRUE(says("threads 16-63")) << diagnostic();
+  EXPECT_TRUE(says("__syncthreads() at " + at("LINE_EARLY_RETURN_BARRIER"))) << diagnostic();
+  EXPECT_TRUE(says("finished without reaching it")) << diagnostic();
+}
+
+TEST_F(Emu, DifferentBarriersAreNamedWithBothLines) {
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, 32 * sizeof(int)));
+  two_barriers<<<1, 32>>>(d);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says(at("LINE_EVEN_BARRIER"))) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_ODD_BARRIER"))) << diagnostic();
+  EXPECT_TRUE(says("block (0,0,0)")) << diagnostic();
+}
+
+TEST_F(Emu, StickyErrorLastsUntilDeviceReset) {
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, 64 * sizeof(int)));
+  early_return<<<1, 64>>>(d);
+  void* p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, 16), cudaErrorLaunchFailure);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure) << "sticky: not reset by reading it";
+  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&p, 16), cudaSuccess);
+}
+
+TEST_F(Emu, WritePastTheEndNamesKernelAndAllocation) {
+  float* d;
+  CUDA_CHECK(cudaMalloc(&d, 100 * sizeof(float)));  // LINE_ALLOCATION
+  no_bounds_check<<<1, 128>>>(d);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("kernel 'no_bounds_check'")) << diagnostic();
+  EXPECT_TRUE(says("up to 112 bytes (28 floats or ints) behind the end of the 400-byte array"))
+      << diagnostic();
+  EXPECT_TRUE(says("allocated at " + at("LINE_ALLOCATION"))) << diagnostic();
+}
+
+TEST_F(Emu, MemcpyPastTheEndOfAnArray) {
+  float* d;
+  float h[200] = {};
+  CUDA_CHECK(cudaMalloc(&d, 100 * sizeof(float)));
+  EXPECT_EQ(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_TRUE(says("run 400 bytes past the end of the 400-byte array")) << diagnostic();
+  EXPECT_EQ(cudaMemcpy(h, d + 50, 50 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+}
+
+TEST_F(Emu, HostPointerWhereDeviceMemoryBelongs) {
+  float a[4] = {}, b[4] = {};
+  EXPECT_EQ(cudaMemcpy(a, b, sizeof a, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_TRUE(says("the destination is not device memory")) << diagnostic();
+  float* d;
+  CUDA_CHECK(cudaMalloc(&d, sizeof a));
+  CUDA_CHECK(cudaFree(d));
+  EXPECT_EQ(cudaMemcpy(a, d, sizeof a, cudaMemcpyDeviceToHost), cudaErrorInvalidValue)
+      << "use after free";
+  EXPECT_EQ(cudaFree(d), cudaErrorInvalidValue) << "double free";
+}
+
+TEST_F(Emu, FreshDeviceMemoryIsNotZero) {
+  float* d;
+  float h = 0;
+  CUDA_CHECK(cudaMalloc(&d, sizeof h));
+  CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(std::isnan(h)) << "unwritten device memory reads as NaN, so forgotten copies show";
+}
+
+TEST_F(Emu, AllocationsAreTrackedWithTheirLine) {
+  ASSERT_TRUE(cudalab::emu::live_allocations().empty());
+  void* p;
+  CUDA_CHECK(cudaMalloc(&p, 24));  // LINE_TRACKED
+  auto live = cudalab::emu::live_allocations();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].bytes, 24u);
+  EXPECT_EQ(live[0].where, at("LINE_TRACKED"));
+  CUDA_CHECK(cudaFree(p));
+  EXPECT_TRUE(cudalab::emu::live_allocations().empty());
+}
+
+TEST_F(Emu, PlannedMallocFailure) {
+  void *a, *b;
+  cudalab::emu::fail_malloc_after(1);
+  EXPECT_EQ(cudaMalloc(&a, 8), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&b, 8), cudaErrorMemoryAllocation);
+  EXPECT_EQ(cudaMalloc(&b, 8), cudaSuccess) << "only one call fails";
+  CUDA_CHECK(cudaFree(a));
+  CUDA_CHECK(cudaFree(b));
+}
+
+TEST_F(Emu, SharedMemoryIsPrivateToEachBlock) {
+  const int BLOCKS = 500, THREADS = 64;
+  int* d;
+  std::vector<int> h(BLOCKS * THREADS);
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  block_private_shared<<<BLOCKS, THREADS>>>(d);
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < BLOCKS * THREADS; ++i) ASSERT_EQ(h[i], i / THREADS) << i;
+  EXPECT_GE(cudalab::emu::worker_count(), 1u);
+}
+
+}  // namespace
