@@ -3,9 +3,11 @@
 //
 // A fiber runs threads one after another until one of them stops at a barrier; then a new fiber
 // takes the next thread. A kernel without barriers thus costs one fiber per block, and a kernel
-// with barriers one fiber per thread. When every thread has stopped, the barrier is released if all
-// of them wait at the same __syncthreads(); otherwise the block can never finish on a GPU (it
-// hangs or misbehaves), and here it ends with an error that names the threads and lines.
+// with barriers one fiber per thread. A fiber that stops switches straight to the next one of the
+// round (one context switch per thread and barrier); the last returns to the block's scheduler.
+// When every thread has stopped, the barrier is released if all of them wait at the same
+// __syncthreads(); otherwise the block can never finish on a GPU (it hangs or misbehaves), and
+// here it ends with an error that names the threads and lines.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -100,20 +102,15 @@ class BlockRunner {
     state_.assign(threads_, State::Running);
     barrier_.assign(threads_, {nullptr, 0});
     error_.clear();
-
     // Round 0 starts every thread; each later round releases one barrier.
-    new_round();
-    while (next_ < threads_ && error_.empty()) start_fiber();
-    while (error_.empty() && done_ < threads_) {
-      if (!barrier_may_open()) break;
-      new_round();
-      for (Fiber& f : fibers_) {  // every live fiber waits at the barrier
-        if (!error_.empty()) break;
-        if (f.self) {
-          state_[f.thread] = State::Running;
-          resume(f);
-        }
-      }
+    fibers_.clear();
+    live_.clear();
+    run_round();
+    while (error_.empty() && done_ < threads_ && barrier_may_open()) {
+      live_.clear();
+      for (Fiber& f : fibers_)
+        if (!f.dead) live_.push_back(&f);
+      run_round();
     }
     fibers_.clear();  // unwinds the fibers of a failed block
     return error_;
@@ -121,23 +118,24 @@ class BlockRunner {
 
   // __syncthreads() of the thread that runs now.
   void arrive(const char* file, int line) {
-    Fiber& f = *current_;
-    state_[f.thread] = State::AtBarrier;
-    barrier_[f.thread] = {file, line};
+    Fiber& me = *current_;
+    state_[me.thread] = State::AtBarrier;
+    barrier_[me.thread] = {file, line};
     if (arrived_++ == 0) {
       first_ = {file, line};
     } else if (line != first_.line || file != first_.file) {
       same_site_ = false;
     }
-    f.scheduler = std::move(f.scheduler).resume();
+    switch_to(me, next_in_round());
+    state_[me.thread] = State::Running;
   }
 
  private:
   struct Fiber {
-    ctx::fiber self;       // this fiber, while it is suspended
-    ctx::fiber scheduler;  // the block's scheduler, while this fiber runs
-    unsigned thread = 0;   // the GPU thread it runs now
-    uint3 index{};         // and that thread's threadIdx
+    ctx::fiber self;      // this context, while it is suspended
+    unsigned thread = 0;  // the GPU thread it runs now
+    uint3 index{};        // and that thread's threadIdx
+    bool dead = false;    // its last thread has finished
   };
   struct Site {
     const char* file;
@@ -160,15 +158,41 @@ class BlockRunner {
     return i;
   }
 
-  void new_round() {
+  // Runs live_ in order, and new fibers while threads are left to start; returns when all stopped.
+  void run_round() {
     arrived_ = 0;
     same_site_ = true;
+    pos_ = 0;
+    switch_to(scheduler_, next_in_round());
   }
 
-  void start_fiber() {
+  // Where a stopping context goes: the round's next fiber, a new one, or back to the scheduler.
+  Fiber& next_in_round() {
+    if (pos_ < live_.size()) return *live_[pos_++];
+    if (next_ < threads_ && error_.empty()) {
+      live_.push_back(&start_fiber());
+      return *live_[pos_++];
+    }
+    return scheduler_;
+  }
+
+  // Suspends context `me` and resumes `to`; returns when some context switches back to `me`.
+  void switch_to(Fiber& me, Fiber& to) {
+    from_ = &me;
+    woke_up(me, std::move(to.self).resume());
+  }
+
+  // `me` runs again; `c` is the context that switched to it, suspended (empty if it finished).
+  void woke_up(Fiber& me, ctx::fiber&& c) {
+    if (from_ != nullptr) from_->self = std::move(c);
+    current_ = &me;
+    builtins.threadIdx = me.index;
+  }
+
+  Fiber& start_fiber() {
     Fiber& f = fibers_.emplace_back();
-    f.self = ctx::fiber(std::allocator_arg, PooledStack{&stacks_}, [this, &f](ctx::fiber&& s) {
-      f.scheduler = std::move(s);
+    f.self = ctx::fiber(std::allocator_arg, PooledStack{&stacks_}, [this, &f](ctx::fiber&& c) {
+      woke_up(f, std::move(c));
       while (next_ < threads_ && error_.empty()) {
         f.thread = next_++;
         f.index = take_index();
@@ -177,15 +201,12 @@ class BlockRunner {
         state_[f.thread] = State::Done;
         ++done_;
       }
-      return std::move(f.scheduler);
+      f.dead = true;
+      Fiber& to = next_in_round();
+      from_ = nullptr;  // this fiber ends: nothing to keep
+      return std::move(to.self);
     });
-    resume(f);
-  }
-
-  void resume(Fiber& f) {
-    current_ = &f;
-    builtins.threadIdx = f.index;
-    f.self = std::move(f.self).resume();
+    return f;
   }
 
   // Every thread has stopped at a barrier or finished: may the barrier open? If not, the block
@@ -227,6 +248,10 @@ class BlockRunner {
   std::vector<State> state_;
   std::vector<Site> barrier_;
   std::deque<Fiber> fibers_;  // a deque: fibers hold references to their own records
+  std::vector<Fiber*> live_;  // the fibers of this round, in order
+  size_t pos_ = 0;            // live_[pos_] runs next
+  Fiber scheduler_;           // the worker's own context
+  Fiber* from_ = nullptr;     // the context that switched last
   Fiber* current_ = nullptr;
   std::string error_;
   StackPool stacks_;  // declared last: destroyed after the fibers that use it
