@@ -128,7 +128,8 @@ int main() {
     CUDA_CHECK(cudaFree(dN));
     CUDA_CHECK(cudaFree(dP));
   }
-  std::printf("ratio = kernel / loop; per core = ratio x worker threads (emu), the CPU work per "
-              "element against one core's loop\n");
+  std::printf(
+      "ratio = kernel / loop; per core = ratio x worker threads (emu), the CPU work per "
+      "element against one core's loop\n");
   return 0;
 }

@@ -126,8 +126,7 @@ def rewrite_launches(src: str) -> str:
         args_follow = src[paren + 1 :].lstrip()[:1] != ")"
         text = (
             f'::cudalab::emu::Launch("{kernel}", __FILE__, __LINE__, {config})('
-            f"[&](auto&&... cudalab_args) {{ {kernel}(cudalab_args...); }}"
-            + (", " if args_follow else "")
+            f"[&](auto&&... cudalab_args) {{ {kernel}(cudalab_args...); }}" + (", " if args_follow else "")
         )
         text += "\n" * (src.count("\n", start, paren + 1) - text.count("\n"))
         out.append(src[done:start])

@@ -67,7 +67,8 @@ std::string compare(const std::string& name, const float* got, const double* exp
   t << " (an element passes when |got - expected| <= " << tol.rel << " * |expected| + " << tol.abs
     << ")";
   auto close = [tol](float g, double e) {
-    return std::isfinite(g) == std::isfinite(e) && std::fabs(double(g) - e) <= tol.rel * std::fabs(e) + tol.abs;
+    return std::isfinite(g) == std::isfinite(e) &&
+           std::fabs(double(g) - e) <= tol.rel * std::fabs(e) + tol.abs;
   };
   return report(name, got, expected, n, close, t.str(), float_unwritten);
 }

@@ -18,7 +18,8 @@ __global__ void global_ids(int* out, int width, int height, int depth) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   int z = blockIdx.z * blockDim.z + threadIdx.z;
-  if (x < width && y < height && z < depth) out[(z * height + y) * width + x] = (z * height + y) * width + x;
+  if (x < width && y < height && z < depth)
+    out[(z * height + y) * width + x] = (z * height + y) * width + x;
 }
 
 // Each block reverses its part of `data` through shared memory: needs a working barrier.
@@ -98,7 +99,8 @@ TEST_F(Runtime, ErrorNamesAndStrings) {
   EXPECT_STREQ(cudaGetErrorString(cudaSuccess), "no error");
   EXPECT_STREQ(cudaGetErrorString(cudaErrorInvalidValue), "invalid argument");
   EXPECT_STREQ(cudaGetErrorString(cudaErrorInvalidConfiguration), "invalid configuration argument");
-  EXPECT_STREQ(cudaGetErrorString(cudaErrorIllegalAddress), "an illegal memory access was encountered");
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorIllegalAddress),
+               "an illegal memory access was encountered");
   EXPECT_STREQ(cudaGetErrorName(cudaErrorMemoryAllocation), "cudaErrorMemoryAllocation");
   EXPECT_STREQ(cudaGetErrorName(cudaErrorLaunchFailure), "cudaErrorLaunchFailure");
 }
@@ -107,7 +109,8 @@ TEST_F(Runtime, MemcpyWithBadDirection) {
   int* d;
   int h = 0;
   CUDA_CHECK(cudaMalloc(&d, sizeof(int)));
-  EXPECT_EQ(cudaMemcpy(d, &h, sizeof(int), static_cast<cudaMemcpyKind>(7)), cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(cudaMemcpy(d, &h, sizeof(int), static_cast<cudaMemcpyKind>(7)),
+            cudaErrorInvalidMemcpyDirection);
   EXPECT_EQ(launch_error(), cudaErrorInvalidMemcpyDirection);
   CUDA_CHECK(cudaFree(d));
 }
@@ -120,7 +123,7 @@ struct BadLaunch {
 
 TEST_F(Runtime, RefusedLaunchesSetTheErrorAndDoNotRun) {
   const BadLaunch cases[] = {
-      {dim3(1), dim3(1025), 0, cudaErrorInvalidConfiguration},      // > 1024 threads
+      {dim3(1), dim3(1025), 0, cudaErrorInvalidConfiguration},       // > 1024 threads
       {dim3(1), dim3(32, 32, 2), 0, cudaErrorInvalidConfiguration},  // 2048 threads
       {dim3(1), dim3(1, 1, 65), 0, cudaErrorInvalidConfiguration},   // z > 64
       {dim3(0), dim3(32), 0, cudaErrorInvalidConfiguration},         // empty grid
@@ -133,7 +136,8 @@ TEST_F(Runtime, RefusedLaunchesSetTheErrorAndDoNotRun) {
     CUDA_CHECK(cudaMemset(flag, 0, sizeof(int)));
     write_one<<<c.grid, c.block, c.shared>>>(flag);
     EXPECT_EQ(cudaPeekAtLastError(), c.expected) << "peek must not reset";
-    EXPECT_EQ(launch_error(), c.expected) << "block (" << c.block.x << "," << c.block.y << "," << c.block.z << ")";
+    EXPECT_EQ(launch_error(), c.expected)
+        << "block (" << c.block.x << "," << c.block.y << "," << c.block.z << ")";
     int h = -1;
     CUDA_CHECK(cudaMemcpy(&h, flag, sizeof(int), cudaMemcpyDeviceToHost));
     EXPECT_EQ(h, 0) << "a refused launch must not run";
@@ -252,10 +256,7 @@ TEST_F(Runtime, TemplatedKernelsStreamsAndEvents) {
   CUDA_CHECK(cudaMalloc(&d, n * sizeof(double)));
   CUDA_CHECK(cudaEventRecord(start));
   launch_fill(d, 2.5, n);
-  fill<double>
-      <<<(n + 255) / 256, 256, 0, stream>>>(d + 10,
-                                            -1.0,
-                                            5);
+  fill<double><<<(n + 255) / 256, 256, 0, stream>>>(d + 10, -1.0, 5);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaEventRecord(stop));
   CUDA_CHECK(cudaEventSynchronize(stop));

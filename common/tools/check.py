@@ -57,8 +57,8 @@ def find_labs(selector: str | None) -> list[str]:
     return chosen
 
 
-def run(cmd: list[str], **kw) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, text=True, capture_output=True, **kw)
+def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, text=True, capture_output=True)
 
 
 def configure(build: Path, backend: str | None) -> None:
@@ -97,8 +97,21 @@ def build_lab(build: Path, lab: str, jobs: int) -> str:
 def run_tests(build: Path, labs: list[str], jobs: int, junit: Path) -> None:
     pattern = "^(" + "|".join(re.escape(lab) for lab in labs) + ")/"
     junit.unlink(missing_ok=True)
-    run(["ctest", "--test-dir", str(build), "-L", "^check$", "-R", pattern, "-j", str(jobs),
-         "--output-junit", str(junit)])
+    run(
+        [
+            "ctest",
+            "--test-dir",
+            str(build),
+            "-L",
+            "^check$",
+            "-R",
+            pattern,
+            "-j",
+            str(jobs),
+            "--output-junit",
+            str(junit),
+        ]
+    )
 
 
 def read_junit(junit: Path, results: dict[str, LabResult]) -> dict[str, str]:
@@ -119,7 +132,8 @@ def read_junit(junit: Path, results: dict[str, LabResult]) -> dict[str, str]:
         else:
             results[lab].failed.append(test)
             lines = [line for line in out.splitlines() if not GTEST_NOISE.match(line)]
-            messages[f"{lab}/{test}"] = "\n".join(lines) or "(the test printed nothing: it crashed or timed out)"
+            silent = "(the test printed nothing: it crashed or timed out)"
+            messages[f"{lab}/{test}"] = "\n".join(lines) or silent
     return messages
 
 
@@ -134,7 +148,11 @@ def table(results: list[LabResult]) -> str:
     total = f"{sum(r.earned() for r in results):g}/{sum(r.possible() for r in results):g}"
     rows.append(("total", "", "", "", total))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    line = lambda row: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))  # noqa: E731
+
+    def line(row: tuple[str, ...]) -> str:
+        cells = zip(row, widths, strict=True)
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(cells))
+
     rule = "-" * len(line(rows[0]))
     return "\n".join([line(rows[0]), rule, *map(line, rows[1:-1]), rule, line(rows[-1])])
 
@@ -174,14 +192,21 @@ def main() -> int:
         if r.build_error:
             print(f"\n=== {lab}: does not build\n{r.build_error}")
         for test in r.failed:
-            print(f"\n=== FAILED {lab}/{test} ({r.points.get(test, 0):g} points)\n{messages.get(f'{lab}/{test}', '')}")
+            points = r.points.get(test, 0)
+            print(f"\n=== FAILED {lab}/{test} ({points:g} points)\n{messages.get(f'{lab}/{test}', '')}")
     print()
     print(table(list(results.values())))
 
     if args.report == "junit":
         summary = {
-            lab: {"earned": r.earned(), "possible": r.possible(), "passed": r.passed, "failed": r.failed,
-                  "skipped": r.skipped, "build_error": r.build_error}
+            lab: {
+                "earned": r.earned(),
+                "possible": r.possible(),
+                "passed": r.passed,
+                "failed": r.failed,
+                "skipped": r.skipped,
+                "build_error": r.build_error,
+            }
             for lab, r in results.items()
         }
         (build / "check-points.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -22,7 +22,7 @@ def load(path: Path) -> dict[str, float]:
     if not isinstance(points, dict) or not points:
         raise RubricError(f"{path}: needs a [points] table with one entry per test")
     for name, value in points.items():
-        if not isinstance(value, (int, float)) or value < 0:
+        if not isinstance(value, int | float) or value < 0:
             raise RubricError(f"{path}: points of {name!r} must be a number >= 0, not {value!r}")
     return {name: float(value) for name, value in points.items()}
 

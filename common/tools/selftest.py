@@ -50,7 +50,8 @@ def skeleton_fails(binary: str) -> int:
         else:
             print(f"fails            {test}")
     if passed:
-        print(f"error: {len(passed)} test(s) pass on the untouched skeleton and so cannot fail: {', '.join(passed)}")
+        names = ", ".join(passed)
+        print(f"error: {len(passed)} test(s) pass on the untouched skeleton and so cannot fail: {names}")
         return 1
     return 0
 

@@ -82,8 +82,8 @@ TEST(VectorAdd, Empty) {
   cudaError_t err = vecAdd(&A, &B, &C, 0);
   if (err != cudaSuccess)
     FAIL() << "vecAdd(n = 0) returned " << describe(err)
-                              << ". An empty vector is valid input: launch nothing (a grid of 0 "
-                                 "blocks is an invalid configuration) and return cudaSuccess.";
+           << ". An empty vector is valid input: launch nothing (a grid of 0 "
+              "blocks is an invalid configuration) and return cudaSuccess.";
   EXPECT_TRUE(cudalab::is_poison(C)) << "vecAdd(n = 0) wrote into h_C";
 }
 
@@ -113,7 +113,8 @@ TEST(VectorAddKernel, AnyBlockSize) {
   Inputs in = make_inputs(n);
   std::vector<float> C = run_kernel(in, n, 96, 0);  // 11 blocks of 96 threads
   EXPECT_MATCHES("C", C.data(), in.sum.data(), n, kTolerance)
-      << "The kernel ran with blocks of 96 threads: use blockDim.x, not a fixed 256. " << kHowToIndex;
+      << "The kernel ran with blocks of 96 threads: use blockDim.x, not a fixed 256. "
+      << kHowToIndex;
 }
 
 TEST(VectorAdd, FreesDeviceMemory) {

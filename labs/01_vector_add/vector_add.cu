@@ -7,17 +7,11 @@ __global__ void vecAddKernel(const float* A, const float* B, float* C, int n) {
 }
 
 cudaError_t vecAdd(const float* h_A, const float* h_B, float* h_C, int n) {
-  size_t size = static_cast<size_t>(n) * sizeof(float);
-  float *d_A = nullptr, *d_B = nullptr, *d_C = nullptr;
-
-  // TODO part 1: cudaMalloc d_A, d_B, d_C (size bytes each); cudaMemcpy h_A and h_B to the device.
+  // TODO part 1: allocate d_A, d_B and d_C with cudaMalloc (n * sizeof(float) bytes each) and
+  //              copy h_A and h_B to the device with cudaMemcpy.
   // TODO part 2: launch vecAddKernel with ceil(n / 256.0) blocks of 256 threads (none if n == 0),
   //              then read the launch's error with cudaGetLastError().
-  // TODO part 3: cudaMemcpy d_C back into h_C; cudaFree all three arrays, also after an error.
-  // Check what every call returns, and return the first error.
-  (void)size;
-  (void)d_A;
-  (void)d_B;
-  (void)d_C;
+  // TODO part 3: copy d_C back into h_C; cudaFree all three arrays, also after an error.
+  // Check what every call returns, and return the first error (cudaSuccess if there was none).
   return cudaErrorNotYetImplemented;
 }

@@ -55,10 +55,9 @@ cudaError_t check_range(const void* p, size_t count, const char* call, const cha
   }
   size_t offset = static_cast<const char*>(p) - it->first;
   if (offset + count > it->second.bytes) {
-    diagnose(std::string(call) + ": " + std::to_string(count) + " bytes at the " + role +
-             " run " + std::to_string(offset + count - it->second.bytes) +
-             " bytes past the end of the " + std::to_string(it->second.bytes) +
-             "-byte array allocated at " + it->second.where);
+    diagnose(std::string(call) + ": " + std::to_string(count) + " bytes at the " + role + " run " +
+             std::to_string(offset + count - it->second.bytes) + " bytes past the end of the " +
+             std::to_string(it->second.bytes) + "-byte array allocated at " + it->second.where);
     return cudaErrorInvalidValue;
   }
   return cudaSuccess;
@@ -91,7 +90,8 @@ std::string check_redzones(const LaunchConfig& config) {
     return launch_site(config) + " wrote past the end of a device array: up to " +
            std::to_string(reach) + " bytes (" + std::to_string(reach / 4) +
            " floats or ints) behind the end of the " + std::to_string(a.bytes) +
-           "-byte array allocated at " + a.where +" were overwritten. A thread whose index falls past the end of the data must not write: "
+           "-byte array allocated at " + a.where +
+           " were overwritten. A thread whose index falls past the end of the data must not write: "
            "guard the store with a bounds check such as `if (i < n)`.";
   }
   return {};
@@ -159,8 +159,9 @@ cudaError_t cudaFree(void* devPtr) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = live.find(static_cast<const char*>(devPtr));
   if (it == live.end()) {
-    diagnose("cudaFree: the pointer is not the start of a live cudaMalloc array "
-             "(freed twice, offset into an array, or host memory)");
+    diagnose(
+        "cudaFree: the pointer is not the start of a live cudaMalloc array "
+        "(freed twice, offset into an array, or host memory)");
     return record(cudaErrorInvalidValue);
   }
   std::free(devPtr);
@@ -211,8 +212,8 @@ cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset,
                         bool to_symbol) {
   if (cudaError_t e = sticky_error()) return record(e);
   if (offset + count > symbol_size) {
-    diagnose("cudaMemcpy" + std::string(to_symbol ? "To" : "From") + "Symbol: " +
-             std::to_string(offset + count) + " bytes do not fit in a " +
+    diagnose("cudaMemcpy" + std::string(to_symbol ? "To" : "From") +
+             "Symbol: " + std::to_string(offset + count) + " bytes do not fit in a " +
              std::to_string(symbol_size) + "-byte symbol");
     return record(cudaErrorInvalidValue);
   }

@@ -38,7 +38,8 @@ constexpr size_t kStackBytes = 256 * 1024;
 class StackPool {
  public:
   ~StackPool() {
-    for (void* top : free_) munmap(static_cast<char*>(top) - kStackBytes - page(), kStackBytes + page());
+    for (void* top : free_)
+      munmap(static_cast<char*>(top) - kStackBytes - page(), kStackBytes + page());
   }
   ctx::stack_context allocate() {
     if (free_.empty()) {
@@ -233,7 +234,8 @@ class BlockRunner {
     } else {
       const Site& other = barrier_[elsewhere.front()];
       s << describe_threads(elsewhere, config_->block) << " wait at a different __syncthreads() at "
-        << site(other.file, other.line) << ". All threads of a block must meet at the same barrier.";
+        << site(other.file, other.line)
+        << ". All threads of a block must meet at the same barrier.";
     }
     error_ = s.str();
     return false;
@@ -343,7 +345,8 @@ cudaError_t validate(const LaunchConfig& c, std::string& why) {
     return cudaErrorInvalidConfiguration;
   }
   if (c.shared_bytes > 48 * 1024) {
-    why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory exceed the 48 KiB a "
+    why = std::to_string(c.shared_bytes) +
+          " bytes of dynamic shared memory exceed the 48 KiB a "
           "launch may ask for";
     return cudaErrorInvalidValue;
   }

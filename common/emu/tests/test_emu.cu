@@ -53,7 +53,9 @@ int line_of(const std::string& marker) {
   return -1;
 }
 
-std::string at(const std::string& marker) { return "test_emu.cu:" + std::to_string(line_of(marker)); }
+std::string at(const std::string& marker) {
+  return "test_emu.cu:" + std::to_string(line_of(marker));
+}
 
 class Emu : public ::testing::Test {
  protected:

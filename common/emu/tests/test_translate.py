@@ -43,7 +43,7 @@ class Launches(unittest.TestCase):
         self.assertEqual(body(src), src)
 
     def test_shift_inside_configuration(self) -> None:
-        self.assertIn("Launch(\"k\", __FILE__, __LINE__, (n >> 1), 32)", body("k<<<(n >> 1), 32>>>(a);"))
+        self.assertIn('Launch("k", __FILE__, __LINE__, (n >> 1), 32)', body("k<<<(n >> 1), 32>>>(a);"))
 
     def test_missing_close_is_an_error_with_line(self) -> None:
         with self.assertRaises(translate.TranslateError) as e:

@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CUDA_CHECK(call)                                                                      \
-  do {                                                                                        \
-    cudaError_t cuda_check_error_ = (call);                                                   \
-    if (cuda_check_error_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call,          \
+#define CUDA_CHECK(call)                                                                        \
+  do {                                                                                          \
+    cudaError_t cuda_check_error_ = (call);                                                     \
+    if (cuda_check_error_ != cudaSuccess) {                                                     \
+      std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call,            \
                    cudaGetErrorString(cuda_check_error_), cudaGetErrorName(cuda_check_error_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+      std::exit(1);                                                                             \
+    }                                                                                           \
   } while (0)

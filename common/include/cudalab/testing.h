@@ -17,7 +17,7 @@ uint64_t test_seed();
 
 // compare() as a non-fatal GoogleTest check that takes a hint for the student:
 //   EXPECT_MATCHES("C", got, expected, n, tolerance) << "Each thread ...";
-#define EXPECT_MATCHES(...)                                                       \
+#define EXPECT_MATCHES(...)                                                                     \
   if (std::string cudalab_report_ = ::cudalab::compare(__VA_ARGS__); cudalab_report_.empty()) { \
-  } else                                                                          \
+  } else                                                                                        \
     ADD_FAILURE() << cudalab_report_

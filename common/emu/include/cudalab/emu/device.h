@@ -48,22 +48,22 @@ inline T __ldg(const T* p) {
 }
 
 // Atomics: the GPU's read-modify-write operations, returning the old value.
-#define CUDALAB_INTEGER_ATOMICS(T)                                                                   \
-  inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); }               \
-  inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }               \
-  inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); }             \
-  inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); }               \
-  inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }                 \
-  inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); }               \
-  inline T atomicMin(T* a, T v) {                                                                    \
-    return cudalab::emu::detail::atomic_update(a, [v](T old) { return v < old ? v : old; });        \
-  }                                                                                                  \
-  inline T atomicMax(T* a, T v) {                                                                    \
-    return cudalab::emu::detail::atomic_update(a, [v](T old) { return v > old ? v : old; });        \
-  }                                                                                                  \
-  inline T atomicCAS(T* a, T compare, T v) {                                                         \
-    __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);          \
-    return compare;                                                                                  \
+#define CUDALAB_INTEGER_ATOMICS(T)                                                           \
+  inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); }       \
+  inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }       \
+  inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); }     \
+  inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); }       \
+  inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }         \
+  inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); }       \
+  inline T atomicMin(T* a, T v) {                                                            \
+    return cudalab::emu::detail::atomic_update(a, [v](T old) { return v < old ? v : old; }); \
+  }                                                                                          \
+  inline T atomicMax(T* a, T v) {                                                            \
+    return cudalab::emu::detail::atomic_update(a, [v](T old) { return v > old ? v : old; }); \
+  }                                                                                          \
+  inline T atomicCAS(T* a, T compare, T v) {                                                 \
+    __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);  \
+    return compare;                                                                          \
   }
 CUDALAB_INTEGER_ATOMICS(int)
 CUDALAB_INTEGER_ATOMICS(unsigned int)
@@ -96,8 +96,8 @@ inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
 }
 
 // min and max as CUDA declares them: same-type overloads first, mixed types by promotion.
-#define CUDALAB_MIN_MAX(T)                               \
-  inline T min(T a, T b) { return b < a ? b : a; }       \
+#define CUDALAB_MIN_MAX(T)                         \
+  inline T min(T a, T b) { return b < a ? b : a; } \
   inline T max(T a, T b) { return a < b ? b : a; }
 CUDALAB_MIN_MAX(int)
 CUDALAB_MIN_MAX(unsigned int)
@@ -108,12 +108,14 @@ CUDALAB_MIN_MAX(unsigned long long)
 CUDALAB_MIN_MAX(float)
 CUDALAB_MIN_MAX(double)
 #undef CUDALAB_MIN_MAX
-template <class A, class B, class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+template <class A, class B,
+          class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
 inline std::common_type_t<A, B> min(A a, B b) {
   using C = std::common_type_t<A, B>;
   return C(b) < C(a) ? C(b) : C(a);
 }
-template <class A, class B, class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+template <class A, class B,
+          class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
 inline std::common_type_t<A, B> max(A a, B b) {
   using C = std::common_type_t<A, B>;
   return C(a) < C(b) ? C(b) : C(a);

@@ -10,18 +10,33 @@ struct uint3 {
 
 struct dim3 {
   unsigned int x, y, z;
-  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+      : x(vx), y(vy), z(vz) {}
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
   constexpr operator uint3() const { return {x, y, z}; }
 };
 
-struct int2 { int x, y; };
-struct int3 { int x, y, z; };
-struct int4 { int x, y, z, w; };
-struct float2 { float x, y; };
-struct float3 { float x, y, z; };
-struct alignas(16) float4 { float x, y, z, w; };
-struct uchar3 { unsigned char x, y, z; };
+struct int2 {
+  int x, y;
+};
+struct int3 {
+  int x, y, z;
+};
+struct int4 {
+  int x, y, z, w;
+};
+struct float2 {
+  float x, y;
+};
+struct float3 {
+  float x, y, z;
+};
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+struct uchar3 {
+  unsigned char x, y, z;
+};
 inline int2 make_int2(int x, int y) { return {x, y}; }
 inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
 inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
