@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The cuda backend on a real GPU, in one run: build, make check on the skeleton and on the
+# solution, make test, compute-sanitizer on lab 01 (clean and with a planted bug), make bench.
+# Logs go to $OUT (default: build/gpu-proof). Used for docs/benchmarks.md.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-build/gpu-proof}
+mkdir -p "$OUT"
+log() { printf '\n######## %s\n' "$*"; }
+
+{
+  log "machine"
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
+  nvcc --version | tail -2
+  cmake --version | head -1
+
+  log "make check BACKEND=cuda (untouched skeleton: must fail)"
+  make check BACKEND=cuda; echo "exit status: $?"
+
+  log "make test BACKEND=cuda (solutions pass, skeletons fail, runtime conformance)"
+  make test BACKEND=cuda; echo "exit status: $?"
+
+  log "make check BACKEND=cuda with the solution copied into labs/"
+  rm -rf /tmp/solved && mkdir /tmp/solved && cp -r CMakeLists.txt Makefile cmake common labs bench /tmp/solved/
+  cp solutions/01_vector_add/vector_add.cu /tmp/solved/labs/01_vector_add/
+  make -C /tmp/solved check BACKEND=cuda; echo "exit status: $?"
+
+  log "compute-sanitizer memcheck, lab 01 solution"
+  compute-sanitizer --tool memcheck --leak-check full build/cuda/labs/01_vector_add-solutions \
+    --gtest_brief=1; echo "exit status: $?"
+
+  log "compute-sanitizer memcheck, lab 01 with a planted bug (no bounds check)"
+  sed 's/if (i < n) C\[i\]/C[i]/' solutions/01_vector_add/vector_add.cu > /tmp/solved/labs/01_vector_add/vector_add.cu
+  grep -n "C\[i\] = A" /tmp/solved/labs/01_vector_add/vector_add.cu
+  cmake --build /tmp/solved/build/cuda --target 01_vector_add-labs -j > /dev/null
+  compute-sanitizer --tool memcheck /tmp/solved/build/cuda/labs/01_vector_add-labs \
+    --gtest_filter='VectorAdd.Size257' 2>&1 | head -40; echo "exit status: $?"
+
+  log "compute-sanitizer racecheck and synccheck, runtime tests (barriers, shared memory)"
+  compute-sanitizer --tool racecheck build/cuda/common/tests/test_runtime --gtest_brief=1; echo "exit status: $?"
+  compute-sanitizer --tool synccheck build/cuda/common/tests/test_runtime --gtest_brief=1; echo "exit status: $?"
+
+  log "make bench BACKEND=cuda"
+  make bench BACKEND=cuda; echo "exit status: $?"
+} 2>&1 | tee "$OUT/gpu-proof.log"
