@@ -103,6 +103,7 @@ TEST_F(Runtime, ErrorNamesAndStrings) {
                "an illegal memory access was encountered");
   EXPECT_STREQ(cudaGetErrorName(cudaErrorMemoryAllocation), "cudaErrorMemoryAllocation");
   EXPECT_STREQ(cudaGetErrorName(cudaErrorLaunchFailure), "cudaErrorLaunchFailure");
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorNotYetImplemented), "feature not yet implemented");
 }
 
 TEST_F(Runtime, MemcpyWithBadDirection) {
@@ -121,14 +122,16 @@ struct BadLaunch {
   cudaError_t expected;
 };
 
+// CUDA 13 answers every refused configuration with cudaErrorInvalidValue (seen on an H100 with
+// driver 580); earlier versions said cudaErrorInvalidConfiguration for the thread and grid limits.
 TEST_F(Runtime, RefusedLaunchesSetTheErrorAndDoNotRun) {
   const BadLaunch cases[] = {
-      {dim3(1), dim3(1025), 0, cudaErrorInvalidConfiguration},       // > 1024 threads
-      {dim3(1), dim3(32, 32, 2), 0, cudaErrorInvalidConfiguration},  // 2048 threads
-      {dim3(1), dim3(1, 1, 65), 0, cudaErrorInvalidConfiguration},   // z > 64
-      {dim3(0), dim3(32), 0, cudaErrorInvalidConfiguration},         // empty grid
-      {dim3(1, 65536), dim3(32), 0, cudaErrorInvalidConfiguration},  // grid y > 65535
-      {dim3(1), dim3(32), 64 * 1024, cudaErrorInvalidValue},         // > 48 KiB dynamic shared
+      {dim3(1), dim3(1025), 0, cudaErrorInvalidValue},        // > 1024 threads
+      {dim3(1), dim3(32, 32, 2), 0, cudaErrorInvalidValue},   // 2048 threads
+      {dim3(1), dim3(1, 1, 65), 0, cudaErrorInvalidValue},    // z > 64
+      {dim3(0), dim3(32), 0, cudaErrorInvalidValue},          // empty grid
+      {dim3(1, 65536), dim3(32), 0, cudaErrorInvalidValue},   // grid y > 65535
+      {dim3(1), dim3(32), 64 * 1024, cudaErrorInvalidValue},  // > 48 KiB dynamic shared
   };
   int* flag;
   CUDA_CHECK(cudaMalloc(&flag, sizeof(int)));

@@ -83,7 +83,7 @@ TEST(VectorAdd, Empty) {
   if (err != cudaSuccess)
     FAIL() << "vecAdd(n = 0) returned " << describe(err)
            << ". An empty vector is valid input: launch nothing (a grid of 0 "
-              "blocks is an invalid configuration) and return cudaSuccess.";
+              "blocks is refused as invalid) and return cudaSuccess.";
   EXPECT_TRUE(cudalab::is_poison(C)) << "vecAdd(n = 0) wrote into h_C";
 }
 

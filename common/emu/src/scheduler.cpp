@@ -326,7 +326,9 @@ Workers& workers() {
   return pool;
 }
 
-// The checks a GPU makes before it runs a launch (limits of compute capability 9.0).
+// The checks a GPU makes before it runs a launch (limits of compute capability 9.0). CUDA 13
+// refuses every such launch with cudaErrorInvalidValue (seen on an H100, driver 580; older CUDA
+// said cudaErrorInvalidConfiguration for the thread and grid limits).
 cudaError_t validate(const LaunchConfig& c, std::string& why) {
   const dim3 &g = c.grid, &b = c.block;
   unsigned long long threads = 1ull * b.x * b.y * b.z;
@@ -340,17 +342,10 @@ cudaError_t validate(const LaunchConfig& c, std::string& why) {
     s << "block (" << b.x << "," << b.y << "," << b.z << ") exceeds the limits (1024,1024,64)";
   else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
     s << "grid (" << g.x << "," << g.y << "," << g.z << ") exceeds the limits (2^31-1,65535,65535)";
-  if (!s.str().empty()) {
-    why = s.str();
-    return cudaErrorInvalidConfiguration;
-  }
-  if (c.shared_bytes > 48 * 1024) {
-    why = std::to_string(c.shared_bytes) +
-          " bytes of dynamic shared memory exceed the 48 KiB a "
-          "launch may ask for";
-    return cudaErrorInvalidValue;
-  }
-  return cudaSuccess;
+  else if (c.shared_bytes > 48 * 1024)
+    s << c.shared_bytes << " bytes of dynamic shared memory exceed the 48 KiB a launch may ask for";
+  why = s.str();
+  return why.empty() ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 }  // namespace
