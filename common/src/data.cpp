@@ -30,10 +30,6 @@ std::vector<int> random_ints(size_t n, uint64_t seed, int lo, int hi) {
   return v;
 }
 
-namespace {
-constexpr uint32_t kPoisonBits = 0x7FC0DEADu;
-}
-
 float poison_float() {
   float x;
   std::memcpy(&x, &kPoisonBits, sizeof x);

@@ -2,6 +2,7 @@
 // plus a red zone behind every array that catches kernels writing past its end.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
+#include "cudalab/poison.h"
 #include "state.h"
 
 namespace cudalab::emu {
@@ -18,7 +20,6 @@ namespace {
 
 constexpr size_t kAlignment = 256;        // cudaMalloc's alignment
 constexpr size_t kRedZone = 4096;         // bytes checked behind every array
-constexpr unsigned char kFresh = 0xFF;    // new device memory: NaN as float, -1 as int
 constexpr unsigned char kRedByte = 0xFD;  // the red zone's pattern
 
 struct Allocation {
@@ -143,7 +144,10 @@ cudaError_t cudaMalloc(void** devPtr, size_t size, cudalab_source_location where
   if (size > device_memory_bytes()) return record(cudaErrorMemoryAllocation);
   void* p = std::aligned_alloc(kAlignment, round_up(size + kRedZone, kAlignment));
   if (p == nullptr) return record(cudaErrorMemoryAllocation);
-  std::memset(p, kFresh, size);
+  // New device memory holds the poison, so that results nobody wrote are recognised as such.
+  for (size_t i = 0; i < size; i += 4) {
+    std::memcpy(static_cast<char*>(p) + i, &cudalab::kPoisonBits, std::min<size_t>(4, size - i));
+  }
   std::memset(static_cast<char*>(p) + size, kRedByte, kRedZone);
   {
     std::lock_guard<std::mutex> lock(mutex);

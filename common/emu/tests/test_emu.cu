@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cudalab/cuda_check.h"
+#include "cudalab/data.h"
 #include "cudalab/emu/inspect.h"
 
 namespace {
@@ -141,7 +142,7 @@ TEST_F(Emu, FreshDeviceMemoryIsNotZero) {
   float h = 0;
   CUDA_CHECK(cudaMalloc(&d, sizeof h));
   CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-  EXPECT_TRUE(std::isnan(h)) << "unwritten device memory reads as NaN, so forgotten copies show";
+  EXPECT_TRUE(cudalab::is_poison(h)) << "unwritten device memory holds the poison (a NaN)";
 }
 
 TEST_F(Emu, AllocationsAreTrackedWithTheirLine) {
