@@ -2,7 +2,9 @@
 // on a GPU this test documents CUDA; on emu it proves the emulator matches it.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "cudalab/cuda_check.h"
@@ -52,13 +54,27 @@ __global__ void weighted(const float* in, float* out, int n) {
   if (i < n) out[i] = kWeights[i % 4] * in[i];
 }
 
-__global__ void count(float* fsum, unsigned long long* usum, int* imax) {
+struct Counters {
+  float fsum;
+  double dsum;
+  unsigned long long usum;
+  int imax, imin, isub, exch, cas;
+};
+
+__global__ void count(Counters* c) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   atomicAdd(&gCounter, 1);
-  atomicAdd(fsum, 1.0f);
-  atomicAdd(usum, 2ull);
-  atomicMax(imax, i);
+  atomicAdd(&c->fsum, 1.0f);
+  atomicAdd(&c->dsum, 0.5);
+  atomicAdd(&c->usum, 2ull);
+  atomicMax(&c->imax, i);
+  atomicMin(&c->imin, -i);
+  atomicSub(&c->isub, 3);
+  atomicExch(&c->exch, 7);
+  atomicCAS(&c->cas, 0, i + 1);  // only the first thread to get there succeeds
 }
+
+__global__ void hello() { printf("hello from block %d thread %d\n", blockIdx.x, threadIdx.x); }
 
 template <class T>
 __global__ void fill(T* out, T value, int n) {
@@ -220,31 +236,38 @@ TEST_F(Runtime, AtomicsFromManyBlocks) {
   const int BLOCKS = 300, THREADS = 128, N = BLOCKS * THREADS;
   int zero = 0;
   CUDA_CHECK(cudaMemcpyToSymbol(gCounter, &zero, sizeof zero));
-  float* fsum;
-  unsigned long long* usum;
-  int* imax;
-  CUDA_CHECK(cudaMalloc(&fsum, sizeof(float)));
-  CUDA_CHECK(cudaMalloc(&usum, sizeof(unsigned long long)));
-  CUDA_CHECK(cudaMalloc(&imax, sizeof(int)));
-  CUDA_CHECK(cudaMemset(fsum, 0, sizeof(float)));
-  CUDA_CHECK(cudaMemset(usum, 0, sizeof(unsigned long long)));
-  CUDA_CHECK(cudaMemset(imax, 0, sizeof(int)));
-  count<<<BLOCKS, THREADS>>>(fsum, usum, imax);
+  Counters* d;
+  CUDA_CHECK(cudaMalloc(&d, sizeof(Counters)));
+  CUDA_CHECK(cudaMemset(d, 0, sizeof(Counters)));
+  count<<<BLOCKS, THREADS>>>(d);
   CUDA_CHECK(cudaGetLastError());
-  int counter = 0, m = 0;
-  float f = 0;
-  unsigned long long u = 0;
+  int counter = 0;
+  Counters c;
   CUDA_CHECK(cudaMemcpyFromSymbol(&counter, gCounter, sizeof counter));
-  CUDA_CHECK(cudaMemcpy(&f, fsum, sizeof f, cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(&u, usum, sizeof u, cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(&m, imax, sizeof m, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&c, d, sizeof c, cudaMemcpyDeviceToHost));
   EXPECT_EQ(counter, N);
-  EXPECT_EQ(f, float(N));  // exact: every partial sum is an integer below 2^24
-  EXPECT_EQ(u, 2ull * N);
-  EXPECT_EQ(m, N - 1);
-  CUDA_CHECK(cudaFree(fsum));
-  CUDA_CHECK(cudaFree(usum));
-  CUDA_CHECK(cudaFree(imax));
+  EXPECT_EQ(c.fsum, float(N));  // exact: every partial sum is an integer below 2^24
+  EXPECT_EQ(c.dsum, 0.5 * N);
+  EXPECT_EQ(c.usum, 2ull * N);
+  EXPECT_EQ(c.imax, N - 1);
+  EXPECT_EQ(c.imin, -(N - 1));
+  EXPECT_EQ(c.isub, -3 * N);
+  EXPECT_EQ(c.exch, 7);
+  EXPECT_TRUE(c.cas >= 1 && c.cas <= N) << c.cas;
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, DevicePrintf) {
+  ::testing::internal::CaptureStdout();
+  hello<<<2, 3>>>();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::fflush(stdout);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  for (int b = 0; b < 2; ++b)
+    for (int t = 0; t < 3; ++t) {
+      std::string line = "hello from block " + std::to_string(b) + " thread " + std::to_string(t);
+      EXPECT_NE(out.find(line), std::string::npos) << out;
+    }
 }
 
 TEST_F(Runtime, TemplatedKernelsStreamsAndEvents) {
