@@ -14,20 +14,22 @@ uint64_t seed_for(const std::string& test_name) {
   return h % 1000000007ull;
 }
 
-std::vector<float> random_floats(size_t n, uint64_t seed, float lo, float hi) {
+namespace {
+template <class Distribution>
+std::vector<typename Distribution::result_type> draw(size_t n, uint64_t seed, Distribution dist) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
+  std::vector<typename Distribution::result_type> v(n);
+  for (auto& x : v) x = dist(rng);
   return v;
+}
+}  // namespace
+
+std::vector<float> random_floats(size_t n, uint64_t seed, float lo, float hi) {
+  return draw(n, seed, std::uniform_real_distribution<float>(lo, hi));
 }
 
 std::vector<int> random_ints(size_t n, uint64_t seed, int lo, int hi) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<int> v(n);
-  for (int& x : v) x = dist(rng);
-  return v;
+  return draw(n, seed, std::uniform_int_distribution<int>(lo, hi));
 }
 
 float poison_float() {
