@@ -182,6 +182,7 @@ def main() -> int:
 
     built = [lab for lab in labs if not results[lab].build_error]
     junit = build / "check-junit.xml"
+    junit.unlink(missing_ok=True)
     if built:
         print(f"testing {', '.join(built)} ...", flush=True)
         run_tests(build, built, args.jobs, junit)
