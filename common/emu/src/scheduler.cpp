@@ -15,8 +15,8 @@
 #include <boost/context/fiber.hpp>
 #include <condition_variable>
 #include <cstdlib>
-#include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -68,8 +68,6 @@ struct PooledStack {
   void deallocate(ctx::stack_context& sc) { pool->deallocate(sc); }
 };
 
-enum class State : unsigned char { Running, AtBarrier, Done };
-
 // "threads 0-15, 32" with the first one's (x,y,z): short and enough to find them.
 std::string describe_threads(const std::vector<unsigned>& ids, dim3 block) {
   std::ostringstream s;
@@ -100,35 +98,38 @@ class BlockRunner {
     next_ = 0;
     next_index_ = {0, 0, 0};
     done_ = 0;
-    state_.assign(threads_, State::Running);
-    barrier_.assign(threads_, {nullptr, 0});
+    done_flag_.assign(threads_, false);
+    elsewhere_.assign(threads_, {nullptr, 0, 0});
+    round_ = 0;
     error_.clear();
-    // Round 0 starts every thread; each later round releases one barrier.
-    fibers_.clear();
+    // Round 0 starts every thread, on the fibers earlier blocks parked and on new ones; each later
+    // round releases one barrier.
+    idle_.clear();
+    for (auto& f : fibers_) idle_.push_back(f.get());
+    idle_pos_ = 0;
     live_.clear();
     run_round();
     while (error_.empty() && done_ < threads_ && barrier_may_open()) {
       live_.clear();
-      for (Fiber& f : fibers_)
-        if (!f.dead) live_.push_back(&f);
+      for (auto& f : fibers_)
+        if (!f->parked) live_.push_back(f.get());
       run_round();
     }
-    fibers_.clear();  // unwinds the fibers of a failed block
+    if (!error_.empty()) fibers_.clear();  // unwinds the threads of the failed block
     return error_;
   }
 
-  // __syncthreads() of the thread that runs now.
+  // __syncthreads() of the thread that runs now. Only a thread that waits somewhere else than the
+  // round's first one is written down: the common case stays cheap.
   void arrive(const char* file, int line) {
     Fiber& me = *current_;
-    state_[me.thread] = State::AtBarrier;
-    barrier_[me.thread] = {file, line};
     if (arrived_++ == 0) {
       first_ = {file, line};
     } else if (line != first_.line || file != first_.file) {
       same_site_ = false;
+      elsewhere_[me.thread] = {file, line, round_};
     }
     switch_to(me, next_in_round());
-    state_[me.thread] = State::Running;
   }
 
  private:
@@ -136,12 +137,16 @@ class BlockRunner {
     ctx::fiber self;      // this context, while it is suspended
     unsigned thread = 0;  // the GPU thread it runs now
     uint3 index{};        // and that thread's threadIdx
-    bool dead = false;    // its last thread has finished
+    bool parked = false;  // it has no thread: its block has none left to start
   };
   struct Site {
     const char* file;
     int line;
-    bool operator==(const Site& o) const { return line == o.line && file == o.file; }
+  };
+  struct Elsewhere {  // a thread waiting at another barrier than first_ in round `round`
+    const char* file;
+    int line;
+    unsigned round;
   };
 
   // threadIdx of the next thread to start, counted up without divisions (they cost more than a
@@ -161,6 +166,7 @@ class BlockRunner {
 
   // Runs live_ in order, and new fibers while threads are left to start; returns when all stopped.
   void run_round() {
+    ++round_;
     arrived_ = 0;
     same_site_ = true;
     pos_ = 0;
@@ -171,7 +177,7 @@ class BlockRunner {
   Fiber& next_in_round() {
     if (pos_ < live_.size()) return *live_[pos_++];
     if (next_ < threads_ && error_.empty()) {
-      live_.push_back(&start_fiber());
+      live_.push_back(idle_pos_ < idle_.size() ? idle_[idle_pos_++] : &start_fiber());
       return *live_[pos_++];
     }
     return scheduler_;
@@ -190,22 +196,26 @@ class BlockRunner {
     builtins.threadIdx = me.index;
   }
 
+  // A fiber runs threads of the current block until none is left to start, then parks until a
+  // later block needs it: fibers and their stacks are made once per worker, not once per block.
   Fiber& start_fiber() {
-    Fiber& f = fibers_.emplace_back();
+    Fiber& f = *fibers_.emplace_back(std::make_unique<Fiber>());
     f.self = ctx::fiber(std::allocator_arg, PooledStack{&stacks_}, [this, &f](ctx::fiber&& c) {
       woke_up(f, std::move(c));
-      while (next_ < threads_ && error_.empty()) {
-        f.thread = next_++;
-        f.index = take_index();
-        builtins.threadIdx = f.index;
-        fn_.call(fn_.ctx);
-        state_[f.thread] = State::Done;
-        ++done_;
+      for (;;) {
+        f.parked = false;
+        while (next_ < threads_ && error_.empty()) {
+          f.thread = next_++;
+          f.index = take_index();
+          builtins.threadIdx = f.index;
+          fn_.call(fn_.ctx);
+          done_flag_[f.thread] = true;
+          ++done_;
+        }
+        f.parked = true;
+        switch_to(f, next_in_round());
       }
-      f.dead = true;
-      Fiber& to = next_in_round();
-      from_ = nullptr;  // this fiber ends: nothing to keep
-      return std::move(to.self);
+      return ctx::fiber{};  // not reached: a parked fiber is only ever unwound
     });
     return f;
   }
@@ -216,10 +226,10 @@ class BlockRunner {
     if (done_ == 0 && same_site_) return true;
     std::vector<unsigned> here, elsewhere, done;
     for (unsigned t = 0; t < threads_; ++t) {
-      if (state_[t] == State::Done)
+      if (done_flag_[t])
         done.push_back(t);
       else
-        (barrier_[t] == first_ ? here : elsewhere).push_back(t);
+        (elsewhere_[t].round == round_ ? elsewhere : here).push_back(t);
     }
     std::ostringstream s;
     s << "barrier divergence in " << launch_site(*config_) << ", block (" << builtins.blockIdx.x
@@ -232,7 +242,7 @@ class BlockRunner {
            "must reach every __syncthreads(): do not return early or put the barrier in a branch "
            "that only some threads take.";
     } else {
-      const Site& other = barrier_[elsewhere.front()];
+      const Elsewhere& other = elsewhere_[elsewhere.front()];
       s << describe_threads(elsewhere, config_->block) << " wait at a different __syncthreads() at "
         << site(other.file, other.line)
         << ". All threads of a block must meet at the same barrier.";
@@ -241,22 +251,25 @@ class BlockRunner {
     return false;
   }
 
+  StackPool stacks_;  // declared first: destroyed after the fibers that use it
   const LaunchConfig* config_ = nullptr;
   ThreadFn fn_{};
   unsigned threads_ = 0, next_ = 0, done_ = 0, arrived_ = 0;
   uint3 next_index_{0, 0, 0};
   bool same_site_ = true;
   Site first_{nullptr, 0};  // where the round's first thread waits
-  std::vector<State> state_;
-  std::vector<Site> barrier_;
-  std::deque<Fiber> fibers_;  // a deque: fibers hold references to their own records
-  std::vector<Fiber*> live_;  // the fibers of this round, in order
+  unsigned round_ = 0;
+  std::vector<bool> done_flag_;
+  std::vector<Elsewhere> elsewhere_;
+  std::vector<std::unique_ptr<Fiber>> fibers_;  // fibers hold references to their own records
+  std::vector<Fiber*> idle_;                    // parked fibers, for round 0
+  size_t idle_pos_ = 0;                         // idle_[idle_pos_] is taken next
+  std::vector<Fiber*> live_;                    // the fibers of this round, in order
   size_t pos_ = 0;            // live_[pos_] runs next
   Fiber scheduler_;           // the worker's own context
   Fiber* from_ = nullptr;     // the context that switched last
   Fiber* current_ = nullptr;
   std::string error_;
-  StackPool stacks_;  // declared last: destroyed after the fibers that use it
 };
 
 thread_local BlockRunner* runner = nullptr;
