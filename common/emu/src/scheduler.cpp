@@ -265,9 +265,9 @@ class BlockRunner {
   std::vector<Fiber*> idle_;                    // parked fibers, for round 0
   size_t idle_pos_ = 0;                         // idle_[idle_pos_] is taken next
   std::vector<Fiber*> live_;                    // the fibers of this round, in order
-  size_t pos_ = 0;            // live_[pos_] runs next
-  Fiber scheduler_;           // the worker's own context
-  Fiber* from_ = nullptr;     // the context that switched last
+  size_t pos_ = 0;                              // live_[pos_] runs next
+  Fiber scheduler_;                             // the worker's own context
+  Fiber* from_ = nullptr;                       // the context that switched last
   Fiber* current_ = nullptr;
   std::string error_;
 };
