@@ -1,11 +1,13 @@
 # How a lab becomes test programs.
 #
-# labs/NN_name/       test_*.cu (the harness), the other *.cu (the student's code), NN_name's .h
+# labs/NN_name/       test_*.cu (the harness), demo_*.cu (optional: a program to try the code
+#                     on real data), the other *.cu (the student's code), the interface .h
 # solutions/NN_name/  *.cu (the reference code for the same interface)
 #
-# Each lab gives two programs: NN_name-labs (harness + the student's code, run by `make check`)
-# and NN_name-solutions (harness + reference, run by `make test`). On the emu backend every .cu
-# is first translated to C++ by common/emu/translate.py.
+# Each lab gives two test programs: NN_name-labs (harness + the student's code, run by
+# `make check`) and NN_name-solutions (harness + reference, run by `make test`), and NN_name-demo
+# (demo + the student's code) where there is a demo. On the emu backend every .cu is first
+# translated to C++ by common/emu/translate.py.
 
 set(CUDALAB_TRANSLATE ${PROJECT_SOURCE_DIR}/common/emu/translate.py)
 set(CUDALAB_TOOLS ${PROJECT_SOURCE_DIR}/common/tools)
@@ -42,9 +44,10 @@ function(cudalab_add_lab lab)
   set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
   set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${lab})
   file(GLOB harness CONFIGURE_DEPENDS ${lab_dir}/test_*.cu)
+  file(GLOB demo CONFIGURE_DEPENDS ${lab_dir}/demo_*.cu)
   file(GLOB student CONFIGURE_DEPENDS ${lab_dir}/*.cu)
   file(GLOB reference CONFIGURE_DEPENDS ${solution_dir}/*.cu)
-  list(REMOVE_ITEM student ${harness})
+  list(REMOVE_ITEM student ${harness} ${demo})
   if(NOT harness)
     message(FATAL_ERROR "labs/${lab} has no test_*.cu harness")
   endif()
@@ -63,6 +66,13 @@ function(cudalab_add_lab lab)
     target_link_libraries(${target} PRIVATE cudalab_testing)
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
   endforeach()
+
+  if(demo)
+    cudalab_executable(${lab}-demo ${demo} ${student})
+    target_include_directories(${lab}-demo PRIVATE ${lab_dir})
+    target_compile_definitions(${lab}-demo PRIVATE CUDALAB_LAB_DIR="${lab_dir}")
+    set_target_properties(${lab}-demo PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
+  endif()
 
   # make check: the student's code, one CTest test per GoogleTest test.
   gtest_discover_tests(${lab}-labs TEST_PREFIX "${lab}/" DISCOVERY_MODE PRE_TEST

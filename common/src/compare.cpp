@@ -1,6 +1,7 @@
 #include "cudalab/compare.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <vector>
 
@@ -48,7 +49,7 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
     if (unwritten(got[i]))
       s << "(never written)";
     else
-      s << got[i];
+      s << +got[i];  // + prints a byte as a number
     s << ", expected " << expected[i] << "\n";
   }
   if (wrong.size() > kShown) s << "  ... and " << wrong.size() - kShown << " more\n";
@@ -58,6 +59,7 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
 
 bool float_unwritten(float x) { return is_poison(x); }
 bool int_unwritten(int x) { return x == kPoisonInt; }
+bool byte_unwritten(unsigned char) { return false; }  // every byte value is a possible result
 
 }  // namespace
 
@@ -76,6 +78,17 @@ std::string compare(const std::string& name, const float* got, const double* exp
 std::string compare(const std::string& name, const int* got, const long long* expected, size_t n) {
   auto close = [](int g, long long e) { return g == e; };
   return report(name, got, expected, n, close, " (integers must match exactly)", int_unwritten);
+}
+
+std::string compare(const std::string& name, const unsigned char* got, const long long* expected,
+                    size_t n, int max_difference) {
+  auto close = [max_difference](unsigned char g, long long e) {
+    return std::llabs(g - e) <= max_difference;
+  };
+  std::string t = max_difference == 0 ? " (bytes must match exactly)"
+                                       : " (a byte passes within " +
+                                             std::to_string(max_difference) + " of expected)";
+  return report(name, got, expected, n, close, t, byte_unwritten);
 }
 
 }  // namespace cudalab

@@ -60,6 +60,15 @@ TEST(Compare, IntegersMustMatchExactly) {
   EXPECT_NE(r.find("P[1] = (never written), expected 4"), std::string::npos) << r;
 }
 
+TEST(Compare, BytesWithinAMaximumDifference) {
+  unsigned char got[] = {10, 12, 200};
+  long long want[] = {11, 12, 198};
+  std::string r = compare("gray", got, want, 3, 1);
+  EXPECT_NE(r.find("1 of 3 elements are wrong"), std::string::npos) << r;
+  EXPECT_NE(r.find("gray[2] = 200, expected 198"), std::string::npos) << r;
+  EXPECT_EQ(compare("gray", got, want, 2, 1), "");
+}
+
 TEST(Data, SeedsAreStablePerTestAndOverridable) {
   unsetenv("CUDALAB_SEED");
   EXPECT_EQ(cudalab::seed_for("A.b"), cudalab::seed_for("A.b"));
