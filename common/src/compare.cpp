@@ -86,8 +86,8 @@ std::string compare(const std::string& name, const unsigned char* got, const lon
     return std::llabs(g - e) <= max_difference;
   };
   std::string t = max_difference == 0 ? " (bytes must match exactly)"
-                                       : " (a byte passes within " +
-                                             std::to_string(max_difference) + " of expected)";
+                                      : " (a byte passes within " + std::to_string(max_difference) +
+                                            " of expected)";
   return report(name, got, expected, n, close, t, byte_unwritten);
 }
 

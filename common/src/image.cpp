@@ -50,7 +50,8 @@ Image read_pnm(const std::string& path) {
   if (maxval != 255) fail(path, "maximum value " + std::to_string(maxval) + " (only 255 is read)");
   if (!std::isspace(in.get())) fail(path, "no white space after the header");
   img.pixels.resize(static_cast<size_t>(img.width) * img.height * img.channels);
-  in.read(reinterpret_cast<char*>(img.pixels.data()), static_cast<std::streamsize>(img.pixels.size()));
+  in.read(reinterpret_cast<char*>(img.pixels.data()),
+          static_cast<std::streamsize>(img.pixels.size()));
   if (static_cast<size_t>(in.gcount()) != img.pixels.size())
     fail(path, "the pixel data ends after " + std::to_string(in.gcount()) + " of " +
                    std::to_string(img.pixels.size()) + " bytes");

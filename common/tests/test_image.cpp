@@ -26,7 +26,8 @@ std::string error_of(const std::string& path) {
 TEST(Image, RoundTripGreyAndColour) {
   for (int channels : {1, 3}) {
     cudalab::Image img{5, 3, channels, {}};
-    for (int i = 0; i < 5 * 3 * channels; ++i) img.pixels.push_back(static_cast<unsigned char>(i * 7));
+    for (int i = 0; i < 5 * 3 * channels; ++i)
+      img.pixels.push_back(static_cast<unsigned char>(i * 7));
     std::string path = temp_path("round_trip.pnm");
     cudalab::write_pnm(path, img);
     cudalab::Image back = cudalab::read_pnm(path);

@@ -13,7 +13,7 @@ namespace {
 using cudalab::DeviceArray;
 using cudalab::testing::test_seed;
 
-constexpr int kSlack = 64;                // elements behind each output
+constexpr int kSlack = 64;                 // elements behind each output
 constexpr unsigned char kByteMark = 0xAD;  // fill of a byte output's slack
 constexpr const char* kHowToIndex =
     "Row = blockIdx.y * blockDim.y + threadIdx.y; Col = blockIdx.x * blockDim.x + threadIdx.x; "
@@ -47,7 +47,8 @@ void check_scale(int n, int m) {
   DeviceArray<float> d_out(std::vector<float>(pixels, cudalab::poison_float()), kSlack,
                            cudalab::poison_float());
   cudaError_t err = scalePicture(d_in.get(), d_out.get(), n, m);
-  if (err != cudaSuccess) FAIL() << "scalePicture(" << n << " x " << m << ") returned " << describe(err);
+  if (err != cudaSuccess)
+    FAIL() << "scalePicture(" << n << " x " << m << ") returned " << describe(err);
   std::vector<float> out = d_out.to_host();
   EXPECT_MATCHES("Pout", out.data(), expected.data(), pixels, {0.0, 0.0}) << kHowToIndex;
   int stray = 0;
@@ -76,14 +77,16 @@ TEST(Picture, Empty) {
 std::vector<long long> grey_reference(const std::vector<unsigned char>& rgb, size_t pixels) {
   std::vector<long long> grey(pixels);
   for (size_t p = 0; p < pixels; ++p)
-    grey[p] = static_cast<long long>(0.21 * rgb[3 * p] + 0.71 * rgb[3 * p + 1] + 0.07 * rgb[3 * p + 2]);
+    grey[p] =
+        static_cast<long long>(0.21 * rgb[3 * p] + 0.71 * rgb[3 * p + 1] + 0.07 * rgb[3 * p + 2]);
   return grey;
 }
 
 void check_grey(int width, int height, const std::vector<unsigned char>& rgb) {
   size_t pixels = size_t(width) * height;
   DeviceArray<unsigned char> d_rgb(rgb);
-  DeviceArray<unsigned char> d_grey(std::vector<unsigned char>(pixels, kByteMark), kSlack, kByteMark);
+  DeviceArray<unsigned char> d_grey(std::vector<unsigned char>(pixels, kByteMark), kSlack,
+                                    kByteMark);
   cudaError_t err = colorToGrayscale(d_grey.get(), d_rgb.get(), width, height);
   if (err != cudaSuccess)
     FAIL() << "colorToGrayscale(" << width << " x " << height << ") returned " << describe(err);
@@ -91,10 +94,12 @@ void check_grey(int width, int height, const std::vector<unsigned char>& rgb) {
   std::vector<long long> expected = grey_reference(rgb, pixels);
   // The GPU computes in float: near a whole number, its truncation may land one lower or higher.
   EXPECT_MATCHES("Pout", grey.data(), expected.data(), pixels, 1)
-      << "grey = 0.21 red + 0.71 green + 0.07 blue, where the pixel's bytes are at 3 * (Row * width "
+      << "grey = 0.21 red + 0.71 green + 0.07 blue, where the pixel's bytes are at 3 * (Row * "
+         "width "
          "+ Col) + 0, 1 and 2. "
       << kHowToIndex;
-  EXPECT_EQ(stray_writes(grey, pixels, kByteMark), 0) << "colorToGrayscaleKernel wrote past the image";
+  EXPECT_EQ(stray_writes(grey, pixels, kByteMark), 0)
+      << "colorToGrayscaleKernel wrote past the image";
 }
 
 TEST(Grayscale, ChannelOrder) {
@@ -126,13 +131,15 @@ std::vector<long long> blur_reference(const std::vector<unsigned char>& in, int 
 void check_blur(int w, int h, const std::vector<unsigned char>& in) {
   size_t pixels = size_t(w) * h;
   DeviceArray<unsigned char> d_in(in);
-  DeviceArray<unsigned char> d_out(std::vector<unsigned char>(pixels, kByteMark), kSlack, kByteMark);
+  DeviceArray<unsigned char> d_out(std::vector<unsigned char>(pixels, kByteMark), kSlack,
+                                   kByteMark);
   cudaError_t err = blur(d_in.get(), d_out.get(), w, h);
   if (err != cudaSuccess) FAIL() << "blur(" << w << " x " << h << ") returned " << describe(err);
   std::vector<unsigned char> out = d_out.to_host();
   std::vector<long long> expected = blur_reference(in, w, h);
   EXPECT_MATCHES("out", out.data(), expected.data(), pixels, 0)
-      << "Each pixel is the integer average of the pixels of its (2 * BLUR_SIZE + 1)^2 box that lie "
+      << "Each pixel is the integer average of the pixels of its (2 * BLUR_SIZE + 1)^2 box that "
+         "lie "
          "inside the image: count only those (at an edge or a corner the box has fewer).";
   EXPECT_EQ(stray_writes(out, pixels, kByteMark), 0) << "blurKernel wrote past the image";
 }

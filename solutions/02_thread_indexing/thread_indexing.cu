@@ -35,8 +35,8 @@ __global__ void colorToGrayscaleKernel(unsigned char* Pout, const unsigned char*
 cudaError_t colorToGrayscale(unsigned char* d_Pout, const unsigned char* d_Pin, int width,
                              int height) {
   if (width == 0 || height == 0) return cudaSuccess;
-  colorToGrayscaleKernel<<<gridFor(width, height), dim3(BLOCK_WIDTH, BLOCK_WIDTH)>>>(
-      d_Pout, d_Pin, width, height);
+  colorToGrayscaleKernel<<<gridFor(width, height), dim3(BLOCK_WIDTH, BLOCK_WIDTH)>>>(d_Pout, d_Pin,
+                                                                                     width, height);
   return cudaGetLastError();
 }
 

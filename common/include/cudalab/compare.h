@@ -17,7 +17,8 @@ struct Tolerance {
 std::string compare(const std::string& name, const float* got, const double* expected, size_t n,
                     Tolerance tol);
 std::string compare(const std::string& name, const int* got, const long long* expected, size_t n);
-// Pixels: pass within max_difference of the expected value (float-to-byte rounding may differ by 1).
+// Pixels: pass within max_difference of the expected value (float-to-byte rounding may differ by
+// 1).
 std::string compare(const std::string& name, const unsigned char* got, const long long* expected,
                     size_t n, int max_difference);
 

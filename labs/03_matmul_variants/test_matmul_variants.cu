@@ -1,0 +1,152 @@
+// Lab 03 tests: the four matrix-product variants, int (exact) and float (within a tolerance),
+// against a CPU product in 64-bit integers or double precision. Points per test: rubric.toml.
+#include <vector>
+
+#include "cudalab/device_array.h"
+#include "cudalab/testing.h"
+#include "matmul_variants.h"
+
+namespace {
+
+using cudalab::DeviceArray;
+using cudalab::testing::test_seed;
+
+constexpr int kSlack = 32;  // poisoned elements behind C
+
+std::string describe(cudaError_t err) {
+  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
+}
+
+// The variants by name, each for int and float.
+enum class Variant { Row, Col, OneBlock, Element };
+
+template <class T>
+cudaError_t run(Variant v, const T* a, const T* b, T* c, int ha, int wa, int wb) {
+  switch (v) {
+    case Variant::Row:
+      return matmulRowPerThread(a, b, c, ha, wa, wb);
+    case Variant::Col:
+      return matmulColPerThread(a, b, c, ha, wa, wb);
+    case Variant::OneBlock:
+      return matmulElementOneBlock(a, b, c, ha, wa, wb);
+    case Variant::Element:
+      return matmulElementPerThread(a, b, c, ha, wa, wb);
+  }
+  return cudaErrorInvalidValue;
+}
+
+const char* hint(Variant v) {
+  switch (v) {
+    case Variant::Row:
+      return "Thread `row` computes c[row][col] for every col: row = blockIdx.x * blockDim.x + "
+             "threadIdx.x, and only rows < ha.";
+    case Variant::Col:
+      return "Thread `col` computes c[row][col] for every row: col = blockIdx.x * blockDim.x + "
+             "threadIdx.x, and only columns < wb.";
+    case Variant::OneBlock:
+      return "One block of dim3(wb, ha) threads: row = threadIdx.y, col = threadIdx.x, wb = "
+             "blockDim.x.";
+    case Variant::Element:
+      return "Row = blockIdx.y * blockDim.y + threadIdx.y, Col = blockIdx.x * blockDim.x + "
+             "threadIdx.x; only Row < ha and Col < wb.";
+  }
+  return "";
+}
+
+// C = A * B on the device; the result and the launcher's error.
+template <class T>
+std::vector<T> product(Variant v, const std::vector<T>& a, const std::vector<T>& b, int ha, int wa,
+                       int wb, T poison, cudaError_t* err) {
+  DeviceArray<T> d_a(a), d_b(b), d_c(std::vector<T>(size_t(ha) * wb, poison), kSlack, poison);
+  *err = run(v, d_a.get(), d_b.get(), d_c.get(), ha, wa, wb);
+  return d_c.to_host();
+}
+
+void check_int(Variant v, int ha, int wa, int wb, const std::vector<int>& a,
+               const std::vector<int>& b) {
+  std::vector<long long> expected(size_t(ha) * wb);
+  for (int i = 0; i < ha; ++i)
+    for (int j = 0; j < wb; ++j)
+      for (int k = 0; k < wa; ++k)
+        expected[size_t(i) * wb + j] += (long long)a[i * wa + k] * b[k * wb + j];
+  cudaError_t err;
+  std::vector<int> c = product(v, a, b, ha, wa, wb, cudalab::kPoisonInt, &err);
+  if (err != cudaSuccess)
+    FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned " << describe(err);
+  EXPECT_MATCHES("c", c.data(), expected.data(), expected.size()) << hint(v);
+  for (size_t i = expected.size(); i < c.size(); ++i)
+    ASSERT_EQ(c[i], cudalab::kPoisonInt)
+        << "the kernel wrote past the end of c (element " << i << ")";
+}
+
+void check_random_int(Variant v, int ha, int wa, int wb) {
+  uint64_t seed = test_seed();
+  check_int(v, ha, wa, wb, cudalab::random_ints(size_t(ha) * wa, seed, -9, 9),
+            cudalab::random_ints(size_t(wa) * wb, seed + 1, -9, 9));
+}
+
+void check_random_float(Variant v, int ha, int wa, int wb) {
+  uint64_t seed = test_seed();
+  std::vector<float> a = cudalab::random_floats(size_t(ha) * wa, seed);
+  std::vector<float> b = cudalab::random_floats(size_t(wa) * wb, seed + 1);
+  std::vector<double> expected(size_t(ha) * wb);
+  for (int i = 0; i < ha; ++i)
+    for (int j = 0; j < wb; ++j)
+      for (int k = 0; k < wa; ++k)
+        expected[size_t(i) * wb + j] += double(a[i * wa + k]) * b[k * wb + j];
+  cudaError_t err;
+  std::vector<float> c = product(v, a, b, ha, wa, wb, cudalab::poison_float(), &err);
+  if (err != cudaSuccess)
+    FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned " << describe(err);
+  // A float sum of wa products of numbers below 1 is off by at most about wa * 6e-8 per term.
+  EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {1e-5, 2e-6 * wa}) << hint(v);
+  for (size_t i = expected.size(); i < c.size(); ++i)
+    ASSERT_TRUE(cudalab::is_poison(c[i]))
+        << "the kernel wrote past the end of c (element " << i << ")";
+}
+
+// The course's example: a 2 x 3 matrix times a 3 x 3 matrix.
+void check_course_example(Variant v) {
+  cudaError_t err;
+  std::vector<int> c = product<int>(v, {2, 3, 1, 4, 5, 7}, {1, 8, 5, 4, 2, 7, 9, 6, 3}, 2, 3, 3,
+                                    cudalab::kPoisonInt, &err);
+  if (err != cudaSuccess) FAIL() << "2x3 times 3x3 returned " << describe(err);
+  const long long expected[] = {23, 28, 34, 87, 84, 76};
+  EXPECT_MATCHES("c", c.data(), expected, 6) << hint(v);
+}
+
+TEST(RowPerThread, CourseExample) { check_course_example(Variant::Row); }
+TEST(RowPerThread, OneByOne) { check_random_int(Variant::Row, 1, 1, 1); }
+TEST(RowPerThread, ManyRowsInt) {
+  check_random_int(Variant::Row, 300, 17, 5);
+}  // > 1 block of rows
+TEST(RowPerThread, RectangularFloat) { check_random_float(Variant::Row, 37, 53, 29); }
+
+TEST(ColPerThread, CourseExample) { check_course_example(Variant::Col); }
+TEST(ColPerThread, OneByOne) { check_random_int(Variant::Col, 1, 1, 1); }
+TEST(ColPerThread, ManyColumnsInt) { check_random_int(Variant::Col, 5, 17, 300); }
+TEST(ColPerThread, RectangularFloat) { check_random_float(Variant::Col, 37, 53, 29); }
+
+TEST(ElementOneBlock, CourseExample) { check_course_example(Variant::OneBlock); }
+TEST(ElementOneBlock, OneByOne) { check_random_int(Variant::OneBlock, 1, 1, 1); }
+TEST(ElementOneBlock, RectangularInt) {
+  check_random_int(Variant::OneBlock, 20, 33, 25);
+}  // 500 threads
+TEST(ElementOneBlock, RectangularFloat) { check_random_float(Variant::OneBlock, 31, 7, 33); }
+TEST(ElementOneBlock, TooLargeIsRefused) {
+  cudaError_t err;
+  product<float>(Variant::OneBlock, std::vector<float>(40 * 8, 1.0f),
+                 std::vector<float>(8 * 40, 1.0f), 40, 8, 40, 0.0f, &err);
+  EXPECT_NE(err, cudaSuccess)
+      << "a 40 x 40 result needs 1600 threads in one block, over the limit of "
+         "1024: the launch fails, and the function must return its error";
+  EXPECT_NE(err, cudaErrorNotYetImplemented) << "matmulElementOneBlock is not written yet";
+}
+
+TEST(ElementPerThread, CourseExample) { check_course_example(Variant::Element); }
+TEST(ElementPerThread, OneByOne) { check_random_int(Variant::Element, 1, 1, 1); }
+TEST(ElementPerThread, RectangularInt) { check_random_int(Variant::Element, 37, 53, 29); }
+TEST(ElementPerThread, RectangularFloat) { check_random_float(Variant::Element, 45, 61, 19); }
+TEST(ElementPerThread, LargeFloat) { check_random_float(Variant::Element, 129, 257, 65); }
+
+}  // namespace
