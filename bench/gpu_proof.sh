@@ -23,12 +23,19 @@ log() { printf '\n######## %s\n' "$*"; }
 
   log "make check BACKEND=cuda with the solution copied into labs/"
   rm -rf /tmp/solved && mkdir /tmp/solved && cp -r CMakeLists.txt Makefile cmake common labs bench /tmp/solved/
-  cp solutions/01_vector_add/vector_add.cu /tmp/solved/labs/01_vector_add/
+  for lab in solutions/*/; do cp "$lab"*.cu "/tmp/solved/labs/$(basename "$lab")/"; done
   make -C /tmp/solved check BACKEND=cuda; echo "exit status: $?"
 
-  log "compute-sanitizer memcheck, lab 01 solution"
-  compute-sanitizer --tool memcheck --leak-check full build/cuda/labs/01_vector_add-solutions \
-    --gtest_brief=1; echo "exit status: $?"
+  for lab in build/cuda/labs/*-solutions; do
+    log "compute-sanitizer memcheck, $(basename "$lab")"
+    compute-sanitizer --tool memcheck --leak-check full "$lab" --gtest_brief=1 2>&1 | tail -4
+    echo "exit status: $?"
+  done
+  for lab in build/cuda/labs/0[45]_*-solutions; do
+    log "compute-sanitizer racecheck and synccheck, $(basename "$lab")"
+    compute-sanitizer --tool racecheck "$lab" --gtest_brief=1 2>&1 | tail -3
+    compute-sanitizer --tool synccheck "$lab" --gtest_brief=1 2>&1 | tail -3
+  done
 
   log "compute-sanitizer memcheck, lab 01 with a planted bug (no bounds check)"
   sed 's/if (i < n) C\[i\]/C[i]/' solutions/01_vector_add/vector_add.cu > /tmp/solved/labs/01_vector_add/vector_add.cu
