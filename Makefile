@@ -2,14 +2,18 @@
 #   make check [LAB=01_vector_add] [BACKEND=emu|cuda] [REPORT=junit]   the student's labs
 #   make test                                                          the project's own suite
 #   make bench                                                         benchmarks
+#   make demo                                         the grader on the bundled sample submissions
+#   make student-release DEST=<folder>                the workbook without solutions, checked
 BACKEND ?=
 LAB ?=
 REPORT ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD := build/$(or $(BACKEND),default)
 PYTHON ?= python3
+# The grader and its tests use the system's Python, where setup.sh installs matplotlib and pytest.
+SYSTEM_PYTHON := $(or $(wildcard /usr/bin/python3),$(PYTHON))
 
-.PHONY: check test bench build configure setup format clean
+.PHONY: check test bench build configure setup format clean demo student-release
 
 check:
 	@$(PYTHON) common/tools/check.py --build-dir $(BUILD) --jobs $(JOBS) \
@@ -27,6 +31,13 @@ test: build
 bench: configure
 	cmake --build $(BUILD) --target bench_foundation -j $(JOBS)
 	$(BUILD)/bench/bench_foundation
+
+demo:
+	$(SYSTEM_PYTHON) grader/grade grader/tests/corpus --labs 01,04 --test-timeout 10 --out build/demo
+
+student-release:
+	@test -n "$(DEST)" || { echo "usage: make student-release DEST=<folder>"; exit 2; }
+	$(SYSTEM_PYTHON) grader/release.py $(DEST)
 
 setup:
 	./setup.sh

@@ -10,6 +10,8 @@ packages=(
   libboost-context-dev    # Boost.Context: GPU threads as fibers on the CPU backend
   clang clang-format      # instrumented builds of student code; code style
   python3 python3-matplotlib python3-numpy  # make check's summary, the grader's plots
+  python3-pytest          # the grader's tests
+  bubblewrap              # the grader's sandbox for students' code
 )
 
 missing=()

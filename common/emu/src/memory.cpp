@@ -90,7 +90,7 @@ std::string check_redzones(const LaunchConfig& config) {
     size_t reach = (last / 4 + 1) * 4;  // in whole 4-byte words
     return launch_site(config) + " wrote past the end of a device array: up to " +
            std::to_string(reach) + " bytes (" + std::to_string(reach / 4) +
-           " floats or ints) behind the end of the " + std::to_string(a.bytes) +
+           " 4-byte words) behind the end of the " + std::to_string(a.bytes) +
            "-byte array allocated at " + a.where +
            " were overwritten. A thread whose index falls past the end of the data must not write: "
            "guard the store with a bounds check such as `if (i < n)`.";

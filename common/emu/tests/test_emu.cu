@@ -111,7 +111,7 @@ TEST_F(Emu, WritePastTheEndNamesKernelAndAllocation) {
   no_bounds_check<<<1, 128>>>(d);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   EXPECT_TRUE(says("kernel 'no_bounds_check'")) << diagnostic();
-  EXPECT_TRUE(says("up to 112 bytes (28 floats or ints) behind the end of the 400-byte array"))
+  EXPECT_TRUE(says("up to 112 bytes (28 4-byte words) behind the end of the 400-byte array"))
       << diagnostic();
   EXPECT_TRUE(says("allocated at " + at("LINE_ALLOCATION"))) << diagnostic();
 }

@@ -1,0 +1,247 @@
+"""grader/grade: grades a folder of submissions, or one submission for Gradescope.
+
+grader/grade SUBMISSIONS [--labs 01,04] [--jobs N] [--out DIR] [--deadlines FILE]
+grader/grade --gradescope [--submission DIR] [--results FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import dataclasses
+import datetime as dt
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from . import deadlines, plots, report, submissions, workbook
+from .grading import Grader, Settings
+from .sandbox import Sandbox
+
+
+def gpu_count() -> int:
+    if shutil.which("nvidia-smi") is None:
+        return 0
+    r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return r.stdout.count("GPU ") if r.returncode == 0 else 0
+
+
+class Progress:
+    """A one-line progress bar with an estimate of the time left, on stderr."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.lock = threading.Lock()
+
+    def step(self, what: str) -> None:
+        with self.lock:
+            self.done += 1
+            elapsed = time.monotonic() - self.start
+            left = elapsed / self.done * (self.total - self.done)
+            bar = "#" * (30 * self.done // max(self.total, 1))
+            sys.stderr.write(
+                f"\r[{bar:<30}] {self.done}/{self.total} graded, {left:4.0f} s left  {what[:40]:<40}"
+            )
+            if self.done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="grader/grade", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "submissions", nargs="?", type=Path, help="a folder with one folder, .zip or .tar.gz per student"
+    )
+    ap.add_argument("--labs", help="which labs: 01,04 or 01_vector_add (default: all)")
+    ap.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 2, help="labs graded at once (default: the cores)"
+    )
+    ap.add_argument("--out", type=Path, default=Path("grading"), help="where results go (default: ./grading)")
+    ap.add_argument("--backend", choices=["cuda", "emu"], help="default: cuda if a GPU is visible, else emu")
+    ap.add_argument("--deadlines", type=Path, help="a TOML file of deadlines and late penalties")
+    ap.add_argument("--test-timeout", type=float, default=60, help="seconds per test (default 60)")
+    ap.add_argument("--gradescope", action="store_true", help="grade one submission for Gradescope")
+    ap.add_argument("--submission", type=Path, default=Path("/autograder/submission"))
+    ap.add_argument("--results", type=Path, default=Path("/autograder/results/results.json"))
+    args = ap.parse_args(argv)
+    if not args.gradescope and args.submissions is None:
+        ap.error("give the folder of submissions (or --gradescope)")
+    if args.jobs < 1:
+        ap.error("--jobs must be at least 1")
+    return args
+
+
+def grade_all(
+    args: argparse.Namespace, subs: list[submissions.Submission], labs: list[str], out: Path
+) -> dict:
+    backend = args.backend or ("cuda" if gpu_count() > 0 else "emu")
+    sandbox = Sandbox()
+    print(f"grading {len(subs)} submission(s), labs {', '.join(labs)}, backend {backend}")
+    for p in sandbox.protections():
+        print(f"  protection: {p}")
+    rules = deadlines.load(args.deadlines)
+
+    work = Path(tempfile.mkdtemp(prefix="cudalab-grade-"))
+    os.chmod(work, 0o711)  # the sandbox's users must reach their job folders
+    try:
+        settings = Settings(backend=backend, jobs=args.jobs)
+        settings.test_limits = dataclasses.replace(settings.test_limits, wall_seconds=args.test_timeout)
+        grader = Grader(settings, sandbox, work)
+        print("building the instructor's workbook once ...", flush=True)
+        grader.prepare_base(labs)
+
+        results: dict = {
+            "backend": backend,
+            "labs": labs,
+            "graded_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "protections": sandbox.protections(),
+            "students": {},
+        }
+        cache = out / "cache"
+        todo = []
+        for sub in subs:
+            entry = {"submitted_at": sub.submitted_at, "labs": {}}
+            results["students"][sub.student] = entry
+            unpacked = work / "unpacked" / sub.student
+            try:
+                submissions.unpack(sub, unpacked)
+            except submissions.SubmissionError as e:
+                for lab in labs:
+                    entry["labs"][lab] = {
+                        "lab": lab,
+                        "status": "rejected",
+                        "message": str(e),
+                        "earned": 0.0,
+                        "possible": sum(workbook.points(lab).values()),
+                        "tests": {},
+                    }
+                continue
+            for lab in labs:
+                files = [submissions.find_lab_file(unpacked, lab, f) for f in workbook.student_files(lab)]
+                if not all(files):  # nothing to build: the missing files are the verdict
+                    entry["labs"][lab] = grader.grade(unpacked, sub.student, lab, 0)
+                    continue
+                key = "-".join([submissions.content_hash(files), workbook.fingerprint(lab), backend])
+                cached = cache / sub.student / f"{lab}.json"
+                if cached.exists():
+                    old = json.loads(cached.read_text())
+                    if old.get("key") == key:
+                        entry["labs"][lab] = old["result"]
+                        continue
+                todo.append((sub, lab, unpacked, key, cached))
+
+        reused = sum(1 for e in results["students"].values() for r in e["labs"].values() if "hash" in r)
+        print(f"{len(todo)} lab(s) to grade, {reused} unchanged since an earlier run")
+        slots: queue.Queue[int] = queue.Queue()
+        for k in range(args.jobs):
+            slots.put(k)
+        progress = Progress(len(todo))
+
+        def job(item: tuple) -> None:
+            sub, lab, unpacked, key, cached = item
+            slot = slots.get()
+            try:
+                r = grader.grade(unpacked, sub.student, lab, slot)
+            except Exception as e:  # a job's own failure must not stop the class's grading
+                r = {
+                    "lab": lab,
+                    "status": "grader error",
+                    "message": repr(e),
+                    "earned": 0.0,
+                    "possible": sum(workbook.points(lab).values()),
+                    "tests": {},
+                }
+            finally:
+                slots.put(slot)
+            results["students"][sub.student]["labs"][lab] = r
+            if r.get("status") in ("graded", "build error"):
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                cached.write_text(json.dumps({"key": key, "result": r}))
+            progress.step(f"{sub.student} {lab}")
+
+        with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            list(pool.map(job, todo))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    for sub in subs:
+        entry = results["students"][sub.student]
+        for lab in labs:
+            entry["labs"][lab]["penalty"] = rules.penalty(lab, sub.submitted_at)
+        entry["labs"] = {lab: entry["labs"][lab] for lab in labs}
+    return results
+
+
+def summary(results: dict) -> str:
+    labs = results["labs"]
+    rows = [["student", *(lab[:2] for lab in labs), "total"]]
+    for student, entry in sorted(results["students"].items()):
+        cells = []
+        for lab in labs:
+            r = entry["labs"][lab]
+            mark = {"build error": " (build error)", "rejected": " (refused)", "missing": " (missing)"}.get(
+                r.get("status", ""), ""
+            )
+            cells.append(f"{report.lab_score(r):g}/{r.get('possible', 0):g}{mark}")
+        rows.append([student, *cells, f"{report.student_total(entry):g}"])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    try:
+        labs = workbook.select(args.labs)
+    except ValueError as e:
+        print(f"grader: error: {e}", file=sys.stderr)
+        return 2
+
+    if args.gradescope:
+        if not args.submission.is_dir():
+            print(f"grader: error: {args.submission}: no submission folder", file=sys.stderr)
+            return 2
+        sub = submissions.Submission("submission", args.submission, time.time())
+        with tempfile.TemporaryDirectory() as scratch:
+            results = grade_all(args, [sub], labs, Path(scratch))
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        args.results.write_text(
+            json.dumps(report.gradescope(results["students"]["submission"], results), indent=2)
+        )
+        print(f"Gradescope results: {args.results}")
+        return 0
+
+    try:
+        subs = submissions.find(args.submissions)
+    except submissions.SubmissionError as e:
+        print(f"grader: error: {e}", file=sys.stderr)
+        return 2
+    if not subs:
+        print(f"grader: error: {args.submissions}: no folders, .zip or .tar.gz files in it", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = grade_all(args, subs, labs, args.out)
+    report.write_gradebook(args.out / "gradebook.csv", results)
+    report.write_results(args.out / "results.json", results)
+    report.write_feedback(args.out / "feedback", results)
+    figures = plots.write(args.out / "plots", results)
+    print()
+    print(summary(results))
+    print(
+        f"\ngradebook: {args.out / 'gradebook.csv'}\nresults:   {args.out / 'results.json'}\n"
+        f"feedback:  {args.out / 'feedback'}/<student>.md and .html"
+    )
+    print(
+        f"plots:     {', '.join(str(f) for f in figures)}"
+        if figures
+        else "plots:     none (matplotlib is not installed for this Python)"
+    )
+    return 0

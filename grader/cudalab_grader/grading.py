@@ -1,0 +1,259 @@
+"""Grading one student's lab: their files in a clean copy of the workbook, built and tested in the
+sandbox, each test in its own process.
+
+The instructor's parts are built once (the base build); each job copies it, puts the student's
+files in, and rebuilds only what changed. Inside bubblewrap every job sees its copy at the same
+paths (/grade/workbook, /grade/build), which is what makes the copy of the base build valid.
+Without bubblewrap each job configures and builds on its own.
+
+A test passes when its process exits with 0 and GoogleTest's own JSON report says it ran without a
+failure: a submission that calls exit(0) from inside a test does not pass it. Tests run with the
+build folder read-only, so a submission cannot change the tests that grade it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import submissions, workbook
+from .sandbox import Limits, Sandbox
+
+SRC, BUILD, OUT = "/grade/workbook", "/grade/build", "/grade/out"
+NOISE = re.compile(
+    r"^(Running main\(\)|Note: Google Test filter|\[(==========|----------|  PASSED  | RUN      |"
+    r"       OK |   SEED   |  FAILED  )\]|Failed$|\s*\d+ FAILED TESTS?$|$)"
+)
+
+
+@dataclass
+class Settings:
+    backend: str  # cuda or emu
+    jobs: int
+    build_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=600, cpu_seconds=1200))
+    test_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=60, cpu_seconds=120))
+
+
+def _copy(src: Path, dest: Path) -> None:
+    shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copy2)
+
+
+def useful_build_errors(log: str, limit: int = 40) -> str:
+    keep = [
+        line
+        for line in log.splitlines()
+        if not re.match(r"^(\[\s*\d+%\]|gmake|make|Consolidate|Scanning|Translating|-- )", line)
+    ]
+    errors = [i for i, line in enumerate(keep) if "error" in line]
+    start = max(0, errors[0] - 2) if errors else max(0, len(keep) - limit)
+    return "\n".join(keep[start : start + limit])
+
+
+class Grader:
+    def __init__(self, settings: Settings, sandbox: Sandbox, work: Path) -> None:
+        self.settings = settings
+        self.sandbox = sandbox
+        self.work = work
+        self.base = work / "base"
+
+    # ---- paths as the command inside the sandbox sees them -----------------------------------
+
+    def _inside(self, job: Path, inside: str) -> str:
+        if self.sandbox.bwrap:
+            return inside
+        return str(job / {SRC: "src", BUILD: "build", OUT: "out"}[inside])
+
+    def _binds(self, job: Path, parts: tuple[str, ...]) -> dict[Path, str]:
+        return {job / {SRC: "src", BUILD: "build", OUT: "out"}[p]: p for p in parts}
+
+    def _configure_and_build(self, job: Path, labs: list[str], slot: int) -> tuple[bool, str]:
+        src, build = self._inside(job, SRC), self._inside(job, BUILD)
+        python = (
+            "/usr/bin/python3" if Path("/usr/bin/python3").exists() else shutil.which("python3") or "python3"
+        )
+        configure = [
+            "cmake",
+            "-S",
+            src,
+            "-B",
+            build,
+            f"-DBACKEND={self.settings.backend}",
+            "-DCMAKE_BUILD_TYPE=Release",
+            f"-DPython3_EXECUTABLE={python}",
+        ]
+        targets = []
+        for lab in labs:
+            targets += ["--target", f"{lab}-labs"]
+        script = " && ".join(
+            [
+                " ".join(configure),
+                " ".join(["cmake", "--build", build, *targets, "-j", str(os.cpu_count() or 2)]),
+            ]
+        )
+        outcome = self.sandbox.run(
+            ["sh", "-c", script],
+            self._binds(job, (SRC, BUILD)),
+            {job / "build"},
+            build,
+            self.settings.build_limits,
+            slot,
+            gpu=False,
+        )
+        return outcome.returncode == 0, outcome.output
+
+    # ---- the base build ----------------------------------------------------------------------
+
+    def prepare_base(self, labs: list[str]) -> None:
+        """Copies the workbook without solutions and builds the instructor's parts once."""
+        if self.base.exists():
+            shutil.rmtree(self.base)
+        (self.base / "src").mkdir(parents=True)
+        for part in workbook.BUILD_PARTS:
+            p = workbook.ROOT / part
+            if p.is_dir():
+                shutil.copytree(
+                    p, self.base / "src" / part, ignore=shutil.ignore_patterns("__pycache__", "build")
+                )
+            else:
+                shutil.copy2(p, self.base / "src" / part)
+        (self.base / "build").mkdir()
+        self.sandbox.prepare(self.base / "build", 0)
+        ok, log = self._configure_and_build(self.base, labs, 0)
+        if not ok:
+            raise RuntimeError("the instructor's workbook does not build in the sandbox:\n" + log[-4000:])
+
+    # ---- one job -----------------------------------------------------------------------------
+
+    def grade(self, unpacked: Path, student: str, lab: str, slot: int) -> dict:
+        """Builds and tests `lab` of the student whose files are in `unpacked`."""
+        started = time.monotonic()
+        rubric = workbook.points(lab)
+        result: dict = {"lab": lab, "possible": sum(rubric.values()), "earned": 0.0, "tests": {}}
+        files = workbook.student_files(lab)
+        found = {name: submissions.find_lab_file(unpacked, lab, name) for name in files}
+        missing = [name for name, path in found.items() if path is None]
+        if missing:
+            result["status"] = "missing"
+            result["message"] = f"no labs/{lab}/{' or '.join(missing)} in the submission"
+            return result
+        result["hash"] = submissions.content_hash([p for p in found.values() if p])
+
+        job = self.work / "jobs" / f"{student}-{lab}"
+        if job.exists():
+            shutil.rmtree(job)
+        job.mkdir(parents=True)
+        if self.sandbox.bwrap:
+            _copy(self.base / "src", job / "src")
+            _copy(self.base / "build", job / "build")
+        else:
+            _copy(self.base / "src", job / "src")
+            (job / "build").mkdir()
+        later = time.time() + 2  # newer than every object of the base build
+        for name, path in found.items():
+            target = job / "src" / "labs" / lab / name
+            shutil.copyfile(path, target)
+            os.utime(target, (later, later))
+        self.sandbox.prepare(job / "build", slot)
+
+        if self.sandbox.bwrap:
+            build = self._inside(job, BUILD)
+            out = self.sandbox.run(
+                ["cmake", "--build", build, "--target", f"{lab}-labs"],
+                self._binds(job, (SRC, BUILD)),
+                {job / "build"},
+                build,
+                self.settings.build_limits,
+                slot,
+            )
+            ok, log = out.returncode == 0, out.output
+        else:
+            ok, log = self._configure_and_build(job, [lab], slot)
+        if not ok:
+            result["status"] = "build error"
+            result["message"] = useful_build_errors(log)
+            result["seconds"] = round(time.monotonic() - started, 1)
+            shutil.rmtree(job, ignore_errors=True)
+            return result
+
+        result["status"] = "graded"
+        for test, pts in rubric.items():
+            state, message = self._run_test(job, lab, test, slot)
+            entry = {"result": state, "points": pts if state == "passed" else 0.0, "possible": pts}
+            if state == "skipped":
+                entry["possible"] = 0.0  # a test this backend cannot run counts for nothing
+            if message:
+                entry["message"] = message[-6000:]
+            result["tests"][test] = entry
+        result["earned"] = sum(t["points"] for t in result["tests"].values())
+        result["possible"] = sum(t["possible"] for t in result["tests"].values())
+        result["seconds"] = round(time.monotonic() - started, 1)
+        shutil.rmtree(job, ignore_errors=True)
+        return result
+
+    def _run_test(self, job: Path, lab: str, test: str, slot: int) -> tuple[str, str]:
+        """passed, failed or skipped, and what the student should read."""
+        out_dir = job / "out"
+        shutil.rmtree(out_dir, ignore_errors=True)
+        out_dir.mkdir()
+        self.sandbox.prepare(out_dir, slot)
+        binary = f"{self._inside(job, BUILD)}/labs/{lab}-labs"
+        report = f"{self._inside(job, OUT)}/result.json"
+        outcome = self.sandbox.run(
+            [binary, f"--gtest_filter={test}", f"--gtest_output=json:{report}"],
+            self._binds(job, (SRC, BUILD, OUT)),
+            {out_dir},
+            self._inside(job, OUT),
+            self.settings.test_limits,
+            slot,
+            env={"CUDALAB_EMU_THREADS": "1"},
+            gpu=self.settings.backend == "cuda",
+        )
+        printed = "\n".join(line for line in outcome.output.splitlines() if not NOISE.match(line))
+        limit = self.settings.test_limits.wall_seconds
+        if outcome.timed_out:
+            return "failed", f"stopped after {limit:g} s (time limit): an endless loop?\n{printed}"
+        verdict = self._read_report(out_dir / "result.json", test)
+        if outcome.returncode == 0 and verdict in ("passed", "skipped"):
+            return verdict, printed if verdict == "skipped" else ""
+        signal = self._signal(outcome.returncode)
+        if signal:
+            return "failed", f"crashed (signal {signal})\n{printed}"
+        if verdict == "missing" and outcome.returncode == 0:
+            return (
+                "failed",
+                "the test ended before GoogleTest wrote its report (exit() in the code?)\n" + printed,
+            )
+        return "failed", printed or f"failed (exit status {outcome.returncode})"
+
+    @staticmethod
+    def _signal(returncode: int | None) -> int:
+        """The signal that ended the test, or 0 (bubblewrap reports signal N as exit status 128 + N)."""
+        if returncode is None:
+            return 0
+        if returncode < 0:
+            return -returncode
+        return returncode - 128 if 128 < returncode <= 128 + 64 else 0
+
+    @staticmethod
+    def _read_report(path: Path, test: str) -> str:
+        """passed, failed, skipped or missing, from GoogleTest's JSON report."""
+        try:
+            if path.stat().st_size > 4 << 20:
+                return "missing"
+            data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, ValueError):
+            return "missing"
+        suite, _, name = test.partition(".")
+        for s in data.get("testsuites", []):
+            for t in s.get("testsuite", []):
+                if s.get("name") == suite and t.get("name") == name:
+                    if t.get("result") == "SKIPPED":
+                        return "skipped"
+                    ok = t.get("status") == "RUN" and t.get("result") == "COMPLETED" and not t.get("failures")
+                    return "passed" if ok else "failed"
+        return "missing"

@@ -1,0 +1,152 @@
+"""What grading produces: the gradebook, the full results, one feedback file per student, and the
+Gradescope results of a single submission."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+from pathlib import Path
+
+
+def lab_score(result: dict) -> float:
+    return round(result.get("earned", 0.0) * (1.0 - result.get("penalty", 0.0)), 2)
+
+
+def student_total(entry: dict) -> float:
+    return round(sum(lab_score(r) for r in entry["labs"].values()), 2)
+
+
+def write_gradebook(path: Path, results: dict) -> None:
+    """One row per student, a column per lab and the total: importable into Canvas or Moodle."""
+    labs = results["labs"]
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", *labs, "total"])
+        for student, entry in sorted(results["students"].items()):
+            w.writerow(
+                [
+                    student,
+                    *(f"{lab_score(entry['labs'][lab]):g}" for lab in labs),
+                    f"{student_total(entry):g}",
+                ]
+            )
+
+
+def write_results(path: Path, results: dict) -> None:
+    path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _lab_lines(lab: str, r: dict) -> tuple[str, list[tuple[str, str, str]]]:
+    """The lab's headline and its (title, status, message) items, for both feedback formats."""
+    score = lab_score(r)
+    head = f"{lab}: {score:g} of {r.get('possible', 0):g} points"
+    if r.get("penalty"):
+        head += f" (late: {r['earned']:g} minus {r['penalty'] * 100:g}%)"
+    items = []
+    status = r.get("status")
+    if status == "missing":
+        items.append(("not found", "missing", r["message"]))
+    elif status == "rejected":
+        items.append(("submission refused", "rejected", r["message"]))
+    elif status == "build error":
+        items.append(("does not build", "build error", r["message"]))
+    else:
+        for test, t in r["tests"].items():
+            if t["result"] == "failed":
+                items.append((f"{test} (0 of {t['possible']:g} points)", "failed", t.get("message", "")))
+            elif t["result"] == "skipped":
+                items.append((f"{test} (skipped on this backend, not counted)", "skipped", ""))
+    return head, items
+
+
+def feedback_markdown(student: str, entry: dict, results: dict) -> str:
+    out = [f"# Feedback: {student}", "", f"Backend: {results['backend']}. Graded {results['graded_at']}.", ""]
+    out += ["| lab | points |", "| --- | --- |"]
+    for lab in results["labs"]:
+        r = entry["labs"][lab]
+        out.append(f"| {lab} | {lab_score(r):g} / {r.get('possible', 0):g} |")
+    out += [f"| total | {student_total(entry):g} |", ""]
+    for lab in results["labs"]:
+        head, items = _lab_lines(lab, entry["labs"][lab])
+        out += [f"## {head}", ""]
+        if not items:
+            out += ["Every test passed.", ""]
+        for title, _, message in items:
+            out += [f"### {title}", ""]
+            if message:
+                out += ["```text", message.rstrip(), "```", ""]
+    return "\n".join(out)
+
+
+def feedback_html(student: str, entry: dict, results: dict) -> str:
+    e = html.escape
+    rows = ""
+    for lab in results["labs"]:
+        r = entry["labs"][lab]
+        rows += f"<tr><td>{e(lab)}</td><td>{lab_score(r):g} / {r.get('possible', 0):g}</td></tr>"
+    body = [
+        f"<h1>Feedback: {e(student)}</h1>",
+        f"<p>Backend: {e(results['backend'])}. Graded {e(results['graded_at'])}.</p>",
+        f"<table><tr><th>lab</th><th>points</th></tr>{rows}"
+        f"<tr><th>total</th><th>{student_total(entry):g}</th></tr></table>",
+    ]
+    for lab in results["labs"]:
+        head, items = _lab_lines(lab, entry["labs"][lab])
+        body.append(f"<h2>{e(head)}</h2>")
+        if not items:
+            body.append("<p>Every test passed.</p>")
+        for title, status, message in items:
+            body.append(f'<h3 class="{e(status)}">{e(title)}</h3>')
+            if message:
+                body.append(f"<pre>{e(message.rstrip())}</pre>")
+    style = (
+        "body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{background:#f4f4f4;padding:1em;"
+        "overflow-x:auto}td,th{padding:.2em 1em;text-align:left}.failed,.build{color:#a00}"
+    )
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8"><title>Feedback: {e(student)}</title>'
+        f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
+    )
+
+
+def write_feedback(folder: Path, results: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for student, entry in results["students"].items():
+        (folder / f"{student}.md").write_text(feedback_markdown(student, entry, results), encoding="utf-8")
+        (folder / f"{student}.html").write_text(feedback_html(student, entry, results), encoding="utf-8")
+
+
+def gradescope(entry: dict, results: dict) -> dict:
+    """Gradescope's autograder results format for one submission."""
+    tests = []
+    for lab in results["labs"]:
+        r = entry["labs"][lab]
+        if r.get("status") != "graded":
+            tests.append(
+                {
+                    "name": lab,
+                    "score": 0,
+                    "max_score": r.get("possible", 0),
+                    "status": "failed",
+                    "output": r.get("message", ""),
+                }
+            )
+            continue
+        for test, t in r["tests"].items():
+            if t["result"] == "skipped":
+                continue
+            tests.append(
+                {
+                    "name": f"{lab}/{test}",
+                    "score": t["points"] * (1.0 - r.get("penalty", 0.0)),
+                    "max_score": t["possible"],
+                    "status": "passed" if t["result"] == "passed" else "failed",
+                    "output": t.get("message", ""),
+                }
+            )
+    return {
+        "score": student_total(entry),
+        "tests": tests,
+        "output": f"Graded on the {results['backend']} backend.",
+    }

@@ -1,0 +1,187 @@
+"""Running untrusted commands: bubblewrap where it works, resource limits always.
+
+Inside bubblewrap a command sees the system's programs read-only, the folders it is given, a
+private /tmp, no network, and no other process; as root, each job slot runs under its own user id
+so that the process limit is its own. Without bubblewrap only the limits apply, and protections()
+says so.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+FIRST_UID = 60000  # job slot k runs as uid FIRST_UID + k when the grader is root
+
+
+@dataclass(frozen=True)
+class Limits:
+    wall_seconds: float = 600
+    cpu_seconds: int = 900
+    memory_bytes: int = 8 << 30  # address space of each process
+    processes: int = 256
+    output_bytes: int = 256 << 10  # kept of what the command prints
+    file_bytes: int = 512 << 20  # largest file it may write
+
+
+@dataclass
+class Outcome:
+    returncode: int | None  # None: killed at the wall-clock limit
+    output: str
+    timed_out: bool
+    truncated: bool  # it printed more than Limits.output_bytes
+
+
+def _bwrap_works() -> bool:
+    if shutil.which("bwrap") is None:
+        return False
+    try:
+        r = subprocess.run(
+            ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+            capture_output=True,
+            timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0
+
+
+class Sandbox:
+    def __init__(self, use_bwrap: bool | None = None) -> None:
+        self.bwrap = _bwrap_works() if use_bwrap is None else use_bwrap
+        self.root = os.geteuid() == 0
+
+    def protections(self) -> list[str]:
+        """What is active, in words, for the instructor and the records."""
+        p = ["wall-clock, CPU, memory, process-count and file-size limits; output capped"]
+        if self.bwrap:
+            p.append(
+                "bubblewrap: own mount, network, PID and IPC namespaces; system folders read-only; "
+                "only the job's own folders visible (no other submission, no solutions); no network"
+            )
+        else:
+            p.append(
+                "NO bubblewrap (missing, or user namespaces are off): submissions can read files "
+                "the grader can read and use the network; install bubblewrap for isolation"
+            )
+        if self.root:
+            p.append(f"each job slot runs as its own user (uid {FIRST_UID} + slot), not as root")
+        else:
+            p.append("jobs run as the grader's user; the process limit counts that user's processes")
+        return p
+
+    def uid(self, slot: int) -> int | None:
+        return FIRST_UID + slot if self.root else None
+
+    def prepare(self, folder: Path, slot: int) -> None:
+        """Makes `folder` (a job's writable area) belong to the slot's user."""
+        uid = self.uid(slot)
+        if uid is None:
+            return
+        for root, dirs, files in os.walk(folder):
+            for name in dirs + files:
+                os.lchown(os.path.join(root, name), uid, uid)
+        os.lchown(folder, uid, uid)
+
+    def run(
+        self,
+        command: list[str],
+        binds: dict[Path, str],
+        writable: set[Path],
+        cwd: str,
+        limits: Limits,
+        slot: int = 0,
+        env: dict[str, str] | None = None,
+        gpu: bool = False,
+    ) -> Outcome:
+        """Runs `command`; inside bubblewrap each host folder in `binds` appears at its path, read-only
+        unless it is in `writable`. Without bubblewrap the command runs with the host paths, so
+        callers use the host paths in `command` and `cwd` (see path())."""
+        if self.bwrap:
+            argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all"]
+            for d in ("/usr", "/etc", "/opt"):
+                argv += ["--ro-bind-try", d, d]
+            for link in ("bin", "sbin", "lib", "lib64", "lib32"):
+                target = os.readlink(f"/{link}") if os.path.islink(f"/{link}") else None
+                if target:
+                    argv += ["--symlink", target, f"/{link}"]
+                elif os.path.isdir(f"/{link}"):
+                    argv += ["--ro-bind", f"/{link}", f"/{link}"]
+            argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            if gpu:
+                for dev in glob.glob("/dev/nvidia*"):
+                    argv += ["--dev-bind", dev, dev]
+            for host, inside in binds.items():
+                argv += ["--bind" if host in writable else "--ro-bind", str(host), inside]
+            argv += ["--chdir", cwd, "--"]
+            argv += command
+            workdir = None
+        else:
+            argv, workdir = command, cwd
+        base_env = {
+            "PATH": "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin",
+            "HOME": "/tmp",
+            "LANG": "C.UTF-8",
+        }
+        base_env.update(env or {})
+        uid = self.uid(slot)
+
+        def limit() -> None:
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
+            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+
+        proc = subprocess.Popen(
+            argv,
+            cwd=workdir,
+            env=base_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            preexec_fn=limit,
+            start_new_session=True,
+        )
+        kept = bytearray()
+        truncated = False
+
+        def drain() -> None:
+            nonlocal truncated
+            assert proc.stdout is not None
+            while chunk := proc.stdout.read(1 << 16):
+                room = limits.output_bytes - len(kept)
+                if room > 0:
+                    kept.extend(chunk[:room])
+                if len(chunk) > room:
+                    truncated = True
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        timed_out = False
+        try:
+            proc.wait(timeout=limits.wall_seconds)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        if timed_out or proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+        reader.join(timeout=10)
+        text = kept.decode("utf-8", "replace")
+        if truncated:
+            text += f"\n[output cut at {limits.output_bytes >> 10} KiB]"
+        return Outcome(None if timed_out else proc.returncode, text, timed_out, truncated)

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# ruff: noqa: E501  (the sample submissions' C++ is kept on the lines it has in the files)
+"""Makes the sample submissions in corpus/ (committed; run again after changing lab 01's solution).
+
+Each student shows one thing the grader must handle: correct, partly right, wrong, slow, a build
+error, an endless loop, a crash, reading other files, writing outside, the network, a fork bomb, a
+flood of output, hostile archives (path traversal, a link, a zip bomb), a zip and a tar.gz that
+are fine (one with a file name that is not UTF-8), a lab folder at the root, and nothing at all.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CORPUS = HERE / "corpus"
+SOLUTION = (ROOT / "solutions/01_vector_add/vector_add.cu").read_text()
+LAB = "labs/01_vector_add/vector_add.cu"
+KERNEL_LINE = "  if (i < n) C[i] = A[i] + B[i];  // the grid may have more threads than elements"
+HOST_START = "cudaError_t vecAdd(const float* h_A, const float* h_B, float* h_C, int n) {\n"
+assert KERNEL_LINE in SOLUTION and HOST_START in SOLUTION
+
+
+def with_kernel(line: str, prelude: str = "") -> str:
+    return prelude + SOLUTION.replace(KERNEL_LINE, line)
+
+
+def with_host(code: str, prelude: str) -> str:
+    """The solution with `code` run first thing in vecAdd."""
+    return prelude + SOLUTION.replace(HOST_START, HOST_START + code)
+
+
+SOURCES = {
+    "alice": SOLUTION,
+    "bob": with_kernel("  C[i] = A[i] + B[i];  // forgot the bounds check"),
+    "carol": with_kernel("  if (i < n) C[i] = A[i] - B[i];  // the wrong operation"),
+    "dave": with_kernel(
+        "  if (i < n) {\n    float s = 0;\n    for (int r = 0; r < 2000; ++r) s = A[i] + B[i];  // slow\n"
+        "    C[i] = s;\n  }"
+    ),
+    "erin": SOLUTION.replace("int i = blockIdx.x", "int i = blockIdx.x +* "),
+    "frank": with_kernel(
+        "  for (volatile int k = 0; n == 257; k = k + 1) {}  // endless for one size\n" + KERNEL_LINE
+    ),
+    "grace": with_host("  if (n == 1) *(volatile int*)0 = 1;  // crash for one size\n", ""),
+    "heidi": with_host(
+        '  if (found_elsewhere("/", 0)) return cudaErrorUnknown;  // read other submissions\n',
+        "#include <dirent.h>\n#include <cstring>\n#include <string>\n"
+        "// Searches the file system for another copy of this lab (a classmate's, the solution).\n"
+        "static bool found_elsewhere(const std::string& dir, int depth) {\n"
+        '  if (depth > 7 || dir.rfind("/proc", 0) == 0 || dir.rfind("/grade", 0) == 0) return false;\n'
+        "  DIR* d = opendir(dir.c_str());\n  if (!d) return false;\n  bool found = false;\n"
+        "  while (dirent* e = readdir(d)) {\n    std::string name = e->d_name;\n"
+        '    if (name == "." || name == "..") continue;\n    std::string path = (dir == "/" ? "" : dir) + "/" + name;\n'
+        '    if (name == "vector_add.cu") {\n      FILE* f = fopen(path.c_str(), "r");\n'
+        '      if (f) { fclose(f); fprintf(stderr, "LEAK: read %s\\n", path.c_str()); found = true; }\n'
+        "    } else if (e->d_type == DT_DIR && found_elsewhere(path, depth + 1)) {\n      found = true;\n    }\n  }\n"
+        "  closedir(d);\n  return found;\n}\n\n",
+    ),
+    "ivan": with_host(
+        '  for (const char* p : {"/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan",\n'
+        '                        "../../../../cudalab-escape-ivan", "/root/cudalab-escape-ivan"}) {\n'
+        '    if (FILE* f = fopen(p, "w")) { fputs("escaped", f); fclose(f); }  // write outside\n  }\n',
+        "#include <cstdio>\n",
+    ),
+    "judy": with_host(
+        "  if (n == 255) {  // the network: every port of this machine, and a public address\n"
+        "    for (int port = 1024; port < 32768; ++port)  // below the ephemeral ports (no self-connect)\n"
+        '      if (reach("127.0.0.1", port)) return cudaErrorUnknown;\n'
+        '    if (reach("1.1.1.1", 80)) return cudaErrorUnknown;\n  }\n',
+        "#include <arpa/inet.h>\n#include <netinet/in.h>\n#include <sys/socket.h>\n#include <unistd.h>\n"
+        "#include <cstdio>\n"
+        "static bool reach(const char* ip, int port) {\n  int s = socket(AF_INET, SOCK_STREAM, 0);\n"
+        "  sockaddr_in a{};\n  a.sin_family = AF_INET;\n  a.sin_port = htons(port);\n"
+        "  inet_pton(AF_INET, ip, &a.sin_addr);\n  bool ok = connect(s, (sockaddr*)&a, sizeof a) == 0;\n"
+        '  if (ok) fprintf(stderr, "NET: reached %s:%d\\n", ip, port);\n  close(s);\n  return ok;\n}\n\n',
+    ),
+    "mallory": with_host(
+        "  if (n == 256) for (;;) fork();  // fork bomb for one size\n", "#include <unistd.h>\n"
+    ),
+    "oscar": with_host(
+        '  if (n == 255) for (;;) puts("flood flood flood flood flood flood flood flood");  // output\n',
+        "#include <cstdio>\n",
+    ),
+}
+
+
+def write_tree(base: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (base / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / name).write_text(text)
+
+
+def main() -> None:
+    if CORPUS.exists():
+        shutil.rmtree(CORPUS)
+    CORPUS.mkdir()
+    for student, source in SOURCES.items():
+        write_tree(CORPUS / student, {LAB: source})
+    # alice also hands in lab 04, solved; yolanda hands in the lab folder itself; zed nothing.
+    write_tree(
+        CORPUS / "alice",
+        {
+            "labs/04_tiled_matmul/tiled_matmul.cu": (
+                ROOT / "solutions/04_tiled_matmul/tiled_matmul.cu"
+            ).read_text()
+        },
+    )
+    write_tree(CORPUS / "yolanda", {"01_vector_add/vector_add.cu": SOLUTION})
+    (CORPUS / "zed").mkdir()
+    (CORPUS / "zed" / "README.txt").write_text("I did not do it.\n")
+
+    with zipfile.ZipFile(CORPUS / "walter.zip", "w", zipfile.ZIP_DEFLATED) as z:  # fine
+        z.writestr(f"cudalab/{LAB}", SOLUTION)
+    with zipfile.ZipFile(CORPUS / "peggy.zip", "w") as z:  # path traversal
+        z.writestr(LAB, SOLUTION)
+        z.writestr("../../peggy-was-here.txt", "outside")
+    with zipfile.ZipFile(CORPUS / "victor.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:  # bomb
+        z.writestr(LAB, SOLUTION)
+        with z.open("labs/padding.bin", "w", force_zip64=True) as f:
+            zeros = bytes(1 << 20)
+            for _ in range(200):
+                f.write(zeros)
+
+    def add(tar: tarfile.TarFile, name: bytes | str, data: bytes) -> None:
+        info = tarfile.TarInfo(name if isinstance(name, str) else name.decode("utf-8", "surrogateescape"))
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+
+    with tarfile.open(CORPUS / "trent.tar.gz", "w:gz") as tar:  # a link that points outside
+        add(tar, LAB, SOLUTION.encode())
+        link = tarfile.TarInfo("labs/01_vector_add/notes.txt")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(link)
+    with tarfile.open(CORPUS / "xavier.tar.gz", "w:gz", format=tarfile.GNU_FORMAT) as tar:  # fine
+        add(tar, LAB, SOLUTION.encode())
+        add(tar, b"labs/01_vector_add/notes-\xe9t\xe9.txt", b"latin-1 name")
+    print(f"wrote {CORPUS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""The grader's own tests: grade the sample corpus (grader/tests/corpus, made by make_corpus.py)
+and check every verdict, that no grade is lost or leaked, and the outputs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "grader"))
+from cudalab_grader import deadlines, submissions  # noqa: E402
+from cudalab_grader.sandbox import Sandbox  # noqa: E402
+
+CORPUS = HERE / "corpus"
+ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
+ISOLATED = Sandbox().bwrap
+needs_isolation = pytest.mark.skipif(
+    not ISOLATED, reason="bubblewrap does not work here: no isolation to test"
+)
+
+
+def grade(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "grader" / "grade"), *args], capture_output=True, text=True
+    )
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, str]:
+    for p in ESCAPES:
+        Path(p).unlink(missing_ok=True)
+    out = tmp_path_factory.mktemp("grading")
+    listener = socket.socket()  # judy scans ports 1024-32767 of this machine: she must not reach this one
+    for port in range(23456, 23556):
+        try:
+            listener.bind(("127.0.0.1", port))
+            break
+        except OSError:
+            continue
+    listener.listen(8)
+    listener.setblocking(False)
+    run = grade(str(CORPUS), "--labs", "01,04", "--jobs", "2", "--test-timeout", "8", "--out", str(out))
+    assert run.returncode == 0, run.stdout + run.stderr
+    try:
+        conn, _ = listener.accept()
+        conn.close()
+        reached = True
+    except BlockingIOError:
+        reached = False
+    listener.close()
+    results = json.loads((out / "results.json").read_text())
+    results["judy_reached_listener"] = reached
+    return out, results, run.stdout
+
+
+def lab(results: dict, student: str, name: str = "01_vector_add") -> dict:
+    return results["students"][student]["labs"][name]
+
+
+def failed(results: dict, student: str) -> dict[str, str]:
+    return {
+        t: r.get("message", "") for t, r in lab(results, student)["tests"].items() if r["result"] == "failed"
+    }
+
+
+def test_correct_submissions_get_every_point(graded: tuple) -> None:
+    _, results, _ = graded
+    for student in ("alice", "dave", "walter", "xavier", "yolanda"):
+        assert lab(results, student)["earned"] == 20, student
+    assert lab(results, "alice", "04_tiled_matmul")["earned"] == 24
+
+
+def test_partly_right_and_wrong(graded: tuple) -> None:
+    _, results, _ = graded
+    bob = failed(results, "bob")
+    assert (
+        "VectorAddKernel.GuardsTheEnd" in bob
+        and "wrote 24 elements past" in bob["VectorAddKernel.GuardsTheEnd"]
+    )
+    assert "wrote past the end of a device array" in bob["VectorAdd.Size257"]
+    assert 0 < lab(results, "bob")["earned"] < 20
+    carol = failed(results, "carol")
+    assert "elements are wrong" in carol["VectorAdd.Size257"]
+    assert lab(results, "carol")["earned"] < 10
+
+
+def test_build_error_is_reported_with_the_compiler_message(graded: tuple) -> None:
+    _, results, _ = graded
+    erin = lab(results, "erin")
+    assert erin["status"] == "build error" and erin["earned"] == 0
+    assert "vector_add.cu" in erin["message"] and "error" in erin["message"]
+
+
+def test_hang_crash_fork_bomb_and_flood_cost_one_test_each(graded: tuple) -> None:
+    _, results, _ = graded
+    assert set(failed(results, "frank")) == {"VectorAdd.Size257"}
+    assert "time limit" in failed(results, "frank")["VectorAdd.Size257"]
+    assert set(failed(results, "grace")) == {"VectorAdd.One"}
+    assert "crashed (signal 11)" in failed(results, "grace")["VectorAdd.One"]
+    assert set(failed(results, "mallory")) == {"VectorAdd.Size256"}
+    assert set(failed(results, "oscar")) == {"VectorAdd.Size255"}
+    assert "output cut" in failed(results, "oscar")["VectorAdd.Size255"]
+    assert len(failed(results, "oscar")["VectorAdd.Size255"]) <= 6000
+
+
+@needs_isolation
+def test_no_reading_other_submissions_or_solutions(graded: tuple) -> None:
+    _, results, _ = graded
+    assert lab(results, "heidi")["earned"] == 20, failed(results, "heidi")
+    assert "LEAK" not in json.dumps(results)
+
+
+@needs_isolation
+def test_no_writing_outside(graded: tuple) -> None:
+    _, results, _ = graded
+    assert lab(results, "ivan")["earned"] == 20
+    for p in ESCAPES:
+        assert not Path(p).exists(), p
+    assert not (CORPUS / "cudalab-escape-ivan").exists()
+
+
+@needs_isolation
+def test_no_network(graded: tuple) -> None:
+    _, results, _ = graded
+    assert lab(results, "judy")["earned"] == 20, failed(results, "judy")
+    assert not results["judy_reached_listener"]
+
+
+def test_hostile_archives_are_refused_with_the_reason(graded: tuple) -> None:
+    _, results, _ = graded
+    assert "leaves the archive" in lab(results, "peggy")["message"]
+    assert "is a link" in lab(results, "trent")["message"]
+    assert "more than 50 MiB" in lab(results, "victor")["message"]
+    for student in ("peggy", "trent", "victor"):
+        assert lab(results, student)["status"] == "rejected"
+    assert not (CORPUS.parent / "peggy-was-here.txt").exists()
+
+
+def test_nothing_submitted(graded: tuple) -> None:
+    _, results, _ = graded
+    assert lab(results, "zed")["status"] == "missing"
+    assert "no labs/01_vector_add/vector_add.cu" in lab(results, "zed")["message"]
+
+
+def test_outputs(graded: tuple) -> None:
+    out, results, stdout = graded
+    rows = list(csv.DictReader((out / "gradebook.csv").open()))
+    assert len(rows) == len(results["students"]) == 19
+    alice = next(r for r in rows if r["student"] == "alice")
+    assert (alice["01_vector_add"], alice["04_tiled_matmul"], alice["total"]) == ("20", "24", "44")
+    for student in results["students"]:
+        assert (out / "feedback" / f"{student}.md").read_text().startswith(f"# Feedback: {student}")
+        assert "<html>" in (out / "feedback" / f"{student}.html").read_text()
+    assert "protection:" in stdout and results["protections"]
+    assert "alice" in stdout and "44" in stdout
+
+
+def test_rerun_grades_only_what_changed(graded: tuple) -> None:
+    out, results, _ = graded
+    run = grade(str(CORPUS), "--labs", "01,04", "--jobs", "2", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    assert "0 lab(s) to grade" in run.stdout
+    again = json.loads((out / "results.json").read_text())
+    assert again["students"]["alice"] == results["students"]["alice"]
+
+
+def test_gradescope_mode(tmp_path: Path) -> None:
+    target = tmp_path / "results.json"
+    run = grade(
+        "--gradescope", "--submission", str(CORPUS / "alice"), "--results", str(target), "--labs", "01"
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = json.loads(target.read_text())
+    assert data["score"] == 20
+    assert {t["name"] for t in data["tests"]} >= {
+        "01_vector_add/VectorAdd.Empty",
+        "01_vector_add/VectorAdd.Size257",
+    }
+
+
+def test_bad_arguments_are_named(tmp_path: Path) -> None:
+    run = grade(str(tmp_path / "nowhere"))
+    assert run.returncode == 2 and "nowhere: not a folder of submissions" in run.stderr
+    run = grade(str(CORPUS), "--labs", "42")
+    assert run.returncode == 2 and "no lab named '42'" in run.stderr
+
+
+def test_late_penalty() -> None:
+    rules = deadlines.Deadlines(
+        per_day=10,
+        maximum=50,
+        due={"01_vector_add": deadlines.dt.datetime(2026, 1, 1, tzinfo=deadlines.dt.timezone.utc)},
+    )
+    due = rules.due["01_vector_add"].timestamp()
+    assert rules.penalty("01_vector_add", due - 1) == 0
+    assert rules.penalty("01_vector_add", due + 3600) == pytest.approx(0.1)
+    assert rules.penalty("01_vector_add", due + 30 * 86400) == pytest.approx(0.5)
+    assert rules.penalty("04_tiled_matmul", time.time()) == 0
+
+
+def test_non_utf8_names_are_kept_printable(tmp_path: Path) -> None:
+    dest = tmp_path / "x"
+    submissions.unpack(submissions.Submission("xavier", CORPUS / "xavier.tar.gz", 0), dest)
+    names = [p.name for p in dest.rglob("*")]
+    assert "vector_add.cu" in names and any(n.startswith("notes-") for n in names)
