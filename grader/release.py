@@ -8,13 +8,14 @@ checks that `make check` fails on every lab, as untouched skeletons must.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LEAVE_OUT = {"solutions", "grader", "build", ".git", "runs", "gpu_proof.sh", "__pycache__", ".ci"}
+LEAVE_OUT = {"solutions", "grader", "build", ".git", "runs", "gpu_proof.sh", "__pycache__", ".ci", ".pytest_cache", ".ruff_cache"}
 
 
 def copy(dest: Path) -> None:
@@ -23,16 +24,19 @@ def copy(dest: Path) -> None:
 
     shutil.copytree(ROOT, dest, ignore=ignore)
     makefile = dest / "Makefile"  # the grader's targets have no grader in a student's copy
-    lines = makefile.read_text().splitlines()
-    keep, skip = [], False
-    for line in lines:
-        if line.startswith(("demo:", "student-release:")):
-            skip = True
+    grader_targets = ("demo", "student-release")
+    keep, dropping = [], False
+    for line in makefile.read_text().splitlines():
+        target = re.match(r"^([\w-]+):", line)
+        if target:
+            dropping = target.group(1) in grader_targets
+        elif not line.startswith("\t"):
+            dropping = False
+        if dropping or (line.startswith("#") and any(f"make {t}" in line for t in grader_targets)):
             continue
-        if skip and (line.startswith("\t") or not line.strip()):
-            continue
-        skip = False
-        keep.append(line.replace(" demo", "").replace(" student-release", ""))
+        if line.startswith(".PHONY:"):
+            line = " ".join(w for w in line.split() if w not in grader_targets)
+        keep.append(line)
     makefile.write_text("\n".join(keep) + "\n")
 
 
