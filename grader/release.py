@@ -15,7 +15,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LEAVE_OUT = {"solutions", "grader", "build", ".git", "runs", "gpu_proof.sh", "__pycache__", ".ci", ".pytest_cache", ".ruff_cache"}
+LEAVE_OUT = {
+    "solutions",
+    "grader",
+    "build",
+    ".git",
+    "runs",
+    "gpu_proof.sh",
+    "__pycache__",
+    ".ci",
+    ".pytest_cache",
+    ".ruff_cache",
+}
 
 
 def copy(dest: Path) -> None:
