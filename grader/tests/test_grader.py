@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -211,3 +213,22 @@ def test_non_utf8_names_are_kept_printable(tmp_path: Path) -> None:
     submissions.unpack(submissions.Submission("xavier", CORPUS / "xavier.tar.gz", 0), dest)
     names = [p.name for p in dest.rglob("*")]
     assert "vector_add.cu" in names and any(n.startswith("notes-") for n in names)
+
+
+def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
+    """Where bubblewrap cannot run, each job configures its own build; grading still works."""
+    from cudalab_grader.grading import Grader, Settings
+
+    sandbox = Sandbox(use_bwrap=False)
+    assert any("NO bubblewrap" in p for p in sandbox.protections())
+    work = Path(tempfile.mkdtemp(prefix="cudalab-grade-test-"))  # reachable by the jobs' users
+    work.chmod(0o711)
+    grader = Grader(Settings(backend="emu", jobs=1), sandbox, work)
+    grader.prepare_base(["01_vector_add"])
+    unpacked = tmp_path / "alice"
+    submissions.unpack(submissions.Submission("alice", CORPUS / "alice", 0), unpacked)
+    assert grader.grade(unpacked, "alice", "01_vector_add", 0)["earned"] == 20
+    submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
+    grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add", 0)
+    assert grace["tests"]["VectorAdd.One"]["result"] == "failed" and grace["earned"] == 19
+    shutil.rmtree(work, ignore_errors=True)
