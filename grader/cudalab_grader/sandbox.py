@@ -53,10 +53,43 @@ def _bwrap_works() -> bool:
     return r.returncode == 0
 
 
+# The programs a job runs; where they live outside the system folders, those folders are shown too.
+TOOLS = ("cmake", "ctest", "nvcc", "c++", "g++", "python3", "sh")
+SYSTEM = ("/usr", "/etc", "/opt")
+
+
+def _reachable_by_others(folder: str) -> bool:
+    """Whether a job's user (not the grader's) can get into `folder`."""
+    path = os.path.abspath(folder)
+    while True:
+        try:
+            if not os.stat(path).st_mode & 0o001:
+                return False
+        except OSError:
+            return False
+        if path == "/":
+            return True
+        path = os.path.dirname(path)
+
+
+def tool_folders() -> list[str]:
+    """The folders that hold the tools on the grader's PATH, then the usual ones."""
+    folders = []
+    for tool in TOOLS:
+        found = shutil.which(tool)
+        folder = os.path.dirname(found) if found else None
+        if folder and folder not in folders and _reachable_by_others(folder):
+            folders.append(folder)
+    return folders + [
+        d for d in ("/usr/local/cuda/bin", "/usr/local/bin", "/usr/bin", "/bin") if d not in folders
+    ]
+
+
 class Sandbox:
     def __init__(self, use_bwrap: bool | None = None) -> None:
         self.bwrap = _bwrap_works() if use_bwrap is None else use_bwrap
         self.root = os.geteuid() == 0
+        self.path = tool_folders()
 
     def protections(self) -> list[str]:
         """What is active, in words, for the instructor and the records."""
@@ -106,8 +139,11 @@ class Sandbox:
         callers use the host paths in `command` and `cwd` (see path())."""
         if self.bwrap:
             argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all"]
-            for d in ("/usr", "/etc", "/opt"):
+            for d in SYSTEM:
                 argv += ["--ro-bind-try", d, d]
+            for d in self.path:
+                if not d.startswith(SYSTEM) and os.path.isdir(d) and not os.path.islink(d):
+                    argv += ["--ro-bind-try", d, d]
             for link in ("bin", "sbin", "lib", "lib64", "lib32"):
                 target = os.readlink(f"/{link}") if os.path.islink(f"/{link}") else None
                 if target:
