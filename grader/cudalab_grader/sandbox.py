@@ -78,7 +78,7 @@ def tool_folders() -> list[str]:
     for tool in TOOLS:
         found = shutil.which(tool)
         folder = os.path.dirname(found) if found else None
-        if folder and folder not in folders and _reachable_by_others(folder):
+        if folder and folder not in folders:
             folders.append(folder)
     return folders + [
         d for d in ("/usr/local/cuda/bin", "/usr/local/bin", "/usr/bin", "/bin") if d not in folders
@@ -88,8 +88,10 @@ def tool_folders() -> list[str]:
 class Sandbox:
     def __init__(self, use_bwrap: bool | None = None) -> None:
         self.bwrap = _bwrap_works() if use_bwrap is None else use_bwrap
-        self.root = os.geteuid() == 0
         self.path = tool_folders()
+        # As root, jobs run under their own user ids, if those users can reach the tools.
+        self.hidden_tools = [d for d in self.path if os.path.isdir(d) and not _reachable_by_others(d)]
+        self.root = os.geteuid() == 0 and not self.hidden_tools
 
     def protections(self) -> list[str]:
         """What is active, in words, for the instructor and the records."""
@@ -106,6 +108,11 @@ class Sandbox:
             )
         if self.root:
             p.append(f"each job slot runs as its own user (uid {FIRST_UID} + slot), not as root")
+        elif os.geteuid() == 0:
+            p.append(
+                f"jobs run as root, because other users cannot reach {', '.join(self.hidden_tools)}: "
+                "the process limit does not apply to root"
+            )
         else:
             p.append("jobs run as the grader's user; the process limit counts that user's processes")
         return p
