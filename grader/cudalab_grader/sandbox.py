@@ -54,7 +54,7 @@ def _bwrap_works() -> bool:
 
 
 # The programs a job runs; where they live outside the system folders, those folders are shown too.
-TOOLS = ("cmake", "ctest", "nvcc", "c++", "g++", "python3", "sh")
+TOOLS = ("cmake", "ctest", "nvcc", "c++", "g++", "sh")
 SYSTEM = ("/usr", "/etc", "/opt")
 
 
