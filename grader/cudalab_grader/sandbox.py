@@ -58,18 +58,26 @@ TOOLS = ("cmake", "ctest", "nvcc", "c++", "g++", "sh")
 SYSTEM = ("/usr", "/etc", "/opt")
 
 
-def _reachable_by_others(folder: str) -> bool:
-    """Whether a job's user (not the grader's) can get into `folder`."""
-    path = os.path.abspath(folder)
-    while True:
+def _tools_others_cannot_run(path: list[str]) -> list[str]:
+    """The build tools that a job's user (not root) cannot run: a folder it cannot enter, or a
+    script whose interpreter lies in one."""
+
+    def drop() -> None:
+        os.setgroups([])
+        os.setgid(FIRST_UID)
+        os.setuid(FIRST_UID)
+
+    env = {"PATH": ":".join(path), "HOME": "/tmp"}
+    failing = []
+    for tool in ("cmake", "ctest"):
         try:
-            if not os.stat(path).st_mode & 0o001:
-                return False
-        except OSError:
-            return False
-        if path == "/":
-            return True
-        path = os.path.dirname(path)
+            r = subprocess.run([tool, "--version"], env=env, preexec_fn=drop, capture_output=True, timeout=30)
+            ok = r.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            ok = False
+        if not ok:
+            failing.append(shutil.which(tool) or tool)
+    return failing
 
 
 def tool_folders() -> list[str]:
@@ -89,8 +97,8 @@ class Sandbox:
     def __init__(self, use_bwrap: bool | None = None) -> None:
         self.bwrap = _bwrap_works() if use_bwrap is None else use_bwrap
         self.path = tool_folders()
-        # As root, jobs run under their own user ids, if those users can reach the tools.
-        self.hidden_tools = [d for d in self.path if os.path.isdir(d) and not _reachable_by_others(d)]
+        # As root, jobs run under their own user ids, if those users can run the tools.
+        self.hidden_tools = _tools_others_cannot_run(self.path) if os.geteuid() == 0 else []
         self.root = os.geteuid() == 0 and not self.hidden_tools
 
     def protections(self) -> list[str]:
@@ -110,7 +118,7 @@ class Sandbox:
             p.append(f"each job slot runs as its own user (uid {FIRST_UID} + slot), not as root")
         elif os.geteuid() == 0:
             p.append(
-                f"jobs run as root, because other users cannot reach {', '.join(self.hidden_tools)}: "
+                f"jobs run as root, because other users cannot run {', '.join(self.hidden_tools)}: "
                 "the process limit does not apply to root"
             )
         else:
