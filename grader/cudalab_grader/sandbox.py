@@ -177,7 +177,7 @@ class Sandbox:
         else:
             argv, workdir = command, cwd
         base_env = {
-            "PATH": "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin",
+            "PATH": ":".join(self.path),
             "HOME": "/tmp",
             "LANG": "C.UTF-8",
         }
