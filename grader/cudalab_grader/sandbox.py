@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ FIRST_UID = 60000  # job slot k runs as uid FIRST_UID + k when the grader is roo
 class Limits:
     wall_seconds: float = 600
     cpu_seconds: int = 900
-    memory_bytes: int = 8 << 30  # address space of each process
+    memory_bytes: int | None = 8 << 30  # address space of each process (None: no limit)
     processes: int = 256
     output_bytes: int = 256 << 10  # kept of what the command prints
     file_bytes: int = 512 << 20  # largest file it may write
@@ -78,6 +79,25 @@ def _tools_others_cannot_run(path: list[str]) -> list[str]:
         if not ok:
             failing.append(shutil.which(tool) or tool)
     return failing
+
+
+def _kill_user(uid: int) -> None:
+    """Kills every process of `uid` (a job slot's own user) until none is left."""
+    for _ in range(50):
+        found = False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                if os.stat(f"/proc/{entry}").st_uid != uid:
+                    continue
+                os.kill(int(entry), signal.SIGKILL)
+                found = True
+            except (OSError, ProcessLookupError):
+                continue
+        if not found:
+            return
+        time.sleep(0.1)
 
 
 def tool_folders() -> list[str]:
@@ -186,7 +206,8 @@ class Sandbox:
 
         def limit() -> None:
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+            if limits.memory_bytes is not None:
+                resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
             resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             if uid is not None:
@@ -232,6 +253,8 @@ class Sandbox:
                 pass
             proc.wait()
         reader.join(timeout=10)
+        if uid is not None:
+            _kill_user(uid)  # what escaped the process group (a fork bomb's children) must not linger
         text = kept.decode("utf-8", "replace")
         if truncated:
             text += f"\n[output cut at {limits.output_bytes >> 10} KiB]"
