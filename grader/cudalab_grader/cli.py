@@ -98,8 +98,10 @@ def grade_all(
         settings.test_limits = dataclasses.replace(settings.test_limits, wall_seconds=args.test_timeout)
         if backend == "cuda":  # the CUDA driver reserves far more address space than any limit allows
             settings.test_limits = dataclasses.replace(settings.test_limits, memory_bytes=None)
-            results_note = "tests on the cuda backend run without a memory limit "
+            results_note = (
+                "tests on the cuda backend run without a memory limit "
                 "(the CUDA driver maps a large address space)"
+            )
             print(f"  protection: {results_note}")
         grader = Grader(settings, sandbox, work)
         print("building the instructor's workbook once ...", flush=True)
