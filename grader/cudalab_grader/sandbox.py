@@ -91,6 +91,9 @@ def _kill_user(uid: int) -> None:
             try:
                 if os.stat(f"/proc/{entry}").st_uid != uid:
                     continue
+                with open(f"/proc/{entry}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        continue  # already dead, waiting to be reaped by its parent
                 os.kill(int(entry), signal.SIGKILL)
                 found = True
             except (OSError, ProcessLookupError):
