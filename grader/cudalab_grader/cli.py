@@ -12,7 +12,6 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import queue
 import shutil
 import subprocess
 import sys
@@ -149,16 +148,14 @@ def grade_all(
 
         reused = sum(1 for e in results["students"].values() for r in e["labs"].values() if "hash" in r)
         print(f"{len(todo)} lab(s) to grade, {reused} unchanged since an earlier run")
-        slots: queue.Queue[int] = queue.Queue()
-        for k in range(args.jobs):
-            slots.put(k)
         progress = Progress(len(todo))
 
-        def job(item: tuple) -> None:
-            sub, lab, unpacked, key, cached = item
-            slot = slots.get()
+        def job(numbered: tuple[int, tuple]) -> None:
+            # Each job gets its own number, and so its own user: whatever one job leaves behind
+            # (a fork bomb's unreaped children count against a user's process limit) stays its own.
+            number, (sub, lab, unpacked, key, cached) = numbered
             try:
-                r = grader.grade(unpacked, sub.student, lab, slot)
+                r = grader.grade(unpacked, sub.student, lab, number)
             except Exception as e:  # a job's own failure must not stop the class's grading
                 r = {
                     "lab": lab,
@@ -168,8 +165,6 @@ def grade_all(
                     "possible": sum(workbook.points(lab).values()),
                     "tests": {},
                 }
-            finally:
-                slots.put(slot)
             results["students"][sub.student]["labs"][lab] = r
             if r.get("status") in ("graded", "build error"):
                 cached.parent.mkdir(parents=True, exist_ok=True)
@@ -177,7 +172,7 @@ def grade_all(
             progress.step(f"{sub.student} {lab}")
 
         with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            list(pool.map(job, todo))
+            list(pool.map(job, enumerate(todo, start=1)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -71,7 +71,7 @@ class Grader:
     def _binds(self, job: Path, parts: tuple[str, ...]) -> dict[Path, str]:
         return {job / {SRC: "src", BUILD: "build", OUT: "out"}[p]: p for p in parts}
 
-    def _configure_and_build(self, job: Path, labs: list[str], slot: int) -> tuple[bool, str]:
+    def _configure_and_build(self, job: Path, labs: list[str], number: int) -> tuple[bool, str]:
         src, build = self._inside(job, SRC), self._inside(job, BUILD)
         python = (
             "/usr/bin/python3" if Path("/usr/bin/python3").exists() else shutil.which("python3") or "python3"
@@ -101,7 +101,7 @@ class Grader:
             {job / "build"},
             build,
             self.settings.build_limits,
-            slot,
+            number,
             gpu=False,
         )
         return outcome.returncode == 0, outcome.output
@@ -129,7 +129,7 @@ class Grader:
 
     # ---- one job -----------------------------------------------------------------------------
 
-    def grade(self, unpacked: Path, student: str, lab: str, slot: int) -> dict:
+    def grade(self, unpacked: Path, student: str, lab: str, number: int) -> dict:
         """Builds and tests `lab` of the student whose files are in `unpacked`."""
         started = time.monotonic()
         rubric = workbook.points(lab)
@@ -158,7 +158,7 @@ class Grader:
             target = job / "src" / "labs" / lab / name
             shutil.copyfile(path, target)
             os.utime(target, (later, later))
-        self.sandbox.prepare(job / "build", slot)
+        self.sandbox.prepare(job / "build", number)
 
         if self.sandbox.bwrap:
             build = self._inside(job, BUILD)
@@ -168,11 +168,11 @@ class Grader:
                 {job / "build"},
                 build,
                 self.settings.build_limits,
-                slot,
+                number,
             )
             ok, log = out.returncode == 0, out.output
         else:
-            ok, log = self._configure_and_build(job, [lab], slot)
+            ok, log = self._configure_and_build(job, [lab], number)
         if not ok:
             result["status"] = "build error"
             result["message"] = useful_build_errors(log)
@@ -182,7 +182,7 @@ class Grader:
 
         result["status"] = "graded"
         for test, pts in rubric.items():
-            state, message = self._run_test(job, lab, test, slot)
+            state, message = self._run_test(job, lab, test, number)
             entry = {"result": state, "points": pts if state == "passed" else 0.0, "possible": pts}
             if state == "skipped":
                 entry["possible"] = 0.0  # a test this backend cannot run counts for nothing
@@ -195,12 +195,12 @@ class Grader:
         shutil.rmtree(job, ignore_errors=True)
         return result
 
-    def _run_test(self, job: Path, lab: str, test: str, slot: int) -> tuple[str, str]:
+    def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str]:
         """passed, failed or skipped, and what the student should read."""
         out_dir = job / "out"
         shutil.rmtree(out_dir, ignore_errors=True)
         out_dir.mkdir()
-        self.sandbox.prepare(out_dir, slot)
+        self.sandbox.prepare(out_dir, number)
         binary = f"{self._inside(job, BUILD)}/labs/{lab}-labs"
         report = f"{self._inside(job, OUT)}/result.json"
         outcome = self.sandbox.run(
@@ -209,7 +209,7 @@ class Grader:
             {out_dir},
             self._inside(job, OUT),
             self.settings.test_limits,
-            slot,
+            number,
             env={"CUDALAB_EMU_THREADS": "1"},
             gpu=self.settings.backend == "cuda",
         )

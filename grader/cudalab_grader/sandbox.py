@@ -1,7 +1,7 @@
 """Running untrusted commands: bubblewrap where it works, resource limits always.
 
 Inside bubblewrap a command sees the system's programs read-only, the folders it is given, a
-private /tmp, no network, and no other process; as root, each job slot runs under its own user id
+private /tmp, no network, and no other process; as root, each job runs under its own user id
 so that the process limit is its own. Without bubblewrap only the limits apply, and protections()
 says so.
 """
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-FIRST_UID = 60000  # job slot k runs as uid FIRST_UID + k when the grader is root
+FIRST_UID = 60000  # job k runs as uid FIRST_UID + k when the grader is root
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def _tools_others_cannot_run(path: list[str]) -> list[str]:
 
 
 def _kill_user(uid: int) -> None:
-    """Kills every process of `uid` (a job slot's own user) until none is left."""
+    """Kills every process of `uid` (a job's own user) until none is left."""
     for _ in range(50):
         found = False
         for entry in os.listdir("/proc"):
@@ -138,7 +138,7 @@ class Sandbox:
                 "the grader can read and use the network; install bubblewrap for isolation"
             )
         if self.root:
-            p.append(f"each job slot runs as its own user (uid {FIRST_UID} + slot), not as root")
+            p.append(f"each job runs as its own user (uid {FIRST_UID} + job number), not as root")
         elif os.geteuid() == 0:
             p.append(
                 f"jobs run as root, because other users cannot run {', '.join(self.hidden_tools)}: "
@@ -148,12 +148,12 @@ class Sandbox:
             p.append("jobs run as the grader's user; the process limit counts that user's processes")
         return p
 
-    def uid(self, slot: int) -> int | None:
-        return FIRST_UID + slot if self.root else None
+    def uid(self, number: int) -> int | None:
+        return FIRST_UID + number if self.root else None
 
-    def prepare(self, folder: Path, slot: int) -> None:
-        """Makes `folder` (a job's writable area) belong to the slot's user."""
-        uid = self.uid(slot)
+    def prepare(self, folder: Path, number: int) -> None:
+        """Makes `folder` (a job's writable area) belong to the job's user."""
+        uid = self.uid(number)
         if uid is None:
             return
         for root, dirs, files in os.walk(folder):
@@ -168,7 +168,7 @@ class Sandbox:
         writable: set[Path],
         cwd: str,
         limits: Limits,
-        slot: int = 0,
+        number: int = 0,
         env: dict[str, str] | None = None,
         gpu: bool = False,
     ) -> Outcome:
@@ -205,7 +205,7 @@ class Sandbox:
             "LANG": "C.UTF-8",
         }
         base_env.update(env or {})
-        uid = self.uid(slot)
+        uid = self.uid(number)
 
         def limit() -> None:
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
