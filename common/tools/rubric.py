@@ -1,4 +1,9 @@
-"""Rubrics: the points of each test of a lab, read from labs/NN_name/rubric.toml."""
+"""Rubrics: the points of each test of a lab, read from labs/NN_name/rubric.toml.
+
+[points]            one entry per test: "Suite.Test" = points
+[category]          optional: "Suite.Test" = "diagnostics" or "performance" (default:
+                    "correctness"), so that a grade can show partial credit by kind
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,23 @@ def load(path: Path) -> dict[str, float]:
         if not isinstance(value, int | float) or value < 0:
             raise RubricError(f"{path}: points of {name!r} must be a number >= 0, not {value!r}")
     return {name: float(value) for name, value in points.items()}
+
+
+CATEGORIES = ("correctness", "diagnostics", "performance")
+
+
+def categories(path: Path) -> dict[str, str]:
+    """Test name -> its category, for every test that [points] names."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    chosen = data.get("category", {})
+    for test, cat in chosen.items():
+        if cat not in CATEGORIES:
+            raise RubricError(
+                f"{path}: category of {test!r} must be one of {', '.join(CATEGORIES)}, not {cat!r}"
+            )
+        if test not in data.get("points", {}):
+            raise RubricError(f"{path}: [category] names {test!r}, which [points] does not")
+    return {test: chosen.get(test, "correctness") for test in data.get("points", {})}
 
 
 def mismatch(rubric: dict[str, float], tests: set[str], path: Path) -> list[str]:

@@ -59,6 +59,7 @@ def skeleton_fails(binary: str) -> int:
 def check_rubric(path: str, binary: str) -> int:
     try:
         points = rubric.load(Path(path))
+        rubric.categories(Path(path))
     except rubric.RubricError as e:
         print(f"error: {e}")
         return 1

@@ -94,6 +94,8 @@ def grade_all(
     os.chmod(work, 0o711)  # the sandbox's users must reach their job folders
     try:
         settings = Settings(backend=backend, jobs=args.jobs)
+        if backend == "cuda":
+            settings.gpus = threading.Semaphore(max(1, gpu_count()))
         settings.test_limits = dataclasses.replace(settings.test_limits, wall_seconds=args.test_timeout)
         if backend == "cuda":  # the CUDA driver reserves far more address space than any limit allows
             settings.test_limits = dataclasses.replace(settings.test_limits, memory_bytes=None)

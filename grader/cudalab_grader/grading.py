@@ -13,10 +13,12 @@ build folder read-only, so a submission cannot change the tests that grade it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,8 @@ NOISE = re.compile(
 class Settings:
     backend: str  # cuda or emu
     jobs: int
+    # On a GPU machine, the tests of one job at a time per GPU, so that timings are not shared.
+    gpus: threading.Semaphore | None = None
     build_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=600, cpu_seconds=1200))
     test_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=60, cpu_seconds=120))
 
@@ -181,8 +185,10 @@ class Grader:
             return result
 
         result["status"] = "graded"
+        with self.settings.gpus or contextlib.nullcontext():
+            verdicts = {test: self._run_test(job, lab, test, number) for test in rubric}
         for test, pts in rubric.items():
-            state, message = self._run_test(job, lab, test, number)
+            state, message = verdicts[test]
             entry = {"result": state, "points": pts if state == "passed" else 0.0, "possible": pts}
             if state == "skipped":
                 entry["possible"] = 0.0  # a test this backend cannot run counts for nothing
@@ -191,6 +197,12 @@ class Grader:
             result["tests"][test] = entry
         result["earned"] = sum(t["points"] for t in result["tests"].values())
         result["possible"] = sum(t["possible"] for t in result["tests"].values())
+        by_kind: dict[str, dict[str, float]] = {}
+        for test, category in workbook.categories(lab).items():
+            part = by_kind.setdefault(category, {"earned": 0.0, "possible": 0.0})
+            part["earned"] += result["tests"][test]["points"]
+            part["possible"] += result["tests"][test]["possible"]
+        result["categories"] = by_kind
         result["seconds"] = round(time.monotonic() - started, 1)
         shutil.rmtree(job, ignore_errors=True)
         return result

@@ -43,6 +43,9 @@ def _lab_lines(lab: str, r: dict) -> tuple[str, list[tuple[str, str, str]]]:
     head = f"{lab}: {score:g} of {r.get('possible', 0):g} points"
     if r.get("penalty"):
         head += f" (late: {r['earned']:g} minus {r['penalty'] * 100:g}%)"
+    kinds = r.get("categories", {})
+    if len(kinds) > 1:
+        head += " - " + ", ".join(f"{k} {v['earned']:g}/{v['possible']:g}" for k, v in sorted(kinds.items()))
     items = []
     status = r.get("status")
     if status == "missing":

@@ -43,6 +43,10 @@ def points(lab: str) -> dict[str, float]:
     return rubric.load(ROOT / "labs" / lab / "rubric.toml")
 
 
+def categories(lab: str) -> dict[str, str]:
+    return rubric.categories(ROOT / "labs" / lab / "rubric.toml")
+
+
 def fingerprint(lab: str) -> str:
     """Changes when anything the lab is graded with changes (tests, interface, rubric, common)."""
     h = hashlib.sha256()

@@ -89,6 +89,8 @@ def test_partly_right_and_wrong(graded: tuple) -> None:
     )
     assert "wrote past the end of a device array" in bob["VectorAdd.Size257"]
     assert 0 < lab(results, "bob")["earned"] < 20
+    kinds = lab(results, "bob")["categories"]  # partial credit by kind, from the rubric
+    assert kinds["diagnostics"] == {"earned": 3.0, "possible": 5.0} and kinds["correctness"]["possible"] == 15
     carol = failed(results, "carol")
     assert "elements are wrong" in carol["VectorAdd.Size257"]
     assert lab(results, "carol")["earned"] < 10
