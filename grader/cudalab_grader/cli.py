@@ -12,6 +12,8 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -68,12 +70,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--backend", choices=["cuda", "emu"], help="default: cuda if a GPU is visible, else emu")
     ap.add_argument("--deadlines", type=Path, help="a TOML file of deadlines and late penalties")
     ap.add_argument("--test-timeout", type=float, default=60, help="seconds per test (default 60)")
+    ap.add_argument("--shard", help="K/N: grade only every N-th submission, starting with the K-th")
+    ap.add_argument("--slurm", type=int, metavar="N", help="submit a Slurm job array of N shards")
+    ap.add_argument("--gpus-per-task", type=int, default=0, help="with --slurm: GPUs per shard")
+    ap.add_argument("--wait", action="store_true", help="with --slurm: wait until every shard is done")
+    ap.add_argument("--merge", action="store_true", help="merge the shards in --out into one gradebook")
     ap.add_argument("--gradescope", action="store_true", help="grade one submission for Gradescope")
     ap.add_argument("--submission", type=Path, default=Path("/autograder/submission"))
     ap.add_argument("--results", type=Path, default=Path("/autograder/results/results.json"))
     args = ap.parse_args(argv)
-    if not args.gradescope and args.submissions is None:
-        ap.error("give the folder of submissions (or --gradescope)")
+    if not (args.gradescope or args.merge) and args.submissions is None:
+        ap.error("give the folder of submissions (or --gradescope, or --merge)")
+    if args.shard and not re.fullmatch(r"\d+/[1-9]\d*", args.shard):
+        ap.error("--shard takes K/N, for example 0/4")
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
     return args
@@ -105,8 +114,6 @@ def grade_all(
             )
             print(f"  protection: {results_note}")
         grader = Grader(settings, sandbox, work)
-        print("building the instructor's workbook once ...", flush=True)
-        grader.prepare_base(labs)
 
         results: dict = {
             "backend": backend,
@@ -137,7 +144,7 @@ def grade_all(
             for lab in labs:
                 files = [submissions.find_lab_file(unpacked, lab, f) for f in workbook.student_files(lab)]
                 if not all(files):  # nothing to build: the missing files are the verdict
-                    entry["labs"][lab] = grader.grade(unpacked, sub.student, lab, 0)
+                    entry["labs"][lab] = grader.grade(unpacked, sub.student, lab)
                     continue
                 key = "-".join([submissions.content_hash(files), workbook.fingerprint(lab), backend])
                 cached = cache / sub.student / f"{lab}.json"
@@ -150,14 +157,15 @@ def grade_all(
 
         reused = sum(1 for e in results["students"].values() for r in e["labs"].values() if "hash" in r)
         print(f"{len(todo)} lab(s) to grade, {reused} unchanged since an earlier run")
+        if todo:
+            print("building the instructor's workbook once ...", flush=True)
+            grader.prepare_base(labs)
         progress = Progress(len(todo))
 
-        def job(numbered: tuple[int, tuple]) -> None:
-            # Each job gets its own number, and so its own user: whatever one job leaves behind
-            # (a fork bomb's unreaped children count against a user's process limit) stays its own.
-            number, (sub, lab, unpacked, key, cached) = numbered
+        def job(item: tuple) -> None:
+            sub, lab, unpacked, key, cached = item
             try:
-                r = grader.grade(unpacked, sub.student, lab, number)
+                r = grader.grade(unpacked, sub.student, lab)
             except Exception as e:  # a job's own failure must not stop the class's grading
                 r = {
                     "lab": lab,
@@ -174,7 +182,7 @@ def grade_all(
             progress.step(f"{sub.student} {lab}")
 
         with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            list(pool.map(job, enumerate(todo, start=1)))
+            list(pool.map(job, todo))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -210,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grader: error: {e}", file=sys.stderr)
         return 2
 
+    if args.merge:
+        return merge(args.out)
     if args.gradescope:
         if not args.submission.is_dir():
             print(f"grader: error: {args.submission}: no submission folder", file=sys.stderr)
@@ -232,21 +242,113 @@ def main(argv: list[str] | None = None) -> int:
     if not subs:
         print(f"grader: error: {args.submissions}: no folders, .zip or .tar.gz files in it", file=sys.stderr)
         return 2
+    if args.shard:
+        k, n = map(int, args.shard.split("/"))
+        subs = [sub for i, sub in enumerate(subs) if i % n == k]
+    if args.slurm:
+        return submit_slurm(args)
     args.out.mkdir(parents=True, exist_ok=True)
-    results = grade_all(args, subs, labs, args.out)
-    report.write_gradebook(args.out / "gradebook.csv", results)
-    report.write_results(args.out / "results.json", results)
-    report.write_feedback(args.out / "feedback", results)
-    figures = plots.write(args.out / "plots", results)
+    results = grade_all(args, subs, labs, args.out) if subs else empty_results(labs)
+    write_outputs(args.out, results)
+    return 0
+
+
+def empty_results(labs: list[str]) -> dict:
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return {"backend": "none", "labs": labs, "graded_at": now, "protections": [], "students": {}}
+
+
+def write_outputs(out: Path, results: dict) -> None:
+    report.write_gradebook(out / "gradebook.csv", results)
+    report.write_results(out / "results.json", results)
+    report.write_feedback(out / "feedback", results)
+    figures = plots.write(out / "plots", results)
     print()
     print(summary(results))
     print(
-        f"\ngradebook: {args.out / 'gradebook.csv'}\nresults:   {args.out / 'results.json'}\n"
-        f"feedback:  {args.out / 'feedback'}/<student>.md and .html"
+        f"\ngradebook: {out / 'gradebook.csv'}\nresults:   {out / 'results.json'}\n"
+        f"feedback:  {out / 'feedback'}/<student>.md and .html"
     )
     print(
         f"plots:     {', '.join(str(f) for f in figures)}"
         if figures
         else "plots:     none (matplotlib is not installed for this Python)"
     )
+
+
+def submit_slurm(args: argparse.Namespace) -> int:
+    """Writes a job array of one task per shard and submits it with sbatch. Each shard grades into
+    its own folder with its own cache, so a task that failed is simply run again."""
+    if shutil.which("sbatch") is None:
+        print("grader: error: --slurm needs sbatch (Slurm's client) on this machine", file=sys.stderr)
+        return 2
+    out = args.out.resolve()
+    (out / "slurm").mkdir(parents=True, exist_ok=True)
+    n = args.slurm
+    grade = Path(__file__).resolve().parents[1] / "grade"
+    task = [
+        sys.executable,
+        str(grade),
+        str(args.submissions.resolve()),
+        "--jobs",
+        str(args.jobs),
+        "--test-timeout",
+        str(args.test_timeout),
+        "--shard",
+        f"${{SLURM_ARRAY_TASK_ID}}/{n}",
+        "--out",
+        f"{out}/shard-${{SLURM_ARRAY_TASK_ID}}",
+    ]
+    if args.labs:
+        task += ["--labs", args.labs]
+    if args.backend:
+        task += ["--backend", args.backend]
+    if args.deadlines:
+        task += ["--deadlines", str(args.deadlines.resolve())]
+    lines = [
+        "#!/bin/bash",
+        "#SBATCH --job-name=cudalab-grade",
+        f"#SBATCH --array=0-{n - 1}",
+        f"#SBATCH --cpus-per-task={args.jobs}",
+        f"#SBATCH --output={out}/slurm/shard-%a.log",
+    ]
+    if args.gpus_per_task:
+        lines.append(f"#SBATCH --gres=gpu:{args.gpus_per_task}")
+    quoted = " ".join(shlex.quote(a) if "$" not in a else f'"{a}"' for a in task)
+    lines += ["set -e", f"exec {quoted}", ""]
+    script = out / "slurm" / "grade.sbatch"
+    script.write_text("\n".join(lines))
+    cmd = ["sbatch", "--parsable"] + (["--wait"] if args.wait else []) + [str(script)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"grader: error: sbatch failed: {run.stderr.strip()}", file=sys.stderr)
+        return 1
+    job = run.stdout.strip().split(";")[0]
+    print(f"submitted Slurm job {job}: {n} shard(s), logs in {out}/slurm/")
+    print(f"when it is done: grader/grade --merge --out {args.out}")
+    return 0
+
+
+def merge(out: Path) -> int:
+    """One gradebook from the shards' results in out/shard-*/."""
+    shards = sorted(out.glob("shard-*/results.json"))
+    if not shards:
+        print(f"grader: error: {out}: no shard-*/results.json to merge", file=sys.stderr)
+        return 2
+    merged: dict = {}
+    for path in shards:
+        part = json.loads(path.read_text())
+        if not part["students"]:
+            continue
+        if not merged:
+            merged = {**part, "students": {}}
+        if part["labs"] != merged["labs"] or part["backend"] != merged["backend"]:
+            print(f"grader: error: {path}: graded other labs or on another backend", file=sys.stderr)
+            return 1
+        merged["students"].update(part["students"])
+    if not merged:
+        merged = json.loads(shards[0].read_text())
+    merged["students"] = dict(sorted(merged["students"].items()))
+    print(f"merged {len(shards)} shard(s), {len(merged['students'])} student(s)")
+    write_outputs(out, merged)
     return 0

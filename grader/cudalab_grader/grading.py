@@ -126,15 +126,26 @@ class Grader:
             else:
                 shutil.copy2(p, self.base / "src" / part)
         (self.base / "build").mkdir()
-        self.sandbox.prepare(self.base / "build", 0)
-        ok, log = self._configure_and_build(self.base, labs, 0)
+        number = self.sandbox.claim()
+        try:
+            self.sandbox.prepare(self.base / "build", number)
+            ok, log = self._configure_and_build(self.base, labs, number)
+        finally:
+            self.sandbox.release(number)
         if not ok:
             raise RuntimeError("the instructor's workbook does not build in the sandbox:\n" + log[-4000:])
 
     # ---- one job -----------------------------------------------------------------------------
 
-    def grade(self, unpacked: Path, student: str, lab: str, number: int) -> dict:
+    def grade(self, unpacked: Path, student: str, lab: str) -> dict:
         """Builds and tests `lab` of the student whose files are in `unpacked`."""
+        number = self.sandbox.claim()  # the job's own user: what it leaves behind stays its own
+        try:
+            return self._grade(unpacked, student, lab, number)
+        finally:
+            self.sandbox.release(number)
+
+    def _grade(self, unpacked: Path, student: str, lab: str, number: int) -> dict:
         started = time.monotonic()
         rubric = workbook.points(lab)
         result: dict = {"lab": lab, "possible": sum(rubric.values()), "earned": 0.0, "tests": {}}

@@ -8,18 +8,21 @@ says so.
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import os
 import resource
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-FIRST_UID = 60000  # job k runs as uid FIRST_UID + k when the grader is root
+FIRST_UID = 60000  # as root, jobs run as users FIRST_UID + 1, + 2, ... claimed one job at a time
+USER_LOCKS = Path(tempfile.gettempdir()) / "cudalab-grader-users"  # claims, shared by all graders
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,19 @@ def _tools_others_cannot_run(path: list[str]) -> list[str]:
     return failing
 
 
+def _processes_of(uid: int) -> list[int]:
+    """The processes of `uid`, zombies included (they still count against its process limit)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
 def _kill_user(uid: int) -> None:
     """Kills every process of `uid` (a job's own user) until none is left."""
     for _ in range(50):
@@ -123,6 +139,8 @@ class Sandbox:
         # As root, jobs run under their own user ids, if those users can run the tools.
         self.hidden_tools = _tools_others_cannot_run(self.path) if os.geteuid() == 0 else []
         self.root = os.geteuid() == 0 and not self.hidden_tools
+        self._claims: dict[int, object] = {}
+        self._claims_lock = threading.Lock()
 
     def protections(self) -> list[str]:
         """What is active, in words, for the instructor and the records."""
@@ -138,7 +156,7 @@ class Sandbox:
                 "the grader can read and use the network; install bubblewrap for isolation"
             )
         if self.root:
-            p.append(f"each job runs as its own user (uid {FIRST_UID} + job number), not as root")
+            p.append(f"each job runs as its own user (uids above {FIRST_UID}), not as root")
         elif os.geteuid() == 0:
             p.append(
                 f"jobs run as root, because other users cannot run {', '.join(self.hidden_tools)}: "
@@ -150,6 +168,35 @@ class Sandbox:
 
     def uid(self, number: int) -> int | None:
         return FIRST_UID + number if self.root else None
+
+    def claim(self) -> int:
+        """A job number whose user no other job (of this or another grader) uses, and who has no
+        process left from an earlier job; 0 when jobs do not get users of their own."""
+        if not self.root:
+            return 0
+        USER_LOCKS.mkdir(mode=0o700, exist_ok=True)
+        with self._claims_lock:
+            for number in range(1, 5000):
+                if number in self._claims:
+                    continue
+                lock = open(USER_LOCKS / f"{FIRST_UID + number}.lock", "w")  # noqa: SIM115 (held)
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    lock.close()
+                    continue
+                if _processes_of(FIRST_UID + number):
+                    lock.close()
+                    continue
+                self._claims[number] = lock
+                return number
+        raise RuntimeError(f"no free user id between {FIRST_UID + 1} and {FIRST_UID + 4999}")
+
+    def release(self, number: int) -> None:
+        with self._claims_lock:
+            lock = self._claims.pop(number, None)
+        if lock is not None:
+            lock.close()
 
     def prepare(self, folder: Path, number: int) -> None:
         """Makes `folder` (a job's writable area) belong to the job's user."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -229,8 +230,52 @@ def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
     grader.prepare_base(["01_vector_add"])
     unpacked = tmp_path / "alice"
     submissions.unpack(submissions.Submission("alice", CORPUS / "alice", 0), unpacked)
-    assert grader.grade(unpacked, "alice", "01_vector_add", 0)["earned"] == 20
+    assert grader.grade(unpacked, "alice", "01_vector_add")["earned"] == 20
     submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
-    grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add", 0)
+    grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")
     assert grace["tests"]["VectorAdd.One"]["result"] == "failed" and grace["earned"] == 19
     shutil.rmtree(work, ignore_errors=True)
+
+
+SLURM = shutil.which("slurmctld") is not None and shutil.which("sbatch") is not None and os.geteuid() == 0
+
+
+@pytest.mark.skipif(not SLURM, reason="needs root and Debian's slurm-wlm and munge (.ci/run installs them)")
+def test_slurm_shards_merge_to_the_local_gradebook(graded: tuple, tmp_path: Path) -> None:
+    """A real single-node Slurm, started here with its own configuration: the job array's shards,
+    merged, give the local run's grades; resubmitting regrades nothing."""
+    cluster = tmp_path / "slurm"
+    script = str(HERE / "slurm_cluster.sh")
+    start = subprocess.run([script, "start", str(cluster)], capture_output=True, text=True)
+    assert start.returncode == 0, start.stdout + start.stderr
+    env = {**os.environ, "SLURM_CONF": str(cluster / "slurm.conf")}
+    out = tmp_path / "out"
+    base = [sys.executable, str(ROOT / "grader" / "grade")]
+    submit = [
+        *base,
+        str(CORPUS),
+        "--labs",
+        "01",
+        "--slurm",
+        "3",
+        "--wait",
+        "--jobs",
+        "1",
+        "--test-timeout",
+        "8",
+    ]
+    try:
+        run = subprocess.run([*submit, "--out", str(out)], capture_output=True, text=True, env=env)
+        assert run.returncode == 0, run.stdout + run.stderr
+        merged = subprocess.run([*base, "--merge", "--out", str(out)], capture_output=True, text=True)
+        assert merged.returncode == 0 and "merged 3 shard(s), 19 student(s)" in merged.stdout, merged.stdout
+        again = subprocess.run([*submit, "--out", str(out)], capture_output=True, text=True, env=env)
+        assert again.returncode == 0, again.stdout + again.stderr
+    finally:
+        subprocess.run([script, "stop", str(cluster)], capture_output=True)
+    local_out, _, _ = graded
+    local = {r["student"]: r["01_vector_add"] for r in csv.DictReader((local_out / "gradebook.csv").open())}
+    sharded = {r["student"]: r["01_vector_add"] for r in csv.DictReader((out / "gradebook.csv").open())}
+    assert sharded == local
+    for k in range(3):
+        assert "0 lab(s) to grade" in (out / "slurm" / f"shard-{k}.log").read_text()
