@@ -157,6 +157,18 @@ def table(results: list[LabResult]) -> str:
     return "\n".join([line(rows[0]), rule, *map(line, rows[1:-1]), rule, line(rows[-1])])
 
 
+def feedback(results: dict[str, LabResult], messages: dict[str, str]) -> str:
+    """The student's feedback file: the table, then every failure with its message."""
+    out = ["# make check", "", "```text", table(list(results.values())), "```", ""]
+    for lab, r in results.items():
+        if r.build_error:
+            out += [f"## {lab}: does not build", "", "```text", r.build_error, "```", ""]
+        for test in r.failed:
+            out += [f"## {lab}/{test} failed ({r.points.get(test, 0):g} points)", ""]
+            out += ["```text", messages.get(f"{lab}/{test}", ""), "```", ""]
+    return "\n".join(out)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--lab", help="one lab: 01_vector_add, 01 or vector_add")
@@ -207,11 +219,15 @@ def main() -> int:
                 "failed": r.failed,
                 "skipped": r.skipped,
                 "build_error": r.build_error,
+                "points": r.points,
+                "messages": {t: messages.get(f"{lab}/{t}", "") for t in r.failed},
             }
             for lab, r in results.items()
         }
         (build / "check-points.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (build / "check-feedback.md").write_text(feedback(results, messages))
         print(f"\nJUnit XML: {junit}\npoints:    {build / 'check-points.json'}")
+        print(f"feedback:  {build / 'check-feedback.md'}")
     ok = all(not r.build_error and not r.failed for r in results.values())
     return 0 if ok else 1
 
