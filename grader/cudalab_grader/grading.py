@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import threading
 import time
@@ -25,12 +24,10 @@ from pathlib import Path
 
 from . import submissions, workbook
 from .sandbox import Limits, Sandbox
+from .workbook import GTEST_NOISE as NOISE
+from .workbook import useful_build_errors
 
 SRC, BUILD, OUT = "/grade/workbook", "/grade/build", "/grade/out"
-NOISE = re.compile(
-    r"^(Running main\(\)|Note: Google Test filter|\[(==========|----------|  PASSED  | RUN      |"
-    r"       OK |   SEED   |  FAILED  )\]|Failed$|\s*\d+ FAILED TESTS?$|$)"
-)
 
 
 @dataclass
@@ -45,17 +42,6 @@ class Settings:
 
 def _copy(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copy2)
-
-
-def useful_build_errors(log: str, limit: int = 40) -> str:
-    keep = [
-        line
-        for line in log.splitlines()
-        if not re.match(r"^(\[\s*\d+%\]|gmake|make|Consolidate|Scanning|Translating|-- )", line)
-    ]
-    errors = [i for i, line in enumerate(keep) if "error" in line]
-    start = max(0, errors[0] - 2) if errors else max(0, len(keep) - limit)
-    return "\n".join(keep[start : start + limit])
 
 
 class Grader:

@@ -9,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "common" / "tools"))
 import rubric  # noqa: E402
+from check import GTEST_NOISE, useful_build_errors  # noqa: E402, F401  (make check and the grader agree)
 
 # What a submission's build needs of the workbook; solutions/, grader/ and docs/ stay out of reach.
 BUILD_PARTS = ("CMakeLists.txt", "cmake", "common", "labs", "bench")

@@ -33,15 +33,11 @@ Inputs make_inputs(int n) {
   return in;
 }
 
-std::string describe(cudaError_t err) {
-  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
-}
-
 void check_vec_add(int n) {
   Inputs in = make_inputs(n);
   std::vector<float> C(n, poison_float());
   cudaError_t err = vecAdd(in.A.data(), in.B.data(), C.data(), n);
-  if (err != cudaSuccess) FAIL() << "vecAdd(n = " << n << ") returned " << describe(err);
+  if (err != cudaSuccess) FAIL() << "vecAdd(n = " << n << ") returned " << cudalab::error_text(err);
   EXPECT_MATCHES("C", C.data(), in.sum.data(), n, kTolerance) << kHowToIndex;
 }
 
@@ -81,7 +77,7 @@ TEST(VectorAdd, Empty) {
   float A = 1.0f, B = 2.0f, C = poison_float();
   cudaError_t err = vecAdd(&A, &B, &C, 0);
   if (err != cudaSuccess)
-    FAIL() << "vecAdd(n = 0) returned " << describe(err)
+    FAIL() << "vecAdd(n = 0) returned " << cudalab::error_text(err)
            << ". An empty vector is valid input: launch nothing (a grid of 0 "
               "blocks is refused as invalid) and return cudaSuccess.";
   EXPECT_TRUE(cudalab::is_poison(C)) << "vecAdd(n = 0) wrote into h_C";
@@ -139,7 +135,8 @@ TEST(VectorAdd, ReportsAFailedCall) {
   (void)cudaGetLastError();  // the planted failure is also the last error: clear it
   EXPECT_EQ(err, cudaErrorMemoryAllocation)
       << "the third cudaMalloc failed with cudaErrorMemoryAllocation, but vecAdd returned "
-      << describe(err) << ". Check what every CUDA call returns and pass the first error on.";
+      << cudalab::error_text(err)
+      << ". Check what every CUDA call returns and pass the first error on.";
   std::string leaks = unfreed();
   EXPECT_TRUE(leaks.empty()) << "after the failed cudaMalloc, vecAdd did not free:" << leaks;
 #endif

@@ -19,10 +19,6 @@ constexpr const char* kHowToIndex =
     "Row = blockIdx.y * blockDim.y + threadIdx.y; Col = blockIdx.x * blockDim.x + threadIdx.x; "
     "the pixel is at Row * width + Col, and only threads with Row < height and Col < width work.";
 
-std::string describe(cudaError_t err) {
-  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
-}
-
 template <class T>
 int stray_writes(const std::vector<T>& out, size_t n, T mark) {
   int stray = 0;
@@ -48,7 +44,7 @@ void check_scale(int n, int m) {
                            cudalab::poison_float());
   cudaError_t err = scalePicture(d_in.get(), d_out.get(), n, m);
   if (err != cudaSuccess)
-    FAIL() << "scalePicture(" << n << " x " << m << ") returned " << describe(err);
+    FAIL() << "scalePicture(" << n << " x " << m << ") returned " << cudalab::error_text(err);
   std::vector<float> out = d_out.to_host();
   EXPECT_MATCHES("Pout", out.data(), expected.data(), pixels, {0.0, 0.0}) << kHowToIndex;
   int stray = 0;
@@ -68,7 +64,7 @@ TEST(Picture, Empty) {
   cudaError_t err = scalePicture(d.get(), d.get(), 0, 5);
   EXPECT_EQ(err, cudaSuccess) << "an empty picture must launch nothing (a grid with 0 blocks is "
                                  "refused), but scalePicture returned "
-                              << describe(err);
+                              << cudalab::error_text(err);
 }
 
 // --- RGB to grey -------------------------------------------------------------------------------
@@ -89,7 +85,8 @@ void check_grey(int width, int height, const std::vector<unsigned char>& rgb) {
                                     kByteMark);
   cudaError_t err = colorToGrayscale(d_grey.get(), d_rgb.get(), width, height);
   if (err != cudaSuccess)
-    FAIL() << "colorToGrayscale(" << width << " x " << height << ") returned " << describe(err);
+    FAIL() << "colorToGrayscale(" << width << " x " << height << ") returned "
+           << cudalab::error_text(err);
   std::vector<unsigned char> grey = d_grey.to_host();
   std::vector<long long> expected = grey_reference(rgb, pixels);
   // The GPU computes in float: near a whole number, its truncation may land one lower or higher.
@@ -134,7 +131,8 @@ void check_blur(int w, int h, const std::vector<unsigned char>& in) {
   DeviceArray<unsigned char> d_out(std::vector<unsigned char>(pixels, kByteMark), kSlack,
                                    kByteMark);
   cudaError_t err = blur(d_in.get(), d_out.get(), w, h);
-  if (err != cudaSuccess) FAIL() << "blur(" << w << " x " << h << ") returned " << describe(err);
+  if (err != cudaSuccess)
+    FAIL() << "blur(" << w << " x " << h << ") returned " << cudalab::error_text(err);
   std::vector<unsigned char> out = d_out.to_host();
   std::vector<long long> expected = blur_reference(in, w, h);
   EXPECT_MATCHES("out", out.data(), expected.data(), pixels, 0)

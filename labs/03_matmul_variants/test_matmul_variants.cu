@@ -13,10 +13,6 @@ using cudalab::testing::test_seed;
 
 constexpr int kSlack = 32;  // poisoned elements behind C
 
-std::string describe(cudaError_t err) {
-  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
-}
-
 // The variants by name, each for int and float.
 enum class Variant { Row, Col, OneBlock, Element };
 
@@ -72,7 +68,8 @@ void check_int(Variant v, int ha, int wa, int wb, const std::vector<int>& a,
   cudaError_t err;
   std::vector<int> c = product(v, a, b, ha, wa, wb, cudalab::kPoisonInt, &err);
   if (err != cudaSuccess)
-    FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned " << describe(err);
+    FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned "
+           << cudalab::error_text(err);
   EXPECT_MATCHES("c", c.data(), expected.data(), expected.size()) << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
     ASSERT_EQ(c[i], cudalab::kPoisonInt)
@@ -97,7 +94,8 @@ void check_random_float(Variant v, int ha, int wa, int wb) {
   cudaError_t err;
   std::vector<float> c = product(v, a, b, ha, wa, wb, cudalab::poison_float(), &err);
   if (err != cudaSuccess)
-    FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned " << describe(err);
+    FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned "
+           << cudalab::error_text(err);
   // A float sum of wa products of numbers below 1 is off by at most about wa * 6e-8 per term.
   EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {1e-5, 2e-6 * wa}) << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
@@ -110,7 +108,7 @@ void check_course_example(Variant v) {
   cudaError_t err;
   std::vector<int> c = product<int>(v, {2, 3, 1, 4, 5, 7}, {1, 8, 5, 4, 2, 7, 9, 6, 3}, 2, 3, 3,
                                     cudalab::kPoisonInt, &err);
-  if (err != cudaSuccess) FAIL() << "2x3 times 3x3 returned " << describe(err);
+  if (err != cudaSuccess) FAIL() << "2x3 times 3x3 returned " << cudalab::error_text(err);
   const long long expected[] = {23, 28, 34, 87, 84, 76};
   EXPECT_MATCHES("c", c.data(), expected, 6) << hint(v);
 }

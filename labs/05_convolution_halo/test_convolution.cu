@@ -13,10 +13,6 @@ using cudalab::DeviceArray;
 
 constexpr int kSlack = 32;  // poisoned elements behind P
 
-std::string describe(cudaError_t err) {
-  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
-}
-
 // The 1D variants behind one signature: the mask comes as a host vector.
 using Conv1D = std::function<cudaError_t(const float* N, const std::vector<float>& M, float* P,
                                          int Mask_Width, int Width)>;
@@ -51,7 +47,8 @@ void check_1d(const Conv1D& conv, const std::vector<float>& N, const std::vector
                          cudalab::poison_float());
   cudaError_t err = conv(d_N.get(), M, d_P.get(), mask_width, width);
   if (err != cudaSuccess)
-    FAIL() << "Width " << width << ", Mask_Width " << mask_width << ": returned " << describe(err);
+    FAIL() << "Width " << width << ", Mask_Width " << mask_width << ": returned "
+           << cudalab::error_text(err);
   std::vector<float> P = d_P.to_host();
   EXPECT_MATCHES("P", P.data(), expected.data(), width, {1e-5, 1e-6 * mask_width})
       << "(Width " << width << ", Mask_Width " << mask_width << ") " << hint;
@@ -129,7 +126,7 @@ void check_2d(int mask_width, int height, int width, const std::vector<float>& M
   cudaError_t err = convolution2DTiled(d_N.get(), M.data(), d_P.get(), mask_width, height, width);
   if (err != cudaSuccess)
     FAIL() << height << " x " << width << " image, Mask_Width " << mask_width << ": returned "
-           << describe(err);
+           << cudalab::error_text(err);
   std::vector<float> P = d_P.to_host();
   EXPECT_MATCHES("P", P.data(), expected.data(), N.size(), {1e-5, 1e-6 * mask_width * mask_width})
       << "(" << height << " x " << width << " image, Mask_Width " << mask_width << ") Each block "
@@ -175,7 +172,7 @@ TEST(Convolution, RejectsBadMaskWidths) {
     };
     for (const auto& [name, err] : results)
       EXPECT_EQ(err, cudaErrorInvalidValue)
-          << name << " with Mask_Width " << w << " returned " << describe(err)
+          << name << " with Mask_Width " << w << " returned " << cudalab::error_text(err)
           << "; a width that is even or larger than MAX_MASK_WIDTH must give cudaErrorInvalidValue";
   }
 }

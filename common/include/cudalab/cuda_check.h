@@ -6,6 +6,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+
+namespace cudalab {
+// "cudaErrorInvalidValue (invalid argument)": the name and CUDA's text, for test messages.
+inline std::string error_text(cudaError_t err) {
+  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
+}
+}  // namespace cudalab
 
 #define CUDA_CHECK(call)                                                                        \
   do {                                                                                          \
