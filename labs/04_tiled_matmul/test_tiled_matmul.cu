@@ -29,7 +29,7 @@ void check(TiledMatMul tiled, int tile, int I, int J, int K) {
   cudaError_t err = tiled(d_M.get(), d_N.get(), d_P.get(), I, J, K);
   if (err != cudaSuccess)
     FAIL() << "tiledMatMul" << tile << "(I = " << I << ", J = " << J << ", K = " << K
-           << ") returned " << cudaGetErrorName(err) << " (" << cudaGetErrorString(err) << ")";
+           << ") returned " << cudalab::error_text(err);
   std::vector<float> P = d_P.to_host();
   // J products of numbers below 1, summed in float: off by at most about J * 6e-8 each.
   EXPECT_MATCHES("P", P.data(), expected.data(), expected.size(), {1e-5, 2e-6 * J + 1e-7})
