@@ -28,6 +28,7 @@ from .workbook import GTEST_NOISE as NOISE
 from .workbook import useful_build_errors
 
 SRC, BUILD, OUT = "/grade/workbook", "/grade/build", "/grade/out"
+HOST_PART = {SRC: "src", BUILD: "build", OUT: "out"}  # where each lies in a job's folder
 
 
 @dataclass
@@ -56,10 +57,10 @@ class Grader:
     def _inside(self, job: Path, inside: str) -> str:
         if self.sandbox.bwrap:
             return inside
-        return str(job / {SRC: "src", BUILD: "build", OUT: "out"}[inside])
+        return str(job / HOST_PART[inside])
 
     def _binds(self, job: Path, parts: tuple[str, ...]) -> dict[Path, str]:
-        return {job / {SRC: "src", BUILD: "build", OUT: "out"}[p]: p for p in parts}
+        return {job / HOST_PART[p]: p for p in parts}
 
     def _configure_and_build(self, job: Path, labs: list[str], number: int) -> tuple[bool, str]:
         src, build = self._inside(job, SRC), self._inside(job, BUILD)

@@ -98,21 +98,17 @@ def _processes_of(uid: int) -> list[int]:
 
 
 def _kill_user(uid: int) -> None:
-    """Kills every process of `uid` (a job's own user) until none is left."""
+    """Kills every process of `uid` (a job's own user) until none but zombies is left."""
     for _ in range(50):
         found = False
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
+        for pid in _processes_of(uid):
             try:
-                if os.stat(f"/proc/{entry}").st_uid != uid:
-                    continue
-                with open(f"/proc/{entry}/stat") as f:
+                with open(f"/proc/{pid}/stat") as f:
                     if f.read().rsplit(")", 1)[1].split()[0] == "Z":
                         continue  # already dead, waiting to be reaped by its parent
-                os.kill(int(entry), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
                 found = True
-            except (OSError, ProcessLookupError):
+            except OSError:
                 continue
         if not found:
             return
