@@ -149,11 +149,10 @@ class Grader:
         if job.exists():
             shutil.rmtree(job)
         job.mkdir(parents=True)
-        if self.sandbox.bwrap:
-            _copy(self.base / "src", job / "src")
+        _copy(self.base / "src", job / "src")
+        if self.sandbox.bwrap:  # the base build is valid at the same paths inside the sandbox
             _copy(self.base / "build", job / "build")
         else:
-            _copy(self.base / "src", job / "src")
             (job / "build").mkdir()
         later = time.time() + 2  # newer than every object of the base build
         for name, path in found.items():
