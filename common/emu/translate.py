@@ -10,6 +10,13 @@ Two rewrites, everything else is left as written (the prelude's macros do the re
     extern __shared__ T name[];
       -> T* const name = reinterpret_cast<T*>(::cudalab::emu::builtins.dynamic_shared);
 
+    __shared__ T name[N][M];   (inside a function)
+      -> static ::cudalab::emu::SharedSlot cudalab_slot_name{"name", __FILE__, __LINE__};
+         auto& name = ::cudalab::emu::shared<T[N][M]>(cudalab_slot_name);
+
+so that each block's copy lives in the block's checked shared space (see common/emu/src/checks.cpp).
+A declaration the translator cannot read stays as written; the prelude makes it a thread_local.
+
 The output starts with `#line 1 "<input>"` and keeps every line where it was, so compiler errors
 and the backend's diagnostics name the student's file and line.
 
@@ -158,8 +165,92 @@ def rewrite_extern_shared(src: str) -> str:
     return EXTERN_SHARED.sub(replace, src)
 
 
+SHARED = re.compile(r"\b__shared__\b")
+FIRST_DECLARATOR = re.compile(r"^(.*?)\b([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$", re.S)
+MORE_DECLARATOR = re.compile(r"^\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$", re.S)
+
+
+def split_top_level(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for k, c in enumerate(text):
+        if c in "([<":
+            depth += 1
+        elif c in ")]>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:k])
+            start = k + 1
+    parts.append(text[start:])
+    return parts
+
+
+def shared_declaration(text: str) -> str | None:
+    """`__shared__ float a[4][4], b[4];` -> slots and references, or None if not understood."""
+    words = re.sub(r"\b(__shared__|static)\b", " ", ALIGN.sub(" ", text)).strip()
+    if not words or "=" in words or "(" in words or "{" in words:
+        return None
+    parts = split_top_level(words)
+    first = FIRST_DECLARATOR.match(parts[0].strip())
+    if first is None or not first.group(1).strip():
+        return None
+    type_ = " ".join(first.group(1).split())
+    declarators = [(first.group(2), first.group(3))]
+    for part in parts[1:]:
+        more = MORE_DECLARATOR.match(part)
+        if more is None:
+            return None
+        declarators.append((more.group(1), more.group(2)))
+    out = []
+    for name, dims in declarators:
+        dims = "".join(dims.split())
+        slot = f"cudalab_slot_{name}"
+        out.append(
+            f'static ::cudalab::emu::SharedSlot {slot}{{"{name}", __FILE__, __LINE__}}; '
+            f"auto& {name} = ::cudalab::emu::shared<{type_}{dims}>({slot});"
+        )
+    return " ".join(out)
+
+
+def rewrite_shared(src: str) -> str:
+    mask = code_mask(src)
+    out: list[str] = []
+    done = 0
+    depth = 0
+    k = 0
+    for m in SHARED.finditer(src):
+        if not mask[m.start()] or m.start() < done:
+            continue
+        while k < m.start():
+            if mask[k]:
+                depth += {"{": 1, "}": -1}.get(src[k], 0)
+            k += 1
+        if depth == 0:
+            continue  # a namespace-scope __shared__ variable: the prelude's thread_local
+        start = m.start()
+        while start > 0 and not (mask[start - 1] and src[start - 1] in ";{}"):
+            start -= 1
+        while start < m.start() and (src[start].isspace() or not mask[start] or src[start] == "#"):
+            if mask[start] and src[start] == "#":  # a preprocessor line before the declaration
+                start = src.find("\n", start) + 1
+            else:
+                start += 1
+        end = src.find(";", m.end())
+        while end >= 0 and not mask[end]:
+            end = src.find(";", end + 1)
+        if end < 0:
+            continue
+        text = shared_declaration(src[start:end])
+        if text is None:
+            continue
+        out.append(src[done:start])
+        out.append(text + "\n" * src.count("\n", start, end))
+        done = end + 1
+    out.append(src[done:])
+    return "".join(out)
+
+
 def translate(src: str, path: str) -> str:
-    body = rewrite_extern_shared(rewrite_launches(src))
+    body = rewrite_shared(rewrite_extern_shared(rewrite_launches(src)))
     return f'{PRELUDE}#line 1 "{path}"\n{body}'
 
 

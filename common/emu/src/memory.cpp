@@ -1,12 +1,16 @@
-// Device memory of the emu backend: cudaMalloc/Free/Memcpy/Memset with the checks a GPU makes,
-// plus a red zone behind every array that catches kernels writing past its end.
+// Device memory of the emu backend: cudaMalloc/Free/Memcpy/Memset with the checks a GPU makes.
+//
+// Every array lives in one reserved address range (the arena), page-aligned, with a red zone
+// behind it, and its addresses are never reused until cudaDeviceReset: so a kernel's access is
+// known to be device memory by one comparison, and a use after cudaFree is recognised as such.
+// Each array has a shadow (see shadow.h) that says who wrote each byte last.
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <utility>
 
@@ -18,47 +22,62 @@
 namespace cudalab::emu {
 namespace {
 
-constexpr size_t kAlignment = 256;        // cudaMalloc's alignment
-constexpr size_t kRedZone = 4096;         // bytes checked behind every array
-constexpr unsigned char kRedByte = 0xFD;  // the red zone's pattern
+constexpr size_t kRedZone = 4096;                   // bytes checked behind every array
+constexpr unsigned char kRedByte = 0xFD;            // the red zone's pattern
+constexpr size_t kShadowLimit = size_t{512} << 20;  // larger arrays get no shadow
 
-struct Allocation {
-  size_t bytes;
-  std::string where;
-};
-
-std::mutex mutex;
-std::map<const char*, Allocation> live;  // by base address
+std::mutex mutex;  // guards the records; kernels only read them (no cudaMalloc during a kernel)
 struct InjectedFailure {
   unsigned successes = 0;
   cudaError_t error = cudaSuccess;
 } injected;  // guarded by mutex
+char* next_free = nullptr;  // bump pointer in the arena
 
 size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+size_t page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
-// The allocation that contains `p`, or live.end(). Caller holds the mutex.
-std::map<const char*, Allocation>::iterator containing(const void* p) {
+// A quarter of the address-space limit (the grader sets one), at most 64 GiB. Reserved, not used:
+// pages cost memory only once an array is placed on them.
+Arena reserve_arena() {
+  size_t bytes = size_t{64} << 30;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    bytes = std::min<size_t>(bytes, limit.rlim_cur / 4);
+  bytes = bytes / page() * page();
+  void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return {0, 0};
+  next_free = static_cast<char*>(p) + page();  // a gap first: a negative index lands in the arena
+  return {reinterpret_cast<uintptr_t>(p), bytes};
+}
+
+// The array that contains `p`, or nullptr (freed arrays count only if `freed_too`).
+Record* containing(const void* p, bool freed_too) {
   auto c = static_cast<const char*>(p);
-  auto it = live.upper_bound(c);
-  if (it == live.begin()) return live.end();
+  auto& all = records();
+  auto it = std::upper_bound(all.begin(), all.end(), c,
+                             [](const char* x, const Record& r) { return x < r.base; });
+  if (it == all.begin()) return nullptr;
   --it;
-  return c < it->first + std::max<size_t>(it->second.bytes, 1) ? it : live.end();
+  if (c >= it->base + std::max<size_t>(it->bytes, 1)) return nullptr;
+  return (it->freed && !freed_too) ? nullptr : &*it;
 }
 
 // Checks that [p, p + count) lies inside one device array; explains why not otherwise.
 cudaError_t check_range(const void* p, size_t count, const char* call, const char* role) {
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = containing(p);
-  if (it == live.end()) {
-    diagnose(std::string(call) + ": the " + role +
-             " is not device memory (it did not come from cudaMalloc, or it was freed)");
+  const Record* r = containing(p, true);
+  if (r == nullptr || r->freed) {
+    diagnose(std::string(call) + ": the " + role + " is not device memory (" +
+             (r ? "the array allocated at " + r->where + " was freed at " + r->freed_where
+                : std::string("it did not come from cudaMalloc, or it was freed")) +
+             ")");
     return cudaErrorInvalidValue;
   }
-  size_t offset = static_cast<const char*>(p) - it->first;
-  if (offset + count > it->second.bytes) {
+  size_t offset = static_cast<const char*>(p) - r->base;
+  if (offset + count > r->bytes) {
     diagnose(std::string(call) + ": " + std::to_string(count) + " bytes at the " + role + " run " +
-             std::to_string(offset + count - it->second.bytes) + " bytes past the end of the " +
-             std::to_string(it->second.bytes) + "-byte array allocated at " + it->second.where);
+             std::to_string(offset + count - r->bytes) + " bytes past the end of the " +
+             std::to_string(r->bytes) + "-byte array allocated at " + r->where);
     return cudaErrorInvalidValue;
   }
   return cudaSuccess;
@@ -70,14 +89,49 @@ bool is_device(cudaMemcpyKind kind, bool destination) {
 }
 
 size_t device_memory_bytes() {
-  return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * page();
+}
+
+void release(Record& r) {
+  madvise(r.base, r.span, MADV_DONTNEED);
+  mprotect(r.base, r.span, PROT_NONE);
+  if (r.shadow) munmap(r.shadow, r.bytes * sizeof(uint32_t));
+  r.shadow = nullptr;
 }
 }  // namespace
 
+const Arena& arena() {
+  static const Arena a = reserve_arena();
+  return a;
+}
+
+std::vector<Record>& records() {
+  static std::vector<Record> all;
+  return all;
+}
+
+const Record* find_record(const void* p) { return containing(p, true); }
+
+void mark_written_by_host(const void* p, size_t count) {
+  Record* r = containing(p, false);
+  if (r == nullptr || r->shadow == nullptr) return;
+  size_t offset = static_cast<const char*>(p) - r->base;
+  std::fill_n(r->shadow + offset, std::min(count, r->bytes - offset), kHostStamp);
+}
+
+void forget_writers() {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (Record& r : records())
+    if (r.shadow)
+      for (size_t i = 0; i < r.bytes; ++i)
+        if (r.shadow[i] != 0) r.shadow[i] = kHostStamp;
+}
+
 std::string check_redzones(const LaunchConfig& config) {
   std::lock_guard<std::mutex> lock(mutex);
-  for (auto& [base, a] : live) {
-    unsigned char* zone = reinterpret_cast<unsigned char*>(const_cast<char*>(base)) + a.bytes;
+  for (Record& r : records()) {
+    if (r.freed) continue;
+    unsigned char* zone = reinterpret_cast<unsigned char*>(r.base) + r.bytes;
     size_t first = kRedZone, last = 0;  // changed bytes
     for (size_t i = 0; i < kRedZone; ++i) {
       if (zone[i] != kRedByte) {
@@ -90,8 +144,8 @@ std::string check_redzones(const LaunchConfig& config) {
     size_t reach = (last / 4 + 1) * 4;  // in whole 4-byte words
     return launch_site(config) + " wrote past the end of a device array: up to " +
            std::to_string(reach) + " bytes (" + std::to_string(reach / 4) +
-           " 4-byte words) behind the end of the " + std::to_string(a.bytes) +
-           "-byte array allocated at " + a.where +
+           " 4-byte words) behind the end of the " + std::to_string(r.bytes) +
+           "-byte array allocated at " + r.where +
            " were overwritten. A thread whose index falls past the end of the data must not write: "
            "guard the store with a bounds check such as `if (i < n)`.";
   }
@@ -100,14 +154,17 @@ std::string check_redzones(const LaunchConfig& config) {
 
 void free_all_allocations() {
   std::lock_guard<std::mutex> lock(mutex);
-  for (auto& [base, a] : live) std::free(const_cast<char*>(base));
-  live.clear();
+  for (Record& r : records())
+    if (!r.freed) release(r);
+  records().clear();
+  next_free = reinterpret_cast<char*>(arena().base) + page();
 }
 
 std::vector<AllocationInfo> live_allocations() {
   std::lock_guard<std::mutex> lock(mutex);
   std::vector<AllocationInfo> out;
-  for (auto& [base, a] : live) out.push_back({a.bytes, a.where});
+  for (const Record& r : records())
+    if (!r.freed) out.push_back({r.bytes, r.where});
   return out;
 }
 
@@ -142,34 +199,46 @@ cudaError_t cudaMalloc(void** devPtr, size_t size, cudalab_source_location where
     return cudaSuccess;
   }
   if (size > device_memory_bytes()) return record(cudaErrorMemoryAllocation);
-  void* p = std::aligned_alloc(kAlignment, round_up(size + kRedZone, kAlignment));
-  if (p == nullptr) return record(cudaErrorMemoryAllocation);
+  std::lock_guard<std::mutex> lock(mutex);
+  const Arena& a = arena();
+  size_t span = round_up(size + kRedZone, page());
+  if (next_free == nullptr || span > a.base + a.size - reinterpret_cast<uintptr_t>(next_free))
+    return record(cudaErrorMemoryAllocation);
+  char* p = next_free;
+  if (mprotect(p, span, PROT_READ | PROT_WRITE) != 0) return record(cudaErrorMemoryAllocation);
+  next_free += span;
   // New device memory holds the poison, so that results nobody wrote are recognised as such.
-  for (size_t i = 0; i < size; i += 4) {
-    std::memcpy(static_cast<char*>(p) + i, &cudalab::kPoisonBits, std::min<size_t>(4, size - i));
+  for (size_t i = 0; i < size; i += 4)
+    std::memcpy(p + i, &cudalab::kPoisonBits, std::min<size_t>(4, size - i));
+  std::memset(p + size, kRedByte, kRedZone);
+  uint32_t* shadow = nullptr;
+  if (size <= kShadowLimit) {
+    void* s = mmap(nullptr, size * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    shadow = s == MAP_FAILED ? nullptr : static_cast<uint32_t*>(s);
   }
-  std::memset(static_cast<char*>(p) + size, kRedByte, kRedZone);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    live[static_cast<const char*>(p)] = {size, site(where.file_name(), where.line())};
-  }
+  records().push_back({p, size, span, site(where.file_name(), where.line()), {}, false, shadow});
   *devPtr = p;
   return cudaSuccess;
 }
 
-cudaError_t cudaFree(void* devPtr) {
+cudaError_t cudaFree(void* devPtr, cudalab_source_location where) {
   if (cudaError_t e = sticky_error()) return record(e);
   if (devPtr == nullptr) return cudaSuccess;
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = live.find(static_cast<const char*>(devPtr));
-  if (it == live.end()) {
-    diagnose(
-        "cudaFree: the pointer is not the start of a live cudaMalloc array "
-        "(freed twice, offset into an array, or host memory)");
+  Record* r = containing(devPtr, true);
+  if (r == nullptr || r->freed || r->base != devPtr) {
+    diagnose("cudaFree: the pointer is not the start of a live cudaMalloc array (" +
+             (r == nullptr  ? std::string("host memory, or never allocated")
+              : r->freed    ? "the array allocated at " + r->where + " was already freed at " +
+                                  r->freed_where
+                            : "it points into the array allocated at " + r->where) +
+             ")");
     return record(cudaErrorInvalidValue);
   }
-  std::free(devPtr);
-  live.erase(it);
+  release(*r);
+  r->freed = true;
+  r->freed_where = site(where.file_name(), where.line());
   return cudaSuccess;
 }
 
@@ -184,6 +253,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (is_device(kind, false))
     if (cudaError_t e = check_range(src, count, "cudaMemcpy", "source")) return record(e);
   std::memmove(dst, src, count);
+  if (is_device(kind, true)) mark_written_by_host(dst, count);
   return cudaSuccess;
 }
 
@@ -197,6 +267,7 @@ cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   if (count == 0) return cudaSuccess;
   if (cudaError_t e = check_range(devPtr, count, "cudaMemset", "destination")) return record(e);
   std::memset(devPtr, value, count);
+  mark_written_by_host(devPtr, count);
   return cudaSuccess;
 }
 

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "block.h"
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
@@ -89,11 +90,13 @@ std::string describe_threads(const std::vector<unsigned>& ids, dim3 block) {
 // Runs the blocks a worker is given, one at a time.
 class BlockRunner {
  public:
-  // Runs block `block_idx`; on failure returns the explanation.
-  std::string run(const LaunchConfig& config, ThreadFn fn, uint3 block_idx) {
+  // Runs the block that `state` names; on failure returns the error and its explanation.
+  std::pair<cudaError_t, std::string> run(const LaunchConfig& config, ThreadFn fn, BlockState& state) {
     config_ = &config;
     fn_ = fn;
-    builtins.blockIdx = block_idx;
+    builtins.blockIdx = state.block;
+    state.block_epoch = ++state.epoch;
+    state.unwritten_read.clear();
     threads_ = config.block.x * config.block.y * config.block.z;
     next_ = 0;
     next_index_ = {0, 0, 0};
@@ -102,6 +105,7 @@ class BlockRunner {
     elsewhere_.assign(threads_, {nullptr, 0, 0});
     round_ = 0;
     error_.clear();
+    error_code_ = cudaErrorLaunchFailure;
     // Round 0 starts every thread, on the fibers earlier blocks parked and on new ones; each later
     // round releases one barrier.
     idle_.clear();
@@ -109,14 +113,18 @@ class BlockRunner {
     idle_pos_ = 0;
     live_.clear();
     run_round();
-    while (error_.empty() && done_ < threads_ && barrier_may_open()) {
+    while (no_unwritten_read(state) && done_ < threads_ && barrier_may_open()) {
+      ++state.epoch;  // the barrier opens: what was written before it is safe to read
+      count_barrier(state);
       live_.clear();
       for (auto& f : fibers_)
         if (!f->parked) live_.push_back(f.get());
       run_round();
     }
+    no_unwritten_read(state);
+    count_block_end(state);
     if (!error_.empty()) fibers_.clear();  // unwinds the threads of the failed block
-    return error_;
+    return {error_code_, error_};
   }
 
   // __syncthreads() of the thread that runs now. Only a thread that waits somewhere else than the
@@ -133,6 +141,12 @@ class BlockRunner {
   }
 
  private:
+  // No error so far, and no thread read shared memory that no thread wrote before the barrier?
+  bool no_unwritten_read(BlockState& state) {
+    if (error_.empty() && !state.unwritten_read.empty()) error_ = state.unwritten_read;
+    return error_.empty();
+  }
+
   struct Fiber {
     ctx::fiber self;      // this context, while it is suspended
     unsigned thread = 0;  // the GPU thread it runs now
@@ -208,7 +222,14 @@ class BlockRunner {
           f.thread = next_++;
           f.index = take_index();
           builtins.threadIdx = f.index;
-          fn_.call(fn_.ctx);
+          try {
+            fn_.call(fn_.ctx);
+          } catch (const KernelFault& fault) {  // a check stopped this thread: stop the block
+            if (error_.empty()) {
+              error_ = fault.message;
+              error_code_ = fault.code;
+            }
+          }
           done_flag_[f.thread] = true;
           ++done_;
         }
@@ -270,6 +291,7 @@ class BlockRunner {
   Fiber* from_ = nullptr;                       // the context that switched last
   Fiber* current_ = nullptr;
   std::string error_;
+  cudaError_t error_code_ = cudaErrorLaunchFailure;
 };
 
 thread_local BlockRunner* runner = nullptr;
@@ -389,30 +411,51 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   std::atomic<unsigned long long> next{0};
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
-  std::string error;
+  std::pair<cudaError_t, std::string> error{cudaSuccess, {}};
+  // Block b of this launch writes global memory with stamp launch_stamp + b (see checks.cpp).
+  static uint32_t next_stamp = kHostStamp + 1;
+  if (next_stamp + blocks >= kAtomicBit) {
+    forget_writers();
+    next_stamp = kHostStamp + 1;
+  }
+  const uint32_t launch_stamp = next_stamp;
+  next_stamp += static_cast<uint32_t>(blocks);
 
+  watch_launch(config);
   workers().run([&] {
     static thread_local BlockRunner local;
-    static thread_local std::vector<float4> dynamic_shared;
+    static thread_local SharedSpace shared;
+    static thread_local uint32_t epoch = 0;  // of this worker, across launches
     runner = &local;
-    dynamic_shared.assign((config.shared_bytes + sizeof(float4) - 1) / sizeof(float4),
-                          float4{NAN, NAN, NAN, NAN});
-    builtins.dynamic_shared = reinterpret_cast<unsigned char*>(dynamic_shared.data());
+    shared.start_launch(config.shared_bytes);
+    builtins.dynamic_shared = reinterpret_cast<unsigned char*>(shared.dynamic());
     builtins.blockDim = config.block;
     builtins.gridDim = config.grid;
+    BlockState state;
+    state.config = &config;
+    state.launch_stamp = launch_stamp;
+    state.epoch = epoch;
+    state.shared = &shared;
+    current_block = &state;
     for (unsigned long long b; !failed && (b = next++) < blocks;) {
-      uint3 idx{static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
-                static_cast<unsigned>(b / (1ull * g.x * g.y))};
-      std::string e = local.run(config, fn, idx);
-      if (!e.empty() && !failed.exchange(true)) {
+      state.block = {static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
+                     static_cast<unsigned>(b / (1ull * g.x * g.y))};
+      state.stamp = launch_stamp + static_cast<uint32_t>(b);
+      auto e = local.run(config, fn, state);
+      if (!e.second.empty() && !failed.exchange(true)) {
         std::lock_guard<std::mutex> lock(error_mutex);
         error = std::move(e);
       }
     }
+    epoch = state.epoch;
+    current_block = nullptr;
     runner = nullptr;
+    count_worker_done();
   });
+  launch_finished();
+  count_launch_end(config);
 
-  if (!error.empty()) return fail(cudaErrorLaunchFailure, error);
+  if (!error.second.empty()) return fail(error.first, error.second);
   if (std::string overrun = check_redzones(config); !overrun.empty())
     fail(cudaErrorIllegalAddress, overrun);
 }

@@ -1,7 +1,9 @@
-// Error state shared by the emu runtime's modules.
+// State shared by the emu runtime's modules: errors, device memory and its shadow.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/types.h"
@@ -24,9 +26,40 @@ void reset_errors();
 std::string site(const char* file, int line);
 std::string launch_site(const LaunchConfig& config);
 
+// The address range that holds every cudaMalloc array.
+struct Arena {
+  uintptr_t base, size;
+  bool contains(const void* p) const { return reinterpret_cast<uintptr_t>(p) - base < size; }
+};
+const Arena& arena();
+
+// One cudaMalloc array. Its shadow holds, per byte, who wrote it last: 0 nobody, kHostStamp the
+// host (cudaMemcpy, cudaMemset), otherwise the stamp of a block of a launch (see checks.cpp),
+// with kAtomicBit set when the write was an atomic.
+struct Record {
+  char* base;
+  size_t bytes;
+  size_t span;  // bytes of the arena it occupies: the array, its red zone, up to a page
+  std::string where, freed_where;
+  bool freed;
+  uint32_t* shadow;  // nullptr for very large arrays: they are not checked
+};
+constexpr uint32_t kHostStamp = 1;
+constexpr uint32_t kAtomicBit = 0x80000000u;
+// Every array since the last cudaDeviceReset, in address order (freed ones too).
+std::vector<Record>& records();
+// The record whose array contains `p` (freed or not), or nullptr.
+const Record* find_record(const void* p);
+// Marks bytes as written by the host, or (forget_writers) every written byte.
+void mark_written_by_host(const void* p, size_t count);
+void forget_writers();
+
 // After a kernel ran: did it write past the end of any device array? Returns the explanation.
 std::string check_redzones(const LaunchConfig& config);
 // cudaDeviceReset frees every allocation.
 void free_all_allocations();
+
+// "file.cu:12" for a code address in the program (addr2line), or "" when it has no line info.
+std::string source_line(const void* pc);
 
 }  // namespace cudalab::emu

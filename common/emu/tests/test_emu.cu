@@ -29,7 +29,9 @@ __global__ void two_barriers(int* out) {
 }
 
 // Writes one element past n (planted bug: no bounds check).
-__global__ void no_bounds_check(float* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }
+__global__ void no_bounds_check(float* out) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;  // LINE_NO_BOUNDS_CHECK
+}
 
 // Shared memory is per block, and blocks run at the same time on several workers.
 __global__ void block_private_shared(int* out) {
@@ -111,8 +113,9 @@ TEST_F(Emu, WritePastTheEndNamesKernelAndAllocation) {
   no_bounds_check<<<1, 128>>>(d);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   EXPECT_TRUE(says("kernel 'no_bounds_check'")) << diagnostic();
-  EXPECT_TRUE(says("up to 112 bytes (28 4-byte words) behind the end of the 400-byte array"))
+  EXPECT_TRUE(says("block (0,0,0), thread (100,0,0), at " + at("LINE_NO_BOUNDS_CHECK")))
       << diagnostic();
+  EXPECT_TRUE(says("element 100 of the 100-element array")) << diagnostic();
   EXPECT_TRUE(says("allocated at " + at("LINE_ALLOCATION"))) << diagnostic();
 }
 

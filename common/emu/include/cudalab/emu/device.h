@@ -23,6 +23,23 @@ inline thread_local Builtins builtins{};
 // __syncthreads(): waits until every thread of the block has arrived here.
 void syncthreads(const char* file, int line);
 
+// A `__shared__` variable declared in a kernel. The translator turns
+//     __shared__ float tile[16][16];
+// into a static SharedSlot and a reference to the current block's copy:
+//     static SharedSlot slot{"tile", __FILE__, __LINE__};  auto& tile = shared<float[16][16]>(slot);
+struct SharedSlot {
+  const char* name;
+  const char* file;
+  int line;
+  unsigned region = 0;  // set on first use: where the variable lives in every block's space
+  size_t offset = 0;
+};
+char* shared_address(SharedSlot& slot, size_t bytes, size_t align);
+template <class T>
+inline T& shared(SharedSlot& slot) {
+  return *reinterpret_cast<T*>(shared_address(slot, sizeof(T), alignof(T)));
+}
+
 namespace detail {
 template <class T, class Op>
 inline T atomic_update(T* address, Op op) {

@@ -20,6 +20,12 @@ struct LaunchConfig {
   const char* kernel;  // as written at the launch
   const char* file;
   int line;
+  // The arguments as copied for the kernel, and those that are pointers (nullptr for the others):
+  // the checks name an argument that holds a host pointer.
+  const void* params = nullptr;
+  size_t params_bytes = 0;
+  const void* const* pointers = nullptr;
+  unsigned pointer_count = 0;
 };
 
 // One GPU thread's work: call(ctx) runs the kernel body for the thread that is current.
@@ -41,11 +47,28 @@ class Launch {
   void operator()(Body body, Args&&... args) const {
     // Arguments are evaluated once on the host and copied, like a kernel's parameters.
     std::tuple<std::decay_t<Args>...> params(std::forward<Args>(args)...);
+    const void* pointers[sizeof...(Args) + 1] = {};
+    std::apply([&](const auto&... p) {
+      unsigned i = 0;
+      ((pointers[i++] = pointer_or_null(p)), ...);
+    }, params);
+    LaunchConfig config = config_;
+    config.params = &params;
+    config.params_bytes = sizeof params;
+    config.pointers = pointers;
+    config.pointer_count = sizeof...(Args);
     auto thread = [&] { std::apply(body, params); };
-    execute(config_, {[](void* t) { (*static_cast<decltype(thread)*>(t))(); }, &thread});
+    execute(config, {[](void* t) { (*static_cast<decltype(thread)*>(t))(); }, &thread});
   }
 
  private:
+  template <class T>
+  static const void* pointer_or_null(const T& arg) {
+    if constexpr (std::is_pointer_v<T>)
+      return (const void*)arg;
+    else
+      return nullptr;
+  }
   LaunchConfig config_;
 };
 

@@ -17,7 +17,8 @@ cudaError_t cudaMalloc(T** devPtr, size_t size,
                        cudalab_source_location where = cudalab_source_location::current()) {
   return cudaMalloc(reinterpret_cast<void**>(devPtr), size, where);
 }
-cudaError_t cudaFree(void* devPtr);
+cudaError_t cudaFree(void* devPtr,
+                     cudalab_source_location where = cudalab_source_location::current());
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream = nullptr);

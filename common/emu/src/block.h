@@ -1,0 +1,87 @@
+// What the checks and the counters know about the block that a worker thread runs now.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudalab/emu/device.h"
+#include "cudalab/emu/launch.h"
+#include "cudalab/emu/runtime.h"
+
+namespace cudalab::emu {
+
+// A check failed inside a kernel: thrown from the access, caught by the block's scheduler, which
+// stops the block and fails the launch with `code` and `message`.
+struct KernelFault {
+  cudaError_t code;
+  std::string message;
+};
+
+class SharedSpace;
+
+struct BlockState {
+  const LaunchConfig* config = nullptr;
+  uint3 block{};
+  uint32_t launch_stamp = 0;  // the launch's first stamp; block b writes with launch_stamp + b
+  uint32_t stamp = 0;
+  uint32_t epoch = 0;        // counts block starts and barriers on this worker
+  uint32_t block_epoch = 0;  // the epoch this block started in
+  SharedSpace* shared = nullptr;
+  std::string unwritten_read;  // the first read of unwritten shared memory, reported at the barrier
+};
+// The block this worker thread runs, nullptr outside kernels.
+inline thread_local BlockState* current_block = nullptr;
+
+// The thread that runs now, as an index 0..blockDim-1 and as a readable "block (..), thread (..)".
+inline unsigned thread_rank() {
+  const auto& b = builtins;
+  return b.threadIdx.x + b.blockDim.x * (b.threadIdx.y + b.blockDim.y * b.threadIdx.z);
+}
+std::string who(const BlockState& b);
+
+// The shared memory of the block a worker runs: the launch's dynamic array and every __shared__
+// variable at fixed offsets, with unused space between them so that overruns are recognised.
+class SharedSpace {
+ public:
+  SharedSpace();
+  ~SharedSpace();
+  // Called when the worker starts a launch's blocks: the dynamic array gets `bytes`.
+  void start_launch(size_t bytes);
+  bool contains(uintptr_t a) const { return a - base_ < kSpace; }
+  char* dynamic() const { return reinterpret_cast<char*>(base_); }
+  char* address_of(SharedSlot& slot, size_t bytes, size_t align);
+  // Checks one access of a thread of block `b` (see checks.cpp) and records it.
+  void access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic, const void* pc);
+
+  static constexpr size_t kDynamicSpace = 64 * 1024;  // 48 KiB allowed, then a gap
+  static constexpr size_t kSpace = kDynamicSpace + 1024 * 1024;
+
+ private:
+  struct Word;  // what the checks remember about each 4-byte word
+  void learn(unsigned region);
+  std::string describe_outside(uintptr_t offset, unsigned size) const;
+
+  uintptr_t base_;
+  Word* words_;
+  std::vector<bool> known_;  // regions whose words are marked in words_
+  size_t dynamic_bytes_ = 0;
+};
+
+// Device accesses of instrumented code: checked (checks.cpp), then counted (counters.cpp).
+void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc);
+void count_access(BlockState& b, uintptr_t address, unsigned size, bool store, bool shared,
+                  bool atomic, const void* pc);
+bool counting();
+// Counters: the block's accesses between two barriers form the warps' requests.
+void count_barrier(BlockState& b);
+void count_block_end(BlockState& b);
+void count_worker_done();
+void count_launch_end(const LaunchConfig& config);
+
+// The launch watchdog: set when the running launch passed its time limit.
+bool timed_out();
+void watch_launch(const LaunchConfig& config);
+void launch_finished();
+
+}  // namespace cudalab::emu

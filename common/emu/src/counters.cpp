@@ -1,0 +1,241 @@
+// Counters of instrumented kernels: each access is filed under its warp's request (same code
+// address, same n-th visit since the last barrier); when the block reaches a barrier or ends, each
+// request is priced as the GPU would (sectors, bank wavefronts) and added to its source line.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "block.h"
+#include "cudalab/emu/inspect.h"
+#include "state.h"
+
+namespace cudalab::emu {
+namespace {
+
+std::atomic<bool> on{std::getenv("CUDALAB_REPORT") != nullptr};
+
+struct SiteKey {
+  const void* pc;
+  bool shared, store, atomic;
+  bool operator<(const SiteKey& o) const {
+    return std::tie(pc, shared, store, atomic) < std::tie(o.pc, o.shared, o.store, o.atomic);
+  }
+};
+struct Totals {  // per site, summed over requests
+  unsigned long long requests = 0, transactions = 0, ideal = 0, bytes = 0;
+  unsigned max_degree = 0;
+};
+
+struct Request {
+  SiteKey site;
+  unsigned size;
+  std::vector<uintptr_t> addresses;
+};
+
+// One worker's requests in flight and its totals for the launch.
+struct WorkerCounts {
+  std::unordered_map<uint64_t, unsigned> visits;    // (pc, thread) -> visits since the barrier
+  std::unordered_map<uint64_t, size_t> request_of;  // (pc, warp, visit) -> index in requests
+  std::vector<Request> requests;
+  std::map<SiteKey, Totals> sites;
+  unsigned long long barriers = 0, atomics = 0;
+};
+thread_local WorkerCounts worker;
+
+uint64_t mix(uint64_t a, uint64_t b) { return a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6)); }
+
+// Prices a request: global memory moves 32-byte sectors; shared memory serves in one wavefront at
+// most one distinct 4-byte word per bank (32 banks).
+void price(const Request& r, Totals& t) {
+  std::vector<uintptr_t> units;
+  const unsigned unit = r.site.shared ? 4 : 32;
+  for (uintptr_t a : r.addresses)
+    for (uintptr_t u = a / unit; u <= (a + r.size - 1) / unit; ++u) units.push_back(u);
+  std::sort(units.begin(), units.end());
+  units.erase(std::unique(units.begin(), units.end()), units.end());
+  unsigned long long transactions, ideal;
+  if (r.site.shared) {
+    unsigned per_bank[32] = {};
+    for (uintptr_t w : units) ++per_bank[w % 32];
+    transactions = *std::max_element(per_bank, per_bank + 32);
+    ideal = (units.size() + 31) / 32;
+  } else {
+    transactions = units.size();
+    std::vector<uintptr_t> bytes;  // the distinct bytes asked for, in whole sectors at best
+    for (uintptr_t a : r.addresses)
+      for (unsigned i = 0; i < r.size; ++i) bytes.push_back(a + i);
+    std::sort(bytes.begin(), bytes.end());
+    ideal = (std::unique(bytes.begin(), bytes.end()) - bytes.begin() + 31) / 32;
+  }
+  ++t.requests;
+  t.transactions += transactions;
+  t.ideal += ideal;
+  t.bytes += 1ull * r.size * r.addresses.size();
+  t.max_degree = std::max<unsigned>(t.max_degree, static_cast<unsigned>((transactions + ideal - 1) / ideal));
+}
+
+void flush() {
+  for (const Request& r : worker.requests) price(r, worker.sites[r.site]);
+  worker.requests.clear();
+  worker.request_of.clear();
+  worker.visits.clear();
+}
+
+std::mutex launches_mutex;
+std::vector<LaunchCounters> launches;   // since start_counting()
+std::map<SiteKey, Totals> launch_sites;  // of the launch running now, merged from the workers
+unsigned long long launch_barriers = 0, launch_atomics = 0;
+
+void print_report();
+const bool report_at_exit = on && std::atexit(print_report) == 0;
+
+}  // namespace
+
+bool counting() { return on.load(std::memory_order_relaxed); }
+
+void count_access(BlockState&, uintptr_t a, unsigned size, bool store, bool shared, bool atomic,
+                  const void* pc) {
+  if (atomic) {
+    ++worker.atomics;
+    return;  // atomics are counted, not priced
+  }
+  const unsigned thread = thread_rank();
+  const uint64_t site = reinterpret_cast<uintptr_t>(pc) * 4 + store * 2 + shared;
+  const unsigned visit = worker.visits[mix(site, thread)]++;
+  auto [it, added] = worker.request_of.try_emplace(mix(mix(site, thread / 32), visit), worker.requests.size());
+  if (added) worker.requests.push_back({{pc, shared, store, false}, size, {}});
+  worker.requests[it->second].addresses.push_back(a);
+}
+
+void count_barrier(BlockState&) {
+  if (!counting()) return;
+  ++worker.barriers;
+  flush();
+}
+
+void count_block_end(BlockState&) {
+  if (!counting()) return;
+  flush();
+}
+
+// Called by each worker when the launch's blocks are done: its totals join the launch's.
+void count_worker_done() {
+  if (!counting()) return;
+  std::lock_guard<std::mutex> lock(launches_mutex);
+  for (auto& [key, t] : worker.sites) {
+    Totals& sum = launch_sites[key];
+    sum.requests += t.requests;
+    sum.transactions += t.transactions;
+    sum.ideal += t.ideal;
+    sum.bytes += t.bytes;
+    sum.max_degree = std::max(sum.max_degree, t.max_degree);
+  }
+  launch_barriers += worker.barriers;
+  launch_atomics += worker.atomics;
+  worker = WorkerCounts{};
+}
+
+void count_launch_end(const LaunchConfig& config) {
+  if (!counting()) return;
+  std::lock_guard<std::mutex> lock(launches_mutex);
+  LaunchCounters c;
+  c.kernel = config.kernel;
+  c.where = site(config.file, config.line);
+  c.barriers = launch_barriers;
+  c.atomics = launch_atomics;
+  for (auto& [key, t] : launch_sites) {
+    AccessSite s{source_line(key.pc), key.shared, key.store, key.atomic, t.requests,
+                 t.transactions, t.ideal, t.bytes, t.max_degree};
+    if (key.shared) {
+      (key.store ? c.shared_store_requests : c.shared_load_requests) += t.requests;
+      c.shared_wavefronts += t.transactions;
+      c.shared_ideal_wavefronts += t.ideal;
+    } else {
+      (key.store ? c.global_store_requests : c.global_load_requests) += t.requests;
+      (key.store ? c.global_store_sectors : c.global_load_sectors) += t.transactions;
+      (key.store ? c.global_store_bytes : c.global_load_bytes) += t.bytes;
+    }
+    // Two code addresses of one source line (an unrolled loop) are one line to the student.
+    auto same = std::find_if(c.sites.begin(), c.sites.end(), [&](const AccessSite& o) {
+      return o.where == s.where && o.shared == s.shared && o.store == s.store;
+    });
+    if (same == c.sites.end() || s.where.empty()) {
+      c.sites.push_back(s);
+    } else {
+      same->requests += s.requests;
+      same->transactions += s.transactions;
+      same->ideal_transactions += s.ideal_transactions;
+      same->bytes += s.bytes;
+      same->max_degree = std::max(same->max_degree, s.max_degree);
+    }
+  }
+  launches.push_back(std::move(c));
+  launch_sites.clear();
+  launch_barriers = launch_atomics = 0;
+}
+
+namespace {
+void print_report() {
+  std::lock_guard<std::mutex> lock(launches_mutex);
+  if (launches.empty()) return;
+  std::map<std::string, std::pair<unsigned, std::map<std::string, AccessSite>>> kernels;
+  for (const LaunchCounters& c : launches) {
+    auto& [count, sites] = kernels[c.kernel];
+    ++count;
+    for (const AccessSite& s : c.sites) {
+      std::string key = s.where + (s.shared ? " shared " : " global ") + (s.store ? "store" : "load");
+      auto [it, added] = sites.try_emplace(key, s);
+      if (added) continue;
+      it->second.requests += s.requests;
+      it->second.transactions += s.transactions;
+      it->second.ideal_transactions += s.ideal_transactions;
+      it->second.bytes += s.bytes;
+      it->second.max_degree = std::max(it->second.max_degree, s.max_degree);
+    }
+  }
+  std::fprintf(stderr, "\ncudalab emu report (CUDALAB_REPORT): memory requests per source line\n");
+  for (auto& [name, entry] : kernels) {
+    std::fprintf(stderr, "\nkernel %s, %u launch(es)\n", name.c_str(), entry.first);
+    std::fprintf(stderr, "  %-26s %-13s %12s %14s %14s %10s\n", "line", "access", "requests",
+                 "sectors/wavef.", "per request", "efficiency");
+    for (auto& [key, s] : entry.second) {
+      std::fprintf(stderr, "  %-26s %-13s %12llu %14llu %14.2f %9.0f%%\n",
+                   s.where.empty() ? "?" : s.where.c_str(),
+                   (std::string(s.shared ? "shared " : "global ") + (s.store ? "store" : "load")).c_str(),
+                   s.requests, s.transactions, double(s.transactions) / double(s.requests),
+                   100.0 * double(s.ideal_transactions) / double(s.transactions));
+    }
+  }
+  std::fprintf(stderr,
+               "\nefficiency: the fewest sectors (global) or wavefronts (shared) the same bytes "
+               "need, per one used. Below 100%%: uncoalesced (global) or bank conflicts (shared).\n");
+}
+}  // namespace
+
+double LaunchCounters::load_efficiency() const {
+  return global_load_sectors ? double(global_load_bytes) / (32.0 * global_load_sectors) : 1.0;
+}
+double LaunchCounters::store_efficiency() const {
+  return global_store_sectors ? double(global_store_bytes) / (32.0 * global_store_sectors) : 1.0;
+}
+double LaunchCounters::bank_conflict_degree() const {
+  return shared_ideal_wavefronts ? double(shared_wavefronts) / double(shared_ideal_wavefronts) : 1.0;
+}
+
+void start_counting() {
+  std::lock_guard<std::mutex> lock(launches_mutex);
+  launches.clear();
+  on = true;
+}
+
+std::vector<LaunchCounters> stop_counting() {
+  std::lock_guard<std::mutex> lock(launches_mutex);
+  on = std::getenv("CUDALAB_REPORT") != nullptr;
+  return std::exchange(launches, {});
+}
+
+}  // namespace cudalab::emu

@@ -1,0 +1,47 @@
+// Code address -> source line, for diagnostics and counters. The debug info says it; binutils'
+// addr2line reads it (run only when a message is written, and remembered).
+#include <dlfcn.h>
+#include <elf.h>
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+#include "state.h"
+
+namespace cudalab::emu {
+
+std::string source_line(const void* pc) {
+  static std::mutex mutex;
+  static std::map<const void*, std::string> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(pc); it != known.end()) return it->second;
+  std::string result;
+  Dl_info info{};
+  if (dladdr(pc, &info) != 0 && info.dli_fname != nullptr && info.dli_fbase != nullptr) {
+    // Position-independent code: addr2line wants the offset in the file.
+    auto address = reinterpret_cast<uintptr_t>(pc) - 1;  // pc is the return address
+    if (static_cast<const Elf64_Ehdr*>(info.dli_fbase)->e_type == ET_DYN)
+      address -= reinterpret_cast<uintptr_t>(info.dli_fbase);
+    std::string exe = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
+    char command[4200];
+    std::snprintf(command, sizeof command, "addr2line -e '%s' -i 0x%lx 2>/dev/null", exe.c_str(),
+                  static_cast<unsigned long>(address));
+    if (FILE* p = popen(command, "r")) {
+      char line[4096];
+      // With -i the innermost inlined frame comes first: the line of the access itself.
+      if (std::fgets(line, sizeof line, p) != nullptr) {
+        std::string text(line);
+        text = text.substr(0, text.find_first_of(" \n"));
+        auto colon = text.rfind(':');
+        if (colon != std::string::npos && text.compare(0, 2, "??") != 0 &&
+            text.compare(colon, 2, ":?") != 0 && text.compare(colon, 2, ":0") != 0)
+          result = site(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
+      }
+      pclose(p);
+    }
+  }
+  return known[pc] = result;
+}
+
+}  // namespace cudalab::emu

@@ -1,0 +1,238 @@
+// Planted bugs, two or more per diagnostic of the emu backend. Each kernel is what a student might
+// write; the faulty line carries the marker `// BUG: <name>` that the tests look for.
+#include "planted_bugs.h"
+
+namespace {
+
+constexpr int N = 1000;
+constexpr int THREADS = 256;
+constexpr int BLOCKS = (N + THREADS - 1) / THREADS;
+
+// ---- out of bounds in global memory ---------------------------------------------------------
+__global__ void scale_no_guard(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = 2.0f * in[i];  // BUG: read_past_end
+}
+__global__ void shift_left(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i - 1];  // BUG: negative_index
+}
+__global__ void write_one_past(const float*, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = 1.0f;  // BUG: write_one_past_end
+}
+__global__ void copy(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];  // BUG: use_after_free
+}
+__global__ void add_host(const float* host, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = host[i] + 1.0f;  // BUG: host_pointer
+}
+
+// ---- shared memory ---------------------------------------------------------------------------
+__global__ void stencil_no_halo(const float* in, float* out, int n) {
+  __shared__ float tile[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  float right = tile[threadIdx.x + 1];  // BUG: shared_past_end
+  if (i < n) out[i] = tile[threadIdx.x] + right;
+}
+__global__ void dynamic_too_small(const float* in, float* out, int n) {
+  extern __shared__ float buffer[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  buffer[threadIdx.x] = i < n ? in[i] : 0.0f;  // BUG: dynamic_shared_too_small
+  __syncthreads();
+  if (i < n) out[i] = buffer[blockDim.x - 1 - threadIdx.x];
+}
+
+// ---- missing barrier -------------------------------------------------------------------------
+__global__ void reverse_no_sync(const float* in, float* out, int n) {
+  __shared__ float tile[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+  float v = tile[THREADS - 1 - threadIdx.x];  // BUG: read_before_barrier
+  if (i < n) out[i] = v;
+}
+__global__ void sum_no_second_sync(const float* in, float* out, int n) {
+  __shared__ float partial[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? in[i] : 0.0f;
+  for (int stride = THREADS / 2; stride > 0; stride /= 2) {
+    __syncthreads();
+    float other = threadIdx.x < stride ? partial[threadIdx.x + stride] : 0.0f;
+    partial[threadIdx.x] += other;  // BUG: write_while_others_read
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+
+// ---- barrier divergence ----------------------------------------------------------------------
+__global__ void early_exit(const float* in, float* out, int n) {
+  __shared__ float tile[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  tile[threadIdx.x] = in[i];
+  __syncthreads();  // BUG: barrier_after_return
+  out[i] = tile[threadIdx.x];
+}
+__global__ void barrier_in_branch(const float* in, float* out, int n) {
+  __shared__ float tile[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+  if (threadIdx.x < 128) {
+    __syncthreads();  // BUG: barrier_in_branch
+  }
+  if (i < n) out[i] = tile[threadIdx.x];
+}
+
+// ---- uninitialised memory --------------------------------------------------------------------
+__global__ void accumulate(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] += in[i];  // BUG: global_never_written
+}
+__global__ void halo_not_loaded(const float* in, float* out, int n) {
+  __shared__ float tile[THREADS + 2];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x + 1] = i < n ? in[i] : 0.0f;  // the halo cells 0 and THREADS+1 stay unloaded
+  __syncthreads();
+  float left = tile[threadIdx.x];  // BUG: shared_never_written
+  if (i < n) out[i] = left + tile[threadIdx.x + 1];
+}
+
+// ---- time limit ------------------------------------------------------------------------------
+__global__ void stride_not_added(const float* in, float* out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i + gridDim.x * blockDim.x)
+    out[i] = in[i];  // BUG: loop_without_increment
+}
+__global__ void wait_for_flag(const volatile int* flag, float* out) {
+  while (flag[0] == 0) {  // BUG: spin_on_flag
+  }
+  out[threadIdx.x] = 1.0f;
+}
+
+// ---- races between blocks --------------------------------------------------------------------
+__global__ void sum_without_atomics(const float* in, float* total, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0 && i < n) total[0] = total[0] + in[i];  // BUG: blocks_write_same_word
+}
+__global__ void histogram_without_atomics(const int* in, int* bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) bins[in[i] % 4] = bins[in[i] % 4] + 1;  // BUG: histogram_without_atomics
+}
+
+// ---- host side -------------------------------------------------------------------------------
+
+// The first error of a sequence of calls.
+struct First {
+  cudaError_t error = cudaSuccess;
+  First& operator<<(cudaError_t e) {
+    if (error == cudaSuccess) error = e;
+    return *this;
+  }
+};
+
+// Device arrays of N floats: `in` holds data, `out` holds zeros.
+struct Arrays {
+  float *in = nullptr, *out = nullptr;
+  First status;
+  Arrays() {
+    std::vector<float> host(N, 1.0f);
+    status << cudaMalloc(&in, N * sizeof(float)) << cudaMalloc(&out, N * sizeof(float))
+           << cudaMemcpy(in, host.data(), N * sizeof(float), cudaMemcpyHostToDevice)
+           << cudaMemset(out, 0, N * sizeof(float));
+  }
+  ~Arrays() {
+    cudaFree(in);
+    cudaFree(out);
+  }
+  cudaError_t finish() {
+    status << cudaGetLastError() << cudaDeviceSynchronize();
+    return status.error;
+  }
+};
+
+template <class Kernel>
+cudaError_t launch(Kernel kernel, size_t shared = 0) {
+  Arrays a;
+  kernel<<<BLOCKS, THREADS, shared>>>(a.in, a.out, N);
+  return a.finish();
+}
+
+cudaError_t use_after_free() {
+  Arrays a;
+  float* gone;
+  a.status << cudaMalloc(&gone, N * sizeof(float));
+  a.status << cudaMemcpy(gone, a.out, N * sizeof(float), cudaMemcpyDeviceToDevice);
+  a.status << cudaFree(gone);
+  copy<<<BLOCKS, THREADS>>>(gone, a.out, N);
+  return a.finish();
+}
+
+cudaError_t host_pointer() {
+  Arrays a;
+  std::vector<float> host(N, 1.0f);
+  add_host<<<BLOCKS, THREADS>>>(host.data(), a.out, N);
+  return a.finish();
+}
+
+cudaError_t accumulate_unset() {
+  Arrays a;
+  float* sum;
+  a.status << cudaMalloc(&sum, N * sizeof(float));  // never cleared
+  accumulate<<<BLOCKS, THREADS>>>(a.in, sum, N);
+  cudaError_t e = a.finish();
+  cudaFree(sum);
+  return e;
+}
+
+cudaError_t spin() {
+  Arrays a;
+  int* flag;
+  a.status << cudaMalloc(&flag, sizeof(int)) << cudaMemset(flag, 0, sizeof(int));
+  wait_for_flag<<<1, 32>>>(flag, a.out);
+  cudaError_t e = a.finish();
+  cudaFree(flag);
+  return e;
+}
+
+cudaError_t histogram() {
+  Arrays a;
+  int *in, *bins;
+  std::vector<int> host(N, 3);
+  a.status << cudaMalloc(&in, N * sizeof(int)) << cudaMalloc(&bins, 4 * sizeof(int))
+           << cudaMemcpy(in, host.data(), N * sizeof(int), cudaMemcpyHostToDevice)
+           << cudaMemset(bins, 0, 4 * sizeof(int));
+  histogram_without_atomics<<<BLOCKS, THREADS>>>(in, bins, N);
+  cudaError_t e = a.finish();
+  cudaFree(in);
+  cudaFree(bins);
+  return e;
+}
+
+}  // namespace
+
+const std::vector<PlantedBug>& planted_bugs() {
+  static const std::vector<PlantedBug> all = {
+      {"read_past_end", "outside every array", [] { return launch(scale_no_guard); }},
+      {"negative_index", "before the first element", [] { return launch(shift_left); }},
+      {"write_one_past_end", "outside every array", [] { return launch(write_one_past); }},
+      {"use_after_free", "after cudaFree", use_after_free},
+      {"host_pointer", "a host pointer", host_pointer},
+      {"shared_past_end", "past the end of __shared__ array 'tile'", [] { return launch(stencil_no_halo); }},
+      {"dynamic_shared_too_small", "past the end of the dynamic",
+       [] { return launch(dynamic_too_small, THREADS / 2 * sizeof(float)); }},
+      {"read_before_barrier", "no __syncthreads() in between", [] { return launch(reverse_no_sync); }},
+      {"write_while_others_read", "no __syncthreads() in between",
+       [] { return launch(sum_no_second_sync); }},
+      {"barrier_after_return", "barrier divergence", [] { return launch(early_exit); }},
+      {"barrier_in_branch", "barrier divergence", [] { return launch(barrier_in_branch); }},
+      {"global_never_written", "nobody wrote since cudaMalloc", accumulate_unset},
+      {"shared_never_written", "no thread of this block wrote", [] { return launch(halo_not_loaded); }},
+      {"loop_without_increment", "time limit", [] { return launch(stride_not_added); }},
+      {"spin_on_flag", "time limit", spin},
+      {"blocks_write_same_word", "also wrote in this launch", [] { return launch(sum_without_atomics); }},
+      {"histogram_without_atomics", "also wrote in this launch", histogram},
+  };
+  return all;
+}
