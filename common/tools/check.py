@@ -58,7 +58,9 @@ def find_labs(selector: str | None) -> list[str]:
 
 
 def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, text=True, capture_output=True)
+    # The counters report is printed once per lab at the end, not by every test.
+    env = {k: v for k, v in os.environ.items() if k != "CUDALAB_REPORT"}
+    return subprocess.run(cmd, text=True, capture_output=True, env=env)
 
 
 def configure(build: Path, backend: str | None) -> None:
@@ -137,6 +139,16 @@ def read_junit(junit: Path, results: dict[str, LabResult]) -> dict[str, str]:
     return messages
 
 
+def counters_report(build: Path, lab: str) -> str:
+    """CUDALAB_REPORT=1 on emu: the memory counters of the lab's kernels over all its tests."""
+    program = build / "labs" / f"{lab}-labs"
+    if not program.exists():
+        return ""
+    r = subprocess.run([str(program)], text=True, capture_output=True, env={**os.environ, "CUDALAB_REPORT": "1"})
+    start = r.stderr.find("cudalab emu report")
+    return r.stderr[start:].strip() if start >= 0 else "(no instrumented kernel ran)"
+
+
 def table(results: list[LabResult]) -> str:
     rows = [("lab", "passed", "failed", "skipped", "points")]
     for r in results:
@@ -207,6 +219,9 @@ def main() -> int:
         for test in r.failed:
             points = r.points.get(test, 0)
             print(f"\n=== FAILED {lab}/{test} ({points:g} points)\n{messages.get(f'{lab}/{test}', '')}")
+    if os.environ.get("CUDALAB_REPORT") and (build / "CMakeCache.txt").read_text().count("BACKEND:STRING=emu"):
+        for lab in built:
+            print(f"\n=== {lab}: {counters_report(build, lab)}")
     print()
     print(table(list(results.values())))
 

@@ -1,0 +1,169 @@
+// The counters against the course's arithmetic: coalescing (32-byte sectors per warp request),
+// the global loads that tiling saves (a factor of TILE_WIDTH), and shared-memory bank conflicts
+// (stride s: gcd(s, 32)-way; a padded tile or stride 33: none; one address: a broadcast).
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "cudalab/cuda_check.h"
+#include "cudalab/emu/inspect.h"
+
+namespace {
+
+using cudalab::emu::LaunchCounters;
+
+constexpr int TILE_WIDTH = 16;
+
+__global__ void copy(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+// Thread t sums row t: at each step the warp's 32 threads read 32 different rows.
+__global__ void row_sums(const float* in, float* out, int rows, int width) {
+  int Row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Row >= rows) return;
+  float sum = 0;
+  for (int k = 0; k < width; ++k) sum += in[Row * width + k];
+  out[Row] = sum;
+}
+
+__global__ void matmul_naive(const float* M, const float* N, float* P, int Width) {
+  int Row = blockIdx.y * blockDim.y + threadIdx.y;
+  int Col = blockIdx.x * blockDim.x + threadIdx.x;
+  float Pvalue = 0;
+  for (int k = 0; k < Width; ++k) Pvalue += M[Row * Width + k] * N[k * Width + Col];
+  P[Row * Width + Col] = Pvalue;
+}
+
+__global__ void matmul_tiled(const float* M, const float* N, float* P, int Width) {
+  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
+  __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int Row = blockIdx.y * TILE_WIDTH + ty;
+  int Col = blockIdx.x * TILE_WIDTH + tx;
+  float Pvalue = 0;
+  for (int ph = 0; ph < Width / TILE_WIDTH; ++ph) {
+    Mds[ty][tx] = M[Row * Width + ph * TILE_WIDTH + tx];
+    Nds[ty][tx] = N[(ph * TILE_WIDTH + ty) * Width + Col];
+    __syncthreads();
+    for (int k = 0; k < TILE_WIDTH; ++k) Pvalue += Mds[ty][k] * Nds[k][tx];
+    __syncthreads();
+  }
+  P[Row * Width + Col] = Pvalue;
+}
+
+// Each thread of one warp writes and reads word threadIdx.x * stride of a shared array.
+__global__ void strided_shared(float* out, int stride) {
+  __shared__ float words[32 * 33];
+  words[threadIdx.x * stride] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = words[threadIdx.x * stride];
+}
+
+__global__ void broadcast_shared(float* out) {
+  __shared__ float word;
+  if (threadIdx.x == 0) word = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = word;
+}
+
+// A 32x32 tile written by rows and read by columns, as in a transpose; PAD 1 shifts each row by a
+// bank.
+template <int PAD>
+__global__ void tile_columns(float* out) {
+  __shared__ float tile[32][32 + PAD];
+  tile[threadIdx.y][threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
+
+template <class Launch>
+LaunchCounters count(Launch launch) {
+  cudalab::emu::start_counting();
+  launch();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  auto counted = cudalab::emu::stop_counting();
+  EXPECT_EQ(counted.size(), 1u);
+  return counted.empty() ? LaunchCounters{} : counted.front();
+}
+
+struct Buffers {
+  float *in = nullptr, *out = nullptr, *more = nullptr;
+  explicit Buffers(int n) {
+    std::vector<float> h(n);
+    std::iota(h.begin(), h.end(), 0.0f);
+    CUDA_CHECK(cudaMalloc(&in, n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&more, n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&out, n * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(more, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  ~Buffers() {
+    cudaFree(in);
+    cudaFree(more);
+    cudaFree(out);
+  }
+};
+
+TEST(Counters, ConsecutiveThreadsReadConsecutiveWordsCoalesced) {
+  const int n = 4096;
+  Buffers b(n);
+  LaunchCounters c = count([&] { copy<<<n / 256, 256>>>(b.in, b.out, n); });
+  EXPECT_EQ(c.global_load_requests, n / 32u);
+  EXPECT_EQ(c.global_load_sectors, n / 8u) << "4 sectors of 32 bytes per warp";
+  EXPECT_DOUBLE_EQ(c.load_efficiency(), 1.0);
+  EXPECT_DOUBLE_EQ(c.store_efficiency(), 1.0);
+}
+
+TEST(Counters, RowPerThreadIsUncoalesced) {
+  const int rows = 256, width = 64;
+  Buffers b(rows * width);
+  LaunchCounters c = count([&] { row_sums<<<rows / 128, 128>>>(b.in, b.out, rows, width); });
+  EXPECT_EQ(c.global_load_requests, rows / 32u * width);
+  EXPECT_EQ(c.global_load_sectors, 32u * c.global_load_requests) << "one sector per thread";
+  EXPECT_DOUBLE_EQ(c.load_efficiency(), 4.0 / 32.0);
+}
+
+TEST(Counters, TilingDividesGlobalLoadsByTileWidth) {
+  const int Width = 64;
+  Buffers b(Width * Width);
+  dim3 block(TILE_WIDTH, TILE_WIDTH), grid(Width / TILE_WIDTH, Width / TILE_WIDTH);
+  LaunchCounters naive = count([&] { matmul_naive<<<grid, block>>>(b.in, b.more, b.out, Width); });
+  LaunchCounters tiled = count([&] { matmul_tiled<<<grid, block>>>(b.in, b.more, b.out, Width); });
+  EXPECT_EQ(naive.global_load_requests, tiled.global_load_requests * TILE_WIDTH);
+  EXPECT_EQ(naive.global_load_bytes, tiled.global_load_bytes * TILE_WIDTH);
+  // Sectors fall by less: the naive kernel's M loads are half broadcasts (a warp spans 2 rows).
+  EXPECT_EQ(naive.global_load_sectors, tiled.global_load_sectors * TILE_WIDTH / 2);
+  EXPECT_EQ(tiled.barriers, 2u * (Width / TILE_WIDTH) * grid.x * grid.y);
+  EXPECT_DOUBLE_EQ(tiled.bank_conflict_degree(), 1.0) << "Mds[ty][k] is a broadcast, Nds[k][tx] a row";
+}
+
+TEST(Counters, SharedStrideGivesGcdWayConflicts) {
+  Buffers b(32);
+  for (int stride : {1, 2, 4, 8, 16, 32, 3, 33}) {
+    LaunchCounters c = count([&] { strided_shared<<<1, 32>>>(b.out, stride); });
+    const int expected = std::gcd(stride, 32);
+    EXPECT_DOUBLE_EQ(c.bank_conflict_degree(), expected) << "stride " << stride;
+    EXPECT_EQ(c.shared_wavefronts, 2u * expected) << "stride " << stride << ": a store and a load";
+  }
+}
+
+TEST(Counters, OneAddressIsABroadcast) {
+  Buffers b(32);
+  LaunchCounters c = count([&] { broadcast_shared<<<1, 32>>>(b.out); });
+  EXPECT_DOUBLE_EQ(c.bank_conflict_degree(), 1.0);
+}
+
+TEST(Counters, PaddingTheTileRemovesColumnConflicts) {
+  Buffers b(32 * 32);
+  dim3 block(32, 32);
+  LaunchCounters plain = count([&] { tile_columns<0><<<1, block>>>(b.out); });
+  LaunchCounters padded = count([&] { tile_columns<1><<<1, block>>>(b.out); });
+  // 32 row stores (1 wavefront each) and 32 column loads (32 each, or 1 with padding).
+  EXPECT_EQ(plain.shared_wavefronts, 32u + 32u * 32u);
+  EXPECT_EQ(padded.shared_wavefronts, 32u + 32u);
+}
+
+}  // namespace
