@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cudalab/cuda_check.h"
+#include "cudalab/performance.h"
 #include "cudalab/testing.h"
 #include "vector_add.h"
 #ifdef CUDALAB_EMU
@@ -140,6 +141,60 @@ TEST(VectorAdd, ReportsAFailedCall) {
   std::string leaks = unfreed();
   EXPECT_TRUE(leaks.empty()) << "after the failed cudaMalloc, vecAdd did not free:" << leaks;
 #endif
+}
+
+// Performance. On emu: every element of A and B is read once and C written once, by warps whose
+// 32 threads touch 32 consecutive floats (4 full sectors per request: coalesced).
+TEST(VectorAddPerformance, CoalescedTraffic) {
+  CUDALAB_COUNTING_TEST();
+#ifdef CUDALAB_EMU
+  const int n = 1 << 14;
+  Inputs in = make_inputs(n);
+  auto launches = cudalab::performance::count([&] { run_kernel(in, n, 256, 0); });
+  ASSERT_EQ(launches.size(), 1u);
+  const auto& c = launches[0];
+  EXPECT_EQ(c.global_load_bytes, 2ull * n * sizeof(float)) << "each element of A and B is read once";
+  EXPECT_EQ(c.global_store_bytes, 1ull * n * sizeof(float)) << "each element of C is written once";
+  EXPECT_DOUBLE_EQ(c.load_efficiency(), 1.0)
+      << "neighbouring threads should read neighbouring elements (index with threadIdx.x last)";
+  EXPECT_DOUBLE_EQ(c.store_efficiency(), 1.0);
+#endif
+}
+
+// On a GPU: at least 70% of the device's own copy speed. A vector add reads 2n and writes n
+// floats, as much traffic as a device-to-device copy of 1.5n floats. 2^25 floats per array are
+// far larger than any L2 cache.
+TEST(VectorAddPerformance, NearCopyBandwidth) {
+  CUDALAB_TIMING_TEST();
+  const int n = 1 << 25;
+  std::vector<float> A(n, 1.0f), B(n, 2.0f), C(n, poison_float());
+  float *d_A, *d_B, *d_C;
+  CUDA_CHECK(cudaMalloc(&d_A, n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&d_B, n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&d_C, n * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(d_A, A.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_B, B.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  auto kernel = [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(d_A, d_B, d_C, n); };
+  kernel();
+  CUDA_CHECK(cudaMemcpy(C.data(), d_C, n * sizeof(float), cudaMemcpyDeviceToHost));
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += C[i] == 3.0f ? 0 : 1;
+  if (wrong > 0) {
+    ADD_FAILURE() << "not timed: " << wrong << " of " << n << " elements are wrong";
+  } else {
+    const size_t copy_bytes = size_t(n) / 2 * 3 * sizeof(float);
+    void *from, *to;
+    CUDA_CHECK(cudaMalloc(&from, copy_bytes));
+    CUDA_CHECK(cudaMalloc(&to, copy_bytes));
+    CUDA_CHECK(cudaMemset(from, 0, copy_bytes));
+    cudalab::performance::expect_speed("vecAddKernel vs a device copy of the same bytes", kernel,
+                                       cudalab::performance::device_copy(to, from, copy_bytes), 0.70);
+    CUDA_CHECK(cudaFree(from));
+    CUDA_CHECK(cudaFree(to));
+  }
+  CUDA_CHECK(cudaFree(d_A));
+  CUDA_CHECK(cudaFree(d_B));
+  CUDA_CHECK(cudaFree(d_C));
 }
 
 }  // namespace

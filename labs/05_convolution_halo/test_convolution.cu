@@ -5,6 +5,7 @@
 
 #include "convolution.h"
 #include "cudalab/device_array.h"
+#include "cudalab/performance.h"
 #include "cudalab/testing.h"
 
 namespace {
@@ -175,6 +176,58 @@ TEST(Convolution, RejectsBadMaskWidths) {
           << name << " with Mask_Width " << w << " returned " << cudalab::error_text(err)
           << "; a width that is even or larger than MAX_MASK_WIDTH must give cudaErrorInvalidValue";
   }
+}
+
+// Performance. On emu: the tiled 1D kernel reads each element of N once, plus the halo of each
+// block (Mask_Width - 1 elements), where the basic kernel reads it Mask_Width times.
+TEST(ConvolutionPerformance, TiledReadsEachInputOnce) {
+  CUDALAB_COUNTING_TEST();
+  const int Width = 5000, Mask_Width = 7, blocks = (Width + TILE_SIZE - 1) / TILE_SIZE;
+  DeviceArray<float> d_N(cudalab::random_floats(Width, 1)), d_P(std::vector<float>(Width, 0.0f));
+  std::vector<float> M = cudalab::random_floats(Mask_Width, 2);
+  auto launches = cudalab::performance::count(
+      [&] { ASSERT_EQ(kTiled(d_N.get(), M, d_P.get(), Mask_Width, Width), cudaSuccess); });
+  ASSERT_EQ(launches.size(), 1u) << "convolution1DTiled should launch one kernel";
+  const unsigned long long most = sizeof(float) * (Width + 1ull * blocks * (Mask_Width - 1));
+  EXPECT_LE(launches[0].global_load_bytes, most)
+      << "convolution1DTiled read " << launches[0].global_load_bytes << " bytes from global memory; the tile "
+      << "and its halo are " << most << " bytes. Compute from N_ds (and M in constant memory) only.";
+  EXPECT_GT(launches[0].global_load_bytes, 0u);
+}
+
+// The harness's basic 2D kernel (constant-memory mask, every input read from global memory).
+__constant__ float kMask2D[MAX_MASK_WIDTH * MAX_MASK_WIDTH];
+__global__ void basic2D(const float* N, float* P, int Mask_Width, int height, int width) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= height || col >= width) return;
+  int n = Mask_Width / 2;
+  float sum = 0;
+  for (int i = 0; i < Mask_Width; ++i)
+    for (int j = 0; j < Mask_Width; ++j) {
+      int r = row - n + i, c = col - n + j;
+      if (r >= 0 && r < height && c >= 0 && c < width) sum += N[r * width + c] * kMask2D[i * Mask_Width + j];
+    }
+  P[row * width + col] = sum;
+}
+
+// On a GPU: the 2D tiled kernel against the basic one, on a 4096 x 4096 image with a 5 x 5 mask.
+TEST(ConvolutionPerformance, Tiled2DFasterThanBasic) {
+  CUDALAB_TIMING_TEST();
+  const int height = 4096, width = 4096, Mask_Width = 5;
+  std::vector<float> M = cudalab::random_floats(Mask_Width * Mask_Width, 2);
+  CUDA_CHECK(cudaMemcpyToSymbol(kMask2D, M.data(), M.size() * sizeof(float)));
+  DeviceArray<float> d_N(cudalab::random_floats(height * width, 1));
+  DeviceArray<float> d_P(std::vector<float>(height * width, 0.0f)), d_Q(std::vector<float>(height * width, 0.0f));
+  dim3 block(16, 16), grid(width / 16, height / 16);
+  auto basic = [&] { basic2D<<<grid, block>>>(d_N.get(), d_Q.get(), Mask_Width, height, width); };
+  auto tiled = [&] { convolution2DTiled(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width); };
+  basic();
+  ASSERT_EQ(convolution2DTiled(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width), cudaSuccess);
+  std::vector<float> P = d_P.to_host(), Q = d_Q.to_host();
+  int wrong = 0;
+  for (size_t i = 0; i < P.size(); ++i) wrong += std::abs(P[i] - Q[i]) <= 1e-4f * std::abs(Q[i]) + 1e-4f ? 0 : 1;
+  ASSERT_EQ(wrong, 0) << "not timed: convolution2DTiled disagrees with the basic kernel";
+  cudalab::performance::expect_speed("convolution2DTiled vs the basic 2D kernel", tiled, basic, 1.0);
 }
 
 }  // namespace
