@@ -103,6 +103,9 @@ class BlockRunner {
     done_ = 0;
     done_flag_.assign(threads_, false);
     elsewhere_.assign(threads_, {nullptr, 0, 0});
+    warp_wait_.assign(threads_, {0, nullptr, 0});
+    exchanges_.assign(threads_, 0);
+    warp_waiting_ = 0;
     round_ = 0;
     error_.clear();
     error_code_ = cudaErrorLaunchFailure;
@@ -113,7 +116,14 @@ class BlockRunner {
     idle_pos_ = 0;
     live_.clear();
     run_round();
-    while (no_unwritten_read(state) && done_ < threads_ && barrier_may_open()) {
+    while (no_unwritten_read(state) && done_ < threads_) {
+      if (warp_waiting_ > 0) {  // warps meet at a shuffle or __syncwarp(): they go on alone
+        if (!release_warps()) break;
+        ++state.epoch;  // the shared-memory checks treat it as ordering (see docs/diagnostics.md)
+        run_round();
+        continue;
+      }
+      if (!barrier_may_open()) break;
       ++state.epoch;  // the barrier opens: what was written before it is safe to read
       count_barrier(state);
       live_.clear();
@@ -131,6 +141,7 @@ class BlockRunner {
   // round's first one is written down: the common case stays cheap.
   void arrive(const char* file, int line) {
     Fiber& me = *current_;
+    block_site_[me.thread % kSites] = {file, line};
     if (arrived_++ == 0) {
       first_ = {file, line};
     } else if (line != first_.line || file != first_.file) {
@@ -140,7 +151,59 @@ class BlockRunner {
     switch_to(me, next_in_round());
   }
 
+  // A warp-level call (shuffle, vote, __syncwarp) of the running thread: publishes `value`, waits
+  // for the lanes of `mask`, and returns what the warp's 32 lanes published.
+  const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
+    Fiber& me = *current_;
+    const unsigned t = me.thread, parity = exchanges_[t]++ % 2;
+    exchange_[parity][t] = value;
+    warp_wait_[t] = {mask == 0 ? 1u : mask, file, line};
+    ++warp_waiting_;
+    switch_to(me, next_in_round());
+    return &exchange_[parity][t / 32 * 32];
+  }
+
  private:
+  // Every thread has stopped; some wait at a warp-level call. The warps whose lanes (those of the
+  // mask that exist) all wait there go on in the next round; the rest keep waiting. If no warp
+  // can go on, the block is stuck, and error_ says where.
+  bool release_warps() {
+    live_.clear();
+    std::string stuck;
+    for (auto& f : fibers_) {
+      if (f->parked || warp_wait_[f->thread].mask == 0) continue;
+      const unsigned t = f->thread, first = t / 32 * 32;
+      bool complete = true;
+      for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane)
+        if ((warp_wait_[t].mask >> lane & 1u) && warp_wait_[first + lane].mask == 0) complete = false;
+      if (complete) {
+        live_.push_back(f.get());
+      } else if (stuck.empty()) {
+        std::vector<unsigned> missing;
+        for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane)
+          if ((warp_wait_[t].mask >> lane & 1u) && warp_wait_[first + lane].mask == 0)
+            missing.push_back(first + lane);
+        stuck = describe_threads({t}, config_->block) + " waits at a warp-level call (shuffle, vote or "
+                "__syncwarp) at " + site(warp_wait_[t].file, warp_wait_[t].line) + ", but " +
+                describe_threads(missing, config_->block) +
+                " of its warp, named in the mask, never get there (they finished, or wait at "
+                "__syncthreads()). Every lane of the mask must make the same call.";
+      }
+    }
+    if (live_.empty()) {
+      std::ostringstream s;
+      s << "warp divergence in " << launch_site(*config_) << ", block (" << builtins.blockIdx.x << ","
+        << builtins.blockIdx.y << "," << builtins.blockIdx.z << "): " << stuck;
+      error_ = s.str();
+      return false;
+    }
+    std::sort(live_.begin(), live_.end(), [](Fiber* a, Fiber* b) { return a->thread < b->thread; });
+    for (Fiber* f : live_) warp_wait_[f->thread] = {0, nullptr, 0};
+    warp_waiting_ -= static_cast<unsigned>(live_.size());
+    mixed_ = true;
+    return true;
+  }
+
   // No error so far, and no thread read shared memory that no thread wrote before the barrier?
   bool no_unwritten_read(BlockState& state) {
     if (error_.empty() && !state.unwritten_read.empty()) error_ = state.unwritten_read;
@@ -244,6 +307,20 @@ class BlockRunner {
   // Every thread has stopped at a barrier or finished: may the barrier open? If not, the block
   // could never finish on a GPU, and error_ says why.
   bool barrier_may_open() {
+    if (mixed_) {  // threads reached the barrier in several rounds: compare their sites
+      mixed_ = false;
+      same_site_ = true;
+      first_ = {nullptr, 0};
+      for (unsigned t = 0; t < threads_; ++t) {
+        if (done_flag_[t]) continue;
+        const Site& s = block_site_[t % kSites];
+        if (first_.file == nullptr) first_ = s;  // the first waiting thread
+        if (s.line != first_.line || s.file != first_.file) {
+          same_site_ = false;
+          elsewhere_[t] = {s.file, s.line, round_};
+        }
+      }
+    }
     if (done_ == 0 && same_site_) return true;
     std::vector<unsigned> here, elsewhere, done;
     for (unsigned t = 0; t < threads_; ++t) {
@@ -291,6 +368,18 @@ class BlockRunner {
   Fiber* from_ = nullptr;                       // the context that switched last
   Fiber* current_ = nullptr;
   std::string error_;
+  struct WarpWait {
+    unsigned mask;  // 0: not waiting at a warp-level call
+    const char* file;
+    int line;
+  };
+  std::vector<WarpWait> warp_wait_;
+  unsigned warp_waiting_ = 0;
+  bool mixed_ = false;  // warps went on alone since the last barrier opened
+  static constexpr unsigned kSites = 1024;
+  Site block_site_[kSites] = {};       // where each thread waits at __syncthreads()
+  std::vector<unsigned> exchanges_;    // warp-level calls per thread: picks the buffer
+  uint64_t exchange_[2][1024] = {};    // values published at warp-level calls, double-buffered
   cudaError_t error_code_ = cudaErrorLaunchFailure;
 };
 
@@ -384,6 +473,14 @@ cudaError_t validate(const LaunchConfig& c, std::string& why) {
 }
 
 }  // namespace
+
+const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
+  if (runner == nullptr) {
+    diagnose("a warp-level call outside a kernel at " + site(file, line));
+    std::abort();
+  }
+  return runner->warp_exchange(mask, value, file, line);
+}
 
 void syncthreads(const char* file, int line) {
   if (runner == nullptr) {

@@ -41,6 +41,26 @@ __global__ void block_private_shared(int* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = mine;
 }
 
+// One warp per row of 64 values: lanes add pairs, then a shuffle reduction (as in SpMV's vector
+// kernel); lane 0 writes the row's sum and the ballot of lanes with odd sums.
+__global__ void warp_sums(const int* in, int* sums, unsigned* odd, int rows) {
+  int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  if (row >= rows) return;  // whole warps leave together
+  int sum = in[row * 64 + lane] + in[row * 64 + lane + 32];
+  unsigned ballot = __ballot_sync(0xffffffff, sum % 2);
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffff, sum, offset);
+  if (lane == 0) {
+    sums[row] = sum;
+    odd[row] = ballot;
+  }
+}
+
+// Half a warp leaves before the shuffle (planted bug).
+__global__ void half_warp_shuffle(int* out) {
+  if (threadIdx.x >= 16) return;
+  out[threadIdx.x] = __shfl_down_sync(0xffffffff, 1, 1);  // LINE_HALF_WARP
+}
+
 // The source line of a marker comment in this file.
 int line_of(const std::string& marker) {
   FILE* f = std::fopen(__FILE__, "r");
@@ -179,6 +199,45 @@ TEST_F(Emu, SharedMemoryIsPrivateToEachBlock) {
   CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < BLOCKS * THREADS; ++i) ASSERT_EQ(h[i], i / THREADS) << i;
   EXPECT_GE(cudalab::emu::worker_count(), 1u);
+}
+
+TEST_F(Emu, WarpShufflesAndBallots) {
+  const int rows = 10;  // 320 threads in blocks of 128: the third block has 64 with rows
+  std::vector<int> h(rows * 64);
+  for (int i = 0; i < rows * 64; ++i) h[i] = i % 7;
+  int *in, *sums;
+  unsigned* odd;
+  CUDA_CHECK(cudaMalloc(&in, h.size() * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&sums, rows * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&odd, rows * sizeof(unsigned)));
+  CUDA_CHECK(cudaMemcpy(in, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  warp_sums<<<3, 128>>>(in, sums, odd, rows);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<int> got(rows);
+  std::vector<unsigned> ballots(rows);
+  CUDA_CHECK(cudaMemcpy(got.data(), sums, rows * sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(ballots.data(), odd, rows * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  for (int r = 0; r < rows; ++r) {
+    int sum = 0;
+    unsigned ballot = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      int pair = h[r * 64 + lane] + h[r * 64 + lane + 32];
+      sum += pair;
+      ballot |= (pair % 2 ? 1u : 0u) << lane;
+    }
+    EXPECT_EQ(got[r], sum) << "row " << r;
+    EXPECT_EQ(ballots[r], ballot) << "row " << r;
+  }
+}
+
+TEST_F(Emu, ShuffleWithMissingLanesIsNamed) {
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, 32 * sizeof(int)));
+  half_warp_shuffle<<<1, 32>>>(d);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("warp divergence")) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_HALF_WARP"))) << diagnostic();
+  EXPECT_TRUE(says("threads 16-31")) << diagnostic();
 }
 
 }  // namespace

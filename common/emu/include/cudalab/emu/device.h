@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "cudalab/emu/types.h"
@@ -56,6 +57,73 @@ inline T atomic_update(T* address, Op op) {
 }  // namespace cudalab::emu
 
 inline constexpr int warpSize = 32;
+
+// Warp-level primitives. Each lane publishes a value and waits for the lanes of the mask (the
+// scheduler's warp barrier); then it reads what the others published.
+namespace cudalab::emu {
+const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line);
+inline unsigned lane_id() {
+  const auto& b = builtins;
+  return (b.threadIdx.x + b.blockDim.x * (b.threadIdx.y + b.blockDim.y * b.threadIdx.z)) % 32;
+}
+template <class T>
+inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file, int line) {
+  static_assert(sizeof(T) <= 8, "shuffles move at most 8 bytes");
+  uint64_t mine = 0;
+  std::memcpy(&mine, &var, sizeof(T));
+  const uint64_t* lanes = warp_exchange(mask, mine, file, line);
+  const int lane = static_cast<int>(lane_id()), segment = lane / width * width;
+  if (src_lane < segment || src_lane >= segment + width) return var;  // outside its segment
+  T out;
+  std::memcpy(&out, &lanes[src_lane], sizeof(T));
+  return out;
+}
+}  // namespace cudalab::emu
+
+template <class T>
+inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,
+                     const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  const int lane = static_cast<int>(cudalab::emu::lane_id());
+  return cudalab::emu::shuffle(mask, var, lane / width * width + srcLane % width, width, file, line);
+}
+template <class T>
+inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
+                          const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  const int lane = static_cast<int>(cudalab::emu::lane_id());
+  return cudalab::emu::shuffle(mask, var, lane + static_cast<int>(delta), width, file, line);
+}
+template <class T>
+inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
+                        const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  const int lane = static_cast<int>(cudalab::emu::lane_id());
+  return cudalab::emu::shuffle(mask, var, lane - static_cast<int>(delta), width, file, line);
+}
+template <class T>
+inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize,
+                         const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  const int lane = static_cast<int>(cudalab::emu::lane_id());
+  return cudalab::emu::shuffle(mask, var, lane ^ laneMask, width, file, line);
+}
+inline unsigned __ballot_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
+                              int line = __builtin_LINE()) {
+  const uint64_t* lanes = cudalab::emu::warp_exchange(mask, predicate != 0, file, line);
+  unsigned bits = 0;
+  for (unsigned lane = 0; lane < 32; ++lane)
+    if ((mask >> lane & 1u) && lanes[lane]) bits |= 1u << lane;
+  return bits;
+}
+inline int __any_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
+                      int line = __builtin_LINE()) {
+  return __ballot_sync(mask, predicate, file, line) != 0;
+}
+inline int __all_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
+                      int line = __builtin_LINE()) {
+  return __ballot_sync(mask, predicate, file, line) == (mask & __ballot_sync(mask, 1, file, line));
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin_FILE(),
+                       int line = __builtin_LINE()) {
+  cudalab::emu::warp_exchange(mask, 0, file, line);
+}
 
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
