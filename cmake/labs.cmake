@@ -79,6 +79,7 @@ function(cudalab_add_lab lab)
     set(target ${lab}-${variant})
     cudalab_executable(${target} ${harness} INSTRUMENT ${code})
     target_include_directories(${target} PRIVATE ${lab_dir})
+    target_compile_definitions(${target} PRIVATE CUDALAB_LAB_DIR="${lab_dir}")  # the lab's data files
     target_link_libraries(${target} PRIVATE cudalab_testing)
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
   endforeach()
