@@ -40,20 +40,23 @@ std::string bytes_of(unsigned size) { return std::to_string(size) + (size == 1 ?
 
 // ---- global memory ---------------------------------------------------------------------------
 
-thread_local const Record* last_record = nullptr;  // most accesses hit the array of the last one
+// Most accesses hit the array of the one before. An index, not a pointer: records only grow
+// (cudaMalloc appends; cudaDeviceReset clears), and a pointer would dangle when the vector grows.
+thread_local size_t last_record = 0;
 
 // The record whose span (array, red zone, rest of the page) holds `a`, or nullptr.
 const Record* span_holding(uintptr_t a) {
-  if (last_record && a - reinterpret_cast<uintptr_t>(last_record->base) < last_record->span)
-    return last_record;
   auto& all = records();
+  if (last_record < all.size() && a - reinterpret_cast<uintptr_t>(all[last_record].base) < all[last_record].span)
+    return &all[last_record];
   auto it = std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const Record& r) {
     return x < reinterpret_cast<uintptr_t>(r.base);
   });
   if (it == all.begin()) return nullptr;
   --it;
   if (a - reinterpret_cast<uintptr_t>(it->base) >= it->span) return nullptr;
-  return last_record = &*it;
+  last_record = static_cast<size_t>(it - all.begin());
+  return &*it;
 }
 
 // Where an access outside every array went: "element 103 of the 100-element array allocated at
