@@ -62,6 +62,14 @@ __global__ void strided_shared(float* out, int stride) {
   out[threadIdx.x] = words[threadIdx.x * stride];
 }
 
+// Thread t uses word perm[t]: any permutation of 32 words of one row touches each bank once.
+__global__ void permuted_shared(const int* perm, float* out) {
+  __shared__ float words[32];
+  words[perm[threadIdx.x]] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = words[perm[threadIdx.x]];
+}
+
 __global__ void broadcast_shared(float* out) {
   __shared__ float word;
   if (threadIdx.x == 0) word = 1.0f;
@@ -148,6 +156,19 @@ TEST(Counters, SharedStrideGivesGcdWayConflicts) {
     EXPECT_DOUBLE_EQ(c.bank_conflict_degree(), expected) << "stride " << stride;
     EXPECT_EQ(c.shared_wavefronts, 2u * expected) << "stride " << stride << ": a store and a load";
   }
+}
+
+TEST(Counters, RandomPermutationIsConflictFree) {
+  Buffers b(32);
+  std::vector<int> perm(32);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int i = 31; i > 0; --i) std::swap(perm[i], perm[(i * 7919 + 13) % (i + 1)]);
+  int* d_perm;
+  CUDA_CHECK(cudaMalloc(&d_perm, 32 * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(d_perm, perm.data(), 32 * sizeof(int), cudaMemcpyHostToDevice));
+  LaunchCounters c = count([&] { permuted_shared<<<1, 32>>>(d_perm, b.out); });
+  EXPECT_DOUBLE_EQ(c.bank_conflict_degree(), 1.0);
+  CUDA_CHECK(cudaFree(d_perm));
 }
 
 TEST(Counters, OneAddressIsABroadcast) {
