@@ -1,7 +1,8 @@
 # cudalab: a thin wrapper around CMake and CTest. See README.md.
 #   make check [LAB=01_vector_add] [BACKEND=emu|cuda] [REPORT=junit]   the student's labs
 #   make test                                                          the project's own suite
-#   make bench                                                         benchmarks
+#   make bench [SOURCE=labs]                                           benchmarks (JSON in build/)
+#   make plots                                        figures of the last make bench, docs/figures
 #   make demo                                         the grader on the bundled sample submissions
 #   make student-release DEST=<folder>                the workbook without solutions, checked
 BACKEND ?=
@@ -13,7 +14,7 @@ PYTHON ?= python3
 # The grader and its tests use the system's Python, where setup.sh installs matplotlib and pytest.
 SYSTEM_PYTHON := $(or $(wildcard /usr/bin/python3),$(PYTHON))
 
-.PHONY: check test bench build configure setup format clean demo student-release
+.PHONY: check test bench plots build configure setup format clean demo student-release
 
 check:
 	@$(PYTHON) common/tools/check.py --build-dir $(BUILD) --jobs $(JOBS) \
@@ -29,8 +30,12 @@ test: build
 	cd $(BUILD) && ctest -L selftest --output-on-failure -j $(JOBS)
 
 bench: configure
-	cmake --build $(BUILD) --target bench_foundation -j $(JOBS)
+	cmake --build $(BUILD) --target bench_foundation bench_labs -j $(JOBS)
 	$(BUILD)/bench/bench_foundation
+	$(BUILD)/bench/bench_labs $(BUILD)/bench.json
+
+plots:
+	$(SYSTEM_PYTHON) bench/plots.py $(BUILD)/bench.json docs/figures
 
 demo:
 	$(SYSTEM_PYTHON) grader/grade grader/tests/corpus --labs 01,04 --test-timeout 10 --out build/demo

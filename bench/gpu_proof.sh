@@ -1,53 +1,68 @@
 #!/usr/bin/env bash
-# The cuda backend on a real GPU, in one run: build, make check on the skeleton and on the
-# solution, make test, compute-sanitizer on lab 01 (clean and with a planted bug), make bench.
-# Logs go to $OUT (default: build/gpu-proof). Used for docs/benchmarks.md.
+# The cuda backend on a real GPU. Logs go to $OUT (default: build/gpu-proof); docs/benchmarks.md
+# and docs/diagnostics.md record what they showed.
+#   bench/gpu_proof.sh tests        build; make test; make check on skeleton and solution; the
+#                                   performance tests' ratios; make bench (bench.json)
+#   bench/gpu_proof.sh sanitizers   compute-sanitizer on every solution and on every planted bug
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-build/gpu-proof}
+PHASE=${1:-tests}
 mkdir -p "$OUT"
 log() { printf '\n######## %s\n' "$*"; }
 
-{
+tests() {
   log "machine"
   date -u
-  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
+  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap,clocks.max.sm --format=csv
   nvcc --version | tail -2
   cmake --version | head -1
 
-  log "make check, no BACKEND given: must choose cuda; untouched skeleton: must fail"
-  make check; echo "exit status: $?"
+  log "make test BACKEND=cuda (solutions pass, skeletons fail, runtime conformance, fast kernels)"
+  make test BACKEND=cuda 2>&1 | tail -25; echo "exit status: ${PIPESTATUS[0]}"
 
-  log "make test BACKEND=cuda (solutions pass, skeletons fail, runtime conformance)"
-  make test BACKEND=cuda; echo "exit status: $?"
-
-  log "make check BACKEND=cuda with the solution copied into labs/"
-  rm -rf /tmp/solved && mkdir /tmp/solved && cp -r CMakeLists.txt Makefile cmake common labs bench /tmp/solved/
-  for lab in solutions/*/; do cp "$lab"*.cu "/tmp/solved/labs/$(basename "$lab")/"; done
-  make -C /tmp/solved check BACKEND=cuda; echo "exit status: $?"
-
+  log "performance tests of the solutions (ratios measured in this run)"
   for lab in build/cuda/labs/*-solutions; do
-    log "compute-sanitizer memcheck, $(basename "$lab")"
-    compute-sanitizer --tool memcheck --leak-check full "$lab" --gtest_brief=1 2>&1 | tail -4
-    echo "exit status: $?"
-  done
-  for lab in build/cuda/labs/0[45]_*-solutions; do
-    log "compute-sanitizer racecheck and synccheck, $(basename "$lab")"
-    compute-sanitizer --tool racecheck "$lab" --gtest_brief=1 2>&1 | tail -3
-    compute-sanitizer --tool synccheck "$lab" --gtest_brief=1 2>&1 | tail -3
+    "$lab" --gtest_filter='*Performance*:*Banks*' 2>&1 | grep -E '^\[ (PERF|  FAILED|       OK|  SKIPPED) '
   done
 
-  log "compute-sanitizer memcheck, lab 01 with a planted bug (no bounds check)"
-  sed 's/if (i < n) C\[i\]/C[i]/' solutions/01_vector_add/vector_add.cu > /tmp/solved/labs/01_vector_add/vector_add.cu
-  grep -n "C\[i\] = A" /tmp/solved/labs/01_vector_add/vector_add.cu
-  cmake --build /tmp/solved/build/cuda --target 01_vector_add-labs -j > /dev/null
-  compute-sanitizer --tool memcheck /tmp/solved/build/cuda/labs/01_vector_add-labs \
-    --gtest_filter='VectorAdd.Size257' 2>&1 | head -40; echo "exit status: $?"
+  log "make check, no BACKEND given: must choose cuda; untouched skeleton: must fail"
+  make check 2>&1 | tail -14; echo "exit status: ${PIPESTATUS[0]}"
 
-  log "compute-sanitizer racecheck and synccheck, runtime tests (barriers, shared memory)"
-  compute-sanitizer --tool racecheck build/cuda/common/tests/test_runtime --gtest_brief=1; echo "exit status: $?"
-  compute-sanitizer --tool synccheck build/cuda/common/tests/test_runtime --gtest_brief=1; echo "exit status: $?"
+  log "make check BACKEND=cuda with the solutions copied into labs/"
+  rm -rf /tmp/solved && mkdir /tmp/solved && cp -r CMakeLists.txt Makefile cmake common labs bench /tmp/solved/
+  for lab in solutions/[0-9]*/; do cp "$lab"*.cu "/tmp/solved/labs/$(basename "$lab")/"; done
+  make -C /tmp/solved check BACKEND=cuda 2>&1 | tail -14; echo "exit status: ${PIPESTATUS[0]}"
 
   log "make bench BACKEND=cuda"
   make bench BACKEND=cuda; echo "exit status: $?"
-} 2>&1 | tee "$OUT/gpu-proof.log"
+  cp build/cuda/bench.json "$OUT/bench.json"
+}
+
+sanitizers() {
+  for lab in build/cuda/labs/*-solutions; do
+    log "compute-sanitizer memcheck, $(basename "$lab")"
+    compute-sanitizer --tool memcheck --leak-check full "$lab" --gtest_brief=1 \
+      --gtest_filter='-*Performance*' 2>&1 | tail -3
+  done
+  for lab in build/cuda/labs/0[4-9]_*-solutions; do
+    log "compute-sanitizer racecheck and synccheck, $(basename "$lab")"
+    compute-sanitizer --tool racecheck "$lab" --gtest_brief=1 --gtest_filter='-*Performance*' 2>&1 | tail -2
+    compute-sanitizer --tool synccheck "$lab" --gtest_brief=1 --gtest_filter='-*Performance*' 2>&1 | tail -2
+  done
+  log "planted bugs (common/tests/bugs) under compute-sanitizer: the first report of each tool"
+  for bug in $(build/cuda/common/tests/run_planted_bug); do
+    for tool in memcheck racecheck; do
+      printf '\n--- %s, %s: ' "$bug" "$tool"
+      timeout 20 compute-sanitizer --tool "$tool" build/cuda/common/tests/run_planted_bug "$bug" > /tmp/bug.log 2>&1
+      status=$?
+      if [ $status -eq 124 ]; then echo "still running after 20 s (killed)"; continue; fi
+      grep -m1 -E '^========= (Invalid|Error|Race|Barrier|Program hit|.*hazard)' /tmp/bug.log || echo "nothing reported"
+      grep -m1 -E '^=========     at .*planted_bugs.cu' /tmp/bug.log
+      grep -m1 -E "^$bug: " /tmp/bug.log
+      grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/bug.log
+    done
+  done
+}
+
+"$PHASE" 2>&1 | tee "$OUT/gpu-proof-$PHASE.log"

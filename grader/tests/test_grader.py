@@ -77,8 +77,8 @@ def failed(results: dict, student: str) -> dict[str, str]:
 def test_correct_submissions_get_every_point(graded: tuple) -> None:
     _, results, _ = graded
     for student in ("alice", "dave", "walter", "xavier", "yolanda"):
-        assert lab(results, student)["earned"] == 20, student
-    assert lab(results, "alice", "04_tiled_matmul")["earned"] == 24
+        assert lab(results, student)["earned"] == 22, student
+    assert lab(results, "alice", "04_tiled_matmul")["earned"] == 27
 
 
 def test_partly_right_and_wrong(graded: tuple) -> None:
@@ -89,7 +89,7 @@ def test_partly_right_and_wrong(graded: tuple) -> None:
         and "outside every array" in bob["VectorAddKernel.GuardsTheEnd"]
     )
     assert "outside every array" in bob["VectorAdd.Size257"]
-    assert 0 < lab(results, "bob")["earned"] < 20
+    assert 0 < lab(results, "bob")["earned"] < 22
     kinds = lab(results, "bob")["categories"]  # partial credit by kind, from the rubric
     assert kinds["diagnostics"] == {"earned": 3.0, "possible": 5.0} and kinds["correctness"]["possible"] == 15
     carol = failed(results, "carol")
@@ -119,14 +119,14 @@ def test_hang_crash_fork_bomb_and_flood_cost_one_test_each(graded: tuple) -> Non
 @needs_isolation
 def test_no_reading_other_submissions_or_solutions(graded: tuple) -> None:
     _, results, _ = graded
-    assert lab(results, "heidi")["earned"] == 20, failed(results, "heidi")
+    assert lab(results, "heidi")["earned"] == 22, failed(results, "heidi")
     assert "LEAK" not in json.dumps(results)
 
 
 @needs_isolation
 def test_no_writing_outside(graded: tuple) -> None:
     _, results, _ = graded
-    assert lab(results, "ivan")["earned"] == 20
+    assert lab(results, "ivan")["earned"] == 22
     for p in ESCAPES:
         assert not Path(p).exists(), p
     assert not (CORPUS / "cudalab-escape-ivan").exists()
@@ -135,7 +135,7 @@ def test_no_writing_outside(graded: tuple) -> None:
 @needs_isolation
 def test_no_network(graded: tuple) -> None:
     _, results, _ = graded
-    assert lab(results, "judy")["earned"] == 20, failed(results, "judy")
+    assert lab(results, "judy")["earned"] == 22, failed(results, "judy")
     assert not results["judy_reached_listener"]
 
 
@@ -160,7 +160,7 @@ def test_outputs(graded: tuple) -> None:
     rows = list(csv.DictReader((out / "gradebook.csv").open()))
     assert len(rows) == len(results["students"]) == 19
     alice = next(r for r in rows if r["student"] == "alice")
-    assert (alice["01_vector_add"], alice["04_tiled_matmul"], alice["total"]) == ("20", "24", "44")
+    assert (alice["01_vector_add"], alice["04_tiled_matmul"], alice["total"]) == ("22", "27", "49")
     for student in results["students"]:
         assert (out / "feedback" / f"{student}.md").read_text().startswith(f"# Feedback: {student}")
         assert "<html>" in (out / "feedback" / f"{student}.html").read_text()
@@ -184,7 +184,7 @@ def test_gradescope_mode(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     data = json.loads(target.read_text())
-    assert data["score"] == 20
+    assert data["score"] == 22
     assert {t["name"] for t in data["tests"]} >= {
         "01_vector_add/VectorAdd.Empty",
         "01_vector_add/VectorAdd.Size257",
@@ -230,7 +230,7 @@ def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
     grader.prepare_base(["01_vector_add"])
     unpacked = tmp_path / "alice"
     submissions.unpack(submissions.Submission("alice", CORPUS / "alice", 0), unpacked)
-    assert grader.grade(unpacked, "alice", "01_vector_add")["earned"] == 20
+    assert grader.grade(unpacked, "alice", "01_vector_add")["earned"] == 22
     submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
     grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")
     assert grace["tests"]["VectorAdd.One"]["result"] == "failed" and grace["earned"] == 19

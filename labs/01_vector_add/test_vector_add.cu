@@ -147,7 +147,6 @@ TEST(VectorAdd, ReportsAFailedCall) {
 // 32 threads touch 32 consecutive floats (4 full sectors per request: coalesced).
 TEST(VectorAddPerformance, CoalescedTraffic) {
   CUDALAB_COUNTING_TEST();
-#ifdef CUDALAB_EMU
   const int n = 1 << 14;
   Inputs in = make_inputs(n);
   auto launches = cudalab::performance::count([&] { run_kernel(in, n, 256, 0); });
@@ -158,7 +157,6 @@ TEST(VectorAddPerformance, CoalescedTraffic) {
   EXPECT_DOUBLE_EQ(c.load_efficiency(), 1.0)
       << "neighbouring threads should read neighbouring elements (index with threadIdx.x last)";
   EXPECT_DOUBLE_EQ(c.store_efficiency(), 1.0);
-#endif
 }
 
 // On a GPU: at least 70% of the device's own copy speed. A vector add reads 2n and writes n

@@ -34,7 +34,6 @@ TEST(StridedCopy, EveryStrideRoundTrips) {
           << (padded ? " + t * stride / 32" : "") << ", then reads the same word into out[t]";
 }
 
-#ifdef CUDALAB_EMU
 // The bank-conflict degree of the copy's shared accesses, counted by the emu backend.
 double degree(int stride, bool padded) {
   auto launches = cudalab::performance::count([&] { strided(stride, padded); });
@@ -44,24 +43,19 @@ double degree(int stride, bool padded) {
   }
   return launches[0].bank_conflict_degree();
 }
-#endif
 
 TEST(StridedCopyBanks, StrideSIsGcdWay) {
   CUDALAB_COUNTING_TEST();
-#ifdef CUDALAB_EMU
   for (int stride : {1, 2, 4, 8, 16, 32, 3, 6})
     EXPECT_DOUBLE_EQ(degree(stride, false), std::gcd(stride, 32))
         << "stride " << stride << ": words t * stride fall into 32 / gcd(stride, 32) banks";
-#endif
 }
 
 TEST(StridedCopyBanks, PaddingMakesPowersOfTwoConflictFree) {
   CUDALAB_COUNTING_TEST();
-#ifdef CUDALAB_EMU
   for (int stride : {1, 2, 4, 8, 16, 32})
     EXPECT_DOUBLE_EQ(degree(stride, true), 1.0)
         << "stride " << stride << " padded: word i + i / 32 moves each row of 32 one bank further";
-#endif
 }
 
 // A rows x cols matrix of distinct values, transposed on the host.
@@ -91,7 +85,6 @@ TEST(Transpose, PaddedSizes) { check_sizes(transposePadded, "transposePadded"); 
 
 TEST(TransposeBanks, PaddingRemovesColumnConflicts) {
   CUDALAB_COUNTING_TEST();
-#ifdef CUDALAB_EMU
   const int n = 64;
   DeviceArray<float> d_in(cudalab::random_floats(n * n, 1)), d_out(std::vector<float>(n * n));
   auto plain = cudalab::performance::count([&] { ASSERT_EQ(transposeUnpadded(d_in.get(), d_out.get(), n, n), cudaSuccess); });
@@ -105,7 +98,6 @@ TEST(TransposeBanks, PaddingRemovesColumnConflicts) {
     EXPECT_DOUBLE_EQ(c.load_efficiency(), 1.0) << "reads of `in` should be coalesced: threadIdx.x picks the column";
     EXPECT_DOUBLE_EQ(c.store_efficiency(), 1.0) << "writes of `out` should be coalesced: threadIdx.x picks the column of out";
   }
-#endif
 }
 
 // On a GPU: an 8192 x 8192 transpose with the padded tile against the unpadded one.

@@ -14,6 +14,8 @@
 #include "state.h"
 
 namespace cudalab::emu {
+using cudalab::AccessSite;
+using cudalab::LaunchCounters;
 namespace {
 
 std::atomic<bool> on{std::getenv("CUDALAB_REPORT") != nullptr};
@@ -216,23 +218,13 @@ void print_report() {
 }
 }  // namespace
 
-double LaunchCounters::load_efficiency() const {
-  return global_load_sectors ? double(global_load_bytes) / (32.0 * global_load_sectors) : 1.0;
-}
-double LaunchCounters::store_efficiency() const {
-  return global_store_sectors ? double(global_store_bytes) / (32.0 * global_store_sectors) : 1.0;
-}
-double LaunchCounters::bank_conflict_degree() const {
-  return shared_ideal_wavefronts ? double(shared_wavefronts) / double(shared_ideal_wavefronts) : 1.0;
-}
-
 void start_counting() {
   std::lock_guard<std::mutex> lock(launches_mutex);
   launches.clear();
   on = true;
 }
 
-std::vector<LaunchCounters> stop_counting() {
+std::vector<cudalab::LaunchCounters> stop_counting() {
   std::lock_guard<std::mutex> lock(launches_mutex);
   on = std::getenv("CUDALAB_REPORT") != nullptr;
   return std::exchange(launches, {});

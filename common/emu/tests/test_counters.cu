@@ -11,7 +11,7 @@
 
 namespace {
 
-using cudalab::emu::LaunchCounters;
+using cudalab::LaunchCounters;
 
 constexpr int TILE_WIDTH = 16;
 

@@ -1,0 +1,48 @@
+// Memory-traffic counters of one kernel launch, as the emu backend measures them (common/emu).
+// Plain data: the lab harnesses name them on both backends; only emu fills them in.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+// Counters of the memory traffic of instrumented kernels, as a GPU would see it. A warp is 32
+// consecutive threads of a block; the accesses of a warp at one place in the code (the n-th time
+// each of its threads gets there since the last barrier) form one request, as in lockstep.
+// Global memory moves 32-byte sectors; shared memory serves 32 banks of 4-byte words per
+// wavefront, and threads reading the same word share it (a broadcast).
+struct AccessSite {
+  std::string where;  // "file.cu:12"
+  bool shared, store, atomic;
+  unsigned long long requests = 0;
+  unsigned long long transactions = 0;        // global: sectors; shared: wavefronts
+  unsigned long long ideal_transactions = 0;  // the fewest that the same bytes could need
+  unsigned long long bytes = 0;               // requested by the threads
+  unsigned max_degree = 0;                    // worst transactions/ideal of one request
+};
+
+struct LaunchCounters {
+  std::string kernel, where;
+  unsigned long long global_load_requests = 0, global_store_requests = 0;
+  unsigned long long global_load_sectors = 0, global_store_sectors = 0;
+  unsigned long long global_load_bytes = 0, global_store_bytes = 0;
+  unsigned long long shared_load_requests = 0, shared_store_requests = 0;
+  unsigned long long shared_wavefronts = 0, shared_ideal_wavefronts = 0;
+  unsigned long long barriers = 0, atomics = 0;
+  std::vector<AccessSite> sites;  // by source line
+
+  // Bytes the threads asked for per byte moved (1: every sector fully used).
+  double load_efficiency() const {
+    return global_load_sectors ? double(global_load_bytes) / (32.0 * global_load_sectors) : 1.0;
+  }
+  double store_efficiency() const {
+    return global_store_sectors ? double(global_store_bytes) / (32.0 * global_store_sectors) : 1.0;
+  }
+  // Wavefronts per ideal wavefront over all shared accesses (1: conflict-free).
+  double bank_conflict_degree() const {
+    return shared_ideal_wavefronts ? double(shared_wavefronts) / double(shared_ideal_wavefronts) : 1.0;
+  }
+};
+
+}  // namespace cudalab

@@ -1,0 +1,148 @@
+// Fast kernels (see fast.h).
+#include "fast.h"
+
+// ---- matrix multiplication -------------------------------------------------------------------
+// A block computes a BM x BN tile of C. Per phase it stages a BM x BK slice of A (transposed, so
+// that a thread's 8 values of a column are a row of As) and a BK x BN slice of B in shared memory;
+// each thread then does BK outer products of an 8-vector of A and an 8-vector of B. Thread (tr,
+// tc) owns rows tr + 16 m and columns tc + 16 n (m, n < 8): neighbouring threads read
+// neighbouring words of Bs (no bank conflicts) and write neighbouring words of C (coalesced).
+constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, MM_THREADS = 256;
+
+__global__ void __launch_bounds__(MM_THREADS)
+    matmulFastKernel(const float* A, const float* B, float* C, int M, int N, int K) {
+  __shared__ float As[BK][BM];
+  __shared__ float Bs[BK][BN];
+  const int tid = threadIdx.x, tr = tid / 16, tc = tid % 16;
+  const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+  float acc[TM][TN] = {};
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    for (int i = tid; i < BM * BK; i += MM_THREADS) {  // 8 consecutive floats of a row of A
+      int r = i / BK, c = i % BK;
+      As[c][r] = (row0 + r < M && k0 + c < K) ? A[(row0 + r) * K + k0 + c] : 0.0f;
+    }
+    for (int i = tid; i < BK * BN; i += MM_THREADS) {  // 128 consecutive floats of a row of B
+      int r = i / BN, c = i % BN;
+      Bs[r][c] = (k0 + r < K && col0 + c < N) ? B[(k0 + r) * N + col0 + c] : 0.0f;
+    }
+    __syncthreads();
+    for (int k = 0; k < BK; ++k) {
+      float a[TM], b[TN];
+      for (int m = 0; m < TM; ++m) a[m] = As[k][tr + 16 * m];
+      for (int n = 0; n < TN; ++n) b[n] = Bs[k][tc + 16 * n];
+      for (int m = 0; m < TM; ++m)
+        for (int n = 0; n < TN; ++n) acc[m][n] += a[m] * b[n];
+    }
+    __syncthreads();
+  }
+  for (int m = 0; m < TM; ++m)
+    for (int n = 0; n < TN; ++n) {
+      int r = row0 + tr + 16 * m, c = col0 + tc + 16 * n;
+      if (r < M && c < N) C[r * N + c] = acc[m][n];
+    }
+}
+
+cudaError_t matmulFast(const float* A, const float* B, float* C, int M, int N, int K) {
+  if (M == 0 || N == 0) return cudaSuccess;
+  dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
+  matmulFastKernel<<<grid, MM_THREADS>>>(A, B, C, M, N, K);
+  return cudaGetLastError();
+}
+
+// ---- SpMV --------------------------------------------------------------------------------------
+// LANES threads per row: each adds every LANES-th entry, then the group adds its partial sums with
+// shuffles inside the group (width LANES).
+template <int LANES>
+__global__ void spmvCsrFastKernel(int num_rows, const int* row_ptr, const int* col_index,
+                                  const float* data, const float* x, float* y) {
+  int thread = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = thread / LANES, lane = thread % LANES;
+  // Rows past the end still join the shuffles (with 0) so that every lane of the warp is there.
+  float sum = 0;
+  if (row < num_rows)
+    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += LANES) sum += data[k] * __ldg(&x[col_index[k]]);
+  for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffff, sum, offset, LANES);
+  if (row < num_rows && lane == 0) y[row] = sum;
+}
+
+template <int LANES>
+cudaError_t spmvLaunch(int num_rows, const int* row_ptr, const int* col_index, const float* data,
+                       const float* x, float* y) {
+  const int threads = 256;
+  long long total = 1ll * num_rows * LANES;
+  spmvCsrFastKernel<LANES><<<int((total + threads - 1) / threads), threads>>>(num_rows, row_ptr, col_index,
+                                                                             data, x, y);
+  return cudaGetLastError();
+}
+
+cudaError_t spmvCsrFast(int num_rows, const int* row_ptr, const int* col_index, const float* data,
+                        const float* x, float* y) {
+  if (num_rows == 0) return cudaSuccess;
+  int nnz = 0;
+  if (cudaError_t e = cudaMemcpy(&nnz, row_ptr + num_rows, sizeof(int), cudaMemcpyDeviceToHost)) return e;
+  int mean = nnz / num_rows;  // lanes: the power of two nearest the mean row length, 2 to 32
+  if (mean <= 2) return spmvLaunch<2>(num_rows, row_ptr, col_index, data, x, y);
+  if (mean <= 5) return spmvLaunch<4>(num_rows, row_ptr, col_index, data, x, y);
+  if (mean <= 11) return spmvLaunch<8>(num_rows, row_ptr, col_index, data, x, y);
+  if (mean <= 23) return spmvLaunch<16>(num_rows, row_ptr, col_index, data, x, y);
+  return spmvLaunch<32>(num_rows, row_ptr, col_index, data, x, y);
+}
+
+// ---- 2D convolution ------------------------------------------------------------------------------
+constexpr int CONV_MAX_MASK = 9, COLUMN = 8;
+__constant__ float kFastMask[CONV_MAX_MASK * CONV_MAX_MASK];
+
+__global__ void convolution2DFastKernel(const float* N, float* P, int Mask_Width, int height, int width) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * COLUMN;
+  if (col >= width) return;
+  int n = Mask_Width / 2;
+  for (int row = row0; row < row0 + COLUMN && row < height; ++row) {
+    float sum = 0;
+    for (int i = 0; i < Mask_Width; ++i) {
+      int r = row - n + i;
+      if (r < 0 || r >= height) continue;
+      for (int j = 0; j < Mask_Width; ++j) {
+        int c = col - n + j;
+        if (c >= 0 && c < width) sum += __ldg(&N[r * width + c]) * kFastMask[i * Mask_Width + j];
+      }
+    }
+    P[row * width + col] = sum;
+  }
+}
+
+cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Mask_Width, int height,
+                              int width) {
+  if (Mask_Width % 2 == 0 || Mask_Width < 1 || Mask_Width > CONV_MAX_MASK) return cudaErrorInvalidValue;
+  if (cudaError_t e = cudaMemcpyToSymbol(kFastMask, h_M, sizeof(float) * Mask_Width * Mask_Width)) return e;
+  if (height == 0 || width == 0) return cudaSuccess;
+  dim3 block(32, 8);
+  dim3 grid((width + 31) / 32, (height + 8 * COLUMN - 1) / (8 * COLUMN));
+  convolution2DFastKernel<<<grid, block>>>(N, P, Mask_Width, height, width);
+  return cudaGetLastError();
+}
+
+// ---- Jacobi --------------------------------------------------------------------------------------
+// Walking down a column, the point above and the point itself are the previous step's centre and
+// below: one new load per point from above and below instead of three.
+__global__ void jacobiSweepFastKernel(const float* u, float* v, int ny, int nx) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i0 = (blockIdx.y * blockDim.y + threadIdx.y) * COLUMN;
+  if (j >= nx || i0 >= ny) return;
+  float above = i0 > 0 ? u[(i0 - 1) * nx + j] : 0.0f, centre = u[i0 * nx + j];
+  for (int i = i0; i < i0 + COLUMN && i < ny; ++i) {
+    float below = i + 1 < ny ? u[(i + 1) * nx + j] : 0.0f;
+    bool boundary = i == 0 || j == 0 || i == ny - 1 || j == nx - 1;
+    v[i * nx + j] = boundary ? centre : 0.25f * (above + below + u[i * nx + j - 1] + u[i * nx + j + 1]);
+    above = centre;
+    centre = below;
+  }
+}
+
+cudaError_t jacobiSweepFast(const float* u, float* v, int ny, int nx) {
+  if (ny == 0 || nx == 0) return cudaSuccess;
+  dim3 block(32, 8);
+  dim3 grid((nx + 31) / 32, (ny + 8 * COLUMN - 1) / (8 * COLUMN));
+  jacobiSweepFastKernel<<<grid, block>>>(u, v, ny, nx);
+  return cudaGetLastError();
+}
