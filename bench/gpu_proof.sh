@@ -35,6 +35,11 @@ tests() {
 }
 
 sanitizers() {
+  [ "${BUGS_ONLY:-0}" = 1 ] || solution_sanitizers
+  planted_bugs
+}
+
+solution_sanitizers() {
   for lab in build/cuda/labs/*-solutions; do
     log "compute-sanitizer memcheck, $(basename "$lab")"
     compute-sanitizer --tool memcheck --leak-check full "$lab" --gtest_brief=1 \
@@ -45,14 +50,17 @@ sanitizers() {
     compute-sanitizer --tool racecheck "$lab" --gtest_brief=1 --gtest_filter='-*Performance*' 2>&1 | tail -2
     compute-sanitizer --tool synccheck "$lab" --gtest_brief=1 --gtest_filter='-*Performance*' 2>&1 | tail -2
   done
+}
+
+planted_bugs() {
   log "planted bugs (common/tests/bugs) under compute-sanitizer: the first report of each tool"
   for bug in $(build/cuda/common/tests/run_planted_bug); do
-    for tool in memcheck racecheck; do
+    for tool in memcheck racecheck synccheck initcheck; do
       printf '\n--- %s, %s: ' "$bug" "$tool"
-      timeout 20 compute-sanitizer --tool "$tool" build/cuda/common/tests/run_planted_bug "$bug" > /tmp/bug.log 2>&1
+      timeout 15 compute-sanitizer --tool "$tool" build/cuda/common/tests/run_planted_bug "$bug" > /tmp/bug.log 2>&1
       status=$?
-      if [ $status -eq 124 ]; then echo "still running after 20 s (killed)"; continue; fi
-      grep -m1 -E '^========= (Invalid|Error|Race|Barrier|Program hit|.*hazard)' /tmp/bug.log || echo "nothing reported"
+      if [ $status -eq 124 ]; then echo "still running after 15 s (killed)"; continue; fi
+      grep -m1 -E '^========= (Invalid|Error|Race|Barrier|Uninitialized|Program hit|.*hazard)' /tmp/bug.log || echo "nothing reported"
       grep -m1 -E '^=========     at .*planted_bugs.cu' /tmp/bug.log
       grep -m1 -E "^$bug: " /tmp/bug.log
       grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/bug.log

@@ -211,7 +211,10 @@ __global__ void basic2D(const float* N, float* P, int Mask_Width, int height, in
 }
 
 // On a GPU: the 2D tiled kernel against the basic one, on a 4096 x 4096 image with a 5 x 5 mask.
-TEST(ConvolutionPerformance, Tiled2DFasterThanBasic) {
+// On an H100 the caches serve the basic kernel's repeated reads so well that the tiled kernel,
+// with its idle halo threads, ran at 0.93x of it (docs/benchmarks.md): the test asks for 0.75x, so
+// that a tiled kernel with a slow mistake (uncoalesced loads, bank conflicts, extra barriers) fails.
+TEST(ConvolutionPerformance, Tiled2DKeepsUpWithBasic) {
   CUDALAB_TIMING_TEST();
   const int height = 4096, width = 4096, Mask_Width = 5;
   std::vector<float> M = cudalab::random_floats(Mask_Width * Mask_Width, 2);
@@ -227,7 +230,7 @@ TEST(ConvolutionPerformance, Tiled2DFasterThanBasic) {
   int wrong = 0;
   for (size_t i = 0; i < P.size(); ++i) wrong += std::abs(P[i] - Q[i]) <= 1e-4f * std::abs(Q[i]) + 1e-4f ? 0 : 1;
   ASSERT_EQ(wrong, 0) << "not timed: convolution2DTiled disagrees with the basic kernel";
-  cudalab::performance::expect_speed("convolution2DTiled vs the basic 2D kernel", tiled, basic, 1.0);
+  cudalab::performance::expect_speed("convolution2DTiled vs the basic 2D kernel", tiled, basic, 0.75);
 }
 
 }  // namespace

@@ -7,17 +7,17 @@
 // each thread then does BK outer products of an 8-vector of A and an 8-vector of B. Thread (tr,
 // tc) owns rows tr + 16 m and columns tc + 16 n (m, n < 8): neighbouring threads read
 // neighbouring words of Bs (no bank conflicts) and write neighbouring words of C (coalesced).
-constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, MM_THREADS = 256;
+constexpr int BM = 128, BN = 128, BK = 16, TM = 8, TN = 8, MM_THREADS = 256;
 
 __global__ void __launch_bounds__(MM_THREADS)
     matmulFastKernel(const float* A, const float* B, float* C, int M, int N, int K) {
-  __shared__ float As[BK][BM];
+  __shared__ float As[BK][BM + 1];  // + 1: the transposing stores of a warp hit 32 banks
   __shared__ float Bs[BK][BN];
   const int tid = threadIdx.x, tr = tid / 16, tc = tid % 16;
   const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
   float acc[TM][TN] = {};
   for (int k0 = 0; k0 < K; k0 += BK) {
-    for (int i = tid; i < BM * BK; i += MM_THREADS) {  // 8 consecutive floats of a row of A
+    for (int i = tid; i < BM * BK; i += MM_THREADS) {  // BK consecutive floats of a row of A
       int r = i / BK, c = i % BK;
       As[c][r] = (row0 + r < M && k0 + c < K) ? A[(row0 + r) * K + k0 + c] : 0.0f;
     }
@@ -26,11 +26,16 @@ __global__ void __launch_bounds__(MM_THREADS)
       Bs[r][c] = (k0 + r < K && col0 + c < N) ? B[(k0 + r) * N + col0 + c] : 0.0f;
     }
     __syncthreads();
+#pragma unroll
     for (int k = 0; k < BK; ++k) {
       float a[TM], b[TN];
+#pragma unroll
       for (int m = 0; m < TM; ++m) a[m] = As[k][tr + 16 * m];
+#pragma unroll
       for (int n = 0; n < TN; ++n) b[n] = Bs[k][tc + 16 * n];
+#pragma unroll
       for (int m = 0; m < TM; ++m)
+#pragma unroll
         for (int n = 0; n < TN; ++n) acc[m][n] += a[m] * b[n];
     }
     __syncthreads();
@@ -75,11 +80,9 @@ cudaError_t spmvLaunch(int num_rows, const int* row_ptr, const int* col_index, c
   return cudaGetLastError();
 }
 
-cudaError_t spmvCsrFast(int num_rows, const int* row_ptr, const int* col_index, const float* data,
-                        const float* x, float* y) {
+cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* col_index,
+                        const float* data, const float* x, float* y) {
   if (num_rows == 0) return cudaSuccess;
-  int nnz = 0;
-  if (cudaError_t e = cudaMemcpy(&nnz, row_ptr + num_rows, sizeof(int), cudaMemcpyDeviceToHost)) return e;
   int mean = nnz / num_rows;  // lanes: the power of two nearest the mean row length, 2 to 32
   if (mean <= 2) return spmvLaunch<2>(num_rows, row_ptr, col_index, data, x, y);
   if (mean <= 5) return spmvLaunch<4>(num_rows, row_ptr, col_index, data, x, y);
@@ -89,26 +92,40 @@ cudaError_t spmvCsrFast(int num_rows, const int* row_ptr, const int* col_index, 
 }
 
 // ---- 2D convolution ------------------------------------------------------------------------------
+// A thread computes COLUMN outputs down a column. It reads each of the COLUMN + MW - 1 input rows
+// it needs once (MW values, into registers) and adds that row into every output whose mask covers
+// it: MW (COLUMN + MW - 1) loads for COLUMN outputs instead of MW^2 each. MW is a template
+// parameter so that the loops unroll and acc[] stays in registers.
 constexpr int CONV_MAX_MASK = 9, COLUMN = 8;
 __constant__ float kFastMask[CONV_MAX_MASK * CONV_MAX_MASK];
 
-__global__ void convolution2DFastKernel(const float* N, float* P, int Mask_Width, int height, int width) {
+template <int MW>
+__global__ void convolution2DFastKernel(const float* N, float* P, int height, int width) {
+  constexpr int R = MW / 2;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * COLUMN;
-  if (col >= width) return;
-  int n = Mask_Width / 2;
-  for (int row = row0; row < row0 + COLUMN && row < height; ++row) {
-    float sum = 0;
-    for (int i = 0; i < Mask_Width; ++i) {
-      int r = row - n + i;
-      if (r < 0 || r >= height) continue;
-      for (int j = 0; j < Mask_Width; ++j) {
-        int c = col - n + j;
-        if (c >= 0 && c < width) sum += __ldg(&N[r * width + c]) * kFastMask[i * Mask_Width + j];
-      }
+  if (col >= width || row0 >= height) return;
+  float acc[COLUMN] = {};
+#pragma unroll
+  for (int t = 0; t < COLUMN + MW - 1; ++t) {  // input row row0 - R + t
+    int r = row0 - R + t;
+    float v[MW];
+#pragma unroll
+    for (int j = 0; j < MW; ++j) {
+      int c = col - R + j;
+      v[j] = (r >= 0 && r < height && c >= 0 && c < width) ? __ldg(&N[r * width + c]) : 0.0f;
     }
-    P[row * width + col] = sum;
+#pragma unroll
+    for (int i = 0; i < MW; ++i) {  // mask row i puts input row t into output t - i
+      int o = t - i;
+      if (o >= 0 && o < COLUMN)
+#pragma unroll
+        for (int j = 0; j < MW; ++j) acc[o] += v[j] * kFastMask[i * MW + j];
+    }
   }
+#pragma unroll
+  for (int o = 0; o < COLUMN; ++o)
+    if (row0 + o < height) P[(row0 + o) * width + col] = acc[o];
 }
 
 cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Mask_Width, int height,
@@ -118,7 +135,13 @@ cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Ma
   if (height == 0 || width == 0) return cudaSuccess;
   dim3 block(32, 8);
   dim3 grid((width + 31) / 32, (height + 8 * COLUMN - 1) / (8 * COLUMN));
-  convolution2DFastKernel<<<grid, block>>>(N, P, Mask_Width, height, width);
+  switch (Mask_Width) {
+    case 1: convolution2DFastKernel<1><<<grid, block>>>(N, P, height, width); break;
+    case 3: convolution2DFastKernel<3><<<grid, block>>>(N, P, height, width); break;
+    case 5: convolution2DFastKernel<5><<<grid, block>>>(N, P, height, width); break;
+    case 7: convolution2DFastKernel<7><<<grid, block>>>(N, P, height, width); break;
+    default: convolution2DFastKernel<9><<<grid, block>>>(N, P, height, width); break;
+  }
   return cudaGetLastError();
 }
 

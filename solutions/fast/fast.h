@@ -12,11 +12,11 @@ cudaError_t matmulFast(const float* A, const float* B, float* C, int M, int N, i
 
 // CSR SpMV with as many lanes per row as the rows' average length asks for (2 to 32), so that a
 // warp stays busy on short rows too (lab 06's vector kernel gives every row 32 lanes).
-cudaError_t spmvCsrFast(int num_rows, const int* row_ptr, const int* col_index, const float* data,
-                        const float* x, float* y);
+cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* col_index,
+                        const float* data, const float* x, float* y);
 
 // 2D convolution with a Mask_Width^2 mask (odd, at most 9) in constant memory: each thread walks
-// down a column of 8 outputs; neighbours come through the L1 cache.
+// down a column of 8 outputs, reading each input row it needs once into registers.
 cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Mask_Width,
                               int height, int width);
 

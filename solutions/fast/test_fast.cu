@@ -44,14 +44,14 @@ TEST(SpmvFast, EveryGroupSize) {
     std::vector<double> expected = cudalab::multiply(A, x);
     DeviceArray<int> row_ptr(A.row_ptr), col_index(A.col_index);
     DeviceArray<float> data(A.data), d_x(x), d_y(std::vector<float>(A.num_rows, cudalab::poison_float()));
-    ASSERT_EQ(spmvCsrFast(A.num_rows, row_ptr.get(), col_index.get(), data.get(), d_x.get(), d_y.get()), cudaSuccess);
+    ASSERT_EQ(spmvCsrFast(A.num_rows, A.nnz(), row_ptr.get(), col_index.get(), data.get(), d_x.get(), d_y.get()), cudaSuccess);
     std::vector<float> y = d_y.to_host();
     EXPECT_MATCHES("y", y.data(), expected.data(), expected.size(), {1e-4, 1e-4}) << "mean row length " << mean;
   }
 }
 
 TEST(Convolution2DFast, Sizes) {
-  for (int Mask_Width : {1, 3, 5, 7})
+  for (int Mask_Width : {1, 3, 5, 7, 9})
     for (auto [height, width] : {std::pair{1, 1}, {70, 33}, {129, 257}}) {
       std::vector<float> N = cudalab::random_floats(size_t(height) * width, 1), M = cudalab::random_floats(Mask_Width * Mask_Width, 2);
       std::vector<double> expected(N.size(), 0.0);

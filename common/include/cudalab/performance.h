@@ -25,7 +25,7 @@ struct Timing {
 };
 
 template <class Work>
-Timing time(Work work, int repeats = 21) {
+Timing time_once(Work work, int repeats) {
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
@@ -52,6 +52,17 @@ Timing time(Work work, int repeats = 21) {
 // Repeats that disagree by more than this are not graded: a busy or throttling GPU would give
 // wrong points, so it gives none, and says why.
 constexpr double kMaxSpread = 0.25;
+
+// time_once, tried up to three times while the repeats disagree (another process on the GPU).
+template <class Work>
+Timing time(Work work, int repeats = 21) {
+  Timing best = time_once(work, repeats);
+  for (int attempt = 1; attempt < 3 && best.spread > kMaxSpread; ++attempt) {
+    Timing again = time_once(work, repeats);
+    if (again.spread < best.spread) best = again;
+  }
+  return best;
+}
 
 // Checks that `work` runs at least `ratio` times as fast as `baseline` (or as `ratio` of it when
 // below 1), both timed now. `what` names both in the message.
