@@ -165,7 +165,7 @@ def test_outputs(graded: tuple) -> None:
         assert (out / "feedback" / f"{student}.md").read_text().startswith(f"# Feedback: {student}")
         assert "<html>" in (out / "feedback" / f"{student}.html").read_text()
     assert "protection:" in stdout and results["protections"]
-    assert "alice" in stdout and "44" in stdout
+    assert "alice" in stdout and "49" in stdout
 
 
 def test_rerun_grades_only_what_changed(graded: tuple) -> None:
@@ -233,7 +233,7 @@ def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
     assert grader.grade(unpacked, "alice", "01_vector_add")["earned"] == 22
     submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
     grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")
-    assert grace["tests"]["VectorAdd.One"]["result"] == "failed" and grace["earned"] == 19
+    assert grace["tests"]["VectorAdd.One"]["result"] == "failed" and grace["earned"] == 21
     shutil.rmtree(work, ignore_errors=True)
 
 
