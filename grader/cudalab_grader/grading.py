@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import threading
 import time
@@ -26,6 +27,9 @@ from . import submissions, workbook
 from .sandbox import Limits, Sandbox
 from .workbook import GTEST_NOISE as NOISE
 from .workbook import useful_build_errors
+
+# The line a timing test prints (common/include/cudalab/performance.h): the ratio and the one needed.
+PERF = re.compile(r"\[ PERF +\] .*: ([0-9.]+)x \(needed ([0-9.]+)x\)")
 
 SRC, BUILD, OUT = "/grade/workbook", "/grade/build", "/grade/out"
 HOST_PART = {SRC: "src", BUILD: "build", OUT: "out"}  # where each lies in a job's folder
@@ -185,8 +189,10 @@ class Grader:
         with self.settings.gpus or contextlib.nullcontext():
             verdicts = {test: self._run_test(job, lab, test, number) for test in rubric}
         for test, pts in rubric.items():
-            state, message = verdicts[test]
+            state, message, speed = verdicts[test]
             entry = {"result": state, "points": pts if state == "passed" else 0.0, "possible": pts}
+            if speed:  # a timing test: the ratio measured, and the one needed
+                entry["ratio"], entry["needed"] = speed
             if state == "skipped":
                 entry["possible"] = 0.0  # a test this backend cannot run counts for nothing
             if message:
@@ -204,8 +210,13 @@ class Grader:
         shutil.rmtree(job, ignore_errors=True)
         return result
 
-    def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str]:
-        """passed, failed or skipped, and what the student should read."""
+    def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str, tuple | None]:
+        """passed, failed or skipped; what the student should read; a timing test's (ratio, needed)."""
+        state, message, printed = self._run_test_process(job, lab, test, number)
+        speed = PERF.search(printed)
+        return state, message, (float(speed[1]), float(speed[2])) if speed else None
+
+    def _run_test_process(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str, str]:
         out_dir = job / "out"
         shutil.rmtree(out_dir, ignore_errors=True)
         out_dir.mkdir()
@@ -225,19 +236,20 @@ class Grader:
         printed = "\n".join(line for line in outcome.output.splitlines() if not NOISE.match(line))
         limit = self.settings.test_limits.wall_seconds
         if outcome.timed_out:
-            return "failed", f"stopped after {limit:g} s (time limit): an endless loop?\n{printed}"
+            return "failed", f"stopped after {limit:g} s (time limit): an endless loop?\n{printed}", printed
         verdict = self._read_report(out_dir / "result.json", test)
         if outcome.returncode == 0 and verdict in ("passed", "skipped"):
-            return verdict, printed if verdict == "skipped" else ""
+            return verdict, printed if verdict == "skipped" else "", printed
         signal = self._signal(outcome.returncode)
         if signal:
-            return "failed", f"crashed (signal {signal})\n{printed}"
+            return "failed", f"crashed (signal {signal})\n{printed}", printed
         if verdict == "missing" and outcome.returncode == 0:
             return (
                 "failed",
                 "the test ended before GoogleTest wrote its report (exit() in the code?)\n" + printed,
+                printed,
             )
-        return "failed", printed or f"failed (exit status {outcome.returncode})"
+        return "failed", printed or f"failed (exit status {outcome.returncode})", printed
 
     @staticmethod
     def _signal(returncode: int | None) -> int:

@@ -54,4 +54,26 @@ def write(folder: Path, results: dict) -> list[Path]:
         made.append(folder / "pass_rate_per_test.png")
         fig.savefig(made[-1], dpi=100)
         plt.close(fig)
+
+    # Timing tests (GPU grading): each student's measured ratio against the one needed.
+    ratios: dict[str, dict[str, float]] = {}
+    for student, s in sorted(students.items()):
+        for lab in labs:
+            for test, t in s["labs"][lab].get("tests", {}).items():
+                if "ratio" in t:
+                    ratios.setdefault(f"{lab[:2]} {test}", {})[student] = t["ratio"] / t["needed"]
+    if ratios:
+        fig, axes = plt.subplots(len(ratios), 1, figsize=(7, 2.2 * len(ratios)), squeeze=False)
+        for ax, (test, per_student) in zip(axes[:, 0], ratios.items(), strict=True):
+            names = list(per_student)
+            values = [per_student[n] for n in names]
+            ax.bar(names, values, color=["#228833" if v >= 1 else "#cc3311" for v in values])
+            ax.axhline(1.0, color="grey", linestyle="--")
+            ax.set_title(test, fontsize=9)
+            ax.set_ylabel("ratio / needed")
+            ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+        fig.tight_layout()
+        made.append(folder / "performance_ratios.png")
+        fig.savefig(made[-1], dpi=100)
+        plt.close(fig)
     return made

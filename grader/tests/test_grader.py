@@ -19,7 +19,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "grader"))
-from cudalab_grader import deadlines, submissions  # noqa: E402
+from cudalab_grader import deadlines, plots, submissions  # noqa: E402
 from cudalab_grader.sandbox import Sandbox  # noqa: E402
 
 CORPUS = HERE / "corpus"
@@ -85,8 +85,7 @@ def test_partly_right_and_wrong(graded: tuple) -> None:
     _, results, _ = graded
     bob = failed(results, "bob")
     assert (
-        "VectorAddKernel.GuardsTheEnd" in bob
-        and "outside every array" in bob["VectorAddKernel.GuardsTheEnd"]
+        "VectorAddKernel.GuardsTheEnd" in bob and "outside every array" in bob["VectorAddKernel.GuardsTheEnd"]
     )
     assert "outside every array" in bob["VectorAdd.Size257"]
     assert 0 < lab(results, "bob")["earned"] < 22
@@ -279,3 +278,29 @@ def test_slurm_shards_merge_to_the_local_gradebook(graded: tuple, tmp_path: Path
     assert sharded == local
     for k in range(3):
         assert "0 lab(s) to grade" in (out / "slurm" / f"shard-{k}.log").read_text()
+
+
+def test_performance_ratio_plot(tmp_path: Path) -> None:
+    """GPU grading records each timing test's ratio; the instructor sees them per student."""
+    from cudalab_grader.grading import PERF
+
+    line = "[ PERF     ] vecAddKernel vs a device copy: 0.15 ms vs baseline 0.14 ms: 0.92x (needed 0.70x)"
+    assert PERF.search(line).groups() == ("0.92", "0.70")
+
+    def lab(ratio: float) -> dict:
+        test = {"result": "passed" if ratio >= 0.7 else "failed", "points": 2, "possible": 2}
+        return {
+            "earned": 2,
+            "possible": 2,
+            "tests": {"VectorAddPerformance.NearCopyBandwidth": test | {"ratio": ratio, "needed": 0.7}},
+        }
+
+    results = {
+        "labs": ["01_vector_add"],
+        "students": {
+            "ann": {"labs": {"01_vector_add": lab(0.92)}},
+            "ben": {"labs": {"01_vector_add": lab(0.41)}},
+        },
+    }
+    made = plots.write(tmp_path, results)
+    assert tmp_path / "performance_ratios.png" in made
