@@ -83,31 +83,32 @@ cudaError_t spmvLaunch(int num_rows, const int* row_ptr, const int* col_index, c
 cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* col_index,
                         const float* data, const float* x, float* y) {
   if (num_rows == 0) return cudaSuccess;
-  int mean = nnz / num_rows;  // lanes: the power of two nearest the mean row length, 2 to 32
-  if (mean <= 2) return spmvLaunch<2>(num_rows, row_ptr, col_index, data, x, y);
-  if (mean <= 5) return spmvLaunch<4>(num_rows, row_ptr, col_index, data, x, y);
-  if (mean <= 11) return spmvLaunch<8>(num_rows, row_ptr, col_index, data, x, y);
-  if (mean <= 23) return spmvLaunch<16>(num_rows, row_ptr, col_index, data, x, y);
+  // About four entries per lane: fewer lanes per row means fewer shuffle steps per entry.
+  int mean = nnz / num_rows;
+  if (mean < 16) return spmvLaunch<2>(num_rows, row_ptr, col_index, data, x, y);
+  if (mean < 32) return spmvLaunch<4>(num_rows, row_ptr, col_index, data, x, y);
+  if (mean < 64) return spmvLaunch<8>(num_rows, row_ptr, col_index, data, x, y);
+  if (mean < 128) return spmvLaunch<16>(num_rows, row_ptr, col_index, data, x, y);
   return spmvLaunch<32>(num_rows, row_ptr, col_index, data, x, y);
 }
 
 // ---- 2D convolution ------------------------------------------------------------------------------
-// A thread computes COLUMN outputs down a column. It reads each of the COLUMN + MW - 1 input rows
+// A thread computes CONV_COLUMN outputs down a column. It reads each of the CONV_COLUMN + MW - 1 input rows
 // it needs once (MW values, into registers) and adds that row into every output whose mask covers
-// it: MW (COLUMN + MW - 1) loads for COLUMN outputs instead of MW^2 each. MW is a template
+// it: MW (CONV_COLUMN + MW - 1) loads for CONV_COLUMN outputs instead of MW^2 each. MW is a template
 // parameter so that the loops unroll and acc[] stays in registers.
-constexpr int CONV_MAX_MASK = 9, COLUMN = 8;
+constexpr int CONV_MAX_MASK = 9, COLUMN = 8, CONV_COLUMN = 16;
 __constant__ float kFastMask[CONV_MAX_MASK * CONV_MAX_MASK];
 
 template <int MW>
 __global__ void convolution2DFastKernel(const float* N, float* P, int height, int width) {
   constexpr int R = MW / 2;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
-  int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * COLUMN;
+  int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * CONV_COLUMN;
   if (col >= width || row0 >= height) return;
-  float acc[COLUMN] = {};
+  float acc[CONV_COLUMN] = {};
 #pragma unroll
-  for (int t = 0; t < COLUMN + MW - 1; ++t) {  // input row row0 - R + t
+  for (int t = 0; t < CONV_COLUMN + MW - 1; ++t) {  // input row row0 - R + t
     int r = row0 - R + t;
     float v[MW];
 #pragma unroll
@@ -118,13 +119,13 @@ __global__ void convolution2DFastKernel(const float* N, float* P, int height, in
 #pragma unroll
     for (int i = 0; i < MW; ++i) {  // mask row i puts input row t into output t - i
       int o = t - i;
-      if (o >= 0 && o < COLUMN)
+      if (o >= 0 && o < CONV_COLUMN)
 #pragma unroll
         for (int j = 0; j < MW; ++j) acc[o] += v[j] * kFastMask[i * MW + j];
     }
   }
 #pragma unroll
-  for (int o = 0; o < COLUMN; ++o)
+  for (int o = 0; o < CONV_COLUMN; ++o)
     if (row0 + o < height) P[(row0 + o) * width + col] = acc[o];
 }
 
@@ -134,7 +135,7 @@ cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Ma
   if (cudaError_t e = cudaMemcpyToSymbol(kFastMask, h_M, sizeof(float) * Mask_Width * Mask_Width)) return e;
   if (height == 0 || width == 0) return cudaSuccess;
   dim3 block(32, 8);
-  dim3 grid((width + 31) / 32, (height + 8 * COLUMN - 1) / (8 * COLUMN));
+  dim3 grid((width + 31) / 32, (height + 8 * CONV_COLUMN - 1) / (8 * CONV_COLUMN));
   switch (Mask_Width) {
     case 1: convolution2DFastKernel<1><<<grid, block>>>(N, P, height, width); break;
     case 3: convolution2DFastKernel<3><<<grid, block>>>(N, P, height, width); break;

@@ -10,13 +10,14 @@
 // thread an 8 x 8 block of C in registers (lab 04 computes one element per thread).
 cudaError_t matmulFast(const float* A, const float* B, float* C, int M, int N, int K);
 
-// CSR SpMV with as many lanes per row as the rows' average length asks for (2 to 32), so that a
-// warp stays busy on short rows too (lab 06's vector kernel gives every row 32 lanes).
+// CSR SpMV with 2 to 32 lanes per row, about four entries per lane on average, so that a warp
+// stays busy on short rows and spends few shuffles on long ones (lab 06's vector kernel gives
+// every row 32 lanes). nnz is row_ptr[num_rows], passed so that no copy to the host is needed.
 cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* col_index,
                         const float* data, const float* x, float* y);
 
 // 2D convolution with a Mask_Width^2 mask (odd, at most 9) in constant memory: each thread walks
-// down a column of 8 outputs, reading each input row it needs once into registers.
+// down a column of 16 outputs, reading each input row it needs once into registers.
 cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Mask_Width,
                               int height, int width);
 
