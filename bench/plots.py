@@ -43,7 +43,7 @@ def load(path: Path) -> dict:
 def per_lab(data: dict, out: Path, title: str) -> list[Path]:
     by_lab: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for r in data["results"]:
-        if r["lab"] in LAB_NAMES and r["unit"] in ("GB/s", "GFLOP/s"):
+        if r["lab"] in LAB_NAMES and r["unit"] in ("GB/s", "GB/s eff.", "GFLOP/s"):
             by_lab[r["lab"]][r["kernel"]].append(r)
     made = []
     for lab, kernels in sorted(by_lab.items()):
@@ -58,7 +58,7 @@ def per_lab(data: dict, out: Path, title: str) -> list[Path]:
         ax.set_xscale("log", base=2)
         ax.set_xlabel("problem size (elements, rows or matrix edge)")
         ax.set_ylabel(unit)
-        ax.set_title(f"lab {lab}: {LAB_NAMES[lab]} ({title})")
+        ax.set_title(f"lab {lab}: {LAB_NAMES[lab]}\n({title})", fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         path = out / f"lab{lab}.png"
@@ -70,18 +70,21 @@ def per_lab(data: dict, out: Path, title: str) -> list[Path]:
 
 
 def fractions(data: dict, out: Path, title: str) -> Path:
-    best: dict[tuple[str, str], float] = {}
+    """Each kernel at its largest size: small problems measure launch overheads, not the kernel."""
+    largest: dict[tuple[str, str], dict] = {}
     for r in data["results"]:
         if r["fraction"] > 0 and r["lab"] in LAB_NAMES:
             key = (r["lab"], r["kernel"])
-            best[key] = max(best.get(key, 0.0), r["fraction"])
+            if key not in largest or r["n"] > largest[key]["n"]:
+                largest[key] = r
+    best = {key: r["fraction"] for key, r in largest.items()}
     labels = [f"{lab} {kernel}" for lab, kernel in best]
     fig, ax = plt.subplots(figsize=(7, 0.3 * len(labels) + 1.5))
     ax.barh(labels, [100 * v for v in best.values()], color="tab:blue")
     ax.axvline(100, color="grey", linestyle="--")
     ax.invert_yaxis()
-    ax.set_xlabel("% of the ceiling measured in the same run (copy bandwidth, or cuBLAS SGEMM)")
-    ax.set_title(f"best fraction of the ceiling per kernel ({title})")
+    ax.set_xlabel("% of the ceiling measured in the same run\n(device copy bandwidth, or cuBLAS SGEMM)")
+    ax.set_title(f"fraction of the ceiling at the largest size\n({title})", fontsize=10)
     ax.tick_params(axis="y", labelsize=7)
     path = out / "ceiling_fractions.png"
     fig.tight_layout()
@@ -102,7 +105,7 @@ def bank_conflicts(data: dict, out: Path, title: str) -> Path | None:
     )
     ax.set_xlabel("stride in 4-byte words (bank-conflict degree)")
     ax.set_ylabel("ns per warp-wide shared read, per SM")
-    ax.set_title(f"lab 08: shared-memory reads by stride ({title})")
+    ax.set_title(f"lab 08: shared-memory reads by stride\n({title})", fontsize=10)
     ax.grid(alpha=0.3)
     path = out / "lab08_strides.png"
     fig.tight_layout()
@@ -120,7 +123,7 @@ def matmuls(data: dict, out: Path, title: str) -> Path | None:
     fig, ax = plt.subplots(figsize=(6.4, 4))
     ax.bar([r["kernel"] for r in chosen], [r["value"] for r in chosen], color="tab:orange")
     ax.set_ylabel("GFLOP/s")
-    ax.set_title(f"matrix products at {int(edge)}^3 ({title})")
+    ax.set_title(f"matrix products at {int(edge)}^3\n({title})", fontsize=10)
     ax.tick_params(axis="x", labelrotation=30, labelsize=7)
     path = out / "matmuls.png"
     fig.tight_layout()

@@ -97,7 +97,7 @@ cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* co
 // it needs once (MW values, into registers) and adds that row into every output whose mask covers
 // it: MW (CONV_COLUMN + MW - 1) loads for CONV_COLUMN outputs instead of MW^2 each. MW is a template
 // parameter so that the loops unroll and acc[] stays in registers.
-constexpr int CONV_MAX_MASK = 9, COLUMN = 8, CONV_COLUMN = 16;
+constexpr int CONV_MAX_MASK = 9, COLUMN = 8, CONV_COLUMN = 8;
 __constant__ float kFastMask[CONV_MAX_MASK * CONV_MAX_MASK];
 
 template <int MW>

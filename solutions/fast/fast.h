@@ -17,7 +17,7 @@ cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* co
                         const float* data, const float* x, float* y);
 
 // 2D convolution with a Mask_Width^2 mask (odd, at most 9) in constant memory: each thread walks
-// down a column of 16 outputs, reading each input row it needs once into registers.
+// down a column of 8 outputs, reading each input row it needs once into registers.
 cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Mask_Width,
                               int height, int width);
 
