@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <numeric>
@@ -26,6 +27,7 @@
 #include "jacobi.h"
 #include "matmul_variants.h"
 #include "spmv.h"
+#include "thread_indexing.h"
 #include "tiled_matmul.h"
 #include "vector_add.h"
 #ifdef CUDALAB_HAVE_CUBLAS
@@ -58,28 +60,30 @@ double time_ms(const std::function<void()>& work) {
   return t.ms;
 }
 
-void add(const std::string& lab, const std::string& kernel, const std::string& size, double n, double ms,
-         double value, const std::string& unit, const std::string& ceiling, double ceiling_value) {
+void add(const std::string& lab, const std::string& kernel, const std::string& size, double n,
+         double ms, double value, const std::string& unit, const std::string& ceiling,
+         double ceiling_value) {
   double fraction = ceiling_value > 0 ? value / ceiling_value : 0;
   results.push_back({lab, kernel, size, n, ms, value, unit, ceiling, fraction});
-  std::printf("%-4s %-28s %-14s %10.4f ms %10.1f %-7s", lab.c_str(), kernel.c_str(), size.c_str(), ms, value,
-              unit.c_str());
+  std::printf("%-4s %-28s %-14s %10.4f ms %10.1f %-7s", lab.c_str(), kernel.c_str(), size.c_str(),
+              ms, value, unit.c_str());
   if (fraction > 0) std::printf(" %5.1f%% of %s", 100 * fraction, ceiling.c_str());
   std::printf("\n");
   std::fflush(stdout);
 }
 
 // Memory-bound: `bytes` moved per run, compared with the copy bandwidth.
-void memory_bound(const std::string& lab, const std::string& kernel, const std::string& size, double n,
-                  double bytes, const std::function<void()>& work) {
+void memory_bound(const std::string& lab, const std::string& kernel, const std::string& size,
+                  double n, double bytes, const std::function<void()>& work) {
   double ms = time_ms(work);
   add(lab, kernel, size, n, ms, bytes / ms / 1e6, "GB/s", "copy", copy_gbps);
 }
 
-void compute_bound(const std::string& lab, const std::string& kernel, int n, const std::function<void()>& work,
-                   double ceiling) {
+void compute_bound(const std::string& lab, const std::string& kernel, int n,
+                   const std::function<void()>& work, double ceiling) {
   double ms = time_ms(work);
-  add(lab, kernel, std::to_string(n) + "^3", n, ms, 2.0 * n * n * n / ms / 1e6, "GFLOP/s", "cuBLAS", ceiling);
+  add(lab, kernel, std::to_string(n) + "^3", n, ms, 2.0 * n * n * n / ms / 1e6, "GFLOP/s", "cuBLAS",
+      ceiling);
 }
 
 template <class T>
@@ -102,7 +106,8 @@ void ceilings() {
   Buffer<char> a(bytes), b(bytes);
   double ms = time_ms(cudalab::performance::device_copy(b.p, a.p, bytes));
   copy_gbps = 2.0 * bytes / ms / 1e6;  // read and write
-  add("-", "cudaMemcpy D2D", std::to_string(bytes >> 20) + " MiB", bytes, ms, copy_gbps, "GB/s", "", 0);
+  add("-", "cudaMemcpy D2D", std::to_string(bytes >> 20) + " MiB", bytes, ms, copy_gbps, "GB/s", "",
+      0);
 }
 
 #ifdef CUDALAB_HAVE_CUBLAS
@@ -111,7 +116,9 @@ double cublas(int n) {
   cublasHandle_t handle;
   cublasCreate(&handle);
   const float one = 1, zero = 0;
-  double ms = time_ms([&] { cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A.p, n, B.p, n, &zero, C.p, n); });
+  double ms = time_ms([&] {
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A.p, n, B.p, n, &zero, C.p, n);
+  });
   cublasDestroy(handle);
   double gflops = 2.0 * n * n * n / ms / 1e6;
   add("-", "cuBLAS SGEMM", std::to_string(n) + "^3", n, ms, gflops, "GFLOP/s", "", 0);
@@ -135,14 +142,22 @@ void matmuls() {
 #ifdef CUDALAB_HAVE_CUBLAS
     ceiling = cublas(n);
 #endif
-    Buffer<float> A(cudalab::random_floats(size_t(n) * n, 1)), B(cudalab::random_floats(size_t(n) * n, 2)), C(size_t(n) * n);
+    Buffer<float> A(cudalab::random_floats(size_t(n) * n, 1)),
+        B(cudalab::random_floats(size_t(n) * n, 2)), C(size_t(n) * n);
     dim3 block(16, 16), grid((n + 15) / 16, (n + 15) / 16);
     if (n <= 2048)
-      compute_bound("03", "matmulElementPerThread", n, [&] { matmulElementPerThread(A.p, B.p, C.p, n, n, n); }, ceiling);
-    compute_bound("04", "naive (one thread/element)", n, [&] { naiveMatMul<<<grid, block>>>(A.p, B.p, C.p, n); }, ceiling);
-    compute_bound("04", "tiledMatMul16", n, [&] { tiledMatMul16(A.p, B.p, C.p, n, n, n); }, ceiling);
-    compute_bound("04", "tiledMatMul32", n, [&] { tiledMatMul32(A.p, B.p, C.p, n, n, n); }, ceiling);
-    compute_bound("04", "matmulFast", n, [&] { matmulFast(A.p, B.p, C.p, n, n, n); }, ceiling);
+      compute_bound(
+          "03", "matmulElementPerThread", n,
+          [&] { matmulElementPerThread(A.p, B.p, C.p, n, n, n); }, ceiling);
+    compute_bound(
+        "04", "naive (one thread/element)", n,
+        [&] { naiveMatMul<<<grid, block>>>(A.p, B.p, C.p, n); }, ceiling);
+    compute_bound(
+        "04", "tiledMatMul16", n, [&] { tiledMatMul16(A.p, B.p, C.p, n, n, n); }, ceiling);
+    compute_bound(
+        "04", "tiledMatMul32", n, [&] { tiledMatMul32(A.p, B.p, C.p, n, n, n); }, ceiling);
+    compute_bound(
+        "04", "matmulFast", n, [&] { matmulFast(A.p, B.p, C.p, n, n, n); }, ceiling);
   }
 }
 
@@ -152,6 +167,16 @@ void vector_add() {
     Buffer<float> A(n, 1.0f), B(n, 2.0f), C(n);
     memory_bound("01", "vecAddKernel", "2^" + std::to_string(int(std::log2(n))), n, 12.0 * n,
                  [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(A.p, B.p, C.p, n); });
+  }
+}
+
+void grayscale() {
+  for (int n : {1024, 4096, 8192}) {
+    n /= kScale == 1 ? 1 : 8;
+    const size_t pixels = size_t(n) * n;
+    Buffer<unsigned char> rgb(pixels * 3, 100), grey(pixels);
+    memory_bound("02", "colorToGrayscale", std::to_string(n) + "^2", double(pixels), 4.0 * pixels,
+                 [&] { colorToGrayscale(grey.p, rgb.p, n, n); });
   }
 }
 
@@ -179,13 +204,16 @@ void spmvs() {
       long r = long(k / per_row), c = r - 512 + long((k * 2654435761u) % 1024);
       col_index[k] = int((c % cols + cols) % cols);
     }
-    for (int r = 0; r < rows; ++r) std::sort(col_index.begin() + r * per_row, col_index.begin() + (r + 1) * per_row);
+    for (int r = 0; r < rows; ++r)
+      std::sort(col_index.begin() + r * per_row, col_index.begin() + (r + 1) * per_row);
     Buffer<int> d_row_ptr(row_ptr), d_col(col_index);
-    Buffer<float> data(cudalab::random_floats(col_index.size(), 1)), x(cudalab::random_floats(cols, 2)), y(rows);
+    Buffer<float> data(cudalab::random_floats(col_index.size(), 1)),
+        x(cudalab::random_floats(cols, 2)), y(rows);
     // ELL of the same matrix: every row has per_row entries, so no padding.
     std::vector<int> ell_col(col_index.size());
     for (int r = 0; r < rows; ++r)
-      for (int k = 0; k < per_row; ++k) ell_col[size_t(k) * rows + r] = col_index[size_t(r) * per_row + k];
+      for (int k = 0; k < per_row; ++k)
+        ell_col[size_t(k) * rows + r] = col_index[size_t(r) * per_row + k];
     Buffer<int> d_ell_col(ell_col);
     CsrMatrix A{rows, cols, d_row_ptr.p, d_col.p, data.p};
     EllMatrix E{rows, cols, per_row, d_ell_col.p, data.p};
@@ -195,8 +223,9 @@ void spmvs() {
     memory_bound("06", "spmvCsrScalar", size, rows, bytes, [&] { spmvCsrScalar(A, x.p, y.p); });
     memory_bound("06", "spmvCsrVector", size, rows, bytes, [&] { spmvCsrVector(A, x.p, y.p); });
     memory_bound("06", "spmvEll", size, rows, bytes, [&] { spmvEll(E, x.p, y.p); });
-    memory_bound("06", "spmvCsrFast", size, rows, bytes,
-                 [&] { spmvCsrFast(rows, int(col_index.size()), d_row_ptr.p, d_col.p, data.p, x.p, y.p); });
+    memory_bound("06", "spmvCsrFast", size, rows, bytes, [&] {
+      spmvCsrFast(rows, int(col_index.size()), d_row_ptr.p, d_col.p, data.p, x.p, y.p);
+    });
   }
 }
 
@@ -212,7 +241,8 @@ void averaging() {
     double ms = time_ms([&] { averageGlobal(A.p, B.p, n, steps); });
     add("07", "averageGlobal", size, n, ms, 8.0 * n * steps / ms / 1e6, "GB/s eff.", "", 0);
     ms = time_ms([&] { averageSharedManyBlocks(A.p, B.p, n, steps); });
-    add("07", "averageSharedManyBlocks", size, n, ms, 8.0 * n * steps / ms / 1e6, "GB/s eff.", "", 0);
+    add("07", "averageSharedManyBlocks", size, n, ms, 8.0 * n * steps / ms / 1e6, "GB/s eff.", "",
+        0);
   }
 }
 
@@ -242,14 +272,17 @@ void bank_conflicts() {
     double ms = time_ms([&] { sharedStride<<<blocks, threads>>>(out.p, stride, repeats); });
     // Warp-wide reads per SM; their time per read is the SM's shared-memory throughput.
     double reads_per_sm = double(blocks) / sms * threads / 32 * repeats;
-    add("08", "shared read, stride " + std::to_string(stride), "degree " + std::to_string(std::gcd(stride, 32)),
-        stride, ms, ms * 1e6 / reads_per_sm, "ns/read", "", 0);
+    add("08", "shared read, stride " + std::to_string(stride),
+        "degree " + std::to_string(std::gcd(stride, 32)), stride, ms, ms * 1e6 / reads_per_sm,
+        "ns/read", "", 0);
   }
   const int n = 8192 / (kScale == 1 ? 1 : 8);
   Buffer<float> in(size_t(n) * n, 1.0f), outT(size_t(n) * n);
   std::string size = std::to_string(n) + "^2";
-  memory_bound("08", "transposeUnpadded", size, double(n) * n, 8.0 * n * n, [&] { transposeUnpadded(in.p, outT.p, n, n); });
-  memory_bound("08", "transposePadded", size, double(n) * n, 8.0 * n * n, [&] { transposePadded(in.p, outT.p, n, n); });
+  memory_bound("08", "transposeUnpadded", size, double(n) * n, 8.0 * n * n,
+               [&] { transposeUnpadded(in.p, outT.p, n, n); });
+  memory_bound("08", "transposePadded", size, double(n) * n, 8.0 * n * n,
+               [&] { transposePadded(in.p, outT.p, n, n); });
 }
 
 void jacobis() {
@@ -257,9 +290,12 @@ void jacobis() {
     n /= kScale == 1 ? 1 : 8;
     Buffer<float> u(cudalab::random_floats(size_t(n) * n, 1)), v(size_t(n) * n);
     std::string size = std::to_string(n) + "^2";
-    memory_bound("09", "jacobiSweep", size, double(n) * n, 8.0 * n * n, [&] { jacobiSweep(u.p, v.p, n, n); });
-    memory_bound("09", "jacobiSweepTiled", size, double(n) * n, 8.0 * n * n, [&] { jacobiSweepTiled(u.p, v.p, n, n); });
-    memory_bound("09", "jacobiSweepFast", size, double(n) * n, 8.0 * n * n, [&] { jacobiSweepFast(u.p, v.p, n, n); });
+    memory_bound("09", "jacobiSweep", size, double(n) * n, 8.0 * n * n,
+                 [&] { jacobiSweep(u.p, v.p, n, n); });
+    memory_bound("09", "jacobiSweepTiled", size, double(n) * n, 8.0 * n * n,
+                 [&] { jacobiSweepTiled(u.p, v.p, n, n); });
+    memory_bound("09", "jacobiSweepFast", size, double(n) * n, 8.0 * n * n,
+                 [&] { jacobiSweepFast(u.p, v.p, n, n); });
   }
 }
 
@@ -267,7 +303,11 @@ void write_json(const std::string& path) {
   std::ofstream out(path);
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
-  out << "{\n  \"device\": \"" << prop.name << "\",\n  \"backend\": \"";
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  out << "{\n  \"device\": \"" << prop.name << "\",\n  \"date\": \"" << date
+      << "\",\n  \"backend\": \"";
 #ifdef CUDALAB_EMU
   out << "emu";
 #else
@@ -276,10 +316,10 @@ void write_json(const std::string& path) {
   out << "\",\n  \"copy_gbps\": " << copy_gbps << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
-    out << "    {\"lab\": \"" << r.lab << "\", \"kernel\": \"" << r.kernel << "\", \"size\": \"" << r.size
-        << "\", \"n\": " << r.n << ", \"ms\": " << r.ms << ", \"value\": " << r.value << ", \"unit\": \"" << r.unit
-        << "\", \"ceiling\": \"" << r.ceiling << "\", \"fraction\": " << r.fraction << "}"
-        << (i + 1 < results.size() ? ",\n" : "\n");
+    out << "    {\"lab\": \"" << r.lab << "\", \"kernel\": \"" << r.kernel << "\", \"size\": \""
+        << r.size << "\", \"n\": " << r.n << ", \"ms\": " << r.ms << ", \"value\": " << r.value
+        << ", \"unit\": \"" << r.unit << "\", \"ceiling\": \"" << r.ceiling
+        << "\", \"fraction\": " << r.fraction << "}" << (i + 1 < results.size() ? ",\n" : "\n");
   }
   out << "  ]\n}\n";
   std::printf("\nwrote %s\n", path.c_str());
@@ -290,10 +330,12 @@ void write_json(const std::string& path) {
 int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("make bench on %s; each time is the median of %d runs after 2 warm-ups\n\n", prop.name, kRepeats);
+  std::printf("make bench on %s; each time is the median of %d runs after 2 warm-ups\n\n",
+              prop.name, kRepeats);
   std::printf("%-4s %-28s %-14s %13s %18s\n", "lab", "kernel", "size", "time", "rate");
   ceilings();
   vector_add();
+  grayscale();
   matmuls();
   convolutions();
   spmvs();

@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 LAB_NAMES = {
     "01": "vector add",
+    "02": "RGB to grey",
     "03": "matmul variants",
     "04": "tiled matmul",
     "05": "2D convolution",
@@ -28,6 +29,13 @@ LAB_NAMES = {
     "08": "transpose",
     "09": "Jacobi sweep",
 }
+
+
+def save(fig: plt.Figure, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def load(path: Path) -> dict:
@@ -61,11 +69,7 @@ def per_lab(data: dict, out: Path, title: str) -> list[Path]:
         ax.set_title(f"lab {lab}: {LAB_NAMES[lab]}\n({title})", fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        path = out / f"lab{lab}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        made.append(path)
+        made.append(save(fig, out / f"lab{lab}.png"))
     return made
 
 
@@ -86,11 +90,7 @@ def fractions(data: dict, out: Path, title: str) -> Path:
     ax.set_xlabel("% of the ceiling measured in the same run\n(device copy bandwidth, or cuBLAS SGEMM)")
     ax.set_title(f"fraction of the ceiling at the largest size\n({title})", fontsize=10)
     ax.tick_params(axis="y", labelsize=7)
-    path = out / "ceiling_fractions.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / "ceiling_fractions.png")
 
 
 def bank_conflicts(data: dict, out: Path, title: str) -> Path | None:
@@ -107,29 +107,26 @@ def bank_conflicts(data: dict, out: Path, title: str) -> Path | None:
     ax.set_ylabel("ns per warp-wide shared read, per SM")
     ax.set_title(f"lab 08: shared-memory reads by stride\n({title})", fontsize=10)
     ax.grid(alpha=0.3)
-    path = out / "lab08_strides.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / "lab08_strides.png")
 
 
 def matmuls(data: dict, out: Path, title: str) -> Path | None:
     rows = [r for r in data["results"] if r["unit"] == "GFLOP/s"]
     if not rows:
         return None
-    edge = max(r["n"] for r in rows if r["lab"] in ("03", "04"))
+    # The largest size at which every variant ran (lab 03's only up to 2048).
+    edge = (
+        max(r["n"] for r in rows if r["lab"] == "03")
+        if any(r["lab"] == "03" for r in rows)
+        else rows[-1]["n"]
+    )
     chosen = [r for r in rows if r["n"] == edge]
     fig, ax = plt.subplots(figsize=(6.4, 4))
     ax.bar([r["kernel"] for r in chosen], [r["value"] for r in chosen], color="tab:orange")
     ax.set_ylabel("GFLOP/s")
     ax.set_title(f"matrix products at {int(edge)}^3\n({title})", fontsize=10)
     ax.tick_params(axis="x", labelrotation=30, labelsize=7)
-    path = out / "matmuls.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / "matmuls.png")
 
 
 def main(argv: list[str]) -> int:
@@ -139,7 +136,7 @@ def main(argv: list[str]) -> int:
     data = load(Path(argv[1]))
     out = Path(argv[2])
     out.mkdir(parents=True, exist_ok=True)
-    title = f"{data.get('device', '?')}, {data.get('backend', '?')}"
+    title = f"{data.get('device', '?')}, {data.get('backend', '?')}, {data.get('date', '?')}"
     made = per_lab(data, out, title) + [fractions(data, out, title)]
     made += [p for p in (bank_conflicts(data, out, title), matmuls(data, out, title)) if p]
     for p in made:

@@ -28,7 +28,8 @@ Ell to_ell(const Csr& csr) {
 std::vector<double> multiply(const Csr& A, const std::vector<float>& x) {
   std::vector<double> y(A.num_rows, 0.0);
   for (int r = 0; r < A.num_rows; ++r)
-    for (int k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) y[r] += double(A.data[k]) * x[A.col_index[k]];
+    for (int k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
+      y[r] += double(A.data[k]) * x[A.col_index[k]];
   return y;
 }
 
@@ -55,9 +56,12 @@ Csr read_matrix_market(const std::string& path) {
   std::string banner, object, format, field, symmetry;
   header >> banner >> object >> format >> field >> symmetry;
   if (banner != "%%matrixmarket")
-    fail(path, line, "the first line must start with %%MatrixMarket, not '" + text.substr(0, 40) + "'");
+    fail(path, line,
+         "the first line must start with %%MatrixMarket, not '" + text.substr(0, 40) + "'");
   if (object != "matrix" || format != "coordinate")
-    fail(path, line, "only 'matrix coordinate' (sparse) files are supported, not '" + object + " " + format + "'");
+    fail(path, line,
+         "only 'matrix coordinate' (sparse) files are supported, not '" + object + " " + format +
+             "'");
   if (field != "real" && field != "integer" && field != "pattern")
     fail(path, line, "the field must be real, integer or pattern, not '" + field + "'");
   if (symmetry != "general" && symmetry != "symmetric")
@@ -69,7 +73,8 @@ Csr read_matrix_market(const std::string& path) {
     if (text.empty() || text[0] == '%') continue;
     std::istringstream size(text);
     std::string extra;
-    if (!(size >> rows >> cols >> entries) || (size >> extra) || rows < 0 || cols < 0 || entries < 0)
+    if (!(size >> rows >> cols >> entries) || (size >> extra) || rows < 0 || cols < 0 ||
+        entries < 0)
       fail(path, line, "the size line must be three numbers: rows columns entries");
     break;
   }
@@ -81,27 +86,35 @@ Csr read_matrix_market(const std::string& path) {
   long seen = 0;
   while (std::getline(in, text)) {
     ++line;
-    if (text.empty() || text[0] == '%' || text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (text.empty() || text[0] == '%' || text.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
     if (++seen > entries)
-      fail(path, line, "more entries than the " + std::to_string(entries) + " the size line announced");
+      fail(path, line,
+           "more entries than the " + std::to_string(entries) + " the size line announced");
     std::istringstream entry(text);
     long r, c;
     double v = 1.0;
     std::string extra;
     if (!(entry >> r >> c) || (field != "pattern" && !(entry >> v)) || (entry >> extra))
-      fail(path, line, field == "pattern" ? "an entry must be: row column" : "an entry must be: row column value");
+      fail(path, line,
+           field == "pattern" ? "an entry must be: row column"
+                              : "an entry must be: row column value");
     if (r < 1 || r > rows || c < 1 || c > cols)
-      fail(path, line, "index (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the " +
-                           std::to_string(rows) + " x " + std::to_string(cols) + " matrix (indices start at 1)");
+      fail(path, line,
+           "index (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the " +
+               std::to_string(rows) + " x " + std::to_string(cols) +
+               " matrix (indices start at 1)");
     triples.emplace_back(int(r - 1), int(c - 1), float(v));
     if (symmetry == "symmetric" && r != c) triples.emplace_back(int(c - 1), int(r - 1), float(v));
   }
   if (seen != entries)
-    fail(path, line, "the size line announced " + std::to_string(entries) + " entries, the file has " +
-                         std::to_string(seen));
+    fail(path, line,
+         "the size line announced " + std::to_string(entries) + " entries, the file has " +
+             std::to_string(seen));
 
-  std::sort(triples.begin(), triples.end(),
-            [](const auto& a, const auto& b) { return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b)); });
+  std::sort(triples.begin(), triples.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+  });
   Csr A;
   A.num_rows = int(rows);
   A.num_cols = int(cols);

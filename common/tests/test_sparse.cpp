@@ -17,9 +17,10 @@ std::string file_with(const std::string& name, const std::string& text) {
 
 TEST(MatrixMarket, ReadsTheCoursesExample) {
   // The 4 x 4 example of the course, with its rows out of order and a comment.
-  std::string path = file_with("book.mtx",
-                               "%%MatrixMarket matrix coordinate real general\n% the course's example\n"
-                               "4 4 7\n3 2 2\n1 1 3\n1 3 1\n3 3 4\n3 4 1\n4 1 1\n4 4 1\n");
+  std::string path =
+      file_with("book.mtx",
+                "%%MatrixMarket matrix coordinate real general\n% the course's example\n"
+                "4 4 7\n3 2 2\n1 1 3\n1 3 1\n3 3 4\n3 4 1\n4 1 1\n4 4 1\n");
   cudalab::Csr A = cudalab::read_matrix_market(path);
   EXPECT_EQ(A.row_ptr, (std::vector<int>{0, 2, 2, 5, 7}));
   EXPECT_EQ(A.col_index, (std::vector<int>{0, 2, 1, 2, 3, 0, 3}));
@@ -27,10 +28,12 @@ TEST(MatrixMarket, ReadsTheCoursesExample) {
 }
 
 TEST(MatrixMarket, SymmetricPatternAndDuplicates) {
-  std::string path = file_with("sym.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n2 1\n3 3\n2 1\n");
+  std::string path = file_with(
+      "sym.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n2 1\n3 3\n2 1\n");
   cudalab::Csr A = cudalab::read_matrix_market(path);
   EXPECT_EQ(A.row_ptr, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(A.data, (std::vector<float>{2, 2, 1})) << "(2,1) twice, mirrored to (1,2), duplicates added";
+  EXPECT_EQ(A.data, (std::vector<float>{2, 2, 1}))
+      << "(2,1) twice, mirrored to (1,2), duplicates added";
 }
 
 TEST(MatrixMarket, WritesWhatItReads) {
@@ -62,12 +65,18 @@ TEST(MatrixMarket, ErrorsNameTheFileAndLine) {
   expect_error("%%MatrixMarket matrix array real general\n2 2\n", "1: only 'matrix coordinate'");
   expect_error("hello\n", "1: the first line must start with %%MatrixMarket");
   expect_error("%%MatrixMarket matrix coordinate complex general\n", "1: the field must be");
-  expect_error("%%MatrixMarket matrix coordinate real general\n%c\n2 2\n", "3: the size line must be");
-  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n", "3: index (3, 1) is outside");
-  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1.0\n", "3: index (0, 1) is outside");
-  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n", "3: the size line announced 2");
-  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n2 2 1.0\n", "4: more entries");
-  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n", "3: an entry must be: row column value");
+  expect_error("%%MatrixMarket matrix coordinate real general\n%c\n2 2\n",
+               "3: the size line must be");
+  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n",
+               "3: index (3, 1) is outside");
+  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1.0\n",
+               "3: index (0, 1) is outside");
+  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n",
+               "3: the size line announced 2");
+  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n2 2 1.0\n",
+               "4: more entries");
+  expect_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n",
+               "3: an entry must be: row column value");
   expect_error("%%MatrixMarket matrix coordinate real general\n", "1: the size line");
 }
 

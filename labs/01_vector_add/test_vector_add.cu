@@ -152,7 +152,8 @@ TEST(VectorAddPerformance, CoalescedTraffic) {
   auto launches = cudalab::performance::count([&] { run_kernel(in, n, 256, 0); });
   ASSERT_EQ(launches.size(), 1u);
   const auto& c = launches[0];
-  EXPECT_EQ(c.global_load_bytes, 2ull * n * sizeof(float)) << "each element of A and B is read once";
+  EXPECT_EQ(c.global_load_bytes, 2ull * n * sizeof(float))
+      << "each element of A and B is read once";
   EXPECT_EQ(c.global_store_bytes, 1ull * n * sizeof(float)) << "each element of C is written once";
   EXPECT_DOUBLE_EQ(c.load_efficiency(), 1.0)
       << "neighbouring threads should read neighbouring elements (index with threadIdx.x last)";
@@ -186,7 +187,8 @@ TEST(VectorAddPerformance, NearCopyBandwidth) {
     CUDA_CHECK(cudaMalloc(&to, copy_bytes));
     CUDA_CHECK(cudaMemset(from, 0, copy_bytes));
     cudalab::performance::expect_speed("vecAddKernel vs a device copy of the same bytes", kernel,
-                                       cudalab::performance::device_copy(to, from, copy_bytes), 0.70);
+                                       cudalab::performance::device_copy(to, from, copy_bytes),
+                                       0.70);
     CUDA_CHECK(cudaFree(from));
     CUDA_CHECK(cudaFree(to));
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cudalab/device_array.h"
+#include "cudalab/performance.h"
 #include "cudalab/testing.h"
 #include "thread_indexing.h"
 
@@ -150,5 +151,45 @@ TEST(Blur, Corners) {
 TEST(Blur, CourseExample76x62) { check_blur(76, 62, random_bytes(76 * 62, test_seed())); }
 TEST(Blur, NarrowerThanTheBox) { check_blur(2, 50, random_bytes(2 * 50, test_seed())); }
 TEST(Blur, Rectangular) { check_blur(131, 29, random_bytes(131 * 29, test_seed())); }
+
+// Performance. On emu: with threadIdx.x choosing the column, a warp's reads and writes fall in a
+// few neighbouring sectors. A warp of a 16 x 16 block covers two rows of 16 pixels: each of its
+// byte loads (r, g or b, 3 bytes apart) uses about a quarter of the sectors it touches, each byte
+// store about half. With x and y swapped every thread touches its own sector: 1/32 used.
+TEST(GrayscalePerformance, NeighbouringThreadsNeighbouringPixels) {
+  CUDALAB_COUNTING_TEST();
+  const int width = 256, height = 64;
+  DeviceArray<unsigned char> d_in(random_bytes(width * height * 3, 1)),
+      d_out(std::vector<unsigned char>(width * height));
+  auto launches = cudalab::performance::count(
+      [&] { ASSERT_EQ(colorToGrayscale(d_out.get(), d_in.get(), width, height), cudaSuccess); });
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_GT(launches[0].global_store_requests, 0u);
+  std::printf("[ COUNTED  ] used per sector moved: loads %.2f, stores %.2f\n",
+              launches[0].load_efficiency(), launches[0].store_efficiency());
+  EXPECT_GE(launches[0].load_efficiency(), 0.15)
+      << "neighbouring threads (threadIdx.x) should read neighbouring pixels: col from x, row from "
+         "y";
+  EXPECT_GE(launches[0].store_efficiency(), 0.25)
+      << "neighbouring threads (threadIdx.x) should write neighbouring pixels: col from x, row "
+         "from y";
+}
+
+// On a GPU: grey conversion of an 8192 x 8192 picture (192 MiB in, 64 MiB out) against a
+// device copy of the same 256 MiB.
+TEST(GrayscalePerformance, NearCopyBandwidth) {
+  CUDALAB_TIMING_TEST();
+  const int width = 8192, height = 8192;
+  const size_t pixels = size_t(width) * height;
+  DeviceArray<unsigned char> d_in(random_bytes(pixels * 3, 1)),
+      d_out{std::vector<unsigned char>(pixels)};
+  ASSERT_NO_FATAL_FAILURE(check_grey(64, 64, random_bytes(64 * 64 * 3, 2)));
+  DeviceArray<unsigned char> from{std::vector<unsigned char>(pixels * 2)},
+      to{std::vector<unsigned char>(pixels * 2)};
+  cudalab::performance::expect_speed(
+      "colorToGrayscale vs a device copy of the same bytes",
+      [&] { colorToGrayscale(d_out.get(), d_in.get(), width, height); },
+      cudalab::performance::device_copy(to.get(), from.get(), pixels * 2), 0.5);
+}
 
 }  // namespace

@@ -1,8 +1,11 @@
 // Lab 03 tests: the four matrix-product variants, int (exact) and float (within a tolerance),
 // against a CPU product in 64-bit integers or double precision. Points per test: rubric.toml.
+#include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "cudalab/device_array.h"
+#include "cudalab/performance.h"
 #include "cudalab/testing.h"
 #include "matmul_variants.h"
 
@@ -146,5 +149,47 @@ TEST(ElementPerThread, OneByOne) { check_random_int(Variant::Element, 1, 1, 1); 
 TEST(ElementPerThread, RectangularInt) { check_random_int(Variant::Element, 37, 53, 29); }
 TEST(ElementPerThread, RectangularFloat) { check_random_float(Variant::Element, 45, 61, 19); }
 TEST(ElementPerThread, LargeFloat) { check_random_float(Variant::Element, 129, 257, 65); }
+
+// Performance. On emu: one thread per row makes a warp read 32 different rows of a (32 sectors per
+// request); one thread per element makes it read a row of b (a few sectors) and one element of a
+// (a broadcast).
+TEST(MatmulVariantsPerformance, ElementPerThreadCoalesces) {
+  CUDALAB_COUNTING_TEST();
+  const int n = 64;
+  DeviceArray<float> a(cudalab::random_floats(n * n, 1)), b(cudalab::random_floats(n * n, 2)),
+      c(std::vector<float>(n * n));
+  auto rows = cudalab::performance::count(
+      [&] { ASSERT_EQ(matmulRowPerThread(a.get(), b.get(), c.get(), n, n, n), cudaSuccess); });
+  auto elements = cudalab::performance::count(
+      [&] { ASSERT_EQ(matmulElementPerThread(a.get(), b.get(), c.get(), n, n, n), cudaSuccess); });
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(elements.size(), 1u);
+  std::printf("[ COUNTED  ] load sectors: row per thread %llu, element per thread %llu\n",
+              rows[0].global_load_sectors, elements[0].global_load_sectors);
+  EXPECT_GT(elements[0].global_load_sectors, 0u);
+  EXPECT_LE(elements[0].global_load_sectors * 4, rows[0].global_load_sectors)
+      << "one thread per element with threadIdx.x choosing the column should touch at most a "
+         "quarter of the "
+         "sectors that one thread per row touches";
+}
+
+// On a GPU: one thread per element (2D grid) against one thread per row, 1024 x 1024.
+TEST(MatmulVariantsPerformance, ElementPerThreadFaster) {
+  CUDALAB_TIMING_TEST();
+  const int n = 1024;
+  DeviceArray<float> a(cudalab::random_floats(n * n, 1)), b(cudalab::random_floats(n * n, 2));
+  DeviceArray<float> c(std::vector<float>(n * n)), d(std::vector<float>(n * n));
+  ASSERT_EQ(matmulRowPerThread(a.get(), b.get(), d.get(), n, n, n), cudaSuccess);
+  ASSERT_EQ(matmulElementPerThread(a.get(), b.get(), c.get(), n, n, n), cudaSuccess);
+  std::vector<float> C = c.to_host(), D = d.to_host();
+  int wrong = 0;
+  for (size_t i = 0; i < C.size(); ++i)
+    wrong += std::abs(C[i] - D[i]) <= 1e-3f * std::abs(D[i]) + 1e-3f ? 0 : 1;
+  ASSERT_EQ(wrong, 0) << "not timed: the two variants disagree";
+  cudalab::performance::expect_speed(
+      "matmulElementPerThread vs matmulRowPerThread, 1024^3",
+      [&] { matmulElementPerThread(a.get(), b.get(), c.get(), n, n, n); },
+      [&] { matmulRowPerThread(a.get(), b.get(), d.get(), n, n, n); }, 4.0);
+}
 
 }  // namespace

@@ -62,15 +62,20 @@ void check_loads(TiledMatMul tiled, int tile) {
   const int I = 64, J = 96, K = 80;
   DeviceArray<float> d_M(cudalab::random_floats(I * J, 1)), d_N(cudalab::random_floats(J * K, 2));
   DeviceArray<float> d_P(std::vector<float>(I * K, 0.0f));
-  auto launches = cudalab::performance::count([&] { ASSERT_EQ(tiled(d_M.get(), d_N.get(), d_P.get(), I, J, K), cudaSuccess); });
+  auto launches = cudalab::performance::count(
+      [&] { ASSERT_EQ(tiled(d_M.get(), d_N.get(), d_P.get(), I, J, K), cudaSuccess); });
   ASSERT_EQ(launches.size(), 1u) << "tiledMatMul" << tile << " should launch one kernel";
   const unsigned long long tiles_across = (K + tile - 1) / tile, tiles_down = (I + tile - 1) / tile;
-  const unsigned long long most = sizeof(float) * (1ull * I * J * tiles_across + 1ull * J * K * tiles_down);
+  const unsigned long long most =
+      sizeof(float) * (1ull * I * J * tiles_across + 1ull * J * K * tiles_down);
   EXPECT_LE(launches[0].global_load_bytes, most)
-      << "tiledMatMul" << tile << " read " << launches[0].global_load_bytes << " bytes of M and N; tiles of "
-      << tile << " need at most " << most << " (each element of M once per tile column of P, each of N once "
-      << "per tile row). Does every thread load one element of each tile, and compute from Mds and Nds only?";
-  EXPECT_GT(launches[0].shared_load_requests, 0u) << "the products should read the tiles in shared memory";
+      << "tiledMatMul" << tile << " read " << launches[0].global_load_bytes
+      << " bytes of M and N; tiles of " << tile << " need at most " << most
+      << " (each element of M once per tile column of P, each of N once "
+      << "per tile row). Does every thread load one element of each tile, and compute from Mds and "
+         "Nds only?";
+  EXPECT_GT(launches[0].shared_load_requests, 0u)
+      << "the products should read the tiles in shared memory";
 }
 
 TEST(TiledPerformance, LoadsEachInputOncePerTile) {
@@ -96,20 +101,24 @@ __global__ void naiveMatMul(const float* M, const float* N, float* P, int Width)
 TEST(TiledPerformance, FasterThanNaive) {
   CUDALAB_TIMING_TEST();
   const int Width = 2048;
-  DeviceArray<float> d_M(cudalab::random_floats(Width * Width, 1)), d_N(cudalab::random_floats(Width * Width, 2));
-  DeviceArray<float> d_P(std::vector<float>(Width * Width, 0.0f)), d_Q(std::vector<float>(Width * Width, 0.0f));
+  DeviceArray<float> d_M(cudalab::random_floats(Width * Width, 1)),
+      d_N(cudalab::random_floats(Width * Width, 2));
+  DeviceArray<float> d_P(std::vector<float>(Width * Width, 0.0f)),
+      d_Q(std::vector<float>(Width * Width, 0.0f));
   dim3 block(16, 16), grid(Width / 16, Width / 16);
   auto naive = [&] { naiveMatMul<<<grid, block>>>(d_M.get(), d_N.get(), d_Q.get(), Width); };
   naive();
   ASSERT_EQ(tiledMatMul16(d_M.get(), d_N.get(), d_P.get(), Width, Width, Width), cudaSuccess);
   std::vector<float> P = d_P.to_host(), Q = d_Q.to_host();
   int wrong = 0;
-  for (size_t i = 0; i < P.size(); ++i) wrong += std::abs(P[i] - Q[i]) <= 1e-3f * std::abs(Q[i]) + 1e-3f ? 0 : 1;
+  for (size_t i = 0; i < P.size(); ++i)
+    wrong += std::abs(P[i] - Q[i]) <= 1e-3f * std::abs(Q[i]) + 1e-3f ? 0 : 1;
   ASSERT_EQ(wrong, 0) << "not timed: tiledMatMul16 disagrees with the naive kernel";
   for (auto [tiled, tile] : {std::pair<TiledMatMul, int>{tiledMatMul16, 16}, {tiledMatMul32, 32}})
     cudalab::performance::expect_speed(
         "tiledMatMul" + std::to_string(tile) + " vs the naive kernel at 2048",
-        [&, tiled = tiled] { tiled(d_M.get(), d_N.get(), d_P.get(), Width, Width, Width); }, naive, 1.3);
+        [&, tiled = tiled] { tiled(d_M.get(), d_N.get(), d_P.get(), Width, Width, Width); }, naive,
+        1.3);
 }
 
 }  // namespace

@@ -190,8 +190,10 @@ TEST(ConvolutionPerformance, TiledReadsEachInputOnce) {
   ASSERT_EQ(launches.size(), 1u) << "convolution1DTiled should launch one kernel";
   const unsigned long long most = sizeof(float) * (Width + 1ull * blocks * (Mask_Width - 1));
   EXPECT_LE(launches[0].global_load_bytes, most)
-      << "convolution1DTiled read " << launches[0].global_load_bytes << " bytes from global memory; the tile "
-      << "and its halo are " << most << " bytes. Compute from N_ds (and M in constant memory) only.";
+      << "convolution1DTiled read " << launches[0].global_load_bytes
+      << " bytes from global memory; the tile "
+      << "and its halo are " << most
+      << " bytes. Compute from N_ds (and M in constant memory) only.";
   EXPECT_GT(launches[0].global_load_bytes, 0u);
 }
 
@@ -205,7 +207,8 @@ __global__ void basic2D(const float* N, float* P, int Mask_Width, int height, in
   for (int i = 0; i < Mask_Width; ++i)
     for (int j = 0; j < Mask_Width; ++j) {
       int r = row - n + i, c = col - n + j;
-      if (r >= 0 && r < height && c >= 0 && c < width) sum += N[r * width + c] * kMask2D[i * Mask_Width + j];
+      if (r >= 0 && r < height && c >= 0 && c < width)
+        sum += N[r * width + c] * kMask2D[i * Mask_Width + j];
     }
   P[row * width + col] = sum;
 }
@@ -213,24 +216,31 @@ __global__ void basic2D(const float* N, float* P, int Mask_Width, int height, in
 // On a GPU: the 2D tiled kernel against the basic one, on a 4096 x 4096 image with a 5 x 5 mask.
 // On an H100 the caches serve the basic kernel's repeated reads so well that the tiled kernel,
 // with its idle halo threads, ran at 0.93x of it (docs/benchmarks.md): the test asks for 0.75x, so
-// that a tiled kernel with a slow mistake (uncoalesced loads, bank conflicts, extra barriers) fails.
+// that a tiled kernel with a slow mistake (uncoalesced loads, bank conflicts, extra barriers)
+// fails.
 TEST(ConvolutionPerformance, Tiled2DKeepsUpWithBasic) {
   CUDALAB_TIMING_TEST();
   const int height = 4096, width = 4096, Mask_Width = 5;
   std::vector<float> M = cudalab::random_floats(Mask_Width * Mask_Width, 2);
   CUDA_CHECK(cudaMemcpyToSymbol(kMask2D, M.data(), M.size() * sizeof(float)));
   DeviceArray<float> d_N(cudalab::random_floats(height * width, 1));
-  DeviceArray<float> d_P(std::vector<float>(height * width, 0.0f)), d_Q(std::vector<float>(height * width, 0.0f));
+  DeviceArray<float> d_P(std::vector<float>(height * width, 0.0f)),
+      d_Q(std::vector<float>(height * width, 0.0f));
   dim3 block(16, 16), grid(width / 16, height / 16);
   auto basic = [&] { basic2D<<<grid, block>>>(d_N.get(), d_Q.get(), Mask_Width, height, width); };
-  auto tiled = [&] { convolution2DTiled(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width); };
+  auto tiled = [&] {
+    convolution2DTiled(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width);
+  };
   basic();
-  ASSERT_EQ(convolution2DTiled(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width), cudaSuccess);
+  ASSERT_EQ(convolution2DTiled(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width),
+            cudaSuccess);
   std::vector<float> P = d_P.to_host(), Q = d_Q.to_host();
   int wrong = 0;
-  for (size_t i = 0; i < P.size(); ++i) wrong += std::abs(P[i] - Q[i]) <= 1e-4f * std::abs(Q[i]) + 1e-4f ? 0 : 1;
+  for (size_t i = 0; i < P.size(); ++i)
+    wrong += std::abs(P[i] - Q[i]) <= 1e-4f * std::abs(Q[i]) + 1e-4f ? 0 : 1;
   ASSERT_EQ(wrong, 0) << "not timed: convolution2DTiled disagrees with the basic kernel";
-  cudalab::performance::expect_speed("convolution2DTiled vs the basic 2D kernel", tiled, basic, 0.75);
+  cudalab::performance::expect_speed("convolution2DTiled vs the basic 2D kernel", tiled, basic,
+                                     0.75);
 }
 
 }  // namespace

@@ -31,13 +31,15 @@ std::vector<float> on_device(const Csr& A, const std::vector<float>& x, const st
   if (csr != nullptr) {
     DeviceArray<int> row_ptr(A.row_ptr), col_index(A.col_index);
     DeviceArray<float> data(A.data);
-    err = csr({A.num_rows, A.num_cols, row_ptr.get(), col_index.get(), data.get()}, d_x.get(), d_y.get());
+    err = csr({A.num_rows, A.num_cols, row_ptr.get(), col_index.get(), data.get()}, d_x.get(),
+              d_y.get());
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
   } else {
     cudalab::Ell E = cudalab::to_ell(A);
     DeviceArray<int> col_index(E.col_index);
     DeviceArray<float> data(E.data);
-    err = ell({E.num_rows, E.num_cols, E.max_row_length, col_index.get(), data.get()}, d_x.get(), d_y.get());
+    err = ell({E.num_rows, E.num_cols, E.max_row_length, col_index.get(), data.get()}, d_x.get(),
+              d_y.get());
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
   }
   if (err != cudaSuccess) {
@@ -62,16 +64,26 @@ const Version kEll = [](const Csr& A, const std::vector<float>& x) {
   return on_device(A, x, "spmvEll", nullptr, spmvEll);
 };
 
-constexpr const char* kHostHint = "y[row] = sum of data[elem] * x[col_index[elem]] for elem from row_ptr[row] to row_ptr[row+1]-1.";
-constexpr const char* kScalarHint = "One thread per row: row = blockIdx.x * blockDim.x + threadIdx.x, then the host loop's body for that row (rows without entries get 0).";
-constexpr const char* kVectorHint = "One warp per row: lane l adds entries row_ptr[row] + l, + l + 32, ...; then 5 __shfl_down_sync steps (16, 8, 4, 2, 1); lane 0 writes y[row]. Are there SPMV_BLOCK_SIZE / 32 rows per block?";
-constexpr const char* kEllHint = "One thread per row: entry k of the row is at k * num_rows + row (column-major); add all max_row_length of them.";
+constexpr const char* kHostHint =
+    "y[row] = sum of data[elem] * x[col_index[elem]] for elem from row_ptr[row] to "
+    "row_ptr[row+1]-1.";
+constexpr const char* kScalarHint =
+    "One thread per row: row = blockIdx.x * blockDim.x + threadIdx.x, then the host loop's body "
+    "for that row (rows without entries get 0).";
+constexpr const char* kVectorHint =
+    "One warp per row: lane l adds entries row_ptr[row] + l, + l + 32, ...; then 5 "
+    "__shfl_down_sync steps (16, 8, 4, 2, 1); lane 0 writes y[row]. Are there SPMV_BLOCK_SIZE / 32 "
+    "rows per block?";
+constexpr const char* kEllHint =
+    "One thread per row: entry k of the row is at k * num_rows + row (column-major); add all "
+    "max_row_length of them.";
 
 void check(const Version& version, const Csr& A, const char* hint, const std::string& what) {
   std::vector<float> x = cudalab::random_floats(A.num_cols, cudalab::testing::test_seed());
   std::vector<double> expected = cudalab::multiply(A, x);
   std::vector<float> y = version(A, x);
-  EXPECT_MATCHES("y", y.data(), expected.data(), expected.size(), kTolerance) << what << ". " << hint;
+  EXPECT_MATCHES("y", y.data(), expected.data(), expected.size(), kTolerance)
+      << what << ". " << hint;
 }
 
 // The course's example: rows {3 0 1 0}, {0 0 0 0}, {0 2 4 1}, {1 0 0 1}.
@@ -93,7 +105,8 @@ void check_book_example(const Version& version, const char* hint) {
 void check_matrices(const Version& version, const char* hint) {
   for (const char* name : {"banded", "power_law", "empty_rows", "long_row"}) {
     SCOPED_TRACE(name);
-    check(version, cudalab::read_matrix_market(std::string(CUDALAB_LAB_DIR) + "/matrices/" + name + ".mtx"),
+    check(version,
+          cudalab::read_matrix_market(std::string(CUDALAB_LAB_DIR) + "/matrices/" + name + ".mtx"),
           hint, std::string("matrices/") + name + ".mtx");
   }
 }
@@ -110,7 +123,8 @@ void check_random(const Version& version, const char* hint) {
       int length = int(std::abs(lengths[r]) * 40);
       for (int k = 0; k < length; ++k) A.col_index.push_back((r * 7 + k * 13) % A.num_cols);
       std::sort(A.col_index.end() - length, A.col_index.end());
-      A.col_index.erase(std::unique(A.col_index.end() - length, A.col_index.end()), A.col_index.end());
+      A.col_index.erase(std::unique(A.col_index.end() - length, A.col_index.end()),
+                        A.col_index.end());
       A.row_ptr.push_back(int(A.col_index.size()));
     }
     A.data = cudalab::random_floats(A.col_index.size(), seed + 1);
@@ -169,8 +183,8 @@ TEST(SpmvPerformance, VectorKernelCoalesces) {
   auto vector = cudalab::performance::count([&] { kVector(A, x); });
   ASSERT_EQ(scalar.size(), 1u);
   ASSERT_EQ(vector.size(), 1u);
-  std::printf("[ COUNTED  ] load sectors: scalar %llu, vector %llu\n", scalar[0].global_load_sectors,
-              vector[0].global_load_sectors);
+  std::printf("[ COUNTED  ] load sectors: scalar %llu, vector %llu\n",
+              scalar[0].global_load_sectors, vector[0].global_load_sectors);
   EXPECT_GT(vector[0].global_load_sectors, 0u);
   EXPECT_LE(vector[0].global_load_sectors * 2, scalar[0].global_load_sectors)
       << "the vector kernel should touch at most half the sectors of the scalar one: lane l reads "
@@ -188,7 +202,8 @@ TEST(SpmvPerformance, VectorFasterOnLongRows) {
   DeviceArray<float> data(A.data), d_x(x), d_y(std::vector<float>(A.num_rows));
   CsrMatrix M{A.num_rows, A.num_cols, row_ptr.get(), col_index.get(), data.get()};
   cudalab::performance::expect_speed(
-      "spmvCsrVector vs spmvCsrScalar, 64 entries per row", [&] { spmvCsrVector(M, d_x.get(), d_y.get()); },
+      "spmvCsrVector vs spmvCsrScalar, 64 entries per row",
+      [&] { spmvCsrVector(M, d_x.get(), d_y.get()); },
       [&] { spmvCsrScalar(M, d_x.get(), d_y.get()); }, 1.25);
 }
 

@@ -10,9 +10,9 @@
 
 #include <cuda_runtime.h>
 
-#define AVG_BLOCK_SIZE 256       // threads per block of the many-block versions
-#define AVG_MAX_ONE_BLOCK 1024   // the one-block versions handle n <= 1024, one thread per element
-#define AVG_STEPS_PER_LAUNCH 8   // averageSharedManyBlocks: steps per launch, at most
+#define AVG_BLOCK_SIZE 256      // threads per block of the many-block versions
+#define AVG_MAX_ONE_BLOCK 1024  // the one-block versions handle n <= 1024, one thread per element
+#define AVG_STEPS_PER_LAUNCH 8  // averageSharedManyBlocks: steps per launch, at most
 
 // Case 5: different arrays, many blocks, global memory only. One launch per step, from A into B,
 // then from B into A, ...

@@ -33,24 +33,28 @@ struct Version {
   int max_n;
 };
 
-const Version kGlobal{"averageGlobal", averageGlobal,
-                      "One launch of averageStep per step, A into B then B into A; copy B into A at the end "
-                      "if the number of steps is odd.",
-                      1 << 30};
-const Version kGlobalOneBlock{"averageGlobalOneBlock",
-                              [](float* A, float*, int n, int it) { return averageGlobalOneBlock(A, n, it); },
-                              "Each step: read the neighbours into a register, __syncthreads(), write, "
-                              "__syncthreads(). Threads past n must still reach the barriers.",
-                              AVG_MAX_ONE_BLOCK};
-const Version kSharedOneBlock{"averageSharedOneBlock",
-                              [](float* A, float*, int n, int it) { return averageSharedOneBlock(A, n, it); },
-                              "Copy A into one shared array, alternate between the two with a __syncthreads() "
-                              "after each step, copy the last one back.",
-                              AVG_MAX_ONE_BLOCK};
-const Version kSharedManyBlocks{"averageSharedManyBlocks", averageSharedManyBlocks,
-                                "Each block owns AVG_BLOCK_SIZE - 2 * steps elements and loads `steps` more on "
-                                "each side; after the steps it writes only its own elements.",
-                                1 << 30};
+const Version kGlobal{
+    "averageGlobal", averageGlobal,
+    "One launch of averageStep per step, A into B then B into A; copy B into A at the end "
+    "if the number of steps is odd.",
+    1 << 30};
+const Version kGlobalOneBlock{
+    "averageGlobalOneBlock",
+    [](float* A, float*, int n, int it) { return averageGlobalOneBlock(A, n, it); },
+    "Each step: read the neighbours into a register, __syncthreads(), write, "
+    "__syncthreads(). Threads past n must still reach the barriers.",
+    AVG_MAX_ONE_BLOCK};
+const Version kSharedOneBlock{
+    "averageSharedOneBlock",
+    [](float* A, float*, int n, int it) { return averageSharedOneBlock(A, n, it); },
+    "Copy A into one shared array, alternate between the two with a __syncthreads() "
+    "after each step, copy the last one back.",
+    AVG_MAX_ONE_BLOCK};
+const Version kSharedManyBlocks{
+    "averageSharedManyBlocks", averageSharedManyBlocks,
+    "Each block owns AVG_BLOCK_SIZE - 2 * steps elements and loads `steps` more on "
+    "each side; after the steps it writes only its own elements.",
+    1 << 30};
 
 std::vector<float> run(const Version& v, const std::vector<float>& A, int iterations) {
   const int n = static_cast<int>(A.size());
@@ -128,8 +132,10 @@ TEST(AveragePerformance, BordersSaveGlobalTraffic) {
   unsigned long long global_bytes = 0, border_bytes = 0;
   for (const auto& c : global) global_bytes += c.global_load_bytes;
   for (const auto& c : borders) border_bytes += c.global_load_bytes;
-  std::printf("[ COUNTED  ] bytes loaded in %d steps: global only %llu (%zu launches), borders %llu (%zu)\n",
-              iterations, global_bytes, global.size(), border_bytes, borders.size());
+  std::printf(
+      "[ COUNTED  ] bytes loaded in %d steps: global only %llu (%zu launches), borders %llu "
+      "(%zu)\n",
+      iterations, global_bytes, global.size(), border_bytes, borders.size());
   EXPECT_EQ(borders.size(), size_t((iterations + AVG_STEPS_PER_LAUNCH - 1) / AVG_STEPS_PER_LAUNCH));
   EXPECT_GT(border_bytes, 0u);
   EXPECT_LE(border_bytes * 10, global_bytes)
@@ -141,7 +147,8 @@ TEST(AveragePerformance, BordersFasterThanLaunchPerStep) {
   CUDALAB_TIMING_TEST();
   const int n = 1 << 24, iterations = 50;
   std::vector<float> A = cudalab::random_floats(n, 3);
-  std::vector<float> expect = run(kGlobal, A, iterations), got = run(kSharedManyBlocks, A, iterations);
+  std::vector<float> expect = run(kGlobal, A, iterations),
+                     got = run(kSharedManyBlocks, A, iterations);
   ASSERT_EQ(expect, got) << "not timed: the two versions disagree";
   DeviceArray<float> d_A(A), d_B(A);
   cudalab::performance::expect_speed(

@@ -17,6 +17,26 @@ cudaError_t stridedCopy(const float* in, float* out, int stride, bool padded) {
   return cudaErrorNotYetImplemented;
 }
 
+__global__ void permutedCopyKernel(const float* in, float* out, const int* perm) {
+  // TODO: a __shared__ float buffer[32]; thread t stores in[t] at word perm[t]; __syncthreads();
+  // reads word perm[t] back into out[t].
+}
+
+cudaError_t permutedCopy(const float* in, float* out, const int* perm) {
+  // TODO: one block of 32 threads; return cudaGetLastError().
+  return cudaErrorNotYetImplemented;
+}
+
+__global__ void broadcastCopyKernel(const float* in, float* out) {
+  // TODO: a __shared__ float word; thread 0 stores in[0] there; __syncthreads(); every thread
+  // reads it into out[t].
+}
+
+cudaError_t broadcastCopy(const float* in, float* out) {
+  // TODO: one block of 32 threads; return cudaGetLastError().
+  return cudaErrorNotYetImplemented;
+}
+
 // PAD is 0 or 1: the tile's rows are TILE_DIM + PAD words long.
 template <int PAD>
 __global__ void transposeKernel(const float* in, float* out, int rows, int cols) {

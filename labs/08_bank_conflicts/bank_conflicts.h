@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-#define TILE_DIM 32     // transpose tiles are TILE_DIM x TILE_DIM, one thread per element
+#define TILE_DIM 32        // transpose tiles are TILE_DIM x TILE_DIM, one thread per element
 #define SHARED_WORDS 1056  // words of the stridedCopy buffer: 32 rows of 32, plus one per row
 
 // One warp of 32 threads: thread t stores in[t] into shared word i = t * stride (padded: into word
@@ -15,6 +15,14 @@
 // reads it back and writes it to out[t].
 // stride is 1 to 32. Returns cudaGetLastError().
 cudaError_t stridedCopy(const float* in, float* out, int stride, bool padded);
+
+// One warp: thread t stores in[t] into shared word perm[t] (perm is a permutation of 0..31 in
+// device memory), waits, reads it back into out[t]. Returns cudaGetLastError().
+cudaError_t permutedCopy(const float* in, float* out, const int* perm);
+
+// One warp: thread 0 stores in[0] into a shared word; after a barrier every thread reads that one
+// word into out[t] (a broadcast). Returns cudaGetLastError().
+cudaError_t broadcastCopy(const float* in, float* out);
 
 // out (cols x rows) = the transpose of in (rows x cols), both row-major, through a TILE_DIM x
 // TILE_DIM tile in shared memory so that both the reads and the writes of global memory are

@@ -13,7 +13,7 @@
 
 #define JACOBI_BLOCK_X 32  // jacobiSweep: blocks of 32 x 8 threads, one per point
 #define JACOBI_BLOCK_Y 8
-#define JACOBI_TILE 16          // jacobiSweepTiled: each block computes a 16 x 16 tile ...
+#define JACOBI_TILE 16           // jacobiSweepTiled: each block computes a 16 x 16 tile ...
 #define JACOBI_REDUCE_BLOCK 256  // squaredDifference: threads per block
 
 // One sweep from u into v, one thread per point, every neighbour read from global memory.

@@ -20,18 +20,21 @@ std::vector<double> sweep_reference(const std::vector<float>& u, int ny, int nx)
   std::vector<double> v(u.begin(), u.end());
   for (int i = 1; i < ny - 1; ++i)
     for (int j = 1; j < nx - 1; ++j)
-      v[i * nx + j] = 0.25 * (double(u[(i - 1) * nx + j]) + u[(i + 1) * nx + j] + u[i * nx + j - 1] + u[i * nx + j + 1]);
+      v[i * nx + j] = 0.25 * (double(u[(i - 1) * nx + j]) + u[(i + 1) * nx + j] +
+                              u[i * nx + j - 1] + u[i * nx + j + 1]);
   return v;
 }
 
 void check_sweep(Sweep sweep, const char* name, const char* hint) {
-  for (auto [ny, nx] : {std::pair{1, 1}, {2, 2}, {3, 3}, {17, 33}, {100, 257}, {513, 511}, {0, 4}}) {
+  for (auto [ny, nx] :
+       {std::pair{1, 1}, {2, 2}, {3, 3}, {17, 33}, {100, 257}, {513, 511}, {0, 4}}) {
     std::vector<float> u = cudalab::random_floats(size_t(ny) * nx, cudalab::testing::test_seed());
     std::vector<double> expected = sweep_reference(u, ny, nx);
     DeviceArray<float> d_u(u), d_v(std::vector<float>(u.size(), cudalab::poison_float()));
     cudaError_t err = sweep(d_u.get(), d_v.get(), ny, nx);
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
-    if (err != cudaSuccess) FAIL() << name << "(" << ny << " x " << nx << ") returned " << cudalab::error_text(err);
+    if (err != cudaSuccess)
+      FAIL() << name << "(" << ny << " x " << nx << ") returned " << cudalab::error_text(err);
     std::vector<float> v = d_v.to_host();
     // Three additions and a multiplication by 0.25 (exact) in float: within 4 ulps.
     EXPECT_MATCHES("v", v.data(), expected.data(), expected.size(), {1e-6, 1e-6})
@@ -41,18 +44,21 @@ void check_sweep(Sweep sweep, const char* name, const char* hint) {
 
 TEST(JacobiSweep, Grids) {
   check_sweep(jacobiSweep, "jacobiSweep",
-              "Boundary points (row 0 or ny-1, column 0 or nx-1) copy u; the others average their four neighbours.");
+              "Boundary points (row 0 or ny-1, column 0 or nx-1) copy u; the others average their "
+              "four neighbours.");
 }
 TEST(JacobiSweepTiled, Grids) {
   check_sweep(jacobiSweepTiled, "jacobiSweepTiled",
-              "Blocks of (JACOBI_TILE + 2)^2 threads each load one point (tile + halo); after the barrier the "
+              "Blocks of (JACOBI_TILE + 2)^2 threads each load one point (tile + halo); after the "
+              "barrier the "
               "inner JACOBI_TILE^2 threads compute from the tile.");
 }
 
 TEST(SquaredDifference, MatchesTheHost) {
   for (auto [ny, nx] : {std::pair{1, 1}, {31, 33}, {300, 700}, {1024, 1024}}) {
     uint64_t seed = cudalab::testing::test_seed();
-    std::vector<float> u = cudalab::random_floats(size_t(ny) * nx, seed), v = cudalab::random_floats(u.size(), seed + 1);
+    std::vector<float> u = cudalab::random_floats(size_t(ny) * nx, seed),
+                       v = cudalab::random_floats(u.size(), seed + 1);
     double expected = 0;
     for (size_t k = 0; k < u.size(); ++k) expected += (double(v[k]) - u[k]) * (double(v[k]) - u[k]);
     DeviceArray<float> d_u(u), d_v(v), d_sum(std::vector<float>{cudalab::poison_float()});
@@ -62,7 +68,8 @@ TEST(SquaredDifference, MatchesTheHost) {
     float got = d_sum.to_host()[0];
     // A float sum of up to a million terms in any order: relative error well below 1e-4.
     EXPECT_MATCHES("sum", &got, &expected, 1, {1e-4, 0})
-        << ny << " x " << nx << ": each block sums its terms in shared memory, then thread 0 atomicAdds the "
+        << ny << " x " << nx
+        << ": each block sums its terms in shared memory, then thread 0 atomicAdds the "
         << "block's sum into *result, which the function sets to 0 first.";
   }
 }
@@ -81,7 +88,8 @@ Problem harmonic(int n) {
     for (int j = 0; j < n; ++j) {
       double x = double(j) / (n - 1), y = double(i) / (n - 1);
       p.exact[i * n + j] = x * x - y * y;
-      if (i == 0 || j == 0 || i == n - 1 || j == n - 1) p.grid[i * n + j] = float(p.exact[i * n + j]);
+      if (i == 0 || j == 0 || i == n - 1 || j == n - 1)
+        p.grid[i * n + j] = float(p.exact[i * n + j]);
     }
   return p;
 }
@@ -92,7 +100,8 @@ int host_sweeps(std::vector<float> u, int n, float tolerance, int max_sweeps, in
   for (int sweeps = 1; sweeps <= max_sweeps; ++sweeps) {
     for (int i = 1; i < n - 1; ++i)
       for (int j = 1; j < n - 1; ++j)
-        v[i * n + j] = 0.25f * (u[(i - 1) * n + j] + u[(i + 1) * n + j] + u[i * n + j - 1] + u[i * n + j + 1]);
+        v[i * n + j] =
+            0.25f * (u[(i - 1) * n + j] + u[(i + 1) * n + j] + u[i * n + j - 1] + u[i * n + j + 1]);
     u.swap(v);
     if (sweeps % check_every == 0) {
       double diff = 0;
@@ -107,19 +116,23 @@ TEST(JacobiSolve, ConvergesToTheKnownSolution) {
   const int n = 17, max_sweeps = 5000, check_every = 10;
   const float tolerance = 1e-10f;
   Problem p = harmonic(n);
-  DeviceArray<float> d_u(p.grid), d_scratch(std::vector<float>(p.grid.size(), cudalab::poison_float()));
+  DeviceArray<float> d_u(p.grid),
+      d_scratch(std::vector<float>(p.grid.size(), cudalab::poison_float()));
   int sweeps = -1;
-  cudaError_t err = jacobiSolve(d_u.get(), d_scratch.get(), n, n, tolerance, max_sweeps, check_every, &sweeps);
+  cudaError_t err =
+      jacobiSolve(d_u.get(), d_scratch.get(), n, n, tolerance, max_sweeps, check_every, &sweeps);
   if (err != cudaSuccess) FAIL() << "jacobiSolve returned " << cudalab::error_text(err);
   std::vector<float> u = d_u.to_host();
   EXPECT_MATCHES("u", u.data(), p.exact.data(), p.exact.size(), {0, 1e-4})
       << "the converged grid should be x^2 - y^2 (17 x 17 grid, boundary from the same function)";
   const int expected = host_sweeps(p.grid, n, tolerance, max_sweeps, check_every);
-  EXPECT_LT(sweeps, max_sweeps) << "jacobiSolve did not stop: is the squared difference checked every "
-                                << check_every << " sweeps and compared with the tolerance?";
+  EXPECT_LT(sweeps, max_sweeps)
+      << "jacobiSolve did not stop: is the squared difference checked every " << check_every
+      << " sweeps and compared with the tolerance?";
   EXPECT_LE(std::abs(sweeps - expected), check_every)
-      << "jacobiSolve stopped after " << sweeps << " sweeps; the same iteration on the host stops after "
-      << expected << " (a check may land one interval apart: float sums in another order)";
+      << "jacobiSolve stopped after " << sweeps
+      << " sweeps; the same iteration on the host stops after " << expected
+      << " (a check may land one interval apart: float sums in another order)";
 }
 
 TEST(JacobiSolve, StopsAtMaxSweepsAndEmptyGrids) {
@@ -127,7 +140,8 @@ TEST(JacobiSolve, StopsAtMaxSweepsAndEmptyGrids) {
   DeviceArray<float> d_u(p.grid), d_scratch(std::vector<float>(p.grid.size()));
   int sweeps = -1;
   ASSERT_EQ(jacobiSolve(d_u.get(), d_scratch.get(), 9, 9, 0.0f, 7, 1, &sweeps), cudaSuccess);
-  EXPECT_EQ(sweeps, 7) << "a tolerance of 0 is never met (before exact convergence): stop after max_sweeps";
+  EXPECT_EQ(sweeps, 7)
+      << "a tolerance of 0 is never met (before exact convergence): stop after max_sweeps";
   std::vector<double> seven(p.grid.begin(), p.grid.end());
   std::vector<float> u = p.grid;
   for (int s = 0; s < 7; ++s) {
@@ -139,7 +153,8 @@ TEST(JacobiSolve, StopsAtMaxSweepsAndEmptyGrids) {
   EXPECT_MATCHES("u", got.data(), expected.data(), expected.size(), {1e-5, 1e-6})
       << "after 7 sweeps the grid is in u (copy it back if the last sweep wrote scratch)";
   sweeps = -1;
-  EXPECT_EQ(jacobiSolve(nullptr, nullptr, 0, 0, 1e-3f, 10, 1, &sweeps), cudaSuccess) << "an empty grid";
+  EXPECT_EQ(jacobiSolve(nullptr, nullptr, 0, 0, 1e-3f, 10, 1, &sweeps), cudaSuccess)
+      << "an empty grid";
   EXPECT_EQ(sweeps, 0);
 }
 
@@ -149,13 +164,16 @@ TEST(JacobiPerformance, TiledReadsEachPointOnce) {
   CUDALAB_COUNTING_TEST();
   const int ny = 96, nx = 128;
   DeviceArray<float> d_u(cudalab::random_floats(ny * nx, 1)), d_v(std::vector<float>(ny * nx));
-  auto plain = cudalab::performance::count([&] { ASSERT_EQ(jacobiSweep(d_u.get(), d_v.get(), ny, nx), cudaSuccess); });
-  auto tiled = cudalab::performance::count([&] { ASSERT_EQ(jacobiSweepTiled(d_u.get(), d_v.get(), ny, nx), cudaSuccess); });
+  auto plain = cudalab::performance::count(
+      [&] { ASSERT_EQ(jacobiSweep(d_u.get(), d_v.get(), ny, nx), cudaSuccess); });
+  auto tiled = cudalab::performance::count(
+      [&] { ASSERT_EQ(jacobiSweepTiled(d_u.get(), d_v.get(), ny, nx), cudaSuccess); });
   ASSERT_EQ(plain.size(), 1u);
   ASSERT_EQ(tiled.size(), 1u);
   const double halo = double((JACOBI_TILE + 2) * (JACOBI_TILE + 2)) / (JACOBI_TILE * JACOBI_TILE);
   EXPECT_LE(tiled[0].global_load_bytes, halo * ny * nx * sizeof(float))
-      << "each block should read its tile and halo once: (JACOBI_TILE + 2)^2 points per JACOBI_TILE^2";
+      << "each block should read its tile and halo once: (JACOBI_TILE + 2)^2 points per "
+         "JACOBI_TILE^2";
   EXPECT_GE(plain[0].global_load_bytes, 3 * tiled[0].global_load_bytes)
       << "the plain sweep reads four neighbours per point, the tiled one each point about once";
 }
@@ -165,14 +183,16 @@ TEST(JacobiPerformance, TiledReadsEachPointOnce) {
 TEST(JacobiPerformance, CheckOnTheGpuBeatsCopying) {
   CUDALAB_TIMING_TEST();
   const int n = 4096;
-  std::vector<float> u = cudalab::random_floats(size_t(n) * n, 1), v = cudalab::random_floats(u.size(), 2);
+  std::vector<float> u = cudalab::random_floats(size_t(n) * n, 1),
+                     v = cudalab::random_floats(u.size(), 2);
   DeviceArray<float> d_u(u), d_v(v), d_sum(std::vector<float>{0});
   std::vector<float> hu(u.size()), hv(v.size());
   auto on_host = [&] {
     CUDA_CHECK(cudaMemcpy(hu.data(), d_u.get(), hu.size() * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(hv.data(), d_v.get(), hv.size() * sizeof(float), cudaMemcpyDeviceToHost));
     double diff = 0;
-    for (size_t k = 0; k < hu.size(); ++k) diff += (double(hv[k]) - hu[k]) * (double(hv[k]) - hu[k]);
+    for (size_t k = 0; k < hu.size(); ++k)
+      diff += (double(hv[k]) - hu[k]) * (double(hv[k]) - hu[k]);
     return diff;
   };
   float got = 0;

@@ -5,7 +5,8 @@ void spmvCsrHost(int num_rows, const int* row_ptr, const int* col_index, const f
                  const float* x, float* y) {
   for (int row = 0; row < num_rows; ++row) {
     float dot = 0;
-    for (int elem = row_ptr[row]; elem < row_ptr[row + 1]; ++elem) dot += data[elem] * x[col_index[elem]];
+    for (int elem = row_ptr[row]; elem < row_ptr[row + 1]; ++elem)
+      dot += data[elem] * x[col_index[elem]];
     y[row] = dot;
   }
 }

@@ -20,6 +20,33 @@ cudaError_t stridedCopy(const float* in, float* out, int stride, bool padded) {
   return cudaGetLastError();
 }
 
+// A permutation of one row's 32 words puts one thread in each bank: conflict-free in any order.
+__global__ void permutedCopyKernel(const float* in, float* out, const int* perm) {
+  __shared__ float buffer[32];
+  int t = threadIdx.x;
+  buffer[perm[t]] = in[t];
+  __syncthreads();
+  out[t] = buffer[perm[t]];
+}
+
+cudaError_t permutedCopy(const float* in, float* out, const int* perm) {
+  permutedCopyKernel<<<1, 32>>>(in, out, perm);
+  return cudaGetLastError();
+}
+
+// 32 threads reading one word: one pass (a broadcast), not 32.
+__global__ void broadcastCopyKernel(const float* in, float* out) {
+  __shared__ float word;
+  if (threadIdx.x == 0) word = in[0];
+  __syncthreads();
+  out[threadIdx.x] = word;
+}
+
+cudaError_t broadcastCopy(const float* in, float* out) {
+  broadcastCopyKernel<<<1, 32>>>(in, out);
+  return cudaGetLastError();
+}
+
 // The tile turns the transpose's strided global accesses into strided shared ones. Writing
 // tile[ty][tx] is a row (conflict-free); reading tile[tx][ty] is a column: words TILE_DIM + PAD
 // apart, all in one bank when PAD is 0 (32-way), in 32 banks when PAD is 1.

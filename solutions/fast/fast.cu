@@ -65,8 +65,10 @@ __global__ void spmvCsrFastKernel(int num_rows, const int* row_ptr, const int* c
   // Rows past the end still join the shuffles (with 0) so that every lane of the warp is there.
   float sum = 0;
   if (row < num_rows)
-    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += LANES) sum += data[k] * __ldg(&x[col_index[k]]);
-  for (int offset = LANES / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffff, sum, offset, LANES);
+    for (int k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += LANES)
+      sum += data[k] * __ldg(&x[col_index[k]]);
+  for (int offset = LANES / 2; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(0xffffffff, sum, offset, LANES);
   if (row < num_rows && lane == 0) y[row] = sum;
 }
 
@@ -75,8 +77,8 @@ cudaError_t spmvLaunch(int num_rows, const int* row_ptr, const int* col_index, c
                        const float* x, float* y) {
   const int threads = 256;
   long long total = 1ll * num_rows * LANES;
-  spmvCsrFastKernel<LANES><<<int((total + threads - 1) / threads), threads>>>(num_rows, row_ptr, col_index,
-                                                                             data, x, y);
+  spmvCsrFastKernel<LANES>
+      <<<int((total + threads - 1) / threads), threads>>>(num_rows, row_ptr, col_index, data, x, y);
   return cudaGetLastError();
 }
 
@@ -92,10 +94,11 @@ cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* co
   return spmvLaunch<32>(num_rows, row_ptr, col_index, data, x, y);
 }
 
-// ---- 2D convolution ------------------------------------------------------------------------------
-// A thread computes CONV_COLUMN outputs down a column. It reads each of the CONV_COLUMN + MW - 1 input rows
-// it needs once (MW values, into registers) and adds that row into every output whose mask covers
-// it: MW (CONV_COLUMN + MW - 1) loads for CONV_COLUMN outputs instead of MW^2 each. MW is a template
+// ---- 2D convolution
+// ------------------------------------------------------------------------------ A thread computes
+// CONV_COLUMN outputs down a column. It reads each of the CONV_COLUMN + MW - 1 input rows it needs
+// once (MW values, into registers) and adds that row into every output whose mask covers it: MW
+// (CONV_COLUMN + MW - 1) loads for CONV_COLUMN outputs instead of MW^2 each. MW is a template
 // parameter so that the loops unroll and acc[] stays in registers.
 constexpr int CONV_MAX_MASK = 9, COLUMN = 8, CONV_COLUMN = 8;
 __constant__ float kFastMask[CONV_MAX_MASK * CONV_MAX_MASK];
@@ -129,26 +132,39 @@ __global__ void convolution2DFastKernel(const float* N, float* P, int height, in
     if (row0 + o < height) P[(row0 + o) * width + col] = acc[o];
 }
 
-cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Mask_Width, int height,
-                              int width) {
-  if (Mask_Width % 2 == 0 || Mask_Width < 1 || Mask_Width > CONV_MAX_MASK) return cudaErrorInvalidValue;
-  if (cudaError_t e = cudaMemcpyToSymbol(kFastMask, h_M, sizeof(float) * Mask_Width * Mask_Width)) return e;
+cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Mask_Width,
+                              int height, int width) {
+  if (Mask_Width % 2 == 0 || Mask_Width < 1 || Mask_Width > CONV_MAX_MASK)
+    return cudaErrorInvalidValue;
+  if (cudaError_t e = cudaMemcpyToSymbol(kFastMask, h_M, sizeof(float) * Mask_Width * Mask_Width))
+    return e;
   if (height == 0 || width == 0) return cudaSuccess;
   dim3 block(32, 8);
   dim3 grid((width + 31) / 32, (height + 8 * CONV_COLUMN - 1) / (8 * CONV_COLUMN));
   switch (Mask_Width) {
-    case 1: convolution2DFastKernel<1><<<grid, block>>>(N, P, height, width); break;
-    case 3: convolution2DFastKernel<3><<<grid, block>>>(N, P, height, width); break;
-    case 5: convolution2DFastKernel<5><<<grid, block>>>(N, P, height, width); break;
-    case 7: convolution2DFastKernel<7><<<grid, block>>>(N, P, height, width); break;
-    default: convolution2DFastKernel<9><<<grid, block>>>(N, P, height, width); break;
+    case 1:
+      convolution2DFastKernel<1><<<grid, block>>>(N, P, height, width);
+      break;
+    case 3:
+      convolution2DFastKernel<3><<<grid, block>>>(N, P, height, width);
+      break;
+    case 5:
+      convolution2DFastKernel<5><<<grid, block>>>(N, P, height, width);
+      break;
+    case 7:
+      convolution2DFastKernel<7><<<grid, block>>>(N, P, height, width);
+      break;
+    default:
+      convolution2DFastKernel<9><<<grid, block>>>(N, P, height, width);
+      break;
   }
   return cudaGetLastError();
 }
 
-// ---- Jacobi --------------------------------------------------------------------------------------
-// Walking down a column, the point above and the point itself are the previous step's centre and
-// below: one new load per point from above and below instead of three.
+// ---- Jacobi
+// -------------------------------------------------------------------------------------- Walking
+// down a column, the point above and the point itself are the previous step's centre and below: one
+// new load per point from above and below instead of three.
 __global__ void jacobiSweepFastKernel(const float* u, float* v, int ny, int nx) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   int i0 = (blockIdx.y * blockDim.y + threadIdx.y) * COLUMN;
@@ -157,7 +173,8 @@ __global__ void jacobiSweepFastKernel(const float* u, float* v, int ny, int nx) 
   for (int i = i0; i < i0 + COLUMN && i < ny; ++i) {
     float below = i + 1 < ny ? u[(i + 1) * nx + j] : 0.0f;
     bool boundary = i == 0 || j == 0 || i == ny - 1 || j == nx - 1;
-    v[i * nx + j] = boundary ? centre : 0.25f * (above + below + u[i * nx + j - 1] + u[i * nx + j + 1]);
+    v[i * nx + j] =
+        boundary ? centre : 0.25f * (above + below + u[i * nx + j - 1] + u[i * nx + j + 1]);
     above = centre;
     centre = below;
   }

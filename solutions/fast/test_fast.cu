@@ -15,15 +15,19 @@ using cudalab::DeviceArray;
 TEST(MatmulFast, AnySizes) {
   for (auto [M, N, K] : {std::tuple{1, 1, 1}, {130, 70, 200}, {256, 256, 256}, {5, 300, 0}}) {
     uint64_t seed = cudalab::testing::test_seed();
-    std::vector<float> A = cudalab::random_floats(size_t(M) * K, seed), B = cudalab::random_floats(size_t(K) * N, seed + 1);
+    std::vector<float> A = cudalab::random_floats(size_t(M) * K, seed),
+                       B = cudalab::random_floats(size_t(K) * N, seed + 1);
     std::vector<double> expected(size_t(M) * N, 0.0);
     for (int i = 0; i < M; ++i)
       for (int k = 0; k < K; ++k)
-        for (int j = 0; j < N; ++j) expected[size_t(i) * N + j] += double(A[size_t(i) * K + k]) * B[size_t(k) * N + j];
-    DeviceArray<float> d_A(A), d_B(B), d_C(std::vector<float>(expected.size(), cudalab::poison_float()));
+        for (int j = 0; j < N; ++j)
+          expected[size_t(i) * N + j] += double(A[size_t(i) * K + k]) * B[size_t(k) * N + j];
+    DeviceArray<float> d_A(A), d_B(B),
+        d_C(std::vector<float>(expected.size(), cudalab::poison_float()));
     ASSERT_EQ(matmulFast(d_A.get(), d_B.get(), d_C.get(), M, N, K), cudaSuccess);
     std::vector<float> C = d_C.to_host();
-    EXPECT_MATCHES("C", C.data(), expected.data(), expected.size(), {1e-5, 2e-6 * K + 1e-7}) << M << "x" << N << "x" << K;
+    EXPECT_MATCHES("C", C.data(), expected.data(), expected.size(), {1e-5, 2e-6 * K + 1e-7})
+        << M << "x" << N << "x" << K;
   }
 }
 
@@ -36,24 +40,30 @@ TEST(SpmvFast, EveryGroupSize) {
       int length = (r * 37) % (2 * mean + 1);
       for (int k = 0; k < length; ++k) A.col_index.push_back((r + k * 11) % A.num_cols);
       std::sort(A.col_index.end() - length, A.col_index.end());
-      A.col_index.erase(std::unique(A.col_index.end() - length, A.col_index.end()), A.col_index.end());
+      A.col_index.erase(std::unique(A.col_index.end() - length, A.col_index.end()),
+                        A.col_index.end());
       A.row_ptr.push_back(int(A.col_index.size()));
     }
     A.data = cudalab::random_floats(A.col_index.size(), 3);
     std::vector<float> x = cudalab::random_floats(A.num_cols, 4);
     std::vector<double> expected = cudalab::multiply(A, x);
     DeviceArray<int> row_ptr(A.row_ptr), col_index(A.col_index);
-    DeviceArray<float> data(A.data), d_x(x), d_y(std::vector<float>(A.num_rows, cudalab::poison_float()));
-    ASSERT_EQ(spmvCsrFast(A.num_rows, A.nnz(), row_ptr.get(), col_index.get(), data.get(), d_x.get(), d_y.get()), cudaSuccess);
+    DeviceArray<float> data(A.data), d_x(x),
+        d_y(std::vector<float>(A.num_rows, cudalab::poison_float()));
+    ASSERT_EQ(spmvCsrFast(A.num_rows, A.nnz(), row_ptr.get(), col_index.get(), data.get(),
+                          d_x.get(), d_y.get()),
+              cudaSuccess);
     std::vector<float> y = d_y.to_host();
-    EXPECT_MATCHES("y", y.data(), expected.data(), expected.size(), {1e-4, 1e-4}) << "mean row length " << mean;
+    EXPECT_MATCHES("y", y.data(), expected.data(), expected.size(), {1e-4, 1e-4})
+        << "mean row length " << mean;
   }
 }
 
 TEST(Convolution2DFast, Sizes) {
   for (int Mask_Width : {1, 3, 5, 7, 9})
     for (auto [height, width] : {std::pair{1, 1}, {70, 33}, {129, 257}}) {
-      std::vector<float> N = cudalab::random_floats(size_t(height) * width, 1), M = cudalab::random_floats(Mask_Width * Mask_Width, 2);
+      std::vector<float> N = cudalab::random_floats(size_t(height) * width, 1),
+                         M = cudalab::random_floats(Mask_Width * Mask_Width, 2);
       std::vector<double> expected(N.size(), 0.0);
       int n = Mask_Width / 2;
       for (int r = 0; r < height; ++r)
@@ -62,12 +72,15 @@ TEST(Convolution2DFast, Sizes) {
             for (int j = 0; j < Mask_Width; ++j) {
               int rr = r - n + i, cc = c - n + j;
               if (rr >= 0 && rr < height && cc >= 0 && cc < width)
-                expected[size_t(r) * width + c] += double(N[size_t(rr) * width + cc]) * M[i * Mask_Width + j];
+                expected[size_t(r) * width + c] +=
+                    double(N[size_t(rr) * width + cc]) * M[i * Mask_Width + j];
             }
       DeviceArray<float> d_N(N), d_P(std::vector<float>(N.size(), cudalab::poison_float()));
-      ASSERT_EQ(convolution2DFast(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width), cudaSuccess);
+      ASSERT_EQ(convolution2DFast(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width),
+                cudaSuccess);
       std::vector<float> P = d_P.to_host();
-      EXPECT_MATCHES("P", P.data(), expected.data(), expected.size(), {1e-5, 1e-5}) << height << "x" << width;
+      EXPECT_MATCHES("P", P.data(), expected.data(), expected.size(), {1e-5, 1e-5})
+          << height << "x" << width;
     }
 }
 
@@ -77,11 +90,13 @@ TEST(JacobiSweepFast, Sizes) {
     std::vector<double> expected(u.begin(), u.end());
     for (int i = 1; i < ny - 1; ++i)
       for (int j = 1; j < nx - 1; ++j)
-        expected[i * nx + j] = 0.25 * (double(u[(i - 1) * nx + j]) + u[(i + 1) * nx + j] + u[i * nx + j - 1] + u[i * nx + j + 1]);
+        expected[i * nx + j] = 0.25 * (double(u[(i - 1) * nx + j]) + u[(i + 1) * nx + j] +
+                                       u[i * nx + j - 1] + u[i * nx + j + 1]);
     DeviceArray<float> d_u(u), d_v(std::vector<float>(u.size(), cudalab::poison_float()));
     ASSERT_EQ(jacobiSweepFast(d_u.get(), d_v.get(), ny, nx), cudaSuccess);
     std::vector<float> v = d_v.to_host();
-    EXPECT_MATCHES("v", v.data(), expected.data(), expected.size(), {1e-6, 1e-6}) << ny << "x" << nx;
+    EXPECT_MATCHES("v", v.data(), expected.data(), expected.size(), {1e-6, 1e-6})
+        << ny << "x" << nx;
   }
 }
 

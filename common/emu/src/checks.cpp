@@ -36,7 +36,9 @@ std::string at(const void* pc) {
   throw KernelFault{code, launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + what};
 }
 
-std::string bytes_of(unsigned size) { return std::to_string(size) + (size == 1 ? " byte" : " bytes"); }
+std::string bytes_of(unsigned size) {
+  return std::to_string(size) + (size == 1 ? " byte" : " bytes");
+}
 
 // ---- global memory ---------------------------------------------------------------------------
 
@@ -47,7 +49,8 @@ thread_local size_t last_record = 0;
 // The record whose span (array, red zone, rest of the page) holds `a`, or nullptr.
 const Record* span_holding(uintptr_t a) {
   auto& all = records();
-  if (last_record < all.size() && a - reinterpret_cast<uintptr_t>(all[last_record].base) < all[last_record].span)
+  if (last_record < all.size() &&
+      a - reinterpret_cast<uintptr_t>(all[last_record].base) < all[last_record].span)
     return &all[last_record];
   auto it = std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const Record& r) {
     return x < reinterpret_cast<uintptr_t>(r.base);
@@ -76,7 +79,8 @@ std::string missed(const Record* r, uintptr_t a, unsigned size) {
       << (a - base) / size - elements + 1 << " past its last element";
   } else if (next != all.end()) {
     s << (before + size - 1) / size << " element(s) of " << bytes_of(size)
-      << " before the first element of the array allocated at " << next->where << " (a negative index?)";
+      << " before the first element of the array allocated at " << next->where
+      << " (a negative index?)";
   } else {
     s << "no array lies near it";
   }
@@ -88,10 +92,11 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
   const Record* r = span_holding(a);
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
   if (b == nullptr) {  // host code of the student's file
-    diagnose(std::string("host code at ") + at(pc) + " makes " + verb + " device memory" +
-             (r ? " (the array allocated at " + r->where + ")" : std::string()) +
-             ". The host cannot touch device memory (on a GPU this is a segmentation fault): copy it "
-             "with cudaMemcpy, or do the work in a kernel.");
+    diagnose(
+        std::string("host code at ") + at(pc) + " makes " + verb + " device memory" +
+        (r ? " (the array allocated at " + r->where + ")" : std::string()) +
+        ". The host cannot touch device memory (on a GPU this is a segmentation fault): copy it "
+        "with cudaMemcpy, or do the work in a kernel.");
     std::abort();
   }
   if (r == nullptr || a - reinterpret_cast<uintptr_t>(r->base) + size > r->bytes)
@@ -109,16 +114,18 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     uint32_t writer = __atomic_load_n(shadow + i, __ATOMIC_RELAXED);
     if ((!store || atomic) && writer == 0)
       fault(*b, pc, cudaErrorLaunchFailure,
-            std::string(verb) + " element " + std::to_string((a - base) / size) + " of the array allocated at " +
-                r->where + ", which nobody wrote since cudaMalloc: copy the input there with "
+            std::string(verb) + " element " + std::to_string((a - base) / size) +
+                " of the array allocated at " + r->where +
+                ", which nobody wrote since cudaMalloc: copy the input there with "
                 "cudaMemcpy (or cudaMemset it) before the kernel reads it");
-    if (store && !atomic && writer >= b->launch_stamp && !(writer & kAtomicBit) && writer != b->stamp) {
+    if (store && !atomic && writer >= b->launch_stamp && !(writer & kAtomicBit) &&
+        writer != b->stamp) {
       const dim3 g = b->config->grid;
       const uint32_t other = writer - b->launch_stamp;
       const uint3 o{other % g.x, other / g.x % g.y, other / (g.x * g.y)};
       fault(*b, pc, cudaErrorLaunchFailure,
-            "a write to element " + std::to_string((a - base) / size) + " of the array allocated at " +
-                r->where + ", which block " + dim(o) +
+            "a write to element " + std::to_string((a - base) / size) +
+                " of the array allocated at " + r->where + ", which block " + dim(o) +
                 " also wrote in this launch: blocks run in any order, so the result depends on "
                 "which one comes last. Give each element one writer, or use atomics.");
     }
@@ -141,7 +148,7 @@ void check_host(const BlockState& b, uintptr_t a, const void* pc) {
       static_cast<uintptr_t>(_end - __executable_start))
     return;  // the program's globals (__constant__ and __device__ variables)
   const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  if (a - (frame - (1 << 20)) < (2u << 20)) return;  // this thread's stack
+  if (a - (frame - (1 << 20)) < (2u << 20)) return;                        // this thread's stack
   if (a - reinterpret_cast<uintptr_t>(c.params) < c.params_bytes) return;  // the kernel's arguments
   for (unsigned i = 0; i < c.pointer_count; ++i) {
     auto p = reinterpret_cast<uintptr_t>(c.pointers[i]);
@@ -200,7 +207,8 @@ struct SharedSpace::Word {
 };
 
 SharedSpace::SharedSpace() {
-  void* p = mmap(nullptr, kSpace, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p = mmap(nullptr, kSpace, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   void* w = mmap(nullptr, kSpace / 4 * sizeof(Word), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED || w == MAP_FAILED) throw std::bad_alloc();
@@ -229,7 +237,8 @@ void SharedSpace::learn(unsigned region) {
   const Region& r = regions[region];
   for (size_t w = r.offset / 4; w < (r.offset + r.bytes + 3) / 4; ++w) words_[w].region = region;
   for (size_t i = 0; i < r.bytes; i += 4)
-    std::memcpy(reinterpret_cast<char*>(base_) + r.offset + i, &cudalab::kPoisonBits, std::min<size_t>(4, r.bytes - i));
+    std::memcpy(reinterpret_cast<char*>(base_) + r.offset + i, &cudalab::kPoisonBits,
+                std::min<size_t>(4, r.bytes - i));
   if (known_.size() <= region) known_.resize(region + 1);
   known_[region] = true;
 }
@@ -242,7 +251,8 @@ char* SharedSpace::address_of(SharedSlot& slot, size_t bytes, size_t align) {
       // 256 bytes apart: a small overrun lands in no variable.
       size_t offset = (next_static + 256 + align - 1) / align * align;
       if (offset + bytes > kSpace) {
-        diagnose("__shared__ variable '" + std::string(slot.name) + "' at " + site(slot.file, slot.line) +
+        diagnose("__shared__ variable '" + std::string(slot.name) + "' at " +
+                 site(slot.file, slot.line) +
                  " does not fit: the program's __shared__ variables exceed 1 MiB");
         std::abort();
       }
@@ -266,17 +276,23 @@ std::string SharedSpace::describe_outside(uintptr_t offset, unsigned size) const
     if (i == kDynamicRegion ? dynamic_bytes_ == 0 : (i >= known_.size() || !known_[i])) continue;
     size_t bytes = i == kDynamicRegion ? dynamic_bytes_ : r.bytes;
     long d = offset >= r.offset + bytes ? long(offset - (r.offset + bytes)) / size + 1
-                                         : -long((r.offset - offset + size - 1) / size);
+                                        : -long((r.offset - offset + size - 1) / size);
     if (nearest == nullptr || std::labs(d) < std::labs(distance)) nearest = &r, distance = d;
   }
   if (nearest == nullptr) return "outside every __shared__ variable";
-  std::string name = nearest->name == regions[kDynamicRegion].name ? nearest->name : "__shared__ array '" + nearest->name + "'";
+  std::string name = nearest->name == regions[kDynamicRegion].name
+                         ? nearest->name
+                         : "__shared__ array '" + nearest->name + "'";
   if (!nearest->where.empty()) name += " (declared at " + nearest->where + ")";
-  if (distance > 0) return std::to_string(distance) + " element(s) of " + bytes_of(size) + " past the end of " + name;
-  return std::to_string(-distance) + " element(s) of " + bytes_of(size) + " before the start of " + name;
+  if (distance > 0)
+    return std::to_string(distance) + " element(s) of " + bytes_of(size) + " past the end of " +
+           name;
+  return std::to_string(-distance) + " element(s) of " + bytes_of(size) + " before the start of " +
+         name;
 }
 
-void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic, const void* pc) {
+void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic,
+                         const void* pc) {
   const uintptr_t offset = a - base_;
   const uint16_t me = static_cast<uint16_t>(thread_rank());
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
@@ -285,22 +301,26 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
     if (s.region == 0)
       fault(b, pc, cudaErrorIllegalAddress,
             std::string(verb) + " shared memory " + describe_outside(offset, size) +
-                ". Check the index against the array's size (and the dynamic size given at the launch).");
+                ". Check the index against the array's size (and the dynamic size given at the "
+                "launch).");
     auto other = [&](uint16_t t, const void* their_pc, const char* did) {
       const dim3 d = b.config->block;
       std::string them = t == kNobody ? "an atomic of another thread"
-                                      : "thread (" + std::to_string(t % d.x) + "," + std::to_string(t / d.x % d.y) +
-                                            "," + std::to_string(t / (d.x * d.y)) + ")";
+                                      : "thread (" + std::to_string(t % d.x) + "," +
+                                            std::to_string(t / d.x % d.y) + "," +
+                                            std::to_string(t / (d.x * d.y)) + ")";
       std::string line = t == kNobody ? std::string() : " at " + at(their_pc);
       return them + " " + did + " the same shared word" + line +
-             " with no __syncthreads() in between: the result depends on which thread runs first. Put a "
+             " with no __syncthreads() in between: the result depends on which thread runs first. "
+             "Put a "
              "__syncthreads() between the write and the reads.";
     };
     if (atomic) {
       if (s.write_epoch < b.block_epoch)
         fault(b, pc, cudaErrorLaunchFailure,
-              std::string(verb) + " shared memory that no thread of this block wrote: initialise it (and "
-                                  "__syncthreads()) first");
+              std::string(verb) +
+                  " shared memory that no thread of this block wrote: initialise it (and "
+                  "__syncthreads()) first");
       s.write_epoch = b.epoch;
       s.writer = kNobody;
       continue;
@@ -309,10 +329,13 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
       // Read before any write: a missing barrier if another thread writes it later in this
       // round (reported then), else uninitialised memory (reported when the round ends).
       if (s.write_epoch < b.block_epoch && b.unwritten_read.empty())
-        b.unwritten_read = launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + verb +
-                           " shared memory that no thread of this block wrote (shared memory starts as "
-                           "garbage in every block): the value read is undefined";
-      if (s.write_epoch == b.epoch && s.writer != me) fault(b, pc, cudaErrorLaunchFailure, std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "wrote"));
+        b.unwritten_read =
+            launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + verb +
+            " shared memory that no thread of this block wrote (shared memory starts as "
+            "garbage in every block): the value read is undefined";
+      if (s.write_epoch == b.epoch && s.writer != me)
+        fault(b, pc, cudaErrorLaunchFailure,
+              std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "wrote"));
       if (s.read_epoch != b.epoch) {
         s.read_epoch = b.epoch;
         s.reader = me;
@@ -325,11 +348,14 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
       continue;
     }
     if (s.write_epoch == b.epoch && s.writer != me)
-      fault(b, pc, cudaErrorLaunchFailure, std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "also wrote"));
+      fault(b, pc, cudaErrorLaunchFailure,
+            std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "also wrote"));
     if (s.read_epoch == b.epoch && s.reader != me)
-      fault(b, pc, cudaErrorLaunchFailure, std::string(verb) + " shared memory that " + other(s.reader, s.read_pc, "read"));
+      fault(b, pc, cudaErrorLaunchFailure,
+            std::string(verb) + " shared memory that " + other(s.reader, s.read_pc, "read"));
     if (s.read_epoch == b.epoch && s.other_reader != kNobody && s.other_reader != me)
-      fault(b, pc, cudaErrorLaunchFailure, std::string(verb) + " shared memory that " + other(s.other_reader, s.other_pc, "read"));
+      fault(b, pc, cudaErrorLaunchFailure,
+            std::string(verb) + " shared memory that " + other(s.other_reader, s.other_pc, "read"));
     s.write_epoch = b.epoch;
     s.writer = me;
     s.write_pc = pc;
@@ -339,8 +365,8 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
 char* shared_address(SharedSlot& slot, size_t bytes, size_t align) {
   BlockState* b = current_block;
   if (b == nullptr || b->shared == nullptr) {
-    diagnose("__shared__ variable '" + std::string(slot.name) + "' at " + site(slot.file, slot.line) +
-             " used outside a kernel");
+    diagnose("__shared__ variable '" + std::string(slot.name) + "' at " +
+             site(slot.file, slot.line) + " used outside a kernel");
     std::abort();
   }
   return b->shared->address_of(slot, bytes, align);

@@ -48,7 +48,9 @@ struct WorkerCounts {
 };
 thread_local WorkerCounts worker;
 
-uint64_t mix(uint64_t a, uint64_t b) { return a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6)); }
+uint64_t mix(uint64_t a, uint64_t b) {
+  return a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6));
+}
 
 // Prices a request: global memory moves 32-byte sectors; shared memory serves in one wavefront at
 // most one distinct 4-byte word per bank (32 banks).
@@ -77,7 +79,8 @@ void price(const Request& r, Totals& t) {
   t.transactions += transactions;
   t.ideal += ideal;
   t.bytes += 1ull * r.size * r.addresses.size();
-  t.max_degree = std::max<unsigned>(t.max_degree, static_cast<unsigned>((transactions + ideal - 1) / ideal));
+  t.max_degree =
+      std::max<unsigned>(t.max_degree, static_cast<unsigned>((transactions + ideal - 1) / ideal));
 }
 
 void flush() {
@@ -88,7 +91,7 @@ void flush() {
 }
 
 std::mutex launches_mutex;
-std::vector<LaunchCounters> launches;   // since start_counting()
+std::vector<LaunchCounters> launches;    // since start_counting()
 std::map<SiteKey, Totals> launch_sites;  // of the launch running now, merged from the workers
 unsigned long long launch_barriers = 0, launch_atomics = 0;
 
@@ -108,7 +111,8 @@ void count_access(BlockState&, uintptr_t a, unsigned size, bool store, bool shar
   const unsigned thread = thread_rank();
   const uint64_t site = reinterpret_cast<uintptr_t>(pc) * 4 + store * 2 + shared;
   const unsigned visit = worker.visits[mix(site, thread)]++;
-  auto [it, added] = worker.request_of.try_emplace(mix(mix(site, thread / 32), visit), worker.requests.size());
+  auto [it, added] =
+      worker.request_of.try_emplace(mix(mix(site, thread / 32), visit), worker.requests.size());
   if (added) worker.requests.push_back({{pc, shared, store, false}, size, {}});
   worker.requests[it->second].addresses.push_back(a);
 }
@@ -150,8 +154,8 @@ void count_launch_end(const LaunchConfig& config) {
   c.barriers = launch_barriers;
   c.atomics = launch_atomics;
   for (auto& [key, t] : launch_sites) {
-    AccessSite s{source_line(key.pc), key.shared, key.store, key.atomic, t.requests,
-                 t.transactions, t.ideal, t.bytes, t.max_degree};
+    AccessSite s{source_line(key.pc), key.shared, key.store, key.atomic,  t.requests,
+                 t.transactions,      t.ideal,    t.bytes,   t.max_degree};
     if (key.shared) {
       (key.store ? c.shared_store_requests : c.shared_load_requests) += t.requests;
       c.shared_wavefronts += t.transactions;
@@ -189,7 +193,8 @@ void print_report() {
     auto& [count, sites] = kernels[c.kernel];
     ++count;
     for (const AccessSite& s : c.sites) {
-      std::string key = s.where + (s.shared ? " shared " : " global ") + (s.store ? "store" : "load");
+      std::string key =
+          s.where + (s.shared ? " shared " : " global ") + (s.store ? "store" : "load");
       auto [it, added] = sites.try_emplace(key, s);
       if (added) continue;
       it->second.requests += s.requests;
@@ -205,16 +210,18 @@ void print_report() {
     std::fprintf(stderr, "  %-26s %-13s %12s %14s %14s %10s\n", "line", "access", "requests",
                  "sectors/wavef.", "per request", "efficiency");
     for (auto& [key, s] : entry.second) {
-      std::fprintf(stderr, "  %-26s %-13s %12llu %14llu %14.2f %9.0f%%\n",
-                   s.where.empty() ? "?" : s.where.c_str(),
-                   (std::string(s.shared ? "shared " : "global ") + (s.store ? "store" : "load")).c_str(),
-                   s.requests, s.transactions, double(s.transactions) / double(s.requests),
-                   100.0 * double(s.ideal_transactions) / double(s.transactions));
+      std::fprintf(
+          stderr, "  %-26s %-13s %12llu %14llu %14.2f %9.0f%%\n",
+          s.where.empty() ? "?" : s.where.c_str(),
+          (std::string(s.shared ? "shared " : "global ") + (s.store ? "store" : "load")).c_str(),
+          s.requests, s.transactions, double(s.transactions) / double(s.requests),
+          100.0 * double(s.ideal_transactions) / double(s.transactions));
     }
   }
-  std::fprintf(stderr,
-               "\nefficiency: the fewest sectors (global) or wavefronts (shared) the same bytes "
-               "need, per one used. Below 100%%: uncoalesced (global) or bank conflicts (shared).\n");
+  std::fprintf(
+      stderr,
+      "\nefficiency: the fewest sectors (global) or wavefronts (shared) the same bytes "
+      "need, per one used. Below 100%%: uncoalesced (global) or bank conflicts (shared).\n");
 }
 }  // namespace
 

@@ -36,16 +36,16 @@ void __tsan_vptr_read(void**) {}
 void __tsan_ignore_thread_begin() {}
 void __tsan_ignore_thread_end() {}
 
-#define CUDALAB_ACCESS(n)                                                          \
-  void __tsan_read##n(void* a) { access(a, n, false, PC); }                        \
-  void __tsan_write##n(void* a) { access(a, n, true, PC); }                        \
-  void __tsan_unaligned_read##n(void* a) { access(a, n, false, PC); }              \
-  void __tsan_unaligned_write##n(void* a) { access(a, n, true, PC); }              \
-  void __tsan_volatile_read##n(void* a) { access(a, n, false, PC); }               \
-  void __tsan_volatile_write##n(void* a) { access(a, n, true, PC); }               \
-  void __tsan_unaligned_volatile_read##n(void* a) { access(a, n, false, PC); }     \
-  void __tsan_unaligned_volatile_write##n(void* a) { access(a, n, true, PC); }     \
-  void __tsan_read##n##_pc(void* a, void* pc) { access(a, n, false, pc); }         \
+#define CUDALAB_ACCESS(n)                                                      \
+  void __tsan_read##n(void* a) { access(a, n, false, PC); }                    \
+  void __tsan_write##n(void* a) { access(a, n, true, PC); }                    \
+  void __tsan_unaligned_read##n(void* a) { access(a, n, false, PC); }          \
+  void __tsan_unaligned_write##n(void* a) { access(a, n, true, PC); }          \
+  void __tsan_volatile_read##n(void* a) { access(a, n, false, PC); }           \
+  void __tsan_volatile_write##n(void* a) { access(a, n, true, PC); }           \
+  void __tsan_unaligned_volatile_read##n(void* a) { access(a, n, false, PC); } \
+  void __tsan_unaligned_volatile_write##n(void* a) { access(a, n, true, PC); } \
+  void __tsan_read##n##_pc(void* a, void* pc) { access(a, n, false, pc); }     \
   void __tsan_write##n##_pc(void* a, void* pc) { access(a, n, true, pc); }
 CUDALAB_ACCESS(1)
 CUDALAB_ACCESS(2)
@@ -55,56 +55,58 @@ CUDALAB_ACCESS(16)
 #undef CUDALAB_ACCESS
 
 void __tsan_read_range(void* a, unsigned long n) {
-  for (unsigned long i = 0; i < n; i += 8) access(static_cast<char*>(a) + i, n - i < 8 ? n - i : 8, false, PC);
+  for (unsigned long i = 0; i < n; i += 8)
+    access(static_cast<char*>(a) + i, n - i < 8 ? n - i : 8, false, PC);
 }
 void __tsan_write_range(void* a, unsigned long n) {
-  for (unsigned long i = 0; i < n; i += 8) access(static_cast<char*>(a) + i, n - i < 8 ? n - i : 8, true, PC);
+  for (unsigned long i = 0; i < n; i += 8)
+    access(static_cast<char*>(a) + i, n - i < 8 ? n - i : 8, true, PC);
 }
 
 void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 void __tsan_atomic_signal_fence(int) {}
 
-#define CUDALAB_ATOMICS(bits, T)                                                                   \
-  T __tsan_atomic##bits##_load(const volatile T* a, int) {                                         \
-    cudalab::emu::check_access(const_cast<T*>(a), sizeof(T), false, true, PC);                     \
-    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                   \
-  }                                                                                                \
-  void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                      \
-    __atomic_store_n(checked(a, PC), v, __ATOMIC_SEQ_CST);                                         \
-  }                                                                                                \
-  T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                      \
-    return __atomic_exchange_n(checked(a, PC), v, __ATOMIC_SEQ_CST);                               \
-  }                                                                                                \
-  T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                     \
-    return __atomic_fetch_add(checked(a, PC), v, __ATOMIC_SEQ_CST);                                \
-  }                                                                                                \
-  T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                     \
-    return __atomic_fetch_sub(checked(a, PC), v, __ATOMIC_SEQ_CST);                                \
-  }                                                                                                \
-  T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                     \
-    return __atomic_fetch_and(checked(a, PC), v, __ATOMIC_SEQ_CST);                                \
-  }                                                                                                \
-  T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                      \
-    return __atomic_fetch_or(checked(a, PC), v, __ATOMIC_SEQ_CST);                                 \
-  }                                                                                                \
-  T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                     \
-    return __atomic_fetch_xor(checked(a, PC), v, __ATOMIC_SEQ_CST);                                \
-  }                                                                                                \
-  T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                                    \
-    return __atomic_fetch_nand(checked(a, PC), v, __ATOMIC_SEQ_CST);                               \
-  }                                                                                                \
-  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) {   \
-    return __atomic_compare_exchange_n(checked(a, PC), expected, v, false, __ATOMIC_SEQ_CST,       \
-                                       __ATOMIC_SEQ_CST);                                          \
-  }                                                                                                \
-  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {     \
-    return __atomic_compare_exchange_n(checked(a, PC), expected, v, true, __ATOMIC_SEQ_CST,        \
-                                       __ATOMIC_SEQ_CST);                                          \
-  }                                                                                                \
-  T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {         \
-    __atomic_compare_exchange_n(checked(a, PC), &expected, v, false, __ATOMIC_SEQ_CST,             \
-                                __ATOMIC_SEQ_CST);                                                 \
-    return expected;                                                                               \
+#define CUDALAB_ATOMICS(bits, T)                                                                 \
+  T __tsan_atomic##bits##_load(const volatile T* a, int) {                                       \
+    cudalab::emu::check_access(const_cast<T*>(a), sizeof(T), false, true, PC);                   \
+    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                 \
+  }                                                                                              \
+  void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                    \
+    __atomic_store_n(checked(a, PC), v, __ATOMIC_SEQ_CST);                                       \
+  }                                                                                              \
+  T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                    \
+    return __atomic_exchange_n(checked(a, PC), v, __ATOMIC_SEQ_CST);                             \
+  }                                                                                              \
+  T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                   \
+    return __atomic_fetch_add(checked(a, PC), v, __ATOMIC_SEQ_CST);                              \
+  }                                                                                              \
+  T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                   \
+    return __atomic_fetch_sub(checked(a, PC), v, __ATOMIC_SEQ_CST);                              \
+  }                                                                                              \
+  T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                   \
+    return __atomic_fetch_and(checked(a, PC), v, __ATOMIC_SEQ_CST);                              \
+  }                                                                                              \
+  T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                    \
+    return __atomic_fetch_or(checked(a, PC), v, __ATOMIC_SEQ_CST);                               \
+  }                                                                                              \
+  T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                   \
+    return __atomic_fetch_xor(checked(a, PC), v, __ATOMIC_SEQ_CST);                              \
+  }                                                                                              \
+  T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                                  \
+    return __atomic_fetch_nand(checked(a, PC), v, __ATOMIC_SEQ_CST);                             \
+  }                                                                                              \
+  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) { \
+    return __atomic_compare_exchange_n(checked(a, PC), expected, v, false, __ATOMIC_SEQ_CST,     \
+                                       __ATOMIC_SEQ_CST);                                        \
+  }                                                                                              \
+  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {   \
+    return __atomic_compare_exchange_n(checked(a, PC), expected, v, true, __ATOMIC_SEQ_CST,      \
+                                       __ATOMIC_SEQ_CST);                                        \
+  }                                                                                              \
+  T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {       \
+    __atomic_compare_exchange_n(checked(a, PC), &expected, v, false, __ATOMIC_SEQ_CST,           \
+                                __ATOMIC_SEQ_CST);                                               \
+    return expected;                                                                             \
   }
 CUDALAB_ATOMICS(8, uint8_t)
 CUDALAB_ATOMICS(16, uint16_t)

@@ -30,7 +30,7 @@ std::mutex mutex;  // guards the records; kernels only read them (no cudaMalloc 
 struct InjectedFailure {
   unsigned successes = 0;
   cudaError_t error = cudaSuccess;
-} injected;  // guarded by mutex
+} injected;                 // guarded by mutex
 char* next_free = nullptr;  // bump pointer in the arena
 
 size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
@@ -88,9 +88,7 @@ bool is_device(cudaMemcpyKind kind, bool destination) {
   return kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
 }
 
-size_t device_memory_bytes() {
-  return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * page();
-}
+size_t device_memory_bytes() { return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * page(); }
 
 void release(Record& r) {
   madvise(r.base, r.span, MADV_DONTNEED);
@@ -229,10 +227,10 @@ cudaError_t cudaFree(void* devPtr, cudalab_source_location where) {
   Record* r = containing(devPtr, true);
   if (r == nullptr || r->freed || r->base != devPtr) {
     diagnose("cudaFree: the pointer is not the start of a live cudaMalloc array (" +
-             (r == nullptr  ? std::string("host memory, or never allocated")
-              : r->freed    ? "the array allocated at " + r->where + " was already freed at " +
-                                  r->freed_where
-                            : "it points into the array allocated at " + r->where) +
+             (r == nullptr ? std::string("host memory, or never allocated")
+              : r->freed
+                  ? "the array allocated at " + r->where + " was already freed at " + r->freed_where
+                  : "it points into the array allocated at " + r->where) +
              ")");
     return record(cudaErrorInvalidValue);
   }

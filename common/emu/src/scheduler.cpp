@@ -91,7 +91,8 @@ std::string describe_threads(const std::vector<unsigned>& ids, dim3 block) {
 class BlockRunner {
  public:
   // Runs the block that `state` names; on failure returns the error and its explanation.
-  std::pair<cudaError_t, std::string> run(const LaunchConfig& config, ThreadFn fn, BlockState& state) {
+  std::pair<cudaError_t, std::string> run(const LaunchConfig& config, ThreadFn fn,
+                                          BlockState& state) {
     config_ = &config;
     fn_ = fn;
     builtins.blockIdx = state.block;
@@ -175,7 +176,8 @@ class BlockRunner {
       const unsigned t = f->thread, first = t / 32 * 32;
       bool complete = true;
       for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane)
-        if ((warp_wait_[t].mask >> lane & 1u) && warp_wait_[first + lane].mask == 0) complete = false;
+        if ((warp_wait_[t].mask >> lane & 1u) && warp_wait_[first + lane].mask == 0)
+          complete = false;
       if (complete) {
         live_.push_back(f.get());
       } else if (stuck.empty()) {
@@ -183,8 +185,10 @@ class BlockRunner {
         for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane)
           if ((warp_wait_[t].mask >> lane & 1u) && warp_wait_[first + lane].mask == 0)
             missing.push_back(first + lane);
-        stuck = describe_threads({t}, config_->block) + " waits at a warp-level call (shuffle, vote or "
-                "__syncwarp) at " + site(warp_wait_[t].file, warp_wait_[t].line) + ", but " +
+        stuck = describe_threads({t}, config_->block) +
+                " waits at a warp-level call (shuffle, vote or "
+                "__syncwarp) at " +
+                site(warp_wait_[t].file, warp_wait_[t].line) + ", but " +
                 describe_threads(missing, config_->block) +
                 " of its warp, named in the mask, never get there (they finished, or wait at "
                 "__syncthreads()). Every lane of the mask must make the same call.";
@@ -192,8 +196,8 @@ class BlockRunner {
     }
     if (live_.empty()) {
       std::ostringstream s;
-      s << "warp divergence in " << launch_site(*config_) << ", block (" << builtins.blockIdx.x << ","
-        << builtins.blockIdx.y << "," << builtins.blockIdx.z << "): " << stuck;
+      s << "warp divergence in " << launch_site(*config_) << ", block (" << builtins.blockIdx.x
+        << "," << builtins.blockIdx.y << "," << builtins.blockIdx.z << "): " << stuck;
       error_ = s.str();
       return false;
     }
@@ -377,9 +381,9 @@ class BlockRunner {
   unsigned warp_waiting_ = 0;
   bool mixed_ = false;  // warps went on alone since the last barrier opened
   static constexpr unsigned kSites = 1024;
-  Site block_site_[kSites] = {};       // where each thread waits at __syncthreads()
-  std::vector<unsigned> exchanges_;    // warp-level calls per thread: picks the buffer
-  uint64_t exchange_[2][1024] = {};    // values published at warp-level calls, double-buffered
+  Site block_site_[kSites] = {};     // where each thread waits at __syncthreads()
+  std::vector<unsigned> exchanges_;  // warp-level calls per thread: picks the buffer
+  uint64_t exchange_[2][1024] = {};  // values published at warp-level calls, double-buffered
   cudaError_t error_code_ = cudaErrorLaunchFailure;
 };
 

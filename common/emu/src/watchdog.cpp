@@ -46,7 +46,8 @@ struct Watch {
                    "cudalab emu: %s still runs %lld s after its time limit of %lld s "
                    "(CUDALAB_EMU_TIMEOUT), in a loop that touches no memory: stopping the program. "
                    "Look for a loop whose condition never changes.\n",
-                   what.c_str(), static_cast<long long>(limit.count()), static_cast<long long>(limit.count()));
+                   what.c_str(), static_cast<long long>(limit.count()),
+                   static_cast<long long>(limit.count()));
       std::fflush(stderr);
       _exit(124);
     }

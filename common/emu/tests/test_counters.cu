@@ -145,7 +145,8 @@ TEST(Counters, TilingDividesGlobalLoadsByTileWidth) {
   // Sectors fall by less: the naive kernel's M loads are half broadcasts (a warp spans 2 rows).
   EXPECT_EQ(naive.global_load_sectors, tiled.global_load_sectors * TILE_WIDTH / 2);
   EXPECT_EQ(tiled.barriers, 2u * (Width / TILE_WIDTH) * grid.x * grid.y);
-  EXPECT_DOUBLE_EQ(tiled.bank_conflict_degree(), 1.0) << "Mds[ty][k] is a broadcast, Nds[k][tx] a row";
+  EXPECT_DOUBLE_EQ(tiled.bank_conflict_degree(), 1.0)
+      << "Mds[ty][k] is a broadcast, Nds[k][tx] a row";
 }
 
 TEST(Counters, SharedStrideGivesGcdWayConflicts) {

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <string>
 
-#include "planted_bugs.h"
 #include "cudalab/emu/inspect.h"
+#include "planted_bugs.h"
 
 namespace {
 
@@ -29,7 +29,8 @@ TEST_P(PlantedBugs, NamedWithCategoryAndLine) {
   cudaError_t error = bug.run();
   std::string said = cudalab::emu::last_diagnostic();
   EXPECT_NE(error, cudaSuccess) << "the bug went unnoticed";
-  EXPECT_NE(said.find(bug.category), std::string::npos) << "expected '" << bug.category << "' in: " << said;
+  EXPECT_NE(said.find(bug.category), std::string::npos)
+      << "expected '" << bug.category << "' in: " << said;
   const std::string line = "planted_bugs.cu:" + std::to_string(line_of(bug.name));
   EXPECT_NE(said.find(line), std::string::npos) << "expected " << line << " in: " << said;
   cudaDeviceReset();

@@ -41,7 +41,8 @@ struct LaunchCounters {
   }
   // Wavefronts per ideal wavefront over all shared accesses (1: conflict-free).
   double bank_conflict_degree() const {
-    return shared_ideal_wavefronts ? double(shared_wavefronts) / double(shared_ideal_wavefronts) : 1.0;
+    return shared_ideal_wavefronts ? double(shared_wavefronts) / double(shared_ideal_wavefronts)
+                                   : 1.0;
   }
 };
 

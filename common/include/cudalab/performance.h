@@ -73,9 +73,10 @@ void expect_speed(const std::string& what, Work work, Baseline baseline, double 
   std::printf("[ PERF     ] %s: %.4f ms vs baseline %.4f ms: %.2fx (needed %.2fx)\n", what.c_str(),
               mine.ms, base.ms, speed, ratio);
   if (mine.spread > kMaxSpread || base.spread > kMaxSpread)
-    FAIL() << "not graded: repeated timings of " << what << " differ by "
-           << int(100 * std::max(mine.spread, base.spread))
-           << "% (more than 25%), so the GPU is busy or changing its clock. Run again on an idle GPU.";
+    FAIL()
+        << "not graded: repeated timings of " << what << " differ by "
+        << int(100 * std::max(mine.spread, base.spread))
+        << "% (more than 25%), so the GPU is busy or changing its clock. Run again on an idle GPU.";
   EXPECT_GE(speed, ratio) << what << ": " << speed << "x the baseline, needs " << ratio << "x";
 }
 

@@ -27,7 +27,8 @@ void syncthreads(const char* file, int line);
 // A `__shared__` variable declared in a kernel. The translator turns
 //     __shared__ float tile[16][16];
 // into a static SharedSlot and a reference to the current block's copy:
-//     static SharedSlot slot{"tile", __FILE__, __LINE__};  auto& tile = shared<float[16][16]>(slot);
+//     static SharedSlot slot{"tile", __FILE__, __LINE__};  auto& tile =
+//     shared<float[16][16]>(slot);
 struct SharedSlot {
   const char* name;
   const char* file;
@@ -84,7 +85,8 @@ template <class T>
 inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,
                      const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   const int lane = static_cast<int>(cudalab::emu::lane_id());
-  return cudalab::emu::shuffle(mask, var, lane / width * width + srcLane % width, width, file, line);
+  return cudalab::emu::shuffle(mask, var, lane / width * width + srcLane % width, width, file,
+                               line);
 }
 template <class T>
 inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize,

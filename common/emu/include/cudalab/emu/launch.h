@@ -48,10 +48,12 @@ class Launch {
     // Arguments are evaluated once on the host and copied, like a kernel's parameters.
     std::tuple<std::decay_t<Args>...> params(std::forward<Args>(args)...);
     const void* pointers[sizeof...(Args) + 1] = {};
-    std::apply([&](const auto&... p) {
-      unsigned i = 0;
-      ((pointers[i++] = pointer_or_null(p)), ...);
-    }, params);
+    std::apply(
+        [&](const auto&... p) {
+          unsigned i = 0;
+          ((pointers[i++] = pointer_or_null(p)), ...);
+        },
+        params);
     LaunchConfig config = config_;
     config.params = &params;
     config.params_bytes = sizeof params;
