@@ -176,7 +176,8 @@ TEST(GrayscalePerformance, NeighbouringThreadsNeighbouringPixels) {
 }
 
 // On a GPU: grey conversion of an 8192 x 8192 picture (192 MiB in, 64 MiB out) against a
-// device copy of the same 256 MiB.
+// device copy of the same 256 MiB. The teaching kernel's byte loads, 3 bytes apart, reached 0.44x
+// on an H100 (docs/benchmarks.md); the test asks for 0.3x.
 TEST(GrayscalePerformance, NearCopyBandwidth) {
   CUDALAB_TIMING_TEST();
   const int width = 8192, height = 8192;
@@ -189,7 +190,7 @@ TEST(GrayscalePerformance, NearCopyBandwidth) {
   cudalab::performance::expect_speed(
       "colorToGrayscale vs a device copy of the same bytes",
       [&] { colorToGrayscale(d_out.get(), d_in.get(), width, height); },
-      cudalab::performance::device_copy(to.get(), from.get(), pixels * 2), 0.5);
+      cudalab::performance::device_copy(to.get(), from.get(), pixels * 2), 0.3);
 }
 
 }  // namespace
