@@ -23,7 +23,9 @@
 #include "cudalab/cuda_check.h"
 #include "cudalab/data.h"
 #include "cudalab/performance.h"
+#ifdef CUDALAB_HAVE_FAST
 #include "fast.h"
+#endif
 #include "jacobi.h"
 #include "matmul_variants.h"
 #include "spmv.h"
@@ -156,8 +158,10 @@ void matmuls() {
         "04", "tiledMatMul16", n, [&] { tiledMatMul16(A.p, B.p, C.p, n, n, n); }, ceiling);
     compute_bound(
         "04", "tiledMatMul32", n, [&] { tiledMatMul32(A.p, B.p, C.p, n, n, n); }, ceiling);
+#ifdef CUDALAB_HAVE_FAST
     compute_bound(
         "04", "matmulFast", n, [&] { matmulFast(A.p, B.p, C.p, n, n, n); }, ceiling);
+#endif
   }
 }
 
@@ -188,8 +192,10 @@ void convolutions() {
     std::string size = std::to_string(n) + "^2, 5x5";
     memory_bound("05", "convolution2DTiled", size, double(n) * n, 8.0 * n * n,
                  [&] { convolution2DTiled(N.p, M.data(), P.p, 5, n, n); });
+#ifdef CUDALAB_HAVE_FAST
     memory_bound("05", "convolution2DFast", size, double(n) * n, 8.0 * n * n,
                  [&] { convolution2DFast(N.p, M.data(), P.p, 5, n, n); });
+#endif
   }
 }
 
@@ -223,9 +229,11 @@ void spmvs() {
     memory_bound("06", "spmvCsrScalar", size, rows, bytes, [&] { spmvCsrScalar(A, x.p, y.p); });
     memory_bound("06", "spmvCsrVector", size, rows, bytes, [&] { spmvCsrVector(A, x.p, y.p); });
     memory_bound("06", "spmvEll", size, rows, bytes, [&] { spmvEll(E, x.p, y.p); });
+#ifdef CUDALAB_HAVE_FAST
     memory_bound("06", "spmvCsrFast", size, rows, bytes, [&] {
       spmvCsrFast(rows, int(col_index.size()), d_row_ptr.p, d_col.p, data.p, x.p, y.p);
     });
+#endif
   }
 }
 
@@ -294,8 +302,10 @@ void jacobis() {
                  [&] { jacobiSweep(u.p, v.p, n, n); });
     memory_bound("09", "jacobiSweepTiled", size, double(n) * n, 8.0 * n * n,
                  [&] { jacobiSweepTiled(u.p, v.p, n, n); });
+#ifdef CUDALAB_HAVE_FAST
     memory_bound("09", "jacobiSweepFast", size, double(n) * n, 8.0 * n * n,
                  [&] { jacobiSweepFast(u.p, v.p, n, n); });
+#endif
   }
 }
 
