@@ -94,21 +94,18 @@ cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* co
   return spmvLaunch<32>(num_rows, row_ptr, col_index, data, x, y);
 }
 
-// ---- 2D convolution
-// ------------------------------------------------------------------------------ A thread computes
-// CONV_COLUMN outputs down a column. It reads each of the CONV_COLUMN + MW - 1 input rows it needs
-// once (MW values, into registers) and adds that row into every output whose mask covers it: MW
-// (CONV_COLUMN + MW - 1) loads for CONV_COLUMN outputs instead of MW^2 each. MW is a template
-// parameter so that the loops unroll and acc[] stays in registers.
+// ---- 2D convolution ---------------------------------------------------------------------------
+// A thread computes CONV_COLUMN outputs down a column. It reads each of the CONV_COLUMN + MW - 1
+// input rows it needs once (MW values, into registers) and adds that row into every output whose
+// mask covers it: MW (CONV_COLUMN + MW - 1) loads for CONV_COLUMN outputs instead of MW^2 each. MW
+// is a template parameter so that the loops unroll and acc[] stays in registers. Blocks whose
+// inputs all lie inside the image (all but the border ones) skip the bounds checks.
 constexpr int CONV_MAX_MASK = 9, COLUMN = 8, CONV_COLUMN = 8;
 __constant__ float kFastMask[CONV_MAX_MASK * CONV_MAX_MASK];
 
-template <int MW>
-__global__ void convolution2DFastKernel(const float* N, float* P, int height, int width) {
+template <int MW, bool CHECKED>
+__device__ void convolveColumn(const float* N, float* P, int height, int width, int row0, int col) {
   constexpr int R = MW / 2;
-  int col = blockIdx.x * blockDim.x + threadIdx.x;
-  int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * CONV_COLUMN;
-  if (col >= width || row0 >= height) return;
   float acc[CONV_COLUMN] = {};
 #pragma unroll
   for (int t = 0; t < CONV_COLUMN + MW - 1; ++t) {  // input row row0 - R + t
@@ -117,7 +114,8 @@ __global__ void convolution2DFastKernel(const float* N, float* P, int height, in
 #pragma unroll
     for (int j = 0; j < MW; ++j) {
       int c = col - R + j;
-      v[j] = (r >= 0 && r < height && c >= 0 && c < width) ? __ldg(&N[r * width + c]) : 0.0f;
+      v[j] = (!CHECKED || (r >= 0 && r < height && c >= 0 && c < width)) ? __ldg(&N[r * width + c])
+                                                                         : 0.0f;
     }
 #pragma unroll
     for (int i = 0; i < MW; ++i) {  // mask row i puts input row t into output t - i
@@ -129,7 +127,22 @@ __global__ void convolution2DFastKernel(const float* N, float* P, int height, in
   }
 #pragma unroll
   for (int o = 0; o < CONV_COLUMN; ++o)
-    if (row0 + o < height) P[(row0 + o) * width + col] = acc[o];
+    if (!CHECKED || row0 + o < height) P[(row0 + o) * width + col] = acc[o];
+}
+
+template <int MW>
+__global__ void convolution2DFastKernel(const float* N, float* P, int height, int width) {
+  constexpr int R = MW / 2;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * CONV_COLUMN;
+  int block_col = blockIdx.x * blockDim.x, block_row = blockIdx.y * blockDim.y * CONV_COLUMN;
+  bool interior = block_col >= R && block_col + int(blockDim.x) + R <= width && block_row >= R &&
+                  block_row + int(blockDim.y) * CONV_COLUMN + R <= height;
+  if (interior) {
+    convolveColumn<MW, false>(N, P, height, width, row0, col);
+  } else if (col < width && row0 < height) {
+    convolveColumn<MW, true>(N, P, height, width, row0, col);
+  }
 }
 
 cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Mask_Width,
@@ -161,10 +174,9 @@ cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Ma
   return cudaGetLastError();
 }
 
-// ---- Jacobi
-// -------------------------------------------------------------------------------------- Walking
-// down a column, the point above and the point itself are the previous step's centre and below: one
-// new load per point from above and below instead of three.
+// ---- Jacobi ------------------------------------------------------------------------------------
+// Walking down a column, the point above and the point itself are the previous step's centre and
+// below: one new load per point from above and below instead of three.
 __global__ void jacobiSweepFastKernel(const float* u, float* v, int ny, int nx) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   int i0 = (blockIdx.y * blockDim.y + threadIdx.y) * COLUMN;

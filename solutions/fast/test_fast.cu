@@ -61,7 +61,7 @@ TEST(SpmvFast, EveryGroupSize) {
 
 TEST(Convolution2DFast, Sizes) {
   for (int Mask_Width : {1, 3, 5, 7, 9})
-    for (auto [height, width] : {std::pair{1, 1}, {70, 33}, {129, 257}}) {
+    for (auto [height, width] : {std::pair{1, 1}, {70, 33}, {129, 257}, {300, 300}}) {
       std::vector<float> N = cudalab::random_floats(size_t(height) * width, 1),
                          M = cudalab::random_floats(Mask_Width * Mask_Width, 2);
       std::vector<double> expected(N.size(), 0.0);
