@@ -182,10 +182,8 @@ TEST(MatmulVariantsPerformance, ElementPerThreadFaster) {
   ASSERT_EQ(matmulRowPerThread(a.get(), b.get(), d.get(), n, n, n), cudaSuccess);
   ASSERT_EQ(matmulElementPerThread(a.get(), b.get(), c.get(), n, n, n), cudaSuccess);
   std::vector<float> C = c.to_host(), D = d.to_host();
-  int wrong = 0;
-  for (size_t i = 0; i < C.size(); ++i)
-    wrong += std::abs(C[i] - D[i]) <= 1e-3f * std::abs(D[i]) + 1e-3f ? 0 : 1;
-  ASSERT_EQ(wrong, 0) << "not timed: the two variants disagree";
+  ASSERT_EQ(cudalab::performance::disagreements(C, D, 1e-3f), 0u)
+      << "not timed: the two variants disagree";
   cudalab::performance::expect_speed(
       "matmulElementPerThread vs matmulRowPerThread, 1024^3",
       [&] { matmulElementPerThread(a.get(), b.get(), c.get(), n, n, n); },

@@ -110,10 +110,8 @@ TEST(TiledPerformance, FasterThanNaive) {
   naive();
   ASSERT_EQ(tiledMatMul16(d_M.get(), d_N.get(), d_P.get(), Width, Width, Width), cudaSuccess);
   std::vector<float> P = d_P.to_host(), Q = d_Q.to_host();
-  int wrong = 0;
-  for (size_t i = 0; i < P.size(); ++i)
-    wrong += std::abs(P[i] - Q[i]) <= 1e-3f * std::abs(Q[i]) + 1e-3f ? 0 : 1;
-  ASSERT_EQ(wrong, 0) << "not timed: tiledMatMul16 disagrees with the naive kernel";
+  ASSERT_EQ(cudalab::performance::disagreements(P, Q, 1e-3f), 0u)
+      << "not timed: tiledMatMul16 disagrees with the naive kernel";
   for (auto [tiled, tile] : {std::pair<TiledMatMul, int>{tiledMatMul16, 16}, {tiledMatMul32, 32}})
     cudalab::performance::expect_speed(
         "tiledMatMul" + std::to_string(tile) + " vs the naive kernel at 2048",

@@ -235,10 +235,8 @@ TEST(ConvolutionPerformance, Tiled2DKeepsUpWithBasic) {
   ASSERT_EQ(convolution2DTiled(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width),
             cudaSuccess);
   std::vector<float> P = d_P.to_host(), Q = d_Q.to_host();
-  int wrong = 0;
-  for (size_t i = 0; i < P.size(); ++i)
-    wrong += std::abs(P[i] - Q[i]) <= 1e-4f * std::abs(Q[i]) + 1e-4f ? 0 : 1;
-  ASSERT_EQ(wrong, 0) << "not timed: convolution2DTiled disagrees with the basic kernel";
+  ASSERT_EQ(cudalab::performance::disagreements(P, Q, 1e-4f), 0u)
+      << "not timed: convolution2DTiled disagrees with the basic kernel";
   cudalab::performance::expect_speed("convolution2DTiled vs the basic 2D kernel", tiled, basic,
                                      0.75);
 }

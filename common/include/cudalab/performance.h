@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -78,6 +79,16 @@ void expect_speed(const std::string& what, Work work, Baseline baseline, double 
         << int(100 * std::max(mine.spread, base.spread))
         << "% (more than 25%), so the GPU is busy or changing its clock. Run again on an idle GPU.";
   EXPECT_GE(speed, ratio) << what << ": " << speed << "x the baseline, needs " << ratio << "x";
+}
+
+// How many elements of `got` differ from `baseline` by more than tolerance * (1 + |baseline|): a
+// timing test first checks that the kernel it times agrees with its baseline.
+inline size_t disagreements(const std::vector<float>& got, const std::vector<float>& baseline,
+                            float tolerance) {
+  size_t wrong = got.size() == baseline.size() ? 0 : std::max(got.size(), baseline.size());
+  for (size_t i = 0; i < std::min(got.size(), baseline.size()); ++i)
+    wrong += std::abs(got[i] - baseline[i]) <= tolerance * (1 + std::abs(baseline[i])) ? 0 : 1;
+  return wrong;
 }
 
 // The time a device-to-device cudaMemcpy of `bytes` takes: the baseline of memory-bound kernels
