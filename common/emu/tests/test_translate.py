@@ -75,3 +75,26 @@ class Output(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SharedVariables(unittest.TestCase):
+    def test_each_declarator_gets_a_checked_slot(self) -> None:
+        out = body("__global__ void k() {\n  __shared__ float As[T][T], Bs[T][T];\n}\n")
+        self.assertIn('static ::cudalab::emu::SharedSlot cudalab_slot_As{"As", __FILE__, __LINE__};', out)
+        self.assertIn("auto& As = ::cudalab::emu::shared<float[T][T]>(cudalab_slot_As);", out)
+        self.assertIn("auto& Bs = ::cudalab::emu::shared<float[T][T]>(cudalab_slot_Bs);", out)
+
+    def test_qualifiers_templates_and_lines(self) -> None:
+        src = (
+            "void k() {\n  // a comment; with a semicolon\n"
+            "  static __shared__ volatile int\n    count;\n  x;\n}\n"
+        )
+        out = body(src)
+        self.assertIn("shared<volatile int>(cudalab_slot_count);", out)
+        self.assertIn("// a comment; with a semicolon", out)
+        self.assertEqual(out.count("\n"), src.count("\n"))
+        self.assertIn("shared<Pair<int, float>[2]>", body("void k() { __shared__ Pair<int, float> p[2]; }"))
+
+    def test_namespace_scope_and_unreadable_declarations_stay(self) -> None:
+        self.assertEqual(body("__shared__ int counter;\n"), "__shared__ int counter;\n")
+        self.assertIn("__shared__ float f(3)", body("void k() { __shared__ float f(3); }"))
