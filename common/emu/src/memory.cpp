@@ -108,8 +108,6 @@ std::vector<Record>& records() {
   return all;
 }
 
-const Record* find_record(const void* p) { return containing(p, true); }
-
 void mark_written_by_host(const void* p, size_t count) {
   Record* r = containing(p, false);
   if (r == nullptr || r->shadow == nullptr) return;

@@ -48,8 +48,6 @@ constexpr uint32_t kHostStamp = 1;
 constexpr uint32_t kAtomicBit = 0x80000000u;
 // Every array since the last cudaDeviceReset, in address order (freed ones too).
 std::vector<Record>& records();
-// The record whose array contains `p` (freed or not), or nullptr.
-const Record* find_record(const void* p);
 // Marks bytes as written by the host, or (forget_writers) every written byte.
 void mark_written_by_host(const void* p, size_t count);
 void forget_writers();
