@@ -52,9 +52,7 @@ const Record* span_holding(uintptr_t a) {
   if (last_record < all.size() &&
       a - reinterpret_cast<uintptr_t>(all[last_record].base) < all[last_record].span)
     return &all[last_record];
-  auto it = std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const Record& r) {
-    return x < reinterpret_cast<uintptr_t>(r.base);
-  });
+  auto it = first_record_after(a);
   if (it == all.begin()) return nullptr;
   --it;
   if (a - reinterpret_cast<uintptr_t>(it->base) >= it->span) return nullptr;
@@ -66,9 +64,7 @@ const Record* span_holding(uintptr_t a) {
 // f.cu:9: 3 past its last element", or before the first element of the next array.
 std::string missed(const Record* r, uintptr_t a, unsigned size) {
   auto& all = records();
-  auto next = std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const Record& n) {
-    return x < reinterpret_cast<uintptr_t>(n.base);
-  });
+  auto next = first_record_after(a);
   const size_t before = next == all.end() ? SIZE_MAX : reinterpret_cast<uintptr_t>(next->base) - a;
   std::ostringstream s;
   if (r != nullptr && a - (reinterpret_cast<uintptr_t>(r->base) + r->bytes) < before) {

@@ -27,10 +27,6 @@ struct SiteKey {
     return std::tie(pc, shared, store, atomic) < std::tie(o.pc, o.shared, o.store, o.atomic);
   }
 };
-struct Totals {  // per site, summed over requests
-  unsigned long long requests = 0, transactions = 0, ideal = 0, bytes = 0;
-  unsigned max_degree = 0;
-};
 
 struct Request {
   SiteKey site;
@@ -43,7 +39,7 @@ struct WorkerCounts {
   std::unordered_map<uint64_t, unsigned> visits;    // (pc, thread) -> visits since the barrier
   std::unordered_map<uint64_t, size_t> request_of;  // (pc, warp, visit) -> index in requests
   std::vector<Request> requests;
-  std::map<SiteKey, Totals> sites;
+  std::map<SiteKey, AccessSite> sites;  // summed over requests
   unsigned long long barriers = 0, atomics = 0;
 };
 thread_local WorkerCounts worker;
@@ -54,7 +50,7 @@ uint64_t mix(uint64_t a, uint64_t b) {
 
 // Prices a request: global memory moves 32-byte sectors; shared memory serves in one wavefront at
 // most one distinct 4-byte word per bank (32 banks).
-void price(const Request& r, Totals& t) {
+void price(const Request& r, AccessSite& t) {
   std::vector<uintptr_t> units;
   const unsigned unit = r.site.shared ? 4 : 32;
   for (uintptr_t a : r.addresses)
@@ -77,7 +73,7 @@ void price(const Request& r, Totals& t) {
   }
   ++t.requests;
   t.transactions += transactions;
-  t.ideal += ideal;
+  t.ideal_transactions += ideal;
   t.bytes += 1ull * r.size * r.addresses.size();
   t.max_degree =
       std::max<unsigned>(t.max_degree, static_cast<unsigned>((transactions + ideal - 1) / ideal));
@@ -91,8 +87,8 @@ void flush() {
 }
 
 std::mutex launches_mutex;
-std::vector<LaunchCounters> launches;    // since start_counting()
-std::map<SiteKey, Totals> launch_sites;  // of the launch running now, merged from the workers
+std::vector<LaunchCounters> launches;        // since start_counting()
+std::map<SiteKey, AccessSite> launch_sites;  // of the launch running now, merged from the workers
 unsigned long long launch_barriers = 0, launch_atomics = 0;
 
 void print_report();
@@ -132,14 +128,7 @@ void count_block_end(BlockState&) {
 void count_worker_done() {
   if (!counting()) return;
   std::lock_guard<std::mutex> lock(launches_mutex);
-  for (auto& [key, t] : worker.sites) {
-    Totals& sum = launch_sites[key];
-    sum.requests += t.requests;
-    sum.transactions += t.transactions;
-    sum.ideal += t.ideal;
-    sum.bytes += t.bytes;
-    sum.max_degree = std::max(sum.max_degree, t.max_degree);
-  }
+  for (auto& [key, t] : worker.sites) launch_sites[key].add(t);
   launch_barriers += worker.barriers;
   launch_atomics += worker.atomics;
   worker = WorkerCounts{};
@@ -154,12 +143,15 @@ void count_launch_end(const LaunchConfig& config) {
   c.barriers = launch_barriers;
   c.atomics = launch_atomics;
   for (auto& [key, t] : launch_sites) {
-    AccessSite s{source_line(key.pc), key.shared, key.store, key.atomic,  t.requests,
-                 t.transactions,      t.ideal,    t.bytes,   t.max_degree};
+    AccessSite s = t;
+    s.where = source_line(key.pc);
+    s.shared = key.shared;
+    s.store = key.store;
+    s.atomic = key.atomic;
     if (key.shared) {
       (key.store ? c.shared_store_requests : c.shared_load_requests) += t.requests;
       c.shared_wavefronts += t.transactions;
-      c.shared_ideal_wavefronts += t.ideal;
+      c.shared_ideal_wavefronts += t.ideal_transactions;
     } else {
       (key.store ? c.global_store_requests : c.global_load_requests) += t.requests;
       (key.store ? c.global_store_sectors : c.global_load_sectors) += t.transactions;
@@ -172,11 +164,7 @@ void count_launch_end(const LaunchConfig& config) {
     if (same == c.sites.end() || s.where.empty()) {
       c.sites.push_back(s);
     } else {
-      same->requests += s.requests;
-      same->transactions += s.transactions;
-      same->ideal_transactions += s.ideal_transactions;
-      same->bytes += s.bytes;
-      same->max_degree = std::max(same->max_degree, s.max_degree);
+      same->add(s);
     }
   }
   launches.push_back(std::move(c));
@@ -196,12 +184,7 @@ void print_report() {
       std::string key =
           s.where + (s.shared ? " shared " : " global ") + (s.store ? "store" : "load");
       auto [it, added] = sites.try_emplace(key, s);
-      if (added) continue;
-      it->second.requests += s.requests;
-      it->second.transactions += s.transactions;
-      it->second.ideal_transactions += s.ideal_transactions;
-      it->second.bytes += s.bytes;
-      it->second.max_degree = std::max(it->second.max_degree, s.max_degree);
+      if (!added) it->second.add(s);
     }
   }
   std::fprintf(stderr, "\ncudalab emu report (CUDALAB_REPORT): memory requests per source line\n");

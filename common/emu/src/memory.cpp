@@ -53,10 +53,8 @@ Arena reserve_arena() {
 // The array that contains `p`, or nullptr (freed arrays count only if `freed_too`).
 Record* containing(const void* p, bool freed_too) {
   auto c = static_cast<const char*>(p);
-  auto& all = records();
-  auto it = std::upper_bound(all.begin(), all.end(), c,
-                             [](const char* x, const Record& r) { return x < r.base; });
-  if (it == all.begin()) return nullptr;
+  auto it = first_record_after(reinterpret_cast<uintptr_t>(p));
+  if (it == records().begin()) return nullptr;
   --it;
   if (c >= it->base + std::max<size_t>(it->bytes, 1)) return nullptr;
   return (it->freed && !freed_too) ? nullptr : &*it;
@@ -106,6 +104,13 @@ const Arena& arena() {
 std::vector<Record>& records() {
   static std::vector<Record> all;
   return all;
+}
+
+std::vector<Record>::iterator first_record_after(uintptr_t a) {
+  auto& all = records();
+  return std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const Record& r) {
+    return x < reinterpret_cast<uintptr_t>(r.base);
+  });
 }
 
 void mark_written_by_host(const void* p, size_t count) {

@@ -48,6 +48,8 @@ constexpr uint32_t kHostStamp = 1;
 constexpr uint32_t kAtomicBit = 0x80000000u;
 // Every array since the last cudaDeviceReset, in address order (freed ones too).
 std::vector<Record>& records();
+// The first record whose array starts after address `a` (the one before it may hold `a`).
+std::vector<Record>::iterator first_record_after(uintptr_t a);
 // Marks bytes as written by the host, or (forget_writers) every written byte.
 void mark_written_by_host(const void* p, size_t count);
 void forget_writers();

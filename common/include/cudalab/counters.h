@@ -20,6 +20,16 @@ struct AccessSite {
   unsigned long long ideal_transactions = 0;  // the fewest that the same bytes could need
   unsigned long long bytes = 0;               // requested by the threads
   unsigned max_degree = 0;                    // worst transactions/ideal of one request
+
+  // Adds another site's counts: the same line reached at another code address, in another
+  // launch, or on another worker.
+  void add(const AccessSite& o) {
+    requests += o.requests;
+    transactions += o.transactions;
+    ideal_transactions += o.ideal_transactions;
+    bytes += o.bytes;
+    max_degree = o.max_degree > max_degree ? o.max_degree : max_degree;
+  }
 };
 
 struct LaunchCounters {
