@@ -27,8 +27,9 @@ function(cudalab_sources out)
       set(cpp ${PROJECT_BINARY_DIR}/emu-src/${rel}.cpp)
       add_custom_command(
         OUTPUT ${cpp}
-        COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${src} ${cpp}
+        COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${src} ${cpp} --depfile ${cpp}.d
         DEPENDS ${src} ${CUDALAB_TRANSLATE}
+        DEPFILE ${cpp}.d
         COMMENT "Translating ${rel} for the emu backend" VERBATIM)
       if(arg_INSTRUMENT)
         set_source_files_properties(${cpp} PROPERTIES COMPILE_OPTIONS "${CUDALAB_INSTRUMENT_FLAGS}")

@@ -20,7 +20,13 @@ A declaration the translator cannot read stays as written; the prelude makes it 
 The output starts with `#line 1 "<input>"` and keeps every line where it was, so compiler errors
 and the backend's diagnostics name the student's file and line.
 
-Usage: translate.py INPUT.cu OUTPUT.cpp
+Local headers that the file includes with quotes and that hold CUDA constructs (a launch,
+__shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included from there.
+`assert(` becomes `cudalab_assert(` (a failed assert in a kernel fails the launch with
+cudaErrorAssert), and a `(void*)` cast of the kernel given to cudaLaunchKernel or
+cudaLaunchCooperativeKernel is removed (the emu's launch APIs need the kernel's type).
+
+Usage: translate.py INPUT.cu OUTPUT.cpp [--depfile OUTPUT.d]
 """
 
 from __future__ import annotations
@@ -31,6 +37,15 @@ from pathlib import Path
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
 IDENT = re.compile(r"[A-Za-z0-9_:]")
+NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
+OPEN = re.compile(r"<\s*<\s*<")
+CLOSE = re.compile(r">\s*>\s*>")
+ASSERT = re.compile(r"(?<![\w.>:])assert\s*\(")
+VOID_CAST = re.compile(
+    r"\b(cudaLaunchCooperativeKernel|cudaLaunchKernel)\s*\(\s*"
+    r"(\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)"
+)
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+([^;{}]*?)\s*\b(\w+)\s*\[\s*\]\s*;")
 ALIGN = re.compile(r"\b(__align__|alignas)\s*\([^)]*\)")
 
@@ -67,12 +82,40 @@ def code_mask(src: str) -> list[bool]:
     return mask
 
 
+def matching_open(src: str, mask: list[bool], k: int) -> int:
+    """Position of the bracket that opens the one that closes at k (`)`, `]` or `>`)."""
+    pairs = {")": "(", "]": "[", ">": "<"}
+    close, depth = src[k], 0
+    while k >= 0:
+        if mask[k] and src[k] == close:
+            depth += 1
+        elif mask[k] and src[k] == pairs[close]:
+            depth -= 1
+            if depth == 0:
+                return k
+        k -= 1
+    return -1
+
+
 def kernel_start(src: str, mask: list[bool], pos: int) -> int:
     """Start of the kernel expression that ends just before `<<<` at pos: name, `ns::name`,
-    `name<T, 4>`."""
+    `name<T, 4>`, `kernels[i]`, `(*kernel)`, `table.kernel`."""
     k = pos - 1
     while k >= 0 and src[k].isspace():
         k -= 1
+    while k >= 0 and src[k] in ")]":  # a call, a subscript or parentheses: take them whole
+        k = matching_open(src, mask, k) - 1
+        while k >= 0 and IDENT.match(src[k]):
+            k -= 1
+        while k >= 0 and src[k] in ".":
+            k -= 1
+            while k >= 0 and IDENT.match(src[k]):
+                k -= 1
+        if k < 0 or src[k] not in ")]":
+            start = k + 1
+            while start < pos and src[start].isspace():
+                start += 1
+            return start
     if k >= 0 and src[k] == ">":  # template arguments
         depth = 0
         while k >= 0:
@@ -94,18 +137,18 @@ def kernel_start(src: str, mask: list[bool], pos: int) -> int:
     return k + 1
 
 
-def config_end(src: str, mask: list[bool], pos: int) -> int:
-    """Position of the `>>>` that closes the launch configuration opened at pos."""
+def config_end(src: str, mask: list[bool], pos: int) -> tuple[int, int]:
+    """Start and end of the `>>>` that closes the launch configuration whose `<<<` ends at pos."""
     depth = 0
-    k = pos + 3
+    k = pos
     while k < len(src):
         if mask[k]:
             if src[k] in "([{":
                 depth += 1
             elif src[k] in ")]}":
                 depth -= 1
-            elif depth == 0 and src.startswith(">>>", k):
-                return k
+            elif depth == 0 and src[k] == ">" and (m := CLOSE.match(src, k)):
+                return k, m.end()
             elif src[k] == ";":
                 break
         k += 1
@@ -116,30 +159,89 @@ def rewrite_launches(src: str) -> str:
     out: list[str] = []
     mask = code_mask(src)
     done = 0
-    pos = src.find("<<<")
-    while pos >= 0:
-        if not mask[pos]:
-            pos = src.find("<<<", pos + 3)
+    found = OPEN.search(src)
+    while found:
+        pos = found.start()
+        if not mask[pos] or pos < done:
+            found = OPEN.search(src, found.end())
             continue
         start = kernel_start(src, mask, pos)
-        close = config_end(src, mask, pos)
-        paren = close + 3
-        while paren < len(src) and src[paren].isspace():
+        close, close_end = config_end(src, mask, found.end())
+        paren = close_end
+        while paren < len(src) and (src[paren].isspace() or src.startswith("\\\n", paren)):
             paren += 1
         if paren >= len(src) or src[paren] != "(":
             raise TranslateError(src, close, "expected '(' and the kernel's arguments after '>>>'")
-        kernel = re.sub(r"\s+", "", src[start:pos])
-        config = src[pos + 3 : close]
+        kernel = re.sub(r"\s+", "", src[start:pos].replace("\\\n", ""))
+        config = src[found.end() : close]
         args_follow = src[paren + 1 :].lstrip()[:1] != ")"
+        if NAME.match(kernel):  # a name: overloads and templates resolve at the call
+            body = f"[&](auto&&... cudalab_args) {{ {kernel}(cudalab_args...); }}"
+        else:  # an expression: evaluated once, like the function pointer nvcc launches
+            body = (
+                f"[cudalab_kernel = ({kernel})](auto&&... cudalab_args) "
+                "{ cudalab_kernel(cudalab_args...); }"
+            )
+        quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
         text = (
-            f'::cudalab::emu::Launch("{kernel}", __FILE__, __LINE__, {config})('
-            f"[&](auto&&... cudalab_args) {{ {kernel}(cudalab_args...); }}" + (", " if args_follow else "")
+            f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})('
+            + body
+            + (", " if args_follow else "")
         )
-        text += "\n" * (src.count("\n", start, paren + 1) - text.count("\n"))
+        text = text.replace("\n", " ")
+        # Keep every line where it was (a macro's continued lines stay continued).
+        newline = "\\\n" if "\\\n" in src[start : paren + 1] else "\n"
+        text += newline * src.count("\n", start, paren + 1)
         out.append(src[done:start])
         out.append(text)
         done = paren + 1
-        pos = src.find("<<<", done)
+        found = OPEN.search(src, done)
+    out.append(src[done:])
+    return "".join(out)
+
+
+def rewrite_asserts(src: str) -> str:
+    """assert(...) -> cudalab_assert(...): a failed assert in a kernel fails its launch."""
+    mask = code_mask(src)
+    return ASSERT.sub(
+        lambda m: "cudalab_assert(" if mask[m.start()] and not in_directive(src, m.start()) else m.group(0),
+        src,
+    )
+
+
+def in_directive(src: str, pos: int) -> bool:
+    """Is pos on a preprocessor line other than #define (an #include <assert.h>, say)?"""
+    line_start = src.rfind("\n", 0, pos) + 1
+    line = src[line_start:pos].lstrip()
+    return line.startswith("#") and not re.match(r"#\s*define\b", line)
+
+
+def rewrite_void_casts(src: str) -> str:
+    """cudaLaunchCooperativeKernel((void *)kernel, ...) -> (kernel, ...): the emu's launch APIs
+    take the kernel with its type, to know its parameters."""
+    mask = code_mask(src)
+    out: list[str] = []
+    done = 0
+    for m in VOID_CAST.finditer(src):
+        if not mask[m.start()]:
+            continue
+        cast_start = m.start(2)
+        out.append(src[done:cast_start])
+        if m.group(2).startswith("reinterpret_cast"):  # reinterpret_cast<void*>(kernel)
+            open_ = m.end(2)
+            while src[open_].isspace():
+                open_ += 1
+            close = open_
+            depth = 0
+            while close < len(src):
+                depth += {"(": 1, ")": -1}.get(src[close], 0)
+                if depth == 0:
+                    break
+                close += 1
+            out.append(src[open_ + 1 : close])
+            done = close + 1
+        else:
+            done = m.end(2)
     out.append(src[done:])
     return "".join(out)
 
@@ -250,26 +352,77 @@ def rewrite_shared(src: str) -> str:
 
 
 def translate(src: str, path: str) -> str:
-    body = rewrite_shared(rewrite_extern_shared(rewrite_launches(src)))
+    body = rewrite_launches(src)
+    body = rewrite_shared(rewrite_extern_shared(body))
+    body = rewrite_void_casts(rewrite_asserts(body))
     return f'{PRELUDE}#line 1 "{path}"\n{body}'
 
 
+NEEDS_TRANSLATION = re.compile(r"<\s*<\s*<|__shared__|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel")
+
+
+class Translation:
+    """A source file and the local headers it includes ("x.cuh"), translated into one folder.
+    A header with CUDA constructs gets a translated copy, included by its absolute path; every
+    other quoted include is rewritten to the absolute path of the original."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self.done: dict[Path, Path] = {}
+        self.read: list[Path] = []
+
+    def file(self, source: Path, target: Path) -> None:
+        self.read.append(source)
+        text = source.read_text(encoding="utf-8")
+        try:
+            translated = translate(text, str(source))
+        except TranslateError as e:
+            raise SystemExit(f"{source}:{e.line}: error: {e}") from None
+        translated = INCLUDE.sub(lambda m: self.include(source.parent, m), translated)
+        write_if_changed(target, translated)
+
+    def include(self, folder: Path, m: re.Match[str]) -> str:
+        header = (folder / m.group(1)).resolve()
+        if not header.is_file():
+            return m.group(0)  # found on the include path, as the compiler would
+        if not NEEDS_TRANSLATION.search(header.read_text(encoding="utf-8", errors="replace")):
+            self.read.append(header)
+            return m.group(0).replace(m.group(1), str(header))
+        if header not in self.done:
+            target = self.out_dir / (str(header).lstrip("/") + ".cpp")
+            self.done[header] = target
+            self.file(header, target)
+        return m.group(0).replace(m.group(1), str(self.done[header]))
+
+
+def write_if_changed(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
+    args = argv[1:]
+    depfile = None
+    if len(args) == 4 and args[2] == "--depfile":
+        depfile = Path(args[3])
+        args = args[:2]
+    if len(args) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    source, target = Path(argv[1]).resolve(), Path(argv[2])
+    source, target = Path(args[0]).resolve(), Path(args[1])
+    translation = Translation(target.parent / (target.name + ".headers"))
     try:
-        text = translate(source.read_text(encoding="utf-8"), str(source))
-    except TranslateError as e:
-        print(f"{source}:{e.line}: error: {e}", file=sys.stderr)
+        translation.file(source, target)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
         return 1
     except (OSError, UnicodeDecodeError) as e:
         print(f"{source}: error: cannot read: {e}", file=sys.stderr)
         return 1
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+    if depfile is not None:
+        deps = " ".join(str(p).replace(" ", "\\ ") for p in translation.read)
+        write_if_changed(depfile, f"{target}: {deps}\n")
     return 0
 
 

@@ -1,6 +1,7 @@
 // What the checks and the counters know about the block that a worker thread runs now.
 #pragma once
 
+#include <barrier>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,7 +30,13 @@ struct BlockState {
   uint32_t block_epoch = 0;  // the epoch this block started in
   SharedSpace* shared = nullptr;
   std::string unwritten_read;  // the first read of unwritten shared memory, reported at the barrier
+  // A cooperative launch: the grid barrier, and the block's number in the grid.
+  std::barrier<void (*)() noexcept>* grid = nullptr;
+  uint32_t block_rank = 0;
 };
+// The first stamp of the blocks of a cooperative launch after its last grid.sync(): every block
+// writes with new stamps then, so what was written before the sync is no race.
+inline uint32_t grid_phase_stamp = 0;
 // The block this worker thread runs, nullptr outside kernels.
 inline thread_local BlockState* current_block = nullptr;
 
@@ -54,7 +61,7 @@ class SharedSpace {
   // Checks one access of a thread of block `b` (see checks.cpp) and records it.
   void access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic, const void* pc);
 
-  static constexpr size_t kDynamicSpace = 64 * 1024;  // 48 KiB allowed, then a gap
+  static constexpr size_t kDynamicSpace = 256 * 1024;  // 227 KiB allowed, then a gap
   static constexpr size_t kSpace = kDynamicSpace + 1024 * 1024;
 
  private:
@@ -81,7 +88,9 @@ void count_launch_end(const LaunchConfig& config);
 
 // The launch watchdog: set when the running launch passed its time limit.
 bool timed_out();
-void watch_launch(const LaunchConfig& config);
+void watch_launch(const LaunchConfig& config, unsigned long long blocks);
+// A block of the running launch has finished (for the progress report of long launches).
+void block_finished();
 void launch_finished();
 
 }  // namespace cudalab::emu

@@ -87,7 +87,8 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                   const void* pc) {
   const Record* r = span_holding(a);
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
-  if (b == nullptr) {  // host code of the student's file
+  if (b == nullptr) {                                           // host code of the student's file
+    if (r != nullptr && r->kind != MemoryKind::device) return;  // managed or page-locked memory
     diagnose(
         std::string("host code at ") + at(pc) + " makes " + verb + " device memory" +
         (r ? " (the array allocated at " + r->where + ")" : std::string()) +
@@ -149,7 +150,7 @@ void check_host(const BlockState& b, uintptr_t a, const void* pc) {
   for (unsigned i = 0; i < c.pointer_count; ++i) {
     auto p = reinterpret_cast<uintptr_t>(c.pointers[i]);
     if (p == 0 || arena().contains(c.pointers[i])) continue;
-    if (a - p < (64u << 20))
+    if (a - p < (64u << 20) && !registered_host_memory(a))
       fault(b, pc, cudaErrorIllegalAddress,
             "a read of host memory through argument " + std::to_string(i + 1) +
                 " of the kernel, a host pointer. A kernel can only use device memory: pass the "
@@ -168,7 +169,9 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
   BlockState* b = current_block;
   if (b != nullptr && timed_out())
     fault(*b, pc, cudaErrorLaunchTimeout,
-          "the kernel ran past its time limit (CUDALAB_EMU_TIMEOUT seconds) and was stopped here. "
+          "the kernel was stopped here: it ran past its time limit (CUDALAB_EMU_TIMEOUT seconds) "
+          "or was "
+          "interrupted (Ctrl-C). "
           "Look for a loop whose condition never changes (a missing increment, a wrong bound).");
   if (arena().contains(address)) {
     check_global(b, a, size, store, atomic, pc);

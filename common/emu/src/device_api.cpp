@@ -1,7 +1,6 @@
-// The emulated device, streams and events of the emu runtime.
+// The emulated device: its properties and attributes, versions, flags and limits.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 
 #include "cudalab/emu/inspect.h"
@@ -10,11 +9,202 @@
 
 using namespace cudalab::emu;
 
-struct CUstream_st {};
-struct CUevent_st {
-  std::chrono::steady_clock::time_point time;
-  bool recorded = false;
-};
+namespace {
+constexpr int kClockKHz = 1000000;  // clock64() counts nanoseconds: a 1 GHz device
+unsigned device_flags = 0;
+cudaFuncCache cache_config = cudaFuncCachePreferNone;
+size_t limits[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};  // CUDA's defaults, by cudaLimit
+
+// One device with the limits of compute capability 9.0 as measured on an H100 (driver 580), so
+// that a launch that fails on the course's GPUs fails here too. Its multiprocessors are the
+// worker threads.
+cudaDeviceProp properties() {
+  cudaDeviceProp p{};
+  std::snprintf(p.name, sizeof p.name, "cudalab emu (CPU, %u worker threads)", worker_count());
+  p.totalGlobalMem =
+      static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  p.sharedMemPerBlock = 48 * 1024;
+  p.sharedMemPerBlockOptin = 227 * 1024;
+  p.sharedMemPerMultiprocessor = 228 * 1024;
+  p.reservedSharedMemPerBlock = 1024;
+  p.regsPerBlock = 65536;
+  p.regsPerMultiprocessor = 65536;
+  p.warpSize = 32;
+  p.memPitch = 2147483647;
+  p.maxThreadsPerBlock = 1024;
+  p.maxThreadsDim[0] = 1024;
+  p.maxThreadsDim[1] = 1024;
+  p.maxThreadsDim[2] = 64;
+  p.maxGridSize[0] = 2147483647;
+  p.maxGridSize[1] = 65535;
+  p.maxGridSize[2] = 65535;
+  p.totalConstMem = 64 * 1024;
+  p.major = 9;
+  p.minor = 0;
+  p.textureAlignment = 512;
+  p.texturePitchAlignment = 32;
+  p.multiProcessorCount = static_cast<int>(worker_count());
+  p.canMapHostMemory = 1;
+  p.concurrentKernels = 1;
+  p.asyncEngineCount = 1;
+  p.unifiedAddressing = 1;
+  p.memoryBusWidth = 5120;
+  p.l2CacheSize = 50 * 1024 * 1024;
+  p.maxThreadsPerMultiProcessor = 2048;
+  p.maxBlocksPerMultiProcessor = 32;
+  p.streamPrioritiesSupported = 1;
+  p.globalL1CacheSupported = 1;
+  p.localL1CacheSupported = 1;
+  p.managedMemory = 1;
+  p.concurrentManagedAccess = 1;
+  p.pageableMemoryAccess = 0;
+  p.hostNativeAtomicSupported = 1;
+  p.cooperativeLaunch = 1;
+  p.hostRegisterSupported = 1;
+  p.directManagedMemAccessFromHost = 1;
+  p.canUseHostPointerForRegisteredMem = 1;
+  p.memoryPoolsSupported = 1;
+  p.computePreemptionSupported = 1;
+  p.deviceNumaId = -1;
+  p.hostNumaId = -1;
+  return p;
+}
+
+// cudaDeviceGetAttribute's answer, derived from the properties above; -1 where emu has none.
+long attribute(cudaDeviceAttr a, const cudaDeviceProp& p) {
+  switch (a) {
+    case cudaDevAttrMaxThreadsPerBlock:
+      return p.maxThreadsPerBlock;
+    case cudaDevAttrMaxBlockDimX:
+      return p.maxThreadsDim[0];
+    case cudaDevAttrMaxBlockDimY:
+      return p.maxThreadsDim[1];
+    case cudaDevAttrMaxBlockDimZ:
+      return p.maxThreadsDim[2];
+    case cudaDevAttrMaxGridDimX:
+      return p.maxGridSize[0];
+    case cudaDevAttrMaxGridDimY:
+      return p.maxGridSize[1];
+    case cudaDevAttrMaxGridDimZ:
+      return p.maxGridSize[2];
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      return static_cast<long>(p.sharedMemPerBlock);
+    case cudaDevAttrTotalConstantMemory:
+      return static_cast<long>(p.totalConstMem);
+    case cudaDevAttrWarpSize:
+      return p.warpSize;
+    case cudaDevAttrMaxPitch:
+      return static_cast<long>(p.memPitch);
+    case cudaDevAttrMaxRegistersPerBlock:
+      return p.regsPerBlock;
+    case cudaDevAttrClockRate:
+      return kClockKHz;
+    case cudaDevAttrMemoryClockRate:
+      return kClockKHz;
+    case cudaDevAttrTextureAlignment:
+      return static_cast<long>(p.textureAlignment);
+    case cudaDevAttrGpuOverlap:
+      return 1;
+    case cudaDevAttrMultiProcessorCount:
+      return p.multiProcessorCount;
+    case cudaDevAttrKernelExecTimeout:
+      return 0;
+    case cudaDevAttrIntegrated:
+      return p.integrated;
+    case cudaDevAttrCanMapHostMemory:
+      return p.canMapHostMemory;
+    case cudaDevAttrComputeMode:
+      return cudaComputeModeDefault;
+    case cudaDevAttrConcurrentKernels:
+      return p.concurrentKernels;
+    case cudaDevAttrEccEnabled:
+      return p.ECCEnabled;
+    case cudaDevAttrPciBusId:
+      return p.pciBusID;
+    case cudaDevAttrPciDeviceId:
+      return p.pciDeviceID;
+    case cudaDevAttrPciDomainId:
+      return p.pciDomainID;
+    case cudaDevAttrTccDriver:
+      return p.tccDriver;
+    case cudaDevAttrGlobalMemoryBusWidth:
+      return p.memoryBusWidth;
+    case cudaDevAttrL2CacheSize:
+      return p.l2CacheSize;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      return p.maxThreadsPerMultiProcessor;
+    case cudaDevAttrAsyncEngineCount:
+      return p.asyncEngineCount;
+    case cudaDevAttrUnifiedAddressing:
+      return p.unifiedAddressing;
+    case cudaDevAttrComputeCapabilityMajor:
+      return p.major;
+    case cudaDevAttrComputeCapabilityMinor:
+      return p.minor;
+    case cudaDevAttrStreamPrioritiesSupported:
+      return p.streamPrioritiesSupported;
+    case cudaDevAttrGlobalL1CacheSupported:
+      return p.globalL1CacheSupported;
+    case cudaDevAttrLocalL1CacheSupported:
+      return p.localL1CacheSupported;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      return static_cast<long>(p.sharedMemPerMultiprocessor);
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+      return p.regsPerMultiprocessor;
+    case cudaDevAttrManagedMemory:
+      return p.managedMemory;
+    case cudaDevAttrIsMultiGpuBoard:
+      return p.isMultiGpuBoard;
+    case cudaDevAttrMultiGpuBoardGroupID:
+      return p.multiGpuBoardGroupID;
+    case cudaDevAttrHostNativeAtomicSupported:
+      return p.hostNativeAtomicSupported;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
+      return 2;
+    case cudaDevAttrPageableMemoryAccess:
+      return p.pageableMemoryAccess;
+    case cudaDevAttrConcurrentManagedAccess:
+      return p.concurrentManagedAccess;
+    case cudaDevAttrComputePreemptionSupported:
+      return p.computePreemptionSupported;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem:
+      return p.canUseHostPointerForRegisteredMem;
+    case cudaDevAttrCooperativeLaunch:
+      return p.cooperativeLaunch;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+      return static_cast<long>(p.sharedMemPerBlockOptin);
+    case cudaDevAttrCanFlushRemoteWrites:
+      return 0;
+    case cudaDevAttrHostRegisterSupported:
+      return p.hostRegisterSupported;
+    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+      return p.pageableMemoryAccessUsesHostPageTables;
+    case cudaDevAttrDirectManagedMemAccessFromHost:
+      return p.directManagedMemAccessFromHost;
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+      return p.maxBlocksPerMultiProcessor;
+    case cudaDevAttrMaxPersistingL2CacheSize:
+      return p.persistingL2CacheMaxSize;
+    case cudaDevAttrMaxAccessPolicyWindowSize:
+      return p.accessPolicyMaxWindowSize;
+    case cudaDevAttrReservedSharedMemoryPerBlock:
+      return static_cast<long>(p.reservedSharedMemPerBlock);
+    case cudaDevAttrMemoryPoolsSupported:
+      return p.memoryPoolsSupported;
+    case cudaDevAttrClusterLaunch:
+      return p.clusterLaunch;
+    case cudaDevAttrNumaConfig:
+      return p.deviceNumaConfig;
+    case cudaDevAttrNumaId:
+      return p.deviceNumaId;
+    case cudaDevAttrMpsEnabled:
+      return p.mpsEnabled;
+    case cudaDevAttrHostNumaId:
+      return p.hostNumaId;
+  }
+  return -1;
+}
+}  // namespace
 
 cudaError_t cudaDeviceSynchronize() { return record(cudaSuccess); }
 
@@ -40,81 +230,92 @@ cudaError_t cudaSetDevice(int device) {
   return device == 0 ? record(cudaSuccess) : record(cudaErrorInvalidDevice);
 }
 
-// One device with the limits of compute capability 9.0 (an H100), so that a launch that fails on
-// the course's GPUs fails here too. Its multiprocessors are the worker threads.
+cudaError_t cudaInitDevice(int device, unsigned, unsigned) { return cudaSetDevice(device); }
+
+cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) {
+  if (device == nullptr || prop == nullptr) return record(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   if (p == nullptr) return record(cudaErrorInvalidValue);
   if (device != 0) return record(cudaErrorInvalidDevice);
-  *p = cudaDeviceProp{};
-  std::snprintf(p->name, sizeof p->name, "cudalab emu (CPU, %u worker threads)", worker_count());
-  p->totalGlobalMem =
-      static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  p->sharedMemPerBlock = 48 * 1024;
-  p->sharedMemPerBlockOptin = 227 * 1024;
-  p->sharedMemPerMultiprocessor = 228 * 1024;
-  p->regsPerBlock = 65536;
-  p->warpSize = 32;
-  p->maxThreadsPerBlock = 1024;
-  p->maxThreadsDim[0] = 1024;
-  p->maxThreadsDim[1] = 1024;
-  p->maxThreadsDim[2] = 64;
-  p->maxGridSize[0] = 2147483647;
-  p->maxGridSize[1] = 65535;
-  p->maxGridSize[2] = 65535;
-  p->totalConstMem = 64 * 1024;
-  p->major = 9;
-  p->minor = 0;
-  p->multiProcessorCount = static_cast<int>(worker_count());
-  p->maxThreadsPerMultiProcessor = 2048;
-  p->maxBlocksPerMultiProcessor = 32;
-  p->l2CacheSize = 50 * 1024 * 1024;
-  p->memoryBusWidth = 5120;
+  *p = properties();
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamCreate(cudaStream_t* stream) {
-  if (stream == nullptr) return record(cudaErrorInvalidValue);
-  *stream = new CUstream_st;
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (value == nullptr) return record(cudaErrorInvalidValue);
+  if (device != 0) return record(cudaErrorInvalidDevice);
+  const long v = attribute(attr, properties());
+  if (v == -1 && attr != cudaDevAttrNumaId && attr != cudaDevAttrHostNumaId)
+    return record(cudaErrorInvalidValue);
+  *value = static_cast<int>(v);
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  if (stream == nullptr) return record(cudaErrorInvalidResourceHandle);
-  delete stream;
+cudaError_t cudaDriverGetVersion(int* version) {
+  if (version == nullptr) return record(cudaErrorInvalidValue);
+  *version = 13000;  // CUDART_VERSION: the runtime emu follows
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return record(cudaSuccess); }
+cudaError_t cudaRuntimeGetVersion(int* version) { return cudaDriverGetVersion(version); }
 
-cudaError_t cudaEventCreate(cudaEvent_t* event) {
-  if (event == nullptr) return record(cudaErrorInvalidValue);
-  *event = new CUevent_st;
+cudaError_t cudaSetDeviceFlags(unsigned flags) {
+  if (flags & ~0x1Fu) return record(cudaErrorInvalidValue);
+  device_flags = flags;
   return cudaSuccess;
 }
 
-cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
-  delete event;
+cudaError_t cudaGetDeviceFlags(unsigned* flags) {
+  if (flags == nullptr) return record(cudaErrorInvalidValue);
+  *flags = device_flags | cudaDeviceMapHost;
   return cudaSuccess;
 }
 
-// Kernels have finished when their launch returns, so an event is the CPU's wall clock.
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
-  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
-  event->time = std::chrono::steady_clock::now();
-  event->recorded = true;
-  return record(cudaSuccess);
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
-  return record(cudaSuccess);
-}
-
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  if (ms == nullptr) return record(cudaErrorInvalidValue);
-  if (start == nullptr || end == nullptr) return record(cudaErrorInvalidResourceHandle);
-  if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
-  *ms = std::chrono::duration<float, std::milli>(end->time - start->time).count();
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  if (limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
+    return record(cudaErrorUnsupportedLimit);
+  limits[limit] = value;
   return cudaSuccess;
 }
+
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+  if (value == nullptr) return record(cudaErrorInvalidValue);
+  if (limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
+    return record(cudaErrorUnsupportedLimit);
+  *value = limits[limit];
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config) {
+  cache_config = config;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
+  if (config == nullptr) return record(cudaErrorInvalidValue);
+  *config = cache_config;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
+
+// CUDA's range on an H100: 0 (least) to -5 (greatest).
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer) {
+  if (can == nullptr) return record(cudaErrorInvalidValue);
+  if (device != 0 || peer != 0) return record(cudaErrorInvalidDevice);
+  *can = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaProfilerStart() { return cudaSuccess; }
+cudaError_t cudaProfilerStop() { return cudaSuccess; }

@@ -1,6 +1,7 @@
 // Error codes, their names and strings, and the last/sticky error of the emu runtime.
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 #include "cudalab/emu/inspect.h"
@@ -19,31 +20,11 @@ struct ErrorText {
   const char* name;
   const char* text;
 };
-// Strings as CUDA 13's cudaGetErrorName/String return them.
+// Names and strings as CUDA 13's cudaGetErrorName/String return them.
 constexpr ErrorText kErrors[] = {
-    {cudaSuccess, "cudaSuccess", "no error"},
-    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
-    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
-    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
-    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
-     "invalid configuration argument"},
-    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
-    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
-    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
-     "invalid copy direction for memcpy"},
-    {cudaErrorNotYetImplemented, "cudaErrorNotYetImplemented", "feature not yet implemented"},
-    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
-    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
-    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
-    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
-    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
-     "an illegal memory access was encountered"},
-    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources",
-     "too many resources requested for launch"},
-    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
-    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
-    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
-    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+#define CUDALAB_ERROR(name, code, text) {name, #name, text},
+#include "cudalab/emu/errors.def"
+#undef CUDALAB_ERROR
 };
 
 const ErrorText* find(cudaError_t code) {
@@ -59,12 +40,46 @@ cudaError_t record(cudaError_t error) {
   return error;
 }
 
+std::atomic<unsigned long> skipped{0};
+std::string first_failure;  // guarded by diagnostic_mutex
+
+// At exit, after a kernel was stopped: say so again if the program went on as if nothing
+// happened, and leave the error for `cudalab run` (CUDALAB_RUN_STATUS names a file).
+void report_at_exit() {
+  std::string first;
+  {
+    std::lock_guard<std::mutex> lock(diagnostic_mutex);
+    first = first_failure;
+  }
+  if (first.empty()) return;
+  if (unsigned long n = skipped.load(); n > 0)
+    std::fprintf(stderr,
+                 "cudalab emu: after the error below stopped a kernel, the program went on: %lu "
+                 "later launch%s did nothing (the error is sticky; check the return value of "
+                 "cudaDeviceSynchronize or cudaGetLastError after each launch).\n  %s\n",
+                 n, n == 1 ? "" : "es", first.c_str());
+  if (const char* path = std::getenv("CUDALAB_RUN_STATUS"))
+    if (FILE* f = std::fopen(path, "w")) {
+      std::fprintf(f, "%s\n", first.c_str());
+      std::fclose(f);
+    }
+}
+
 void fail(cudaError_t error, const std::string& message) {
   cudaError_t expected = cudaSuccess;
-  sticky.compare_exchange_strong(expected, error);
+  if (sticky.compare_exchange_strong(expected, error)) {
+    std::lock_guard<std::mutex> lock(diagnostic_mutex);
+    if (first_failure.empty()) {
+      static const bool registered = std::atexit(report_at_exit) == 0;
+      (void)registered;
+      first_failure = std::string(cudaGetErrorName(error)) + ": " + message;
+    }
+  }
   diagnose(message);
   record(error);
 }
+
+void skipped_after_error() { ++skipped; }
 
 cudaError_t sticky_error() { return sticky.load(); }
 
@@ -77,7 +92,10 @@ void diagnose(const std::string& message) {
 void reset_errors() {
   sticky = cudaSuccess;
   last_error = cudaSuccess;
+  skipped = 0;
   clear_diagnostic();
+  std::lock_guard<std::mutex> lock(diagnostic_mutex);
+  first_failure.clear();
 }
 
 std::string last_diagnostic() {

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "cudalab/emu/inspect.h"
+#include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
 #include "cudalab/poison.h"
 #include "state.h"
@@ -81,7 +82,9 @@ cudaError_t check_range(const void* p, size_t count, const char* call, const cha
   return cudaSuccess;
 }
 
-bool is_device(cudaMemcpyKind kind, bool destination) {
+// Is this end of a copy device memory? The kind says; cudaMemcpyDefault asks the address.
+bool is_device(cudaMemcpyKind kind, bool destination, const void* p) {
+  if (kind == cudaMemcpyDefault) return arena().contains(p);
   if (destination) return kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   return kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
 }
@@ -165,7 +168,7 @@ std::vector<AllocationInfo> live_allocations() {
   std::lock_guard<std::mutex> lock(mutex);
   std::vector<AllocationInfo> out;
   for (const Record& r : records())
-    if (!r.freed) out.push_back({r.bytes, r.where});
+    if (!r.freed && r.kind != MemoryKind::host) out.push_back({r.bytes, r.where});
   return out;
 }
 
@@ -191,12 +194,16 @@ cudaError_t injected_failure() {
 
 using namespace cudalab::emu;
 
-cudaError_t cudaMalloc(void** devPtr, size_t size, cudalab_source_location where) {
+namespace cudalab::emu {
+namespace {
+// Places `size` bytes in the arena: poisoned, with a red zone behind and a shadow of who wrote
+// each byte. Memory the host may write directly (managed, page-locked) counts as written.
+cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source_location& where) {
   if (cudaError_t e = sticky_error()) return record(e);
-  if (devPtr == nullptr) return record(cudaErrorInvalidValue);
+  if (ptr == nullptr) return record(cudaErrorInvalidValue);
   if (cudaError_t e = injected_failure()) return record(e);
   if (size == 0) {  // as on a GPU: success, and no memory
-    *devPtr = nullptr;
+    *ptr = nullptr;
     return cudaSuccess;
   }
   if (size > device_memory_bytes()) return record(cudaErrorMemoryAllocation);
@@ -217,23 +224,33 @@ cudaError_t cudaMalloc(void** devPtr, size_t size, cudalab_source_location where
     void* s = mmap(nullptr, size * sizeof(uint32_t), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     shadow = s == MAP_FAILED ? nullptr : static_cast<uint32_t*>(s);
+    if (shadow != nullptr && kind != MemoryKind::device) std::fill_n(shadow, size, kHostStamp);
   }
-  records().push_back({p, size, span, site(where.file_name(), where.line()), {}, false, shadow});
-  *devPtr = p;
+  records().push_back(
+      {p, size, span, site(where.file_name(), where.line()), {}, false, shadow, kind});
+  *ptr = p;
   return cudaSuccess;
 }
 
-cudaError_t cudaFree(void* devPtr, cudalab_source_location where) {
+// Frees the array that starts at `ptr`, if it is of `kind`.
+cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
+                       const std::source_location& where) {
   if (cudaError_t e = sticky_error()) return record(e);
-  if (devPtr == nullptr) return cudaSuccess;
+  if (ptr == nullptr) return cudaSuccess;
   std::lock_guard<std::mutex> lock(mutex);
-  Record* r = containing(devPtr, true);
-  if (r == nullptr || r->freed || r->base != devPtr) {
-    diagnose("cudaFree: the pointer is not the start of a live cudaMalloc array (" +
+  Record* r = containing(ptr, true);
+  const bool host_call = kind == MemoryKind::host;
+  if (r == nullptr || r->freed || r->base != ptr || (r->kind == MemoryKind::host) != host_call) {
+    diagnose(std::string(call) + " at " + site(where.file_name(), where.line()) +
+             ": the pointer is not the start of a live " +
+             (host_call ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged") +
+             " array (" +
              (r == nullptr ? std::string("host memory, or never allocated")
               : r->freed
                   ? "the array allocated at " + r->where + " was already freed at " + r->freed_where
-                  : "it points into the array allocated at " + r->where) +
+              : r->base != ptr
+                  ? "it points into the array allocated at " + r->where
+                  : std::string("it is ") + describe(r->kind) + " allocated at " + r->where) +
              ")");
     return record(cudaErrorInvalidValue);
   }
@@ -242,6 +259,65 @@ cudaError_t cudaFree(void* devPtr, cudalab_source_location where) {
   r->freed_where = site(where.file_name(), where.line());
   return cudaSuccess;
 }
+}  // namespace
+
+const char* describe(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::device:
+      return "device memory (cudaMalloc)";
+    case MemoryKind::managed:
+      return "managed memory (cudaMallocManaged)";
+    case MemoryKind::host:
+      return "page-locked host memory (cudaMallocHost)";
+  }
+  return "";
+}
+}  // namespace cudalab::emu
+
+cudaError_t cudaMalloc(void** devPtr, size_t size, cudalab_source_location where) {
+  return allocate(devPtr, size, MemoryKind::device, where);
+}
+
+cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned flags,
+                              cudalab_source_location where) {
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
+    return record(cudaErrorInvalidValue);
+  return allocate(devPtr, size, MemoryKind::managed, where);
+}
+
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t,
+                            cudalab_source_location where) {
+  return allocate(devPtr, size, MemoryKind::device, where);
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size, cudalab_source_location where) {
+  return allocate(ptr, size, MemoryKind::host, where);
+}
+
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned flags, cudalab_source_location where) {
+  if (flags > (cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
+    return record(cudaErrorInvalidValue);
+  return allocate(ptr, size, MemoryKind::host, where);
+}
+
+cudaError_t cudaFreeHost(void* ptr, cudalab_source_location where) {
+  return deallocate(ptr, MemoryKind::host, "cudaFreeHost", where);
+}
+
+cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height,
+                            cudalab_source_location where) {
+  if (pitch == nullptr) return record(cudaErrorInvalidValue);
+  *pitch = round_up(std::max<size_t>(width, 1), 512);  // the H100's texturePitchAlignment is 32;
+  return allocate(devPtr, *pitch * height, MemoryKind::device, where);  // CUDA pads rows to 512
+}
+
+cudaError_t cudaFree(void* devPtr, cudalab_source_location where) {
+  return deallocate(devPtr, MemoryKind::device, "cudaFree", where);
+}
+
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t, cudalab_source_location where) {
+  return deallocate(devPtr, MemoryKind::device, "cudaFreeAsync", where);
+}
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
   if (cudaError_t e = sticky_error()) return record(e);
@@ -249,18 +325,20 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     return record(cudaErrorInvalidMemcpyDirection);
   if (count == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) return record(cudaErrorInvalidValue);
-  if (is_device(kind, true))
+  if (is_device(kind, true, dst))
     if (cudaError_t e = check_range(dst, count, "cudaMemcpy", "destination")) return record(e);
-  if (is_device(kind, false))
+  if (is_device(kind, false, src))
     if (cudaError_t e = check_range(src, count, "cudaMemcpy", "source")) return record(e);
   std::memmove(dst, src, count);
-  if (is_device(kind, true)) mark_written_by_host(dst, count);
+  if (arena().contains(dst)) mark_written_by_host(dst, count);
   return cudaSuccess;
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                            cudaStream_t) {
-  return cudaMemcpy(dst, src, count, kind);
+                            cudaStream_t stream) {
+  if (!capturing(stream)) return cudaMemcpy(dst, src, count, kind);
+  enqueue(stream, [=] { cudaMemcpy(dst, src, count, kind); });
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
@@ -269,17 +347,6 @@ cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   if (cudaError_t e = check_range(devPtr, count, "cudaMemset", "destination")) return record(e);
   std::memset(devPtr, value, count);
   mark_written_by_host(devPtr, count);
-  return cudaSuccess;
-}
-
-cudaError_t cudaMallocHost(void** ptr, size_t size) {
-  if (ptr == nullptr) return record(cudaErrorInvalidValue);
-  *ptr = std::malloc(size == 0 ? 1 : size);
-  return *ptr ? cudaSuccess : record(cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaFreeHost(void* ptr) {
-  std::free(ptr);
   return cudaSuccess;
 }
 
@@ -300,3 +367,187 @@ cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset,
   return cudaSuccess;
 }
 }  // namespace cudalab::emu
+
+// ---- 2D copies, asynchronous forms -------------------------------------------------------
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
+  if (cudaError_t e = sticky_error()) return record(e);
+  if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
+  if (width == 0 || height == 0) return cudaSuccess;
+  // Each end must hold its last row: checking the whole span checks every row.
+  const size_t dst_span = dpitch * (height - 1) + width, src_span = spitch * (height - 1) + width;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return record(cudaErrorInvalidMemcpyDirection);
+  if (dst == nullptr || src == nullptr) return record(cudaErrorInvalidValue);
+  if (is_device(kind, true, dst))
+    if (cudaError_t e = check_range(dst, dst_span, "cudaMemcpy2D", "destination")) return record(e);
+  if (is_device(kind, false, src))
+    if (cudaError_t e = check_range(src, src_span, "cudaMemcpy2D", "source")) return record(e);
+  for (size_t row = 0; row < height; ++row) {
+    char* d = static_cast<char*>(dst) + row * dpitch;
+    std::memmove(d, static_cast<const char*>(src) + row * spitch, width);
+    if (arena().contains(d)) mark_written_by_host(d, width);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream) {
+  if (!capturing(stream)) return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+  enqueue(stream, [=] { cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); });
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  if (!capturing(stream)) return cudaMemset(devPtr, value, count);
+  enqueue(stream, [=] { cudaMemset(devPtr, value, count); });
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (cudaError_t e = sticky_error()) return record(e);
+  if (width > pitch) return record(cudaErrorInvalidPitchValue);
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (cudaError_t e =
+          check_range(devPtr, pitch * (height - 1) + width, "cudaMemset2D", "destination"))
+    return record(e);
+  for (size_t row = 0; row < height; ++row) {
+    char* d = static_cast<char*>(devPtr) + row * pitch;
+    std::memset(d, value, width);
+    mark_written_by_host(d, width);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t) {
+  return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+// ---- host memory that kernels may use ------------------------------------------------------
+namespace cudalab::emu {
+namespace {
+struct Registered {
+  uintptr_t base;
+  size_t bytes;
+  unsigned flags;
+};
+std::vector<Registered> registered;  // guarded by mutex
+}  // namespace
+
+bool registered_host_memory(uintptr_t a) {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const Registered& r : registered)
+    if (a - r.base < r.bytes) return true;
+  return false;
+}
+}  // namespace cudalab::emu
+
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned flags) {
+  if (cudaError_t e = sticky_error()) return record(e);
+  if (ptr == nullptr || size == 0 || arena().contains(ptr)) return record(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto base = reinterpret_cast<uintptr_t>(ptr);
+  for (const Registered& r : registered)
+    if (base < r.base + r.bytes && r.base < base + size)
+      return record(cudaErrorHostMemoryAlreadyRegistered);
+  registered.push_back({base, size, flags});
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+  if (cudaError_t e = sticky_error()) return record(e);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = std::find_if(registered.begin(), registered.end(), [&](const Registered& r) {
+    return r.base == reinterpret_cast<uintptr_t>(ptr);
+  });
+  if (it == registered.end()) return record(cudaErrorHostMemoryNotRegistered);
+  registered.erase(it);
+  return cudaSuccess;
+}
+
+// Unified addressing: a kernel uses page-locked host memory at the host's own address.
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned flags) {
+  if (cudaError_t e = sticky_error()) return record(e);
+  if (pDevice == nullptr || flags != 0) return record(cudaErrorInvalidValue);
+  const auto a = reinterpret_cast<uintptr_t>(pHost);
+  bool ok = registered_host_memory(a);
+  if (!ok) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const Record* r = containing(pHost, false);
+    ok = r != nullptr && r->kind == MemoryKind::host;
+  }
+  if (!ok) {
+    diagnose(
+        "cudaHostGetDevicePointer: the pointer is not page-locked host memory (it did not "
+        "come from cudaHostAlloc or cudaMallocHost, nor was it given to cudaHostRegister)");
+    return record(cudaErrorInvalidValue);
+  }
+  *pDevice = pHost;
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostGetFlags(unsigned* flags, void* pHost) {
+  if (flags == nullptr) return record(cudaErrorInvalidValue);
+  void* device = nullptr;
+  if (cudaError_t e = cudaHostGetDevicePointer(&device, pHost, 0)) return e;
+  *flags = cudaHostAllocMapped;
+  return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+  if (attributes == nullptr) return record(cudaErrorInvalidValue);
+  *attributes = cudaPointerAttributes{};
+  attributes->device = 0;
+  attributes->type = cudaMemoryTypeUnregistered;
+  if (registered_host_memory(reinterpret_cast<uintptr_t>(ptr))) {
+    attributes->type = cudaMemoryTypeHost;
+  } else {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const Record* r = containing(ptr, false))
+      attributes->type = r->kind == MemoryKind::device    ? cudaMemoryTypeDevice
+                         : r->kind == MemoryKind::managed ? cudaMemoryTypeManaged
+                                                          : cudaMemoryTypeHost;
+  }
+  if (attributes->type != cudaMemoryTypeUnregistered)
+    attributes->devicePointer = const_cast<void*>(ptr);
+  if (attributes->type == cudaMemoryTypeHost || attributes->type == cudaMemoryTypeManaged ||
+      attributes->type == cudaMemoryTypeUnregistered)
+    attributes->hostPointer = const_cast<void*>(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  if (free == nullptr || total == nullptr) return record(cudaErrorInvalidValue);
+  *total = device_memory_bytes();
+  *free = static_cast<size_t>(sysconf(_SC_AVPHYS_PAGES)) * page();
+  return cudaSuccess;
+}
+
+// ---- unified memory hints ------------------------------------------------------------------
+namespace {
+cudaError_t check_managed(const void* p, size_t count, const char* call) {
+  if (cudaError_t e = sticky_error()) return record(e);
+  if (count == 0) return record(cudaErrorInvalidValue);
+  return record(check_range(p, count, call, "range"));
+}
+}  // namespace
+
+cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, cudaMemLocation, unsigned,
+                                 cudaStream_t) {
+  return check_managed(devPtr, count, "cudaMemPrefetchAsync");
+}
+cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, int, cudaStream_t) {
+  return check_managed(devPtr, count, "cudaMemPrefetchAsync");
+}
+cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise, cudaMemLocation) {
+  return check_managed(devPtr, count, "cudaMemAdvise");
+}
+cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise, int) {
+  return check_managed(devPtr, count, "cudaMemAdvise");
+}
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void* devPtr, size_t, unsigned) {
+  if (cudaError_t e = sticky_error()) return record(e);
+  return devPtr == nullptr ? record(cudaErrorInvalidValue) : cudaSuccess;
+}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <barrier>
 #include <boost/context/fiber.hpp>
 #include <condition_variable>
 #include <cstdlib>
@@ -104,7 +105,9 @@ class BlockRunner {
     done_ = 0;
     done_flag_.assign(threads_, false);
     elsewhere_.assign(threads_, {nullptr, 0, 0});
-    warp_wait_.assign(threads_, {0, nullptr, 0});
+    warp_wait_.assign(threads_, {0, nullptr, 0, false});
+    vote_.assign(threads_, 0);
+    votes_used_ = grid_wait_ = false;
     exchanges_.assign(threads_, 0);
     warp_waiting_ = 0;
     round_ = 0;
@@ -125,6 +128,17 @@ class BlockRunner {
         continue;
       }
       if (!barrier_may_open()) break;
+      if (votes_used_) {  // __syncthreads_count() and friends: count once for every thread
+        vote_total_ = 0;
+        for (unsigned t = 0; t < threads_; ++t) vote_total_ += std::exchange(vote_[t], 0);
+        votes_used_ = false;
+      }
+      if (grid_wait_) {  // grid.sync(): this block has arrived; wait for the others
+        grid_wait_ = false;
+        state.grid->arrive_and_wait();
+        state.launch_stamp = grid_phase_stamp;
+        state.stamp = state.launch_stamp + state.block_rank;
+      }
       ++state.epoch;  // the barrier opens: what was written before it is safe to read
       count_barrier(state);
       live_.clear();
@@ -152,16 +166,41 @@ class BlockRunner {
     switch_to(me, next_in_round());
   }
 
+  // __syncthreads_count(): a barrier that also counts the threads whose predicate holds.
+  int arrive_and_count(bool predicate, const char* file, int line) {
+    vote_[current_->thread] = predicate;
+    votes_used_ = true;
+    arrive(file, line);
+    return vote_total_;
+  }
+
+  // grid.sync(): a barrier of the block, after which the block waits for the grid's others.
+  void arrive_for_grid(const char* file, int line) {
+    grid_wait_ = true;
+    arrive(file, line);
+  }
+
   // A warp-level call (shuffle, vote, __syncwarp) of the running thread: publishes `value`, waits
   // for the lanes of `mask`, and returns what the warp's 32 lanes published.
   const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
     Fiber& me = *current_;
     const unsigned t = me.thread, parity = exchanges_[t]++ % 2;
     exchange_[parity][t] = value;
-    warp_wait_[t] = {mask == 0 ? 1u : mask, file, line};
+    warp_wait_[t] = {mask == 0 ? 1u : mask, file, line, false};
     ++warp_waiting_;
     switch_to(me, next_in_round());
     return &exchange_[parity][t / 32 * 32];
+  }
+
+  // coalesced_threads(): the lanes of the running thread's warp that reach this call together
+  // (those waiting at the same line when the block's threads have all stopped).
+  unsigned coalesce(const char* file, int line) {
+    Fiber& me = *current_;
+    const unsigned t = me.thread;
+    warp_wait_[t] = {0xffffffffu, file, line, true};
+    ++warp_waiting_;
+    switch_to(me, next_in_round());
+    return coalesced_mask_[t];
   }
 
  private:
@@ -174,6 +213,18 @@ class BlockRunner {
     for (auto& f : fibers_) {
       if (f->parked || warp_wait_[f->thread].mask == 0) continue;
       const unsigned t = f->thread, first = t / 32 * 32;
+      if (warp_wait_[t].coalesced) {  // the group is whoever waits at the same line
+        unsigned group = 0;
+        for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane) {
+          const WarpWait& w = warp_wait_[first + lane];
+          if (w.mask != 0 && w.coalesced && w.line == warp_wait_[t].line &&
+              w.file == warp_wait_[t].file)
+            group |= 1u << lane;
+        }
+        coalesced_mask_[t] = group;
+        live_.push_back(f.get());
+        continue;
+      }
       bool complete = true;
       for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane)
         if ((warp_wait_[t].mask >> lane & 1u) && warp_wait_[first + lane].mask == 0)
@@ -202,7 +253,7 @@ class BlockRunner {
       return false;
     }
     std::sort(live_.begin(), live_.end(), [](Fiber* a, Fiber* b) { return a->thread < b->thread; });
-    for (Fiber* f : live_) warp_wait_[f->thread] = {0, nullptr, 0};
+    for (Fiber* f : live_) warp_wait_[f->thread] = {0, nullptr, 0, false};
     warp_waiting_ -= static_cast<unsigned>(live_.size());
     mixed_ = true;
     return true;
@@ -376,7 +427,12 @@ class BlockRunner {
     unsigned mask;  // 0: not waiting at a warp-level call
     const char* file;
     int line;
+    bool coalesced;  // at coalesced_threads(): the mask is found when the block stops
   };
+  std::vector<int> vote_;  // the predicates of __syncthreads_count()
+  int vote_total_ = 0;
+  bool votes_used_ = false, grid_wait_ = false;
+  unsigned coalesced_mask_[1024] = {};
   std::vector<WarpWait> warp_wait_;
   unsigned warp_waiting_ = 0;
   bool mixed_ = false;  // warps went on alone since the last barrier opened
@@ -470,34 +526,155 @@ cudaError_t validate(const LaunchConfig& c, std::string& why) {
     s << "block (" << b.x << "," << b.y << "," << b.z << ") exceeds the limits (1024,1024,64)";
   else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
     s << "grid (" << g.x << "," << g.y << "," << g.z << ") exceeds the limits (2^31-1,65535,65535)";
-  else if (c.shared_bytes > 48 * 1024)
-    s << c.shared_bytes << " bytes of dynamic shared memory exceed the 48 KiB a launch may ask for";
+  else if (const size_t allowed = allowed_dynamic_shared(c.kernel); c.shared_bytes > allowed)
+    s << c.shared_bytes << " bytes of dynamic shared memory exceed the " << allowed / 1024
+      << " KiB a launch of this kernel may ask for"
+      << (allowed == 48 * 1024
+              ? " (more needs cudaFuncSetAttribute(kernel, "
+                "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to 227 KiB)"
+              : "");
   why = s.str();
   return why.empty() ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 }  // namespace
 
-const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
+namespace {
+// The running block's scheduler; outside a kernel, a message and the end of the program.
+BlockRunner& runner_for(const char* what, const char* file, int line) {
   if (runner == nullptr) {
-    diagnose("a warp-level call outside a kernel at " + site(file, line));
+    diagnose(std::string(what) + " called outside a kernel at " + site(file, line));
     std::abort();
   }
-  return runner->warp_exchange(mask, value, file, line);
+  return *runner;
+}
+
+// Block b of a launch writes global memory with stamp launch_stamp + b (see checks.cpp).
+uint32_t take_stamps(unsigned long long blocks) {
+  static uint32_t next_stamp = kHostStamp + 1;
+  if (next_stamp + blocks >= kAtomicBit) {
+    forget_writers();
+    next_stamp = kHostStamp + 1;
+  }
+  const uint32_t first = next_stamp;
+  next_stamp += static_cast<uint32_t>(blocks);
+  return first;
+}
+
+unsigned long long grid_blocks = 0;  // of the cooperative launch that runs
+
+// Runs blocks of a launch on the calling thread until `take` gives none; the first error wins.
+struct LaunchRun {
+  const LaunchConfig& config;
+  ThreadFn fn;
+  uint32_t launch_stamp;
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::pair<cudaError_t, std::string> error{cudaSuccess, {}};
+  std::barrier<void (*)() noexcept>* grid = nullptr;
+
+  template <class Take>
+  void run_blocks(Take take) {
+    static thread_local BlockRunner local;
+    static thread_local SharedSpace shared;
+    static thread_local uint32_t epoch = 0;  // of this worker, across launches
+    runner = &local;
+    shared.start_launch(config.shared_bytes);
+    builtins.dynamic_shared = reinterpret_cast<unsigned char*>(shared.dynamic());
+    builtins.blockDim = config.block;
+    builtins.gridDim = config.grid;
+    BlockState state;
+    state.config = &config;
+    state.epoch = epoch;
+    state.shared = &shared;
+    state.grid = grid;
+    current_block = &state;
+    const dim3 g = config.grid;
+    for (unsigned long long b; !failed && take(b);) {
+      state.block = {static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
+                     static_cast<unsigned>(b / (1ull * g.x * g.y))};
+      state.launch_stamp = launch_stamp;
+      state.block_rank = static_cast<uint32_t>(b);
+      state.stamp = launch_stamp + static_cast<uint32_t>(b);
+      auto e = local.run(config, fn, state);
+      block_finished();
+      if (!e.second.empty()) record_error(e.first, std::move(e.second));
+    }
+    if (grid != nullptr) grid->arrive_and_drop();  // this block needs no more grid barriers
+    epoch = state.epoch;
+    current_block = nullptr;
+    runner = nullptr;
+    count_worker_done();
+  }
+
+  void record_error(cudaError_t code, std::string message) {
+    if (failed.exchange(true)) return;
+    std::lock_guard<std::mutex> lock(error_mutex);
+    error = {code, std::move(message)};
+  }
+};
+}  // namespace
+
+const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
+  return runner_for("a warp-level call", file, line).warp_exchange(mask, value, file, line);
 }
 
 void syncthreads(const char* file, int line) {
-  if (runner == nullptr) {
-    diagnose("__syncthreads() called outside a kernel at " + site(file, line));
-    std::abort();
+  runner_for("__syncthreads()", file, line).arrive(file, line);
+}
+
+int syncthreads_count(int predicate, const char* file, int line) {
+  return runner_for("__syncthreads_count()", file, line).arrive_and_count(predicate, file, line);
+}
+
+unsigned coalesce(const char* file, int line) {
+  return runner_for("coalesced_threads()", file, line).coalesce(file, line);
+}
+
+bool cooperative_launch() { return current_block != nullptr && current_block->grid != nullptr; }
+
+void grid_sync(const char* file, int line) {
+  BlockRunner& r = runner_for("grid.sync()", file, line);
+  if (!cooperative_launch())
+    throw KernelFault{cudaErrorLaunchFailure,
+                      launch_site(*current_block->config) + ", " + who(*current_block) + ", at " +
+                          site(file, line) +
+                          ": grid.sync() in a kernel not launched with "
+                          "cudaLaunchCooperativeKernel: the blocks of a <<<>>> launch need not "
+                          "all run at once, so a grid-wide barrier could wait forever"};
+  r.arrive_for_grid(file, line);
+}
+
+[[noreturn]] void unsupported(const char* what) {
+  diagnose(std::string("not supported by the emu backend: ") + what);
+  std::abort();
+}
+
+void assert_failed(const char* expression, const char* file, int line, const char* function) {
+  if (BlockState* b = current_block) {
+    const uint3 k = b->block, t = builtins.threadIdx;
+    std::fprintf(stderr,
+                 "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
+                 line, function, k.x, k.y, k.z, t.x, t.y, t.z, expression);
+    throw KernelFault{cudaErrorAssert, launch_site(*b->config) + ", " + who(*b) + ", at " +
+                                           site(file, line) + ": assert(" + expression +
+                                           ") failed (cudaErrorAssert)"};
   }
-  runner->arrive(file, line);
+  std::fprintf(stderr, "%s:%d: %s: Assertion `%s' failed.\n", file, line, function, expression);
+  std::abort();
 }
 
 unsigned worker_count() { return workers().size(); }
 
 void execute(const LaunchConfig& config, ThreadFn fn) {
+  if (BlockState* parent = current_block)
+    throw KernelFault{cudaErrorNotSupported,
+                      launch_site(*parent->config) + ", " + who(*parent) + ": launches " +
+                          launch_site(config) +
+                          ": a kernel that launches kernels (dynamic parallelism) is not "
+                          "supported by the emu backend"};
   if (cudaError_t e = sticky_error()) {
+    skipped_after_error();
     record(e);
     return;
   }
@@ -509,54 +686,50 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   }
   const dim3 g = config.grid;
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
-  std::atomic<unsigned long long> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex error_mutex;
-  std::pair<cudaError_t, std::string> error{cudaSuccess, {}};
-  // Block b of this launch writes global memory with stamp launch_stamp + b (see checks.cpp).
-  static uint32_t next_stamp = kHostStamp + 1;
-  if (next_stamp + blocks >= kAtomicBit) {
-    forget_writers();
-    next_stamp = kHostStamp + 1;
-  }
-  const uint32_t launch_stamp = next_stamp;
-  next_stamp += static_cast<uint32_t>(blocks);
+  LaunchRun launch{config, fn, take_stamps(blocks)};
 
-  watch_launch(config);
-  workers().run([&] {
-    static thread_local BlockRunner local;
-    static thread_local SharedSpace shared;
-    static thread_local uint32_t epoch = 0;  // of this worker, across launches
-    runner = &local;
-    shared.start_launch(config.shared_bytes);
-    builtins.dynamic_shared = reinterpret_cast<unsigned char*>(shared.dynamic());
-    builtins.blockDim = config.block;
-    builtins.gridDim = config.grid;
-    BlockState state;
-    state.config = &config;
-    state.launch_stamp = launch_stamp;
-    state.epoch = epoch;
-    state.shared = &shared;
-    current_block = &state;
-    for (unsigned long long b; !failed && (b = next++) < blocks;) {
-      state.block = {static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
-                     static_cast<unsigned>(b / (1ull * g.x * g.y))};
-      state.stamp = launch_stamp + static_cast<uint32_t>(b);
-      auto e = local.run(config, fn, state);
-      if (!e.second.empty() && !failed.exchange(true)) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        error = std::move(e);
-      }
+  watch_launch(config, blocks);
+  if (config.cooperative) {
+    // Every block at once, each on a thread of its own, as many as the device could hold.
+    const unsigned threads = config.block.x * config.block.y * config.block.z;
+    const unsigned long long resident =
+        1ull * active_blocks_per_sm(static_cast<int>(threads), config.shared_bytes) *
+        worker_count();
+    if (blocks > resident) {
+      launch_finished();
+      diagnose(launch_site(config) + " was refused: a cooperative launch of " +
+               std::to_string(blocks) + " blocks, but the device holds at most " +
+               std::to_string(resident) + " blocks of " + std::to_string(threads) +
+               " threads at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor times the " +
+               "multiprocessors) (cudaErrorCooperativeLaunchTooLarge)");
+      record(cudaErrorCooperativeLaunchTooLarge);
+      return;
     }
-    epoch = state.epoch;
-    current_block = nullptr;
-    runner = nullptr;
-    count_worker_done();
-  });
+    grid_blocks = blocks;
+    grid_phase_stamp = launch.launch_stamp;
+    std::barrier<void (*)() noexcept> grid(static_cast<std::ptrdiff_t>(blocks), []() noexcept {
+      grid_phase_stamp = take_stamps(grid_blocks);
+    });
+    launch.grid = &grid;
+    std::vector<std::thread> block_threads;
+    for (unsigned long long b = 0; b < blocks; ++b)
+      block_threads.emplace_back([&launch, b] {
+        bool taken = false;
+        launch.run_blocks([&](unsigned long long& next) {
+          next = b;
+          return !std::exchange(taken, true);
+        });
+      });
+    for (auto& t : block_threads) t.join();
+  } else {
+    std::atomic<unsigned long long> next{0};
+    workers().run(
+        [&] { launch.run_blocks([&](unsigned long long& b) { return (b = next++) < blocks; }); });
+  }
   launch_finished();
   count_launch_end(config);
 
-  if (!error.second.empty()) return fail(error.first, error.second);
+  if (!launch.error.second.empty()) return fail(launch.error.first, launch.error.second);
   if (std::string overrun = check_redzones(config); !overrun.empty())
     fail(cudaErrorIllegalAddress, overrun);
 }

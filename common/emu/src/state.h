@@ -19,6 +19,9 @@ void fail(cudaError_t error, const std::string& diagnostic);
 cudaError_t sticky_error();
 // Prints the explanation on stderr and keeps it for last_diagnostic().
 void diagnose(const std::string& message);
+// A launch or call did nothing because an earlier error stopped a kernel (counted for the report
+// at exit).
+void skipped_after_error();
 // Forgets the sticky error and the diagnostic (cudaDeviceReset).
 void reset_errors();
 
@@ -36,6 +39,11 @@ const Arena& arena();
 // One cudaMalloc array. Its shadow holds, per byte, who wrote it last: 0 nobody, kHostStamp the
 // host (cudaMemcpy, cudaMemset), otherwise the stamp of a block of a launch (see checks.cpp),
 // with kAtomicBit set when the write was an atomic.
+enum class MemoryKind : uint8_t {
+  device,   // cudaMalloc: the host must not touch it
+  managed,  // cudaMallocManaged: host and kernels alike
+  host,     // cudaMallocHost, cudaHostAlloc: page-locked host memory that kernels may use too
+};
 struct Record {
   char* base;
   size_t bytes;
@@ -43,7 +51,11 @@ struct Record {
   std::string where, freed_where;
   bool freed;
   uint32_t* shadow;  // nullptr for very large arrays: they are not checked
+  MemoryKind kind = MemoryKind::device;
 };
+const char* describe(MemoryKind kind);
+// Host memory given to cudaHostRegister: kernels may use it.
+bool registered_host_memory(uintptr_t a);
 constexpr uint32_t kHostStamp = 1;
 constexpr uint32_t kAtomicBit = 0x80000000u;
 // Every array since the last cudaDeviceReset, in address order (freed ones too).
@@ -61,5 +73,10 @@ void free_all_allocations();
 
 // "file.cu:12" for a code address in the program (addr2line), or "" when it has no line info.
 std::string source_line(const void* pc);
+// The demangled name of the function at `function` ("" when unknown).
+std::string symbol_name(const void* function);
+// The dynamic shared memory a launch of `kernel` (as written) may ask for: 48 KiB, or more if a
+// kernel of that name opted in with cudaFuncSetAttribute.
+size_t allowed_dynamic_shared(const char* kernel);
 
 }  // namespace cudalab::emu

@@ -11,36 +11,49 @@
 
 namespace cudalab::emu {
 
+namespace {
+// addr2line's first line of output for a code address of the program, with `options`.
+std::string addr2line(const void* code, uintptr_t adjust, const char* options) {
+  Dl_info info{};
+  if (dladdr(code, &info) == 0 || info.dli_fname == nullptr || info.dli_fbase == nullptr) return {};
+  // Position-independent code: addr2line wants the offset in the file.
+  auto address = reinterpret_cast<uintptr_t>(code) - adjust;
+  if (static_cast<const Elf64_Ehdr*>(info.dli_fbase)->e_type == ET_DYN)
+    address -= reinterpret_cast<uintptr_t>(info.dli_fbase);
+  std::string exe = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
+  char command[4200];
+  std::snprintf(command, sizeof command, "addr2line -e '%s' %s 0x%lx 2>/dev/null", exe.c_str(),
+                options, static_cast<unsigned long>(address));
+  std::string text;
+  if (FILE* p = popen(command, "r")) {
+    char line[4096];
+    if (std::fgets(line, sizeof line, p) != nullptr) text = line;
+    pclose(p);
+  }
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+}  // namespace
+
+std::string symbol_name(const void* function) {
+  std::string name = addr2line(function, 0, "-f -C");
+  return name == "??" ? std::string() : name;
+}
+
 std::string source_line(const void* pc) {
   static std::mutex mutex;
   static std::map<const void*, std::string> known;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = known.find(pc); it != known.end()) return it->second;
   std::string result;
-  Dl_info info{};
-  if (dladdr(pc, &info) != 0 && info.dli_fname != nullptr && info.dli_fbase != nullptr) {
-    // Position-independent code: addr2line wants the offset in the file.
-    auto address = reinterpret_cast<uintptr_t>(pc) - 1;  // pc is the return address
-    if (static_cast<const Elf64_Ehdr*>(info.dli_fbase)->e_type == ET_DYN)
-      address -= reinterpret_cast<uintptr_t>(info.dli_fbase);
-    std::string exe = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
-    char command[4200];
-    std::snprintf(command, sizeof command, "addr2line -e '%s' -i 0x%lx 2>/dev/null", exe.c_str(),
-                  static_cast<unsigned long>(address));
-    if (FILE* p = popen(command, "r")) {
-      char line[4096];
-      // With -i the innermost inlined frame comes first: the line of the access itself.
-      if (std::fgets(line, sizeof line, p) != nullptr) {
-        std::string text(line);
-        text = text.substr(0, text.find_first_of(" \n"));
-        auto colon = text.rfind(':');
-        if (colon != std::string::npos && text.compare(0, 2, "??") != 0 &&
-            text.compare(colon, 2, ":?") != 0 && text.compare(colon, 2, ":0") != 0)
-          result = site(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
-      }
-      pclose(p);
-    }
-  }
+  // pc is the return address; with -i the innermost inlined frame comes first: the line of the
+  // access itself.
+  std::string text = addr2line(pc, 1, "-i");
+  text = text.substr(0, text.find(' '));
+  auto colon = text.rfind(':');
+  if (colon != std::string::npos && text.compare(0, 2, "??") != 0 &&
+      text.compare(colon, 2, ":?") != 0 && text.compare(colon, 2, ":0") != 0)
+    result = site(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
   return known[pc] = result;
 }
 

@@ -1,12 +1,19 @@
-// The launch time limit: a kernel that loops forever is stopped, not waited for. When a launch
-// runs past CUDALAB_EMU_TIMEOUT seconds (default 20), timed_out() turns true and the next checked
-// access of the kernel stops it with the thread and line. A loop that touches no memory cannot be
-// stopped that way: after as long again, the program ends with a message.
+// The launch watchdog: a kernel that loops forever is stopped, not waited for, and a long launch
+// says how far it got.
+//
+// When a launch runs past CUDALAB_EMU_TIMEOUT seconds (default 20 for the labs' tests; 0: no
+// limit, as under `cudalab run`), or the user presses Ctrl-C during a launch (CUDALAB_EMU_PROGRESS
+// set, as under `cudalab run`), timed_out() turns true and the next checked access of each running
+// thread stops the kernel with that thread and its line. A loop that touches no memory cannot be
+// stopped that way: after as long again (or a second Ctrl-C), the program ends with a message.
+// With CUDALAB_EMU_PROGRESS, a launch that runs longer than 5 s prints blocks done of total every
+// 5 s on stderr.
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -21,33 +28,68 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 std::atomic<bool> expired{false};
+std::atomic<unsigned long long> blocks_done{0};
+volatile std::sig_atomic_t interrupts = 0;
 
 struct Watch {
   std::mutex mutex;
   std::condition_variable changed;
   unsigned long long launch = 0;  // counts launches; odd while one runs
+  unsigned long long blocks = 0;
   std::string what;
-  std::chrono::seconds limit{20};
+  std::chrono::seconds limit{20};  // 0: none
+  bool progress = std::getenv("CUDALAB_EMU_PROGRESS") != nullptr;
 
   Watch() {
     if (const char* env = std::getenv("CUDALAB_EMU_TIMEOUT"))
-      limit = std::chrono::seconds(std::max(1, std::atoi(env)));
+      limit = std::chrono::seconds(std::max(0, std::atoi(env)));
+    if (progress) std::signal(SIGINT, [](int) { interrupts = interrupts + 1; });
     std::thread([this] { loop(); }).detach();
+  }
+  // Waits up to `d` for the launch to end (or an interrupt); true if it ended.
+  bool wait(std::unique_lock<std::mutex>& lock, unsigned long long mine, std::chrono::seconds d) {
+    const auto until = Clock::now() + d;
+    const int seen = interrupts;
+    while (launch == mine && interrupts == seen) {
+      const auto step =
+          std::min<Clock::duration>(std::chrono::milliseconds(100), until - Clock::now());
+      if (step <= Clock::duration::zero()) return false;
+      changed.wait_for(lock, step);
+    }
+    return launch != mine;
   }
   void loop() {
     std::unique_lock<std::mutex> lock(mutex);
     for (;;) {
       changed.wait(lock, [&] { return launch % 2 == 1; });
       const unsigned long long mine = launch;
-      if (changed.wait_for(lock, limit, [&] { return launch != mine; })) continue;
+      const auto start = Clock::now();
+      // The limit, in steps of 5 s so that progress can be shown; forever when there is none.
+      bool ended = false;
+      for (;;) {
+        const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start);
+        if (limit.count() > 0 && elapsed >= limit) break;
+        auto step = std::chrono::seconds(5);
+        if (limit.count() > 0) step = std::min(step, limit - elapsed);
+        const int seen = interrupts;
+        if ((ended = wait(lock, mine, step))) break;
+        if (interrupts != seen) break;
+        if (progress)
+          std::fprintf(
+              stderr, "cudalab emu: %s: %llu of %llu blocks done after %lld s\n", what.c_str(),
+              blocks_done.load(), blocks,
+              static_cast<long long>(
+                  std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count()));
+      }
+      if (ended) continue;
       expired = true;
-      if (changed.wait_for(lock, limit, [&] { return launch != mine; })) continue;
+      const auto grace = limit.count() > 0 ? limit : std::chrono::seconds(10);
+      if (wait(lock, mine, grace)) continue;
       std::fprintf(stderr,
-                   "cudalab emu: %s still runs %lld s after its time limit of %lld s "
-                   "(CUDALAB_EMU_TIMEOUT), in a loop that touches no memory: stopping the program. "
-                   "Look for a loop whose condition never changes.\n",
-                   what.c_str(), static_cast<long long>(limit.count()),
-                   static_cast<long long>(limit.count()));
+                   "cudalab emu: %s still runs after it was asked to stop (time limit "
+                   "CUDALAB_EMU_TIMEOUT=%lld s, or Ctrl-C), in a loop that touches no memory: "
+                   "stopping the program. Look for a loop whose condition never changes.\n",
+                   what.c_str(), static_cast<long long>(limit.count()));
       std::fflush(stderr);
       _exit(124);
     }
@@ -64,20 +106,24 @@ Watch& watch() {
 void set_time_limit(unsigned seconds) {
   Watch& w = watch();
   std::lock_guard<std::mutex> lock(w.mutex);
-  w.limit = std::chrono::seconds(std::max(1u, seconds));
+  w.limit = std::chrono::seconds(seconds);
 }
 
 bool timed_out() { return expired.load(std::memory_order_relaxed); }
 
-void watch_launch(const LaunchConfig& config) {
+void watch_launch(const LaunchConfig& config, unsigned long long blocks) {
   Watch& w = watch();
   {
     std::lock_guard<std::mutex> lock(w.mutex);
     w.what = launch_site(config);
+    w.blocks = blocks;
+    blocks_done = 0;
     ++w.launch;
   }
   w.changed.notify_all();
 }
+
+void block_finished() { blocks_done.fetch_add(1, std::memory_order_relaxed); }
 
 void launch_finished() {
   Watch& w = watch();

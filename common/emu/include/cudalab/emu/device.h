@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cudalab/emu/intrinsics.h"
 #include "cudalab/emu/types.h"
 
 namespace cudalab::emu {
@@ -129,9 +130,49 @@ inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin
 
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-template <class T>
-inline T __ldg(const T* p) {
-  return *p;
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// The lanes of the running thread's warp that exist (emu cannot tell which ones diverged).
+inline unsigned __activemask() {
+  const auto& b = cudalab::emu::builtins;
+  const unsigned threads = b.blockDim.x * b.blockDim.y * b.blockDim.z;
+  const unsigned first =
+      (b.threadIdx.x + b.blockDim.x * (b.threadIdx.y + b.blockDim.y * b.threadIdx.z)) / 32 * 32;
+  const unsigned lanes = threads - first >= 32 ? 32 : threads - first;
+  return lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+}
+// Warp reductions (compute capability 8.0): every lane of the mask gets the result.
+#define CUDALAB_WARP_REDUCE(name, T, op)                                             \
+  inline T name(unsigned mask, T value, const char* file = __builtin_FILE(),         \
+                int line = __builtin_LINE()) {                                       \
+    const uint64_t* lanes =                                                          \
+        cudalab::emu::warp_exchange(mask, static_cast<uint64_t>(value), file, line); \
+    bool first = true;                                                               \
+    T r{};                                                                           \
+    for (unsigned lane = 0; lane < 32; ++lane)                                       \
+      if (mask >> lane & 1u) {                                                       \
+        const T v = static_cast<T>(lanes[lane]);                                     \
+        r = first ? v : op;                                                          \
+        first = false;                                                               \
+      }                                                                              \
+    return r;                                                                        \
+  }
+CUDALAB_WARP_REDUCE(__reduce_add_sync, unsigned, r + v)
+CUDALAB_WARP_REDUCE(__reduce_add_sync, int, r + v)
+CUDALAB_WARP_REDUCE(__reduce_min_sync, unsigned, v < r ? v : r)
+CUDALAB_WARP_REDUCE(__reduce_min_sync, int, v < r ? v : r)
+CUDALAB_WARP_REDUCE(__reduce_max_sync, unsigned, v > r ? v : r)
+CUDALAB_WARP_REDUCE(__reduce_max_sync, int, v > r ? v : r)
+CUDALAB_WARP_REDUCE(__reduce_and_sync, unsigned, r& v)
+CUDALAB_WARP_REDUCE(__reduce_or_sync, unsigned, r | v)
+CUDALAB_WARP_REDUCE(__reduce_xor_sync, unsigned, r ^ v)
+#undef CUDALAB_WARP_REDUCE
+inline unsigned __match_any_sync(unsigned mask, unsigned long long value,
+                                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  const uint64_t* lanes = cudalab::emu::warp_exchange(mask, value, file, line);
+  unsigned bits = 0;
+  for (unsigned lane = 0; lane < 32; ++lane)
+    if ((mask >> lane & 1u) && lanes[lane] == value) bits |= 1u << lane;
+  return bits;
 }
 
 // Atomics: the GPU's read-modify-write operations, returning the old value.
@@ -182,6 +223,20 @@ inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
       a, [limit](unsigned int old) { return (old == 0 || old > limit) ? limit : old - 1; });
 }
 
+// The _block and _system scopes are the same operation on one CPU.
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+#define atomicSub_block atomicSub
+#define atomicExch_block atomicExch
+#define atomicExch_system atomicExch
+#define atomicMin_block atomicMin
+#define atomicMax_block atomicMax
+#define atomicCAS_block atomicCAS
+#define atomicCAS_system atomicCAS
+#define atomicInc_block atomicInc
+#define atomicOr_block atomicOr
+#define atomicAnd_block atomicAnd
+
 // min and max as CUDA declares them: same-type overloads first, mixed types by promotion.
 #define CUDALAB_MIN_MAX(T)                         \
   inline T min(T a, T b) { return b < a ? b : a; } \
@@ -208,25 +263,12 @@ inline std::common_type_t<A, B> max(A a, B b) {
   return C(a) < C(b) ? C(b) : C(a);
 }
 
-// The fast-math intrinsics compute the exact functions here; the GPU's are approximations.
-inline float __fdividef(float a, float b) { return a / b; }
-inline float __expf(float x) { return std::exp(x); }
-inline float __logf(float x) { return std::log(x); }
-inline float __sinf(float x) { return std::sin(x); }
-inline float __cosf(float x) { return std::cos(x); }
-inline float __powf(float a, float b) { return std::pow(a, b); }
-inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
-inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
-inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
-inline int __float2int_rz(float x) { return static_cast<int>(x); }
-inline float __int2float_rn(int x) { return static_cast<float>(x); }
-inline int __mul24(int a, int b) { return a * b; }
-inline unsigned int __umul24(unsigned int a, unsigned int b) { return a * b; }
-inline int __popc(unsigned int x) { return __builtin_popcount(x); }
-inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned int>(x)); }
-inline int __ffs(int x) { return __builtin_ffs(x); }
+namespace cudalab::emu {
+// A failed assert(): in a kernel, stops the launch with cudaErrorAssert; on the host, aborts.
+[[noreturn]] void assert_failed(const char* expression, const char* file, int line,
+                                const char* function);
+inline int block_threads() {
+  const auto& b = builtins;
+  return static_cast<int>(b.blockDim.x * b.blockDim.y * b.blockDim.z);
+}
+}  // namespace cudalab::emu

@@ -25,7 +25,7 @@ void clear_diagnostic();
 // that a program checks every call and frees what it allocated before the failure.
 void fail_malloc_after(unsigned successes, cudaError_t error = cudaErrorMemoryAllocation);
 
-// A launch that runs longer is stopped (default 20 s, or CUDALAB_EMU_TIMEOUT).
+// A launch that runs longer is stopped (default 20 s, or CUDALAB_EMU_TIMEOUT; 0: no limit).
 void set_time_limit(unsigned seconds);
 
 // Worker threads that run blocks in parallel (CUDALAB_EMU_THREADS, default: all cores).

@@ -3,13 +3,16 @@
 // into
 //     ::cudalab::emu::Launch("kernel", __FILE__, __LINE__, grid, block, shared_bytes, stream)(
 //         [&](auto&&... args) { kernel(args...); }, a, b, c);
-// so that templates, overloads and default arguments behave as they do under nvcc.
+// so that templates, overloads and default arguments behave as they do under nvcc. The launch
+// APIs that take a kernel as a value (cudaLaunchKernel, cudaLaunchCooperativeKernel, occupancy and
+// function attributes) are templates on the kernel's type, so its parameters are known.
 #pragma once
 
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "cudalab/emu/runtime.h"
 #include "cudalab/emu/types.h"
 
 namespace cudalab::emu {
@@ -20,6 +23,8 @@ struct LaunchConfig {
   const char* kernel;  // as written at the launch
   const char* file;
   int line;
+  cudaStream_t stream = nullptr;
+  bool cooperative = false;  // every block resident at once (cudaLaunchCooperativeKernel)
   // The arguments as copied for the kernel, and those that are pointers (nullptr for the others):
   // the checks name an argument that holds a host pointer.
   const void* params = nullptr;
@@ -36,34 +41,45 @@ struct ThreadFn {
 
 // Checks the configuration as a GPU does, runs every block and records the launch's errors.
 void execute(const LaunchConfig& config, ThreadFn thread);
+// Is the stream being captured into a graph (then a launch is recorded, not run)?
+bool capturing(cudaStream_t stream);
 
 class Launch {
  public:
   Launch(const char* kernel, const char* file, int line, dim3 grid, dim3 block,
-         size_t shared_bytes = 0, cudaStream_t = nullptr)
-      : config_{grid, block, shared_bytes, kernel, file, line} {}
+         size_t shared_bytes = 0, cudaStream_t stream = nullptr, bool cooperative = false)
+      : config_{grid, block, shared_bytes, kernel, file, line, stream, cooperative} {}
 
   template <class Body, class... Args>
   void operator()(Body body, Args&&... args) const {
     // Arguments are evaluated once on the host and copied, like a kernel's parameters.
     std::tuple<std::decay_t<Args>...> params(std::forward<Args>(args)...);
-    const void* pointers[sizeof...(Args) + 1] = {};
+    if (capturing(config_.stream)) {
+      enqueue(config_.stream,
+              [config = config_, body, params]() mutable { run(config, body, params); });
+      return;
+    }
+    run(config_, body, params);
+  }
+
+ private:
+  template <class Body, class Params>
+  static void run(LaunchConfig config, Body& body, Params& params) {
+    constexpr size_t count = std::tuple_size_v<Params>;
+    const void* pointers[count + 1] = {};
     std::apply(
         [&](const auto&... p) {
           unsigned i = 0;
           ((pointers[i++] = pointer_or_null(p)), ...);
         },
         params);
-    LaunchConfig config = config_;
     config.params = &params;
     config.params_bytes = sizeof params;
     config.pointers = pointers;
-    config.pointer_count = sizeof...(Args);
+    config.pointer_count = count;
     auto thread = [&] { std::apply(body, params); };
     execute(config, {[](void* t) { (*static_cast<decltype(thread)*>(t))(); }, &thread});
   }
-
- private:
   template <class T>
   static const void* pointer_or_null(const T& arg) {
     if constexpr (std::is_pointer_v<T>)
@@ -74,4 +90,126 @@ class Launch {
   LaunchConfig config_;
 };
 
+// The name of the function at `address` ("kernel<float>(...)"), for launches by value.
+const char* function_name(const void* address);
+
+// A kernel given as a value with its arguments as an array of pointers (cudaLaunchKernel).
+template <class... P>
+cudaError_t launch_by_value(void (*kernel)(P...), dim3 grid, dim3 block, void** args,
+                            size_t shared_bytes, cudaStream_t stream, bool cooperative) {
+  if (args == nullptr && sizeof...(P) > 0) return cudaErrorInvalidValue;
+  Launch launch(function_name(reinterpret_cast<const void*>(kernel)), "(by value)", 0, grid, block,
+                shared_bytes, stream, cooperative);
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    launch([kernel](auto&&... a) { kernel(a...); },
+           *static_cast<std::remove_reference_t<P>*>(args[I])...);
+  }
+  (std::index_sequence_for<P...>{});
+  return cudaPeekAtLastError();
+}
+
+// Kernel attributes (occupancy.cpp): the dynamic shared memory a kernel opted in to.
+void set_max_dynamic_shared(const void* kernel, int bytes);
+int max_dynamic_shared(const void* kernel);
+// Resident blocks per multiprocessor for a block size (threads, blocks and shared memory).
+int active_blocks_per_sm(int block_size, size_t dynamic_shared);
+// A type-erased kernel refused by value (a void* the emu cannot call): says why.
+cudaError_t refuse_untyped(const char* call);
+
 }  // namespace cudalab::emu
+
+template <class... P>
+cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void** args,
+                             size_t sharedMem = 0, cudaStream_t stream = nullptr) {
+  return cudalab::emu::launch_by_value(kernel, grid, block, args, sharedMem, stream, false);
+}
+template <class... P>
+cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 block, void** args,
+                                        size_t sharedMem = 0, cudaStream_t stream = nullptr) {
+  return cudalab::emu::launch_by_value(kernel, grid, block, args, sharedMem, stream, true);
+}
+inline cudaError_t cudaLaunchKernel(const void*, dim3, dim3, void**, size_t = 0,
+                                    cudaStream_t = nullptr) {
+  return cudalab::emu::refuse_untyped("cudaLaunchKernel");
+}
+inline cudaError_t cudaLaunchCooperativeKernel(const void*, dim3, dim3, void**, size_t = 0,
+                                               cudaStream_t = nullptr) {
+  return cudalab::emu::refuse_untyped("cudaLaunchCooperativeKernel");
+}
+
+// Occupancy: from the limits of threads, blocks and shared memory per multiprocessor (emu does not
+// know a kernel's registers: it counts none).
+template <class F>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, F, int blockSize,
+                                                          size_t dynamicSMemSize) {
+  if (numBlocks == nullptr || blockSize <= 0) return cudaErrorInvalidValue;
+  *numBlocks = cudalab::emu::active_blocks_per_sm(blockSize, dynamicSMemSize);
+  return cudaSuccess;
+}
+template <class F>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, F func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize,
+                                                                   unsigned) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+}
+template <class F, class SharedOfBlockSize>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* minGridSize, int* blockSize, F,
+                                                           SharedOfBlockSize shared_of,
+                                                           int blockSizeLimit = 0, unsigned = 0) {
+  if (minGridSize == nullptr || blockSize == nullptr) return cudaErrorInvalidValue;
+  int sms = 0, best_threads = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int limit = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
+  *blockSize = 0;
+  for (int size = limit / 32 * 32; size > 0; size -= 32) {  // the largest of the fullest
+    const int blocks = cudalab::emu::active_blocks_per_sm(size, shared_of(size));
+    if (blocks * size > best_threads) {
+      best_threads = blocks * size;
+      *blockSize = size;
+      *minGridSize = blocks * sms;
+    }
+  }
+  return cudaSuccess;
+}
+template <class F>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, F func,
+                                               size_t dynamicSMemSize = 0, int blockSizeLimit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMem(
+      minGridSize, blockSize, func, [=](int) { return dynamicSMemSize; }, blockSizeLimit);
+}
+template <class F>
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, F, int numBlocks,
+                                                      int) {
+  if (dynamicSmemSize == nullptr || numBlocks <= 0) return cudaErrorInvalidValue;
+  *dynamicSmemSize = (233472 / numBlocks - 1024) / 128 * 128;
+  return cudaSuccess;
+}
+
+template <class F>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, F func) {
+  if (attr == nullptr) return cudaErrorInvalidValue;
+  *attr = cudaFuncAttributes{};
+  attr->maxThreadsPerBlock = 1024;
+  attr->ptxVersion = 90;
+  attr->binaryVersion = 90;
+  attr->maxDynamicSharedSizeBytes =
+      cudalab::emu::max_dynamic_shared(reinterpret_cast<const void*>(func));
+  return cudaSuccess;
+}
+template <class F>
+cudaError_t cudaFuncSetAttribute(F func, cudaFuncAttribute attr, int value) {
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || value > 232448) return cudaErrorInvalidValue;
+    cudalab::emu::set_max_dynamic_shared(reinterpret_cast<const void*>(func), value);
+  }
+  return cudaSuccess;
+}
+template <class F>
+cudaError_t cudaFuncSetCacheConfig(F, cudaFuncCache) {
+  return cudaSuccess;
+}
+template <class F>
+cudaError_t cudaFuncSetSharedMemConfig(F, cudaSharedMemConfig) {
+  return cudaSuccess;
+}

@@ -1,7 +1,10 @@
-// Included first by every .cu file that the emu backend translates: it makes CUDA C++ plain C++.
+// Included first by every .cu file that the emu backend translates, and by every CUDA header name
+// (cuda_runtime.h, vector_types.h, ...): it makes CUDA C++ plain C++.
 #pragma once
 
 #include <algorithm>
+#include <cassert>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,13 +21,42 @@
 
 #define CUDALAB_EMU 1
 
+// What the toolkit's headers define, for programs that test them (helper_cuda.h does): the
+// runtime of CUDA 13.0. __CUDACC__ says "compiled as CUDA"; __CUDA_ARCH__ stays undefined, since
+// one compilation serves host and device code alike.
+#define CUDART_VERSION 13000
+#define CUDA_VERSION 13000
+#define __CUDART_API_VERSION CUDART_VERSION
+#define __CUDACC__ 1
+#define __NVCC__ 1
+#define __CUDACC_VER_MAJOR__ 13
+#define __CUDACC_VER_MINOR__ 0
+#define __CUDACC_VER_BUILD__ 0
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __HOST_DEFINES_H__
+#define __DEVICE_LAUNCH_PARAMETERS_H__
+#define CUDART_CB
+
 // Execution-space qualifiers: every function is a host function here.
 #define __global__
 #define __device__
 #define __host__
+#define __managed__
+#define __noinline__ __attribute__((noinline))
 #define __forceinline__ inline __attribute__((always_inline))
+#define __inline_hint__ inline
 #define __launch_bounds__(...)
+#define __maxnreg__(n)
+#define __grid_constant__
+#define __cluster_dims__(...)
 #define __align__(n) alignas(n)
+#define __builtin_align__(n) alignas(n)
+#define __device_builtin__
+#define __cudart_builtin__
+#define CUDARTAPI
 // __constant__ data is an ordinary global; __shared__ data lives once per worker thread, and a
 // worker runs one block at a time, so each block sees its own copy.
 #define __constant__
@@ -35,3 +67,22 @@
 #define blockDim (::cudalab::emu::builtins.blockDim)
 #define gridDim (::cudalab::emu::builtins.gridDim)
 #define __syncthreads() ::cudalab::emu::syncthreads(__FILE__, __LINE__)
+
+// Barriers with a vote (compute capability 2.0).
+namespace cudalab::emu {
+int syncthreads_count(int predicate, const char* file, int line);
+}
+#define __syncthreads_count(p) ::cudalab::emu::syncthreads_count((p) != 0, __FILE__, __LINE__)
+#define __syncthreads_and(p)                                          \
+  (::cudalab::emu::syncthreads_count((p) != 0, __FILE__, __LINE__) == \
+   ::cudalab::emu::block_threads())
+#define __syncthreads_or(p) (::cudalab::emu::syncthreads_count((p) != 0, __FILE__, __LINE__) != 0)
+
+// assert() in a kernel fails the launch with cudaErrorAssert (the translator turns assert( into
+// cudalab_assert( in the files it translates); elsewhere it is the C library's.
+#ifdef NDEBUG
+#define cudalab_assert(e) ((void)0)
+#else
+#define cudalab_assert(e) \
+  ((e) ? (void)0 : ::cudalab::emu::assert_failed(#e, __FILE__, __LINE__, __func__))
+#endif

@@ -1,35 +1,93 @@
-// The host-side CUDA runtime API subset of the emu backend.
-// Kernels run synchronously at launch; their errors surface as on a GPU: launch errors through
+// The host-side CUDA runtime API of the emu backend.
+// Kernels run synchronously at launch, so every stream is in order with every other and an
+// asynchronous call has finished when it returns; errors surface as on a GPU: launch errors through
 // cudaGetLastError, execution errors (sticky) through the next synchronizing call.
 #pragma once
 
 #include <cstring>
 #include <source_location>
+#include <type_traits>
+#include <utility>
 
 #include "cudalab/emu/types.h"
 
 using cudalab_source_location = std::source_location;
+#define CUDALAB_HERE cudalab_source_location where = cudalab_source_location::current()
 
-cudaError_t cudaMalloc(void** devPtr, size_t size,
-                       cudalab_source_location where = cudalab_source_location::current());
+// ---- memory (memory.cpp) -------------------------------------------------------------------
+cudaError_t cudaMalloc(void** devPtr, size_t size, CUDALAB_HERE);
 template <class T>
-cudaError_t cudaMalloc(T** devPtr, size_t size,
-                       cudalab_source_location where = cudalab_source_location::current()) {
+cudaError_t cudaMalloc(T** devPtr, size_t size, CUDALAB_HERE) {
   return cudaMalloc(reinterpret_cast<void**>(devPtr), size, where);
 }
-cudaError_t cudaFree(void* devPtr,
-                     cudalab_source_location where = cudalab_source_location::current());
+cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned flags = cudaMemAttachGlobal,
+                              CUDALAB_HERE);
+template <class T>
+cudaError_t cudaMallocManaged(T** devPtr, size_t size, unsigned flags = cudaMemAttachGlobal,
+                              CUDALAB_HERE) {
+  return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags, where);
+}
+cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height,
+                            CUDALAB_HERE);
+template <class T>
+cudaError_t cudaMallocPitch(T** devPtr, size_t* pitch, size_t width, size_t height, CUDALAB_HERE) {
+  return cudaMallocPitch(reinterpret_cast<void**>(devPtr), pitch, width, height, where);
+}
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream, CUDALAB_HERE);
+template <class T>
+cudaError_t cudaMallocAsync(T** devPtr, size_t size, cudaStream_t stream, CUDALAB_HERE) {
+  return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, stream, where);
+}
+cudaError_t cudaFree(void* devPtr, CUDALAB_HERE);
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream, CUDALAB_HERE);
+// Page-locked host memory: host memory that kernels may also use (unified addressing).
+cudaError_t cudaMallocHost(void** ptr, size_t size, CUDALAB_HERE);
+template <class T>
+cudaError_t cudaMallocHost(T** ptr, size_t size, CUDALAB_HERE) {
+  return cudaMallocHost(reinterpret_cast<void**>(ptr), size, where);
+}
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned flags, CUDALAB_HERE);
+template <class T>
+cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned flags, CUDALAB_HERE) {
+  return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags, where);
+}
+cudaError_t cudaFreeHost(void* ptr, CUDALAB_HERE);
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned flags);
+cudaError_t cudaHostUnregister(void* ptr);
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned flags);
+template <class T>
+cudaError_t cudaHostGetDevicePointer(T** pDevice, void* pHost, unsigned flags) {
+  return cudaHostGetDevicePointer(reinterpret_cast<void**>(pDevice), pHost, flags);
+}
+cudaError_t cudaHostGetFlags(unsigned* flags, void* pHost);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
+
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream = nullptr);
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* devPtr, int value, size_t count);
-cudaError_t cudaMallocHost(void** ptr, size_t size);
-template <class T>
-cudaError_t cudaMallocHost(T** ptr, size_t size) {
-  return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
-}
-cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream = nullptr);
+cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream = nullptr);
+// Unified memory hints: accepted and checked; every byte is always where both sides can use it.
+cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, cudaMemLocation location,
+                                 unsigned flags, cudaStream_t stream = nullptr);
+cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, int dstDevice,
+                                 cudaStream_t stream = nullptr);
+cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise advice,
+                          cudaMemLocation location);
+cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise advice, int device);
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, size_t length = 0,
+                                     unsigned flags = cudaMemAttachSingle);
 
+// ---- device (device_api.cpp) -----------------------------------------------------------------
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaDeviceReset();
 cudaError_t cudaGetLastError();
@@ -40,18 +98,71 @@ const char* cudaGetErrorName(cudaError_t error);
 cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaSetDevice(int device);
+cudaError_t cudaInitDevice(int device, unsigned deviceFlags = 0, unsigned flags = 0);
+cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+cudaError_t cudaDriverGetVersion(int* driverVersion);
+cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
+cudaError_t cudaSetDeviceFlags(unsigned flags);
+cudaError_t cudaGetDeviceFlags(unsigned* flags);
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config);
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
+cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
+cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice);
+cudaError_t cudaProfilerStart();
+cudaError_t cudaProfilerStop();
 
+// ---- streams, events and graphs (streams.cpp) --------------------------------------------
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flags);
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void* userData, unsigned flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData);
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
+cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 
+// Stream capture records what a stream is given instead of doing it; a graph replays it.
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned flags);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                 unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+
+namespace cudalab::emu {
+// Work given to a stream: done now, or recorded while the stream is being captured.
+void enqueue(cudaStream_t stream, void (*work)(void*), void* context, void (*release)(void*));
+template <class Work>
+void enqueue(cudaStream_t stream, Work&& work) {
+  auto* w = new std::decay_t<Work>(std::forward<Work>(work));
+  enqueue(
+      stream, [](void* p) { (*static_cast<std::decay_t<Work>*>(p))(); }, w,
+      [](void* p) { delete static_cast<std::decay_t<Work>*>(p); });
+}
+}  // namespace cudalab::emu
+
+// ---- symbols -----------------------------------------------------------------------------
 namespace cudalab::emu {
 // Shared by the symbol copies below: checks the range and records the error.
 cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset, size_t symbol_size,
@@ -69,3 +180,26 @@ cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_
                                  cudaMemcpyKind = cudaMemcpyDeviceToHost) {
   return cudalab::emu::copy_symbol(dst, &symbol, count, offset, sizeof(T), false);
 }
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, size_t count, size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                    cudaStream_t = nullptr) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                      cudaStream_t = nullptr) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaGetSymbolAddress(void** devPtr, T& symbol) {
+  *devPtr = static_cast<void*>(&symbol);
+  return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaGetSymbolSize(size_t* size, const T&) {
+  *size = sizeof(T);
+  return cudaSuccess;
+}
+#undef CUDALAB_HERE

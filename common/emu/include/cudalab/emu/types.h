@@ -1,71 +1,15 @@
-// Types of the CUDA runtime API, as the emu backend defines them.
+// Types of the CUDA runtime API, as the emu backend defines them (driver_types.h of the toolkit).
 // Values and names follow CUDA 13 so that the same code means the same thing on both backends.
 #pragma once
 
 #include <cstddef>
 
-struct uint3 {
-  unsigned int x, y, z;
-};
+#include "cudalab/emu/vector_types.h"
 
-struct dim3 {
-  unsigned int x, y, z;
-  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-      : x(vx), y(vy), z(vz) {}
-  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
-  constexpr operator uint3() const { return {x, y, z}; }
-};
-
-struct int2 {
-  int x, y;
-};
-struct int3 {
-  int x, y, z;
-};
-struct int4 {
-  int x, y, z, w;
-};
-struct float2 {
-  float x, y;
-};
-struct float3 {
-  float x, y, z;
-};
-struct alignas(16) float4 {
-  float x, y, z, w;
-};
-struct uchar3 {
-  unsigned char x, y, z;
-};
-inline int2 make_int2(int x, int y) { return {x, y}; }
-inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
-inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
-inline float2 make_float2(float x, float y) { return {x, y}; }
-inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
-inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
-inline uchar3 make_uchar3(unsigned char x, unsigned char y, unsigned char z) { return {x, y, z}; }
-
-// The error codes the labs can meet, with CUDA's numeric values.
 enum cudaError {
-  cudaSuccess = 0,
-  cudaErrorInvalidValue = 1,
-  cudaErrorMemoryAllocation = 2,
-  cudaErrorInitializationError = 3,
-  cudaErrorInvalidConfiguration = 9,
-  cudaErrorInvalidSymbol = 13,
-  cudaErrorInvalidDevicePointer = 17,
-  cudaErrorInvalidMemcpyDirection = 21,
-  cudaErrorNotYetImplemented = 31,
-  cudaErrorNoDevice = 100,
-  cudaErrorInvalidDevice = 101,
-  cudaErrorInvalidResourceHandle = 400,
-  cudaErrorNotReady = 600,
-  cudaErrorIllegalAddress = 700,
-  cudaErrorLaunchOutOfResources = 701,
-  cudaErrorLaunchTimeout = 702,
-  cudaErrorAssert = 710,
-  cudaErrorLaunchFailure = 719,
-  cudaErrorUnknown = 999,
+#define CUDALAB_ERROR(name, code, text) name = code,
+#include "cudalab/emu/errors.def"
+#undef CUDALAB_ERROR
 };
 typedef enum cudaError cudaError_t;
 
@@ -77,29 +21,338 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4,
 };
 
-// The fields of CUDA 13's cudaDeviceProp that a course uses.
+struct cudaUUID_t {
+  char bytes[16];
+};
+
+// CUDA 13's cudaDeviceProp, every field (emu fills in those that mean something on a CPU).
 struct cudaDeviceProp {
   char name[256];
+  cudaUUID_t uuid;
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
   size_t totalGlobalMem;
   size_t sharedMemPerBlock;
-  size_t sharedMemPerBlockOptin;
-  size_t sharedMemPerMultiprocessor;
   int regsPerBlock;
   int warpSize;
+  size_t memPitch;
   int maxThreadsPerBlock;
   int maxThreadsDim[3];
   int maxGridSize[3];
   size_t totalConstMem;
   int major;
   int minor;
+  size_t textureAlignment;
+  size_t texturePitchAlignment;
   int multiProcessorCount;
-  int maxThreadsPerMultiProcessor;
-  int maxBlocksPerMultiProcessor;
-  int l2CacheSize;
+  int integrated;
+  int canMapHostMemory;
+  int maxTexture1D;
+  int maxTexture1DMipmap;
+  int maxTexture2D[2];
+  int maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3];
+  int maxTexture2DGather[2];
+  int maxTexture3D[3];
+  int maxTexture3DAlt[3];
+  int maxTextureCubemap;
+  int maxTexture1DLayered[2];
+  int maxTexture2DLayered[3];
+  int maxTextureCubemapLayered[2];
+  int maxSurface1D;
+  int maxSurface2D[2];
+  int maxSurface3D[3];
+  int maxSurface1DLayered[2];
+  int maxSurface2DLayered[3];
+  int maxSurfaceCubemap;
+  int maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int tccDriver;
+  int asyncEngineCount;
+  int unifiedAddressing;
   int memoryBusWidth;
+  int l2CacheSize;
+  int persistingL2CacheMaxSize;
+  int maxThreadsPerMultiProcessor;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int managedMemory;
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+  int hostNativeAtomicSupported;
+  int pageableMemoryAccess;
+  int concurrentManagedAccess;
+  int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem;
+  int cooperativeLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor;
+  int accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  int hostRegisterSupported;
+  int sparseCudaArraySupported;
+  int hostRegisterReadOnlySupported;
+  int timelineSemaphoreInteropSupported;
+  int memoryPoolsSupported;
+  int gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported;
+  int ipcEventSupported;
+  int clusterLaunch;
+  int unifiedFunctionPointers;
+  int deviceNumaConfig;
+  int deviceNumaId;
+  int mpsEnabled;
+  int hostNumaId;
+  unsigned int gpuPciDeviceID;
+  unsigned int gpuPciSubsystemID;
+  int hostNumaMultinodeIpcSupported;
+  int reserved[56];
+};
+
+// The device attributes a program may ask cudaDeviceGetAttribute for, with CUDA's values.
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxPitch = 11,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrGpuOverlap = 15,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrKernelExecTimeout = 17,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrEccEnabled = 32,
+  cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34,
+  cudaDevAttrTccDriver = 35,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrPciDomainId = 50,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrStreamPrioritiesSupported = 78,
+  cudaDevAttrGlobalL1CacheSupported = 79,
+  cudaDevAttrLocalL1CacheSupported = 80,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrIsMultiGpuBoard = 84,
+  cudaDevAttrMultiGpuBoardGroupID = 85,
+  cudaDevAttrHostNativeAtomicSupported = 86,
+  cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+  cudaDevAttrPageableMemoryAccess = 88,
+  cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrComputePreemptionSupported = 90,
+  cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+  cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrCanFlushRemoteWrites = 98,
+  cudaDevAttrHostRegisterSupported = 99,
+  cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+  cudaDevAttrDirectManagedMemAccessFromHost = 101,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMaxPersistingL2CacheSize = 108,
+  cudaDevAttrMaxAccessPolicyWindowSize = 109,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111,
+  cudaDevAttrMemoryPoolsSupported = 115,
+  cudaDevAttrClusterLaunch = 120,
+  cudaDevAttrNumaConfig = 130,
+  cudaDevAttrNumaId = 131,
+  cudaDevAttrMpsEnabled = 133,
+  cudaDevAttrHostNumaId = 134,
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3,
+};
+
+// Flags of streams, events, host and managed memory, and devices.
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
+
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1,
+  cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5,
+  cudaMemAdviseUnsetAccessedBy = 6,
+};
+enum cudaMemLocationType {
+  cudaMemLocationTypeInvalid = 0,
+  cudaMemLocationTypeDevice = 1,
+  cudaMemLocationTypeHost = 2,
+  cudaMemLocationTypeHostNuma = 3,
+  cudaMemLocationTypeHostNumaCurrent = 4,
+};
+struct cudaMemLocation {
+  enum cudaMemLocationType type;
+  int id;
+};
+
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3,
+};
+struct cudaPointerAttributes {
+  enum cudaMemoryType type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+  long reserved[8];
+};
+
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+  int clusterDimMustBeSet;
+  int requiredClusterWidth;
+  int requiredClusterHeight;
+  int requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
+};
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+  cudaFuncAttributeClusterDimMustBeSet = 10,
+  cudaFuncAttributeRequiredClusterWidth = 11,
+  cudaFuncAttributeRequiredClusterHeight = 12,
+  cudaFuncAttributeRequiredClusterDepth = 13,
+  cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
+  cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
+};
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0,
+  cudaFuncCachePreferShared = 1,
+  cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3,
+};
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2,
+};
+enum cudaSharedCarveout {
+  cudaSharedmemCarveoutDefault = -1,
+  cudaSharedmemCarveoutMaxShared = 100,
+  cudaSharedmemCarveoutMaxL1 = 0,
+};
+enum cudaLimit {
+  cudaLimitStackSize = 0x00,
+  cudaLimitPrintfFifoSize = 0x01,
+  cudaLimitMallocHeapSize = 0x02,
+  cudaLimitDevRuntimeSyncDepth = 0x03,
+  cudaLimitDevRuntimePendingLaunchCount = 0x04,
+  cudaLimitMaxL2FetchGranularity = 0x05,
+  cudaLimitPersistingL2CacheSize = 0x06,
+};
+
+struct cudaPitchedPtr {
+  void* ptr;
+  size_t pitch;
+  size_t xsize;
+  size_t ysize;
+};
+struct cudaExtent {
+  size_t width;
+  size_t height;
+  size_t depth;
+};
+inline cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) {
+  return {d, p, xsz, ysz};
+}
+inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return {w, h, d}; }
+
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2,
 };
 
 struct CUstream_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
+struct CUgraphNode_st;
 typedef CUstream_st* cudaStream_t;
 typedef CUevent_st* cudaEvent_t;
+typedef CUgraph_st* cudaGraph_t;
+typedef CUgraphExec_st* cudaGraphExec_t;
+typedef CUgraphNode_st* cudaGraphNode_t;
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* userData);
+typedef void (*cudaHostFn_t)(void* userData);

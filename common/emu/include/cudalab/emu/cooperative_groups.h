@@ -1,0 +1,320 @@
+// Cooperative groups (cooperative_groups.h) on the emu backend: the block, tiles of a warp (static
+// and dynamic sizes up to 32), coalesced groups, and the grid of a cooperative launch. Groups are
+// views of the running thread's coordinates; their syncs and collectives are the block barrier,
+// the warp-level exchange of the scheduler (common/emu/src/scheduler.cpp) with the tile's lanes as
+// the mask, and the grid barrier of a cooperative launch.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "cudalab/emu/prelude.h"  // threadIdx and friends
+
+namespace cudalab::emu {
+// The lanes that reached this coalesced_threads() call together (the scheduler decides).
+unsigned coalesce(const char* file, int line);
+// grid.sync() of a cooperative launch; the number of the running block and whether the launch is
+// cooperative.
+void grid_sync(const char* file, int line);
+bool cooperative_launch();
+[[noreturn]] void unsupported(const char* what);
+}  // namespace cudalab::emu
+
+namespace cooperative_groups {
+
+namespace details {
+inline unsigned block_rank_of_thread() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+}  // namespace details
+
+class thread_block {
+ public:
+  void sync() const { ::cudalab::emu::syncthreads(__builtin_FILE(), __builtin_LINE()); }
+  unsigned thread_rank() const { return details::block_rank_of_thread(); }
+  unsigned long long size() const { return cudalab::emu::block_threads(); }
+  unsigned long long num_threads() const { return size(); }
+  dim3 group_index() const { return blockIdx; }
+  dim3 thread_index() const { return threadIdx; }
+  dim3 group_dim() const { return blockDim; }
+  dim3 dim_threads() const { return group_dim(); }
+  static constexpr bool is_valid() { return true; }
+};
+inline thread_block this_thread_block() { return {}; }
+
+// A group of lanes of one warp: `mask` names them, the running thread is lane `lane` of its warp.
+class thread_group {
+ public:
+  thread_group(unsigned mask, bool whole_block) : mask_(mask), block_(whole_block) {}
+  thread_group(const thread_block&) : mask_(0), block_(true) {}
+  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    if (block_)
+      cudalab::emu::syncthreads(file, line);
+    else
+      __syncwarp(mask_, file, line);
+  }
+  unsigned thread_rank() const {
+    if (block_) return details::block_rank_of_thread();
+    return __builtin_popcount(mask_ & ((1u << (cudalab::emu::lane_id())) - 1u));
+  }
+  unsigned long long size() const {
+    return block_ ? cudalab::emu::block_threads() : __builtin_popcount(mask_);
+  }
+  unsigned long long num_threads() const { return size(); }
+  unsigned get_mask() const { return mask_; }
+
+ protected:
+  unsigned mask_;
+  bool block_;
+};
+
+// Lanes of a warp working together: shuffles and votes over the group's lanes only.
+class coalesced_group : public thread_group {
+ public:
+  explicit coalesced_group(unsigned mask) : thread_group(mask, false) {}
+  unsigned meta_group_rank() const { return 0; }
+  unsigned meta_group_size() const { return 1; }
+  // Lane `rank` of the group is the rank-th set bit of the mask.
+  unsigned lane_of(unsigned rank) const {
+    unsigned m = mask_;
+    for (unsigned i = 0; i < rank; ++i) m &= m - 1;
+    return m ? __builtin_ctz(m) : 0;
+  }
+  template <class T>
+  T shfl(T var, unsigned src_rank, const char* file = __builtin_FILE(),
+         int line = __builtin_LINE()) const {
+    return __shfl_sync(mask_, var, static_cast<int>(lane_of(src_rank)), 32, file, line);
+  }
+  template <class T>
+  T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(),
+              int line = __builtin_LINE()) const {
+    const unsigned r = thread_rank() + delta;
+    const T other = __shfl_sync(
+        mask_, var, static_cast<int>(lane_of(r < size() ? r : thread_rank())), 32, file, line);
+    return other;
+  }
+  template <class T>
+  T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(),
+            int line = __builtin_LINE()) const {
+    const unsigned r = thread_rank();
+    return __shfl_sync(mask_, var, static_cast<int>(lane_of(r >= delta ? r - delta : r)), 32, file,
+                       line);
+  }
+  int any(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __ballot_sync(mask_, p, file, line) != 0;
+  }
+  int all(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __ballot_sync(mask_, p, file, line) == mask_;
+  }
+  unsigned ballot(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    // The result is in the group's ranks, not the warp's lanes.
+    const unsigned lanes = __ballot_sync(mask_, p, file, line);
+    unsigned bits = 0;
+    for (unsigned r = 0; r < size(); ++r)
+      if (lanes >> lane_of(r) & 1u) bits |= 1u << r;
+    return bits;
+  }
+};
+inline coalesced_group coalesced_threads(const char* file = __builtin_FILE(),
+                                         int line = __builtin_LINE()) {
+  return coalesced_group(cudalab::emu::coalesce(file, line));
+}
+
+// A tile of Size lanes (a power of two up to 32) of one warp.
+template <unsigned Size, class Parent = void>
+class thread_block_tile : public thread_group {
+  static_assert(Size > 0 && Size <= 32 && (Size & (Size - 1)) == 0,
+                "cudalab emu: tiles of 1, 2, 4, 8, 16 or 32 threads");
+
+ public:
+  thread_block_tile() : thread_group(tile_mask(), false) {}
+  template <unsigned S, class P>
+  thread_block_tile(const thread_block_tile<S, P>&) : thread_block_tile() {}
+  static unsigned tile_mask() {
+    const unsigned lane = cudalab::emu::lane_id();
+    const unsigned bits = Size == 32 ? 0xffffffffu : (1u << Size) - 1u;
+    return bits << (lane / Size * Size);
+  }
+  unsigned thread_rank() const { return cudalab::emu::lane_id() % Size; }
+  static constexpr unsigned long long size() { return Size; }
+  static constexpr unsigned long long num_threads() { return Size; }
+  unsigned meta_group_rank() const { return details::block_rank_of_thread() / Size; }
+  unsigned meta_group_size() const { return (cudalab::emu::block_threads() + Size - 1) / Size; }
+  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    __syncwarp(mask_, file, line);
+  }
+  template <class T>
+  T shfl(T var, int src, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __shfl_sync(mask_, var, src, Size, file, line);
+  }
+  template <class T>
+  T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(),
+              int line = __builtin_LINE()) const {
+    return __shfl_down_sync(mask_, var, delta, Size, file, line);
+  }
+  template <class T>
+  T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(),
+            int line = __builtin_LINE()) const {
+    return __shfl_up_sync(mask_, var, delta, Size, file, line);
+  }
+  template <class T>
+  T shfl_xor(T var, int mask, const char* file = __builtin_FILE(),
+             int line = __builtin_LINE()) const {
+    return __shfl_xor_sync(mask_, var, mask, Size, file, line);
+  }
+  int any(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __ballot_sync(mask_, p, file, line) != 0;
+  }
+  int all(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __ballot_sync(mask_, p, file, line) == mask_;
+  }
+  unsigned ballot(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __ballot_sync(mask_, p, file, line) >> (cudalab::emu::lane_id() / Size * Size);
+  }
+  unsigned match_any(unsigned long long v, const char* file = __builtin_FILE(),
+                     int line = __builtin_LINE()) const {
+    return __match_any_sync(mask_, v, file, line) >> (cudalab::emu::lane_id() / Size * Size);
+  }
+};
+
+template <unsigned Size, class Parent>
+inline thread_block_tile<Size, Parent> tiled_partition(const Parent&) {
+  return {};
+}
+// A tile whose size is known at run time (a power of two up to 32).
+inline thread_group tiled_partition(const thread_group& parent, unsigned size) {
+  if (size == 0 || size > 32 || (size & (size - 1)) != 0)
+    cudalab::emu::unsupported("tiled_partition into tiles other than 1, 2, 4, 8, 16 or 32 threads");
+  const unsigned lane = cudalab::emu::lane_id();
+  const unsigned bits = size == 32 ? 0xffffffffu : (1u << size) - 1u;
+  unsigned mask = bits << (lane / size * size);
+  if (!parent.size() || parent.get_mask() != 0) mask &= parent.get_mask() ? parent.get_mask() : ~0u;
+  return thread_group(mask, false);
+}
+inline thread_group tiled_partition(const thread_block& parent, unsigned size) {
+  return tiled_partition(thread_group(parent), size);
+}
+
+// The grid of a cooperative launch (cudaLaunchCooperativeKernel): grid.sync() waits for every
+// thread of every block.
+class grid_group {
+ public:
+  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    cudalab::emu::grid_sync(file, line);
+  }
+  bool is_valid() const { return cudalab::emu::cooperative_launch(); }
+  unsigned long long thread_rank() const {
+    return block_rank() * cudalab::emu::block_threads() + details::block_rank_of_thread();
+  }
+  unsigned long long size() const { return num_blocks() * cudalab::emu::block_threads(); }
+  unsigned long long num_threads() const { return size(); }
+  unsigned long long block_rank() const {
+    return blockIdx.x + 1ull * gridDim.x * (blockIdx.y + 1ull * gridDim.y * blockIdx.z);
+  }
+  unsigned long long num_blocks() const { return 1ull * gridDim.x * gridDim.y * gridDim.z; }
+  dim3 group_dim() const { return gridDim; }
+  dim3 dim_blocks() const { return group_dim(); }
+  dim3 block_index() const { return blockIdx; }
+};
+inline grid_group this_grid() { return {}; }
+
+template <class Group>
+inline void sync(const Group& g) {
+  g.sync();
+}
+template <class Group>
+inline unsigned long long thread_rank(const Group& g) {
+  return g.thread_rank();
+}
+template <class Group>
+inline unsigned long long group_size(const Group& g) {
+  return g.size();
+}
+
+// ---- collectives (cooperative_groups/reduce.h and scan.h) ---------------------------------
+template <class T = void>
+struct plus {
+  constexpr T operator()(const T& a, const T& b) const { return a + b; }
+};
+template <class T = void>
+struct less {
+  constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+template <class T = void>
+struct greater {
+  constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+template <class T = void>
+struct bit_and {
+  constexpr T operator()(const T& a, const T& b) const { return a & b; }
+};
+template <class T = void>
+struct bit_or {
+  constexpr T operator()(const T& a, const T& b) const { return a | b; }
+};
+template <class T = void>
+struct bit_xor {
+  constexpr T operator()(const T& a, const T& b) const { return a ^ b; }
+};
+
+namespace details {
+// One warp exchange gives every lane of the group the values of all: f(values in rank order, the
+// group's size, the caller's rank).
+template <class Group, class T, class F>
+inline T over_ranks(const Group& g, T value, F f, const char* file, int line) {
+  static_assert(sizeof(T) <= 8, "cudalab emu: collectives on values of at most 8 bytes");
+  uint64_t mine = 0;
+  std::memcpy(&mine, &value, sizeof(T));
+  const unsigned mask = g.get_mask();
+  const uint64_t* lanes = cudalab::emu::warp_exchange(mask, mine, file, line);
+  T values[32];
+  unsigned n = 0, me = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    if (lane == cudalab::emu::lane_id()) me = n;
+    std::memcpy(&values[n++], &lanes[lane], sizeof(T));
+  }
+  return f(values, n, me);
+}
+}  // namespace details
+
+// Every lane gets op over the group's values (a tile or a coalesced group).
+template <class Group, class T, class Op>
+inline T reduce(const Group& g, T value, Op op, const char* file = __builtin_FILE(),
+                int line = __builtin_LINE()) {
+  return details::over_ranks(
+      g, value,
+      [&](const T* v, unsigned n, unsigned) {
+        T r = v[0];
+        for (unsigned i = 1; i < n; ++i) r = op(r, v[i]);
+        return r;
+      },
+      file, line);
+}
+template <class Group, class T, class Op = plus<T>>
+inline T inclusive_scan(const Group& g, T value, Op op = {}, const char* file = __builtin_FILE(),
+                        int line = __builtin_LINE()) {
+  return details::over_ranks(
+      g, value,
+      [&](const T* v, unsigned, unsigned me) {
+        T r = v[0];
+        for (unsigned i = 1; i <= me; ++i) r = op(r, v[i]);
+        return r;
+      },
+      file, line);
+}
+template <class Group, class T, class Op = plus<T>>
+inline T exclusive_scan(const Group& g, T value, Op op = {}, const char* file = __builtin_FILE(),
+                        int line = __builtin_LINE()) {
+  return details::over_ranks(
+      g, value,
+      [&](const T* v, unsigned, unsigned me) {
+        T r{};
+        for (unsigned i = 0; i < me; ++i) r = i == 0 ? v[0] : op(r, v[i]);
+        return r;
+      },
+      file, line);
+}
+
+}  // namespace cooperative_groups

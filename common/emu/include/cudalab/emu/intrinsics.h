@@ -1,0 +1,305 @@
+// CUDA's device intrinsics beyond plain C++: cache-hinted loads and stores, bit casts, directed
+// rounding, integer bit tricks, clocks and fast math. The CPU has no caches to steer or fast
+// approximations to pick: hints are plain accesses and the fast functions are the exact ones.
+#pragma once
+
+#include <cfenv>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+// ---- loads and stores with cache hints ---------------------------------------------------
+#define CUDALAB_LOAD(name)    \
+  template <class T>          \
+  inline T name(const T* p) { \
+    return *p;                \
+  }
+#define CUDALAB_STORE(name)     \
+  template <class T>            \
+  inline void name(T* p, T v) { \
+    *p = v;                     \
+  }
+CUDALAB_LOAD(__ldg)
+CUDALAB_LOAD(__ldcg)
+CUDALAB_LOAD(__ldca)
+CUDALAB_LOAD(__ldcs)
+CUDALAB_LOAD(__ldlu)
+CUDALAB_LOAD(__ldcv)
+CUDALAB_STORE(__stwb)
+CUDALAB_STORE(__stcg)
+CUDALAB_STORE(__stcs)
+CUDALAB_STORE(__stwt)
+#undef CUDALAB_LOAD
+#undef CUDALAB_STORE
+
+// ---- bit casts -----------------------------------------------------------------------------
+namespace cudalab::emu {
+template <class To, class From>
+inline To bit_cast(From from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
+}  // namespace cudalab::emu
+inline int __float_as_int(float x) { return cudalab::emu::bit_cast<int>(x); }
+inline unsigned __float_as_uint(float x) { return cudalab::emu::bit_cast<unsigned>(x); }
+inline float __int_as_float(int x) { return cudalab::emu::bit_cast<float>(x); }
+inline float __uint_as_float(unsigned x) { return cudalab::emu::bit_cast<float>(x); }
+inline long long __double_as_longlong(double x) { return cudalab::emu::bit_cast<long long>(x); }
+inline double __longlong_as_double(long long x) { return cudalab::emu::bit_cast<double>(x); }
+inline int __double2hiint(double x) { return static_cast<int>(__double_as_longlong(x) >> 32); }
+inline int __double2loint(double x) { return static_cast<int>(__double_as_longlong(x)); }
+inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double(static_cast<long long>(static_cast<unsigned long long>(hi) << 32 |
+                                                     static_cast<unsigned>(lo)));
+}
+
+// ---- directed rounding: _rn to nearest, _rz toward zero, _ru up, _rd down ------------------
+namespace cudalab::emu {
+template <class F>
+inline auto rounded(int mode, F f) {
+  const int old = std::fegetround();
+  std::fesetround(mode);
+  auto r = f();
+  std::fesetround(old);
+  return r;
+}
+}  // namespace cudalab::emu
+#define CUDALAB_ROUNDED(suffix, mode)                                                              \
+  inline float __fadd_##suffix(float a, float b) {                                                 \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile float x = a, y = b;                                                                 \
+      return x + y;                                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __fsub_##suffix(float a, float b) {                                                 \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile float x = a, y = b;                                                                 \
+      return x - y;                                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __fmul_##suffix(float a, float b) {                                                 \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile float x = a, y = b;                                                                 \
+      return x * y;                                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __fdiv_##suffix(float a, float b) {                                                 \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile float x = a, y = b;                                                                 \
+      return x / y;                                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __fmaf_##suffix(float a, float b, float c) {                                        \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile float x = a;                                                                        \
+      return std::fma(x, b, c);                                                                    \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __frcp_##suffix(float a) {                                                          \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile float x = a;                                                                        \
+      return 1.0f / x;                                                                             \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __fsqrt_##suffix(float a) {                                                         \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile float x = a;                                                                        \
+      return std::sqrt(x);                                                                         \
+    });                                                                                            \
+  }                                                                                                \
+  inline double __dadd_##suffix(double a, double b) {                                              \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile double x = a, y = b;                                                                \
+      return x + y;                                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline double __dsub_##suffix(double a, double b) {                                              \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile double x = a, y = b;                                                                \
+      return x - y;                                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline double __dmul_##suffix(double a, double b) {                                              \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile double x = a, y = b;                                                                \
+      return x * y;                                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline double __ddiv_##suffix(double a, double b) {                                              \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile double x = a, y = b;                                                                \
+      return x / y;                                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline double __fma_##suffix(double a, double b, double c) {                                     \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile double x = a;                                                                       \
+      return std::fma(x, b, c);                                                                    \
+    });                                                                                            \
+  }                                                                                                \
+  inline double __dsqrt_##suffix(double a) {                                                       \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile double x = a;                                                                       \
+      return std::sqrt(x);                                                                         \
+    });                                                                                            \
+  }                                                                                                \
+  inline int __float2int_##suffix(float a) {                                                       \
+    return static_cast<int>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); }));       \
+  }                                                                                                \
+  inline unsigned __float2uint_##suffix(float a) {                                                 \
+    return static_cast<unsigned>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); }));  \
+  }                                                                                                \
+  inline long long __float2ll_##suffix(float a) {                                                  \
+    return static_cast<long long>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); })); \
+  }                                                                                                \
+  inline int __double2int_##suffix(double a) {                                                     \
+    return static_cast<int>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); }));       \
+  }                                                                                                \
+  inline unsigned __double2uint_##suffix(double a) {                                               \
+    return static_cast<unsigned>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); }));  \
+  }                                                                                                \
+  inline long long __double2ll_##suffix(double a) {                                                \
+    return static_cast<long long>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); })); \
+  }                                                                                                \
+  inline float __double2float_##suffix(double a) {                                                 \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile double x = a;                                                                       \
+      return static_cast<float>(x);                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __int2float_##suffix(int a) {                                                       \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile int x = a;                                                                          \
+      return static_cast<float>(x);                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __uint2float_##suffix(unsigned a) {                                                 \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile unsigned x = a;                                                                     \
+      return static_cast<float>(x);                                                                \
+    });                                                                                            \
+  }                                                                                                \
+  inline float __ll2float_##suffix(long long a) {                                                  \
+    return cudalab::emu::rounded(mode, [&] {                                                       \
+      volatile long long x = a;                                                                    \
+      return static_cast<float>(x);                                                                \
+    });                                                                                            \
+  }
+// clang-format off
+CUDALAB_ROUNDED(rn, FE_TONEAREST)
+CUDALAB_ROUNDED(rz, FE_TOWARDZERO)
+CUDALAB_ROUNDED(ru, FE_UPWARD)
+CUDALAB_ROUNDED(rd, FE_DOWNWARD)
+// clang-format on
+#undef CUDALAB_ROUNDED
+inline double __int2double_rn(int a) { return a; }
+inline double __uint2double_rn(unsigned a) { return a; }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+
+// ---- integer bit tricks --------------------------------------------------------------------
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned int>(x)); }
+inline int __clzll(long long x) {
+  return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
+}
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  x = (x >> 1 & 0x55555555u) | (x & 0x55555555u) << 1;
+  x = (x >> 2 & 0x33333333u) | (x & 0x33333333u) << 2;
+  x = (x >> 4 & 0x0F0F0F0Fu) | (x & 0x0F0F0F0Fu) << 4;
+  return __builtin_bswap32(x);
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return static_cast<unsigned long long>(__brev(static_cast<unsigned>(x))) << 32 |
+         __brev(static_cast<unsigned>(x >> 32));
+}
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long bytes = static_cast<unsigned long long>(y) << 32 | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i)
+    r |= static_cast<unsigned>(bytes >> (8 * ((s >> (4 * i)) & 7)) & 0xFF) << (8 * i);
+  return r;
+}
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned long long v = static_cast<unsigned long long>(hi) << 32 | lo;
+  return static_cast<unsigned>((v << (shift & 31)) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned long long v = static_cast<unsigned long long>(hi) << 32 | lo;
+  return static_cast<unsigned>(v >> (shift & 31));
+}
+inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+inline long long __mul64hi(long long a, long long b) {
+  return static_cast<long long>((static_cast<__int128>(a) * b) >> 64);
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline int __mul24(int a, int b) { return a * b; }
+inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+inline int __hadd(int a, int b) { return static_cast<int>((static_cast<long long>(a) + b) >> 1); }
+inline int __rhadd(int a, int b) {
+  return static_cast<int>((static_cast<long long>(a) + b + 1) >> 1);
+}
+inline unsigned __uhadd(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) + b) >> 1);
+}
+inline unsigned __urhadd(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) + b + 1) >> 1);
+}
+inline unsigned __sad(int a, int b, unsigned c) {
+  return c + static_cast<unsigned>(a > b ? a - b : b - a);
+}
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
+
+// ---- clocks: nanoseconds of the CPU's steady clock (the emulated device runs at 1 GHz) -------
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+inline unsigned long long __globaltimer() { return static_cast<unsigned long long>(clock64()); }
+inline void __nanosleep(unsigned ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }
+
+// ---- fast math: the exact functions here; the GPU's are approximations ---------------------
+inline float __fdividef(float a, float b) { return a / b; }
+inline float fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return std::exp(x); }
+inline float __exp10f(float x) { return std::pow(10.0f, x); }
+inline float exp10f(float x) { return std::pow(10.0f, x); }
+inline double exp10(double x) { return std::pow(10.0, x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __log2f(float x) { return std::log2(x); }
+inline float __log10f(float x) { return std::log10(x); }
+inline float __sinf(float x) { return std::sin(x); }
+inline float __cosf(float x) { return std::cos(x); }
+inline float __tanf(float x) { return std::tan(x); }
+inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x), *c = std::cos(x); }
+inline void sincosf(float x, float* s, float* c) { *s = std::sin(x), *c = std::cos(x); }
+inline void sincos(double x, double* s, double* c) { *s = std::sin(x), *c = std::cos(x); }
+inline float sinpif(float x) { return static_cast<float>(std::sin(M_PI * x)); }
+inline float cospif(float x) { return static_cast<float>(std::cos(M_PI * x)); }
+inline double sinpi(double x) { return std::sin(M_PI * x); }
+inline double cospi(double x) { return std::cos(M_PI * x); }
+inline void sincospif(float x, float* s, float* c) { *s = sinpif(x), *c = cospif(x); }
+inline float __powf(float a, float b) { return std::pow(a, b); }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float rcbrtf(float x) { return 1.0f / std::cbrt(x); }
+inline double rcbrt(double x) { return 1.0 / std::cbrt(x); }
+inline float rhypotf(float a, float b) { return 1.0f / std::hypot(a, b); }
+inline float norm3df(float a, float b, float c) { return std::sqrt(a * a + b * b + c * c); }
+inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
+inline float normcdff(float x) { return 0.5f * std::erfc(-x / std::sqrt(2.0f)); }
+inline double normcdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
+inline float __frcp_rn_fast(float x) { return 1.0f / x; }

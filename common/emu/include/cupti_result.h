@@ -1,0 +1,5 @@
+// A CUDA toolkit header the emu backend does not provide: including it is an error, not
+// NVIDIA's header (whose types would clash with the emu's).
+#pragma once
+#error \
+    "cudalab emu: <cupti_result.h> (CUPTI and the profiler interfaces) is not supported on the CPU backend (docs/compatibility.md)"

@@ -1,0 +1,5 @@
+// A CUDA toolkit header the emu backend does not provide: including it is an error, not
+// NVIDIA's header (whose types would clash with the emu's).
+#pragma once
+#error \
+    "cudalab emu: <generated_cuda_runtime_api_meta.h> (the driver API typedefs and internal toolkit headers) is not supported on the CPU backend (docs/compatibility.md)"

@@ -1,0 +1,3 @@
+// The emu backend stands in for the CUDA toolkit header of this name.
+#pragma once
+#include "cudalab/emu/prelude.h"

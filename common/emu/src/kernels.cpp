@@ -1,0 +1,75 @@
+// What the runtime knows of a kernel as a function: its name, the dynamic shared memory it opted
+// in to (cudaFuncSetAttribute), and how many of its blocks a multiprocessor holds.
+#include <map>
+#include <mutex>
+
+#include "cudalab/emu/launch.h"
+#include "state.h"
+
+namespace cudalab::emu {
+namespace {
+std::mutex mutex;
+std::map<const void*, int> opted_in;  // kernel address -> bytes of dynamic shared memory
+std::map<const void*, std::string> names;
+
+// "reduce<float, 256>(float const*, ...)" or "ns::reduce<float>" -> "reduce".
+std::string base_name(const std::string& name) {
+  std::string s = name.substr(0, name.find_first_of("<("));
+  if (auto colon = s.rfind("::"); colon != std::string::npos) s = s.substr(colon + 2);
+  return s;
+}
+}  // namespace
+
+const char* function_name(const void* address) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, added] = names.try_emplace(address);
+  if (added) {
+    it->second = symbol_name(address);
+    if (it->second.empty()) it->second = "(a kernel launched by value)";
+  }
+  return it->second.c_str();
+}
+
+void set_max_dynamic_shared(const void* kernel, int bytes) {
+  std::lock_guard<std::mutex> lock(mutex);
+  opted_in[kernel] = bytes;
+}
+
+int max_dynamic_shared(const void* kernel) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = opted_in.find(kernel);
+  return it == opted_in.end() ? 48 * 1024 : it->second;
+}
+
+size_t allowed_dynamic_shared(const char* kernel) {
+  std::vector<const void*> kernels;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [address, bytes] : opted_in) kernels.push_back(address);
+  }
+  size_t allowed = 48 * 1024;
+  const std::string wanted = base_name(kernel);
+  for (const void* address : kernels)
+    if (base_name(function_name(address)) == wanted)
+      allowed = std::max<size_t>(allowed, static_cast<size_t>(max_dynamic_shared(address)));
+  return allowed;
+}
+
+// Threads (2048), blocks (32) and shared memory (228 KiB, 1 KiB reserved per block) per
+// multiprocessor of compute capability 9.0; registers are not known here.
+int active_blocks_per_sm(int block_size, size_t dynamic_shared) {
+  const int warps = (block_size + 31) / 32;
+  int blocks = std::min(32, 64 / warps);
+  if (dynamic_shared > 0)
+    blocks = std::min<int>(blocks, static_cast<int>(228 * 1024 / (dynamic_shared + 1024)));
+  return std::max(0, blocks);
+}
+
+cudaError_t refuse_untyped(const char* call) {
+  diagnose(std::string(call) +
+           ": the emu backend needs the kernel itself, not a void* to it, to know its parameters. "
+           "Pass the kernel's name (cudalab run removes a (void*) cast written in the call).");
+  return record(cudaErrorInvalidDeviceFunction);
+}
+
+}  // namespace cudalab::emu

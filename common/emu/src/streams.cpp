@@ -1,0 +1,251 @@
+// Streams, events and graphs of the emu runtime.
+//
+// Kernels and copies run when they are issued, so every stream's work is done when the call
+// returns: a stream is a handle with flags, an event a time stamp, a callback runs at once. Stream
+// capture is the one place where work waits: while a stream is captured, what it is given is
+// recorded into a graph (a list of closures that own copies of their arguments), and launching
+// the graph's instance replays the list. A stream that waits for an event recorded in a captured
+// stream joins that capture, as CUDA's fork-and-join capture does.
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "cudalab/emu/launch.h"
+#include "cudalab/emu/runtime.h"
+#include "state.h"
+
+using namespace cudalab::emu;
+
+namespace {
+struct Work {
+  void (*run)(void*);
+  void* context;
+  void (*release)(void*);
+  Work(void (*r)(void*), void* c, void (*d)(void*)) : run(r), context(c), release(d) {}
+  Work(const Work&) = delete;
+  ~Work() { release(context); }
+};
+using WorkList = std::vector<std::unique_ptr<Work>>;
+}  // namespace
+
+struct CUgraph_st {
+  std::shared_ptr<WorkList> work = std::make_shared<WorkList>();
+};
+struct CUgraphExec_st {
+  std::shared_ptr<WorkList> work;
+};
+struct CUstream_st {
+  unsigned flags = cudaStreamDefault;
+  int priority = 0;
+  CUgraph_st* capture = nullptr;  // the graph this stream records into, while captured
+  bool capture_origin = false;    // cudaStreamBeginCapture was called on this stream
+};
+struct CUevent_st {
+  std::chrono::steady_clock::time_point time;
+  unsigned flags = cudaEventDefault;
+  bool recorded = false;
+  CUgraph_st* capture = nullptr;  // recorded in a captured stream
+};
+
+namespace {
+CUstream_st legacy_stream;  // stream 0, cudaStreamLegacy and cudaStreamPerThread
+
+CUstream_st* resolve(cudaStream_t s) {
+  if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return &legacy_stream;
+  return s;
+}
+}  // namespace
+
+namespace cudalab::emu {
+bool capturing(cudaStream_t stream) { return resolve(stream)->capture != nullptr; }
+
+void enqueue(cudaStream_t stream, void (*work)(void*), void* context, void (*release)(void*)) {
+  if (CUgraph_st* graph = resolve(stream)->capture) {
+    graph->work->push_back(std::make_unique<Work>(work, context, release));
+    return;
+  }
+  work(context);
+  release(context);
+}
+}  // namespace cudalab::emu
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) {
+  return cudaStreamCreateWithPriority(stream, cudaStreamDefault, 0);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
+  return cudaStreamCreateWithPriority(stream, flags, 0);
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority) {
+  if (stream == nullptr || flags > cudaStreamNonBlocking) return record(cudaErrorInvalidValue);
+  *stream = new CUstream_st{flags, std::clamp(priority, -5, 0)};
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if (stream == nullptr || resolve(stream) == &legacy_stream)
+    return record(cudaErrorInvalidResourceHandle);
+  delete stream;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  if (capturing(stream)) return record(cudaErrorStreamCaptureUnsupported);
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  if (capturing(stream)) return record(cudaErrorStreamCaptureUnsupported);
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flags) {
+  if (flags == nullptr) return record(cudaErrorInvalidValue);
+  *flags = resolve(stream)->flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
+  if (priority == nullptr) return record(cudaErrorInvalidValue);
+  *priority = resolve(stream)->priority;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned) {
+  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
+  CUstream_st* s = resolve(stream);
+  if (event->capture != nullptr && s->capture == nullptr) s->capture = event->capture;  // joins
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void* userData, unsigned flags) {
+  if (callback == nullptr || flags != 0) return record(cudaErrorInvalidValue);
+  enqueue(stream, [=] { callback(stream, sticky_error(), userData); });
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  if (fn == nullptr) return record(cudaErrorInvalidValue);
+  enqueue(stream, [=] { fn(userData); });
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  return cudaEventCreateWithFlags(event, cudaEventDefault);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags) {
+  if (event == nullptr || flags > 0xF) return record(cudaErrorInvalidValue);
+  *event = new CUevent_st;
+  (*event)->flags = flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
+  delete event;
+  return cudaSuccess;
+}
+
+// Kernels have finished when their launch returns, so an event is the CPU's wall clock.
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
+  event->capture = resolve(stream)->capture;
+  if (event->capture != nullptr) return record(cudaSuccess);
+  event->time = std::chrono::steady_clock::now();
+  event->recorded = true;
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (ms == nullptr) return record(cudaErrorInvalidValue);
+  if (start == nullptr || end == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if ((start->flags | end->flags) & cudaEventDisableTiming)
+    return record(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(end->time - start->time).count();
+  return cudaSuccess;
+}
+
+// ---- capture and graphs --------------------------------------------------------------------
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
+  CUstream_st* s = resolve(stream);
+  if (s == &legacy_stream) return record(cudaErrorStreamCaptureUnsupported);
+  if (s->capture != nullptr) return record(cudaErrorIllegalState);
+  s->capture = new CUgraph_st;
+  s->capture_origin = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  CUstream_st* s = resolve(stream);
+  if (graph == nullptr) return record(cudaErrorInvalidValue);
+  if (s->capture == nullptr || !s->capture_origin) return record(cudaErrorIllegalState);
+  *graph = s->capture;
+  s->capture = nullptr;
+  s->capture_origin = false;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
+  if (status == nullptr) return record(cudaErrorInvalidValue);
+  *status = capturing(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned flags) {
+  if (graph == nullptr || flags != 0) return record(cudaErrorInvalidValue);
+  *graph = new CUgraph_st;
+  return cudaSuccess;
+}
+
+// A captured graph is a chain: its nodes are its recorded operations, in order.
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count) {
+  if (graph == nullptr || count == nullptr) return record(cudaErrorInvalidValue);
+  const size_t n = graph->work->size();
+  if (nodes != nullptr)
+    for (size_t i = 0; i < std::min(n, *count); ++i)
+      nodes[i] = reinterpret_cast<cudaGraphNode_t>(graph->work->at(i).get());
+  else
+    *count = n;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
+  if (exec == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
+  *exec = new CUgraphExec_st{graph->work};
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  if (exec == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (capturing(stream)) return record(cudaErrorStreamCaptureUnsupported);
+  for (const auto& w : *exec->work) w->run(w->context);
+  return record(cudaSuccess);
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  if (exec == nullptr) return record(cudaErrorInvalidResourceHandle);
+  delete exec;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  if (graph == nullptr) return record(cudaErrorInvalidResourceHandle);
+  delete graph;
+  return cudaSuccess;
+}

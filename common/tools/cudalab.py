@@ -1,0 +1,395 @@
+#!/usr/bin/env python3
+"""cudalab: build and run any CUDA program, on the CPU (the emu backend) or on a GPU.
+
+    cudalab run prog.cu [more.cu ...] [nvcc flags] [-- program arguments]
+    cudalab cc -o prog prog.cu [more.cu ...] [nvcc flags]
+
+`run` builds with every check on (as `make check` does), runs the program and passes its output
+through; the exit status is the program's, or 1 when a check stopped a kernel and the program
+did not notice. `cc` only builds. On the CPU backend each .cu file (and the local headers it
+includes) is translated by common/emu/translate.py and compiled with the instrumentation that the
+checks use; assert() stays on; the folder of each source is on the include path.
+
+Options of cudalab itself:
+    --unchecked        build without the checks (much faster, nothing is explained)
+    --backend cuda     build with nvcc and run on the GPU (default: emu)
+    --timeout S        stop a launch that runs longer than S seconds (default: no limit)
+    --verbose          print the commands
+
+nvcc's usual flags are understood (-I -D -U -o -O* -g -L -l -Xcompiler -c -x cu) or accepted and
+ignored with a note (-G -lineinfo -arch -gencode -code -rdc -std, --use_fast_math, -lcublas ...).
+Ctrl-C during a long launch stops the kernel and says where each running thread was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build" / "cudalab"
+CUDA_SUFFIXES = (".cu", ".cuh")
+HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
+# nvcc flags that change nothing on the CPU: (flag, takes a value).
+IGNORED = {
+    "-G": False,
+    "--device-debug": False,
+    "-lineinfo": False,
+    "--generate-line-info": False,
+    "-arch": True,
+    "--gpu-architecture": True,
+    "-gencode": True,
+    "--generate-code": True,
+    "-code": True,
+    "--gpu-code": True,
+    "-rdc": True,
+    "--relocatable-device-code": True,
+    "-dc": False,
+    "-dlink": False,
+    "--use_fast_math": False,
+    "-use_fast_math": False,
+    "-ccbin": True,
+    "--compiler-bindir": True,
+    "-m64": False,
+    "--expt-relaxed-constexpr": False,
+    "--expt-extended-lambda": False,
+    "--extended-lambda": False,
+    "-Wno-deprecated-gpu-targets": False,
+    "-maxrregcount": True,
+    "--ptxas-options": True,
+    "-Xptxas": True,
+    "-res-usage": False,
+    "--resource-usage": False,
+    "-t": True,
+    "--threads": True,
+    "-cudart": True,
+    "--cudart": True,
+    "-std": True,
+    "--std": True,
+    "-Xlinker": True,
+}
+GPU_LIBRARIES = {
+    "cublas",
+    "cublasLt",
+    "curand",
+    "cufft",
+    "cusparse",
+    "cusolver",
+    "cudart",
+    "cuda",
+    "nvrtc",
+    "cudadevrt",
+    "cudart_static",
+    "nvToolsExt",
+    "nvJitLink",
+}
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class Build:
+    sources: list[Path] = field(default_factory=list)
+    output: Path | None = None
+    includes: list[str] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    compiler_flags: list[str] = field(default_factory=list)
+    link_flags: list[str] = field(default_factory=list)
+    optimize: str = "-O2"
+    compile_only: bool = False
+    all_cuda: bool = False  # -x cu: every source is CUDA
+    notes: list[str] = field(default_factory=list)
+    nvcc_flags: list[str] = field(default_factory=list)  # as given, for --backend cuda
+
+
+def value_of(flag: str, args: list[str], i: int) -> tuple[str, int]:
+    """The value of a flag written `-Xv`, `-X=v`, `--x=v` or `-X v`; the index after it."""
+    arg = args[i]
+    if "=" in arg and arg.startswith("-"):
+        return arg.split("=", 1)[1], i + 1
+    if len(arg) > len(flag):
+        return arg[len(flag) :], i + 1
+    if i + 1 >= len(args):
+        raise UsageError(f"{flag} needs a value")
+    return args[i + 1], i + 2
+
+
+def parse(args: list[str]) -> Build:
+    b = Build()
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name = arg.split("=", 1)[0]
+        b.nvcc_flags.append(arg)
+        if not arg.startswith("-"):
+            b.sources.append(Path(arg))
+            i += 1
+            continue
+        if name in IGNORED:
+            takes = IGNORED[name] and "=" not in arg
+            if name in ("-std", "--std"):
+                b.notes.append(f"{arg}: the emu backend compiles as C++20")
+            else:
+                b.notes.append(
+                    f"{arg}{' ' + args[i + 1] if takes and i + 1 < len(args) else ''}: "
+                    "ignored (it concerns GPU code)"
+                )
+            if takes:
+                b.nvcc_flags.append(args[i + 1])
+            i += 2 if takes else 1
+            continue
+        if arg.startswith(("-arch", "-gencode", "-code", "-std", "-rdc", "-maxrregcount", "-t")) and (
+            arg[:5] in ("-arch", "-genc", "-code", "-std=", "-rdc=")
+        ):
+            b.notes.append(f"{arg}: ignored (it concerns GPU code)")
+            i += 1
+            continue
+        if arg.startswith("-I"):
+            v, i = value_of("-I", args, i)
+            b.includes.append(v)
+        elif arg.startswith("-D"):
+            v, i = value_of("-D", args, i)
+            b.defines.append("-D" + v)
+        elif arg.startswith("-U"):
+            v, i = value_of("-U", args, i)
+            b.defines.append("-U" + v)
+        elif arg == "-o" or arg == "--output-file":
+            v, i = value_of(arg, args, i)
+            b.output = Path(v)
+        elif arg.startswith("-O"):
+            b.optimize = arg
+            i += 1
+        elif arg == "-g" or arg == "--debug":
+            i += 1  # always on: the diagnostics need the lines
+        elif arg == "-c" or arg == "--compile":
+            b.compile_only = True
+            i += 1
+        elif arg == "-x":
+            v, i = value_of("-x", args, i)
+            b.all_cuda = v == "cu"
+        elif arg.startswith("-L"):
+            v, i = value_of("-L", args, i)
+            b.link_flags.append("-L" + v)
+        elif arg.startswith("-l"):
+            v, i = value_of("-l", args, i)
+            if v in GPU_LIBRARIES:
+                b.notes.append(f"-l{v}: ignored (the emu backend is the CUDA runtime)")
+            else:
+                b.link_flags.append("-l" + v)
+        elif name in ("-Xcompiler", "--compiler-options"):
+            v, i = value_of(name, args, i)
+            b.compiler_flags += [f for f in v.split(",") if f]
+        elif arg in ("-w", "-pg", "-fopenmp") or arg.startswith(("-W", "-f", "-m")):
+            b.compiler_flags.append(arg)
+            i += 1
+        else:
+            raise UsageError(f"unknown option {arg} (see cudalab --help)")
+    if not b.sources:
+        raise UsageError("no source files given")
+    for s in b.sources:
+        if not s.is_file():
+            raise UsageError(f"{s}: no such file")
+    return b
+
+
+def toolchain(verbose: bool) -> dict:
+    """Builds (or brings up to date) the emu runtime; returns what compiling against it needs."""
+    if not (BUILD / "CMakeCache.txt").exists():
+        run_quiet(["cmake", "-S", str(ROOT), "-B", str(BUILD), "-DBACKEND=emu"], verbose)
+    run_quiet(
+        [
+            "cmake",
+            "--build",
+            str(BUILD),
+            "--target",
+            "cudalab_emu",
+            "cudalab_common",
+            "-j",
+            str(os.cpu_count() or 2),
+        ],
+        verbose,
+    )
+    return json.loads((BUILD / "cudalab-toolchain.json").read_text())
+
+
+def run_quiet(command: list[str], verbose: bool) -> None:
+    if verbose:
+        print("+", shlex.join(command), file=sys.stderr)
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout + done.stderr)
+        raise SystemExit(f"cudalab: building the emu runtime failed: {shlex.join(command)}")
+
+
+def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
+    tc = toolchain(verbose)
+    work = output.parent / (output.name + ".emu")
+    work.mkdir(parents=True, exist_ok=True)
+    objects: list[str] = []
+    source_dirs = list(dict.fromkeys(str(s.resolve().parent) for s in b.sources))
+    includes = [f"-I{d}" for d in source_dirs + b.includes] + [f"-I{d}" for d in tc["include"]]
+    for s in b.sources:
+        suffix = s.suffix.lower()
+        if suffix == ".o":
+            objects.append(str(s))
+            continue
+        cuda = suffix in CUDA_SUFFIXES or b.all_cuda
+        if not cuda and suffix not in HOST_SUFFIXES:
+            raise UsageError(f"{s}: not a CUDA or C++ source file")
+        source = s.resolve()
+        if cuda:
+            translated = work / (s.name + ".cpp")
+            command = [tc["python"], tc["translate"], str(source), str(translated)]
+            if verbose:
+                print("+", shlex.join(command), file=sys.stderr)
+            if subprocess.run(command).returncode != 0:
+                return 1
+            source = translated
+        obj = work / (s.name + ".o")
+        language = ["-x", "c"] if suffix == ".c" and not cuda else []
+        flags = tc["instrument"].split(";") if cuda and checked else ["-g"]
+        command = [
+            tc["compiler"],
+            *language,
+            "-std=c++20" if not language else "-std=c11",
+            b.optimize,
+            *flags,
+            "-DCUDALAB_EMU=1",
+            *b.defines,
+            *includes,
+            *b.compiler_flags,
+            "-c",
+            str(source),
+            "-o",
+            str(obj),
+        ]
+        if verbose:
+            print("+", shlex.join(command), file=sys.stderr)
+        if subprocess.run(command).returncode != 0:
+            return 1
+        objects.append(str(obj))
+    if b.compile_only:
+        return 0
+    command = [tc["compiler"], *objects, "-o", str(output), *tc["libraries"], *b.link_flags, *tc["link"]]
+    if verbose:
+        print("+", shlex.join(command), file=sys.stderr)
+    return subprocess.run(command).returncode
+
+
+def compile_cuda(b: Build, output: Path, verbose: bool) -> int:
+    flags = [f for f in b.nvcc_flags if f != "-o"]
+    if b.output is not None:
+        flags = [f for f in flags if f != str(b.output)]
+    source_dirs = list(dict.fromkeys(str(s.resolve().parent) for s in b.sources))
+    command = ["nvcc", *[f"-I{d}" for d in source_dirs], "-lineinfo", *flags, "-o", str(output)]
+    if verbose:
+        print("+", shlex.join(command), file=sys.stderr)
+    return subprocess.run(command).returncode
+
+
+def default_output(b: Build) -> Path:
+    """Beside the first source, in .cudalab/: the program finds its data as the samples expect
+    (../data from its own folder)."""
+    first = b.sources[0].resolve()
+    folder = first.parent / ".cudalab"
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError:
+        folder = Path(tempfile.gettempdir()) / "cudalab"
+        folder.mkdir(exist_ok=True)
+    return folder / first.stem
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(__doc__)
+        return 0 if argv else 2
+    command, args = argv[0], argv[1:]
+    if command not in ("run", "cc"):
+        print(f"cudalab: unknown command {command!r} (run or cc; see cudalab --help)", file=sys.stderr)
+        return 2
+    program_args: list[str] = []
+    if "--" in args:
+        cut = args.index("--")
+        args, program_args = args[:cut], args[cut + 1 :]
+    backend, checked, verbose, timeout = "emu", True, False, "0"
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--backend" and i + 1 < len(args):
+            backend = args[i + 1]
+            i += 2
+        elif args[i].startswith("--backend="):
+            backend = args[i].split("=", 1)[1]
+            i += 1
+        elif args[i] == "--unchecked":
+            checked = False
+            i += 1
+        elif args[i] == "--verbose":
+            verbose = True
+            i += 1
+        elif args[i] == "--timeout" and i + 1 < len(args):
+            timeout = args[i + 1]
+            i += 2
+        else:
+            rest.append(args[i])
+            i += 1
+    if backend not in ("emu", "cuda"):
+        print(f"cudalab: --backend must be emu or cuda, not {backend!r}", file=sys.stderr)
+        return 2
+    try:
+        b = parse(rest)
+    except UsageError as e:
+        print(f"cudalab: error: {e}", file=sys.stderr)
+        return 2
+    if command == "run" and b.compile_only:
+        print("cudalab: error: -c builds objects only; use cudalab cc", file=sys.stderr)
+        return 2
+    output = b.output or (default_output(b) if command == "run" else Path("a.out"))
+    if backend == "emu":
+        for note in dict.fromkeys(b.notes):
+            print(f"cudalab: note: {note}", file=sys.stderr)
+        status = compile_emu(b, checked, output, verbose)
+    else:
+        status = compile_cuda(b, output, verbose)
+    if status != 0 or command == "cc":
+        return status
+    return run(output.resolve(), program_args, timeout)
+
+
+def run(program: Path, args: list[str], timeout: str) -> int:
+    with tempfile.TemporaryDirectory() as scratch:
+        status_file = Path(scratch) / "status"
+        env = dict(
+            os.environ,
+            CUDALAB_EMU_TIMEOUT=timeout,
+            CUDALAB_EMU_PROGRESS="1",
+            CUDALAB_RUN_STATUS=str(status_file),
+        )
+        try:
+            code = subprocess.run([str(program), *args], env=env).returncode
+        except KeyboardInterrupt:
+            code = 130
+        stopped = status_file.read_text().strip() if status_file.exists() else ""
+    if code < 0:
+        print(f"cudalab: {program.name} was killed by signal {-code}", file=sys.stderr)
+        return 128 - code
+    if stopped and code == 0:
+        print(
+            f"cudalab: {program.name} exited with status 0, but a check stopped a kernel:\n  {stopped}",
+            file=sys.stderr,
+        )
+        return 1
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
