@@ -13,8 +13,13 @@ std::map<const void*, int> opted_in;  // kernel address -> bytes of dynamic shar
 std::map<const void*, std::string> names;
 
 // "reduce<float, 256>(float const*, ...)" or "ns::reduce<float>" -> "reduce".
-std::string base_name(const std::string& name) {
-  std::string s = name.substr(0, name.find_first_of("<("));
+std::string base_name(std::string s) {
+  for (const std::string anonymous = "(anonymous namespace)::";;) {
+    auto at = s.find(anonymous);
+    if (at == std::string::npos) break;
+    s.erase(at, anonymous.size());
+  }
+  s = s.substr(0, s.find_first_of("<("));
   if (auto colon = s.rfind("::"); colon != std::string::npos) s = s.substr(colon + 2);
   return s;
 }

@@ -59,136 +59,70 @@ inline double __hiloint2double(int hi, int lo) {
 
 // ---- directed rounding: _rn to nearest, _rz toward zero, _ru up, _rd down ------------------
 namespace cudalab::emu {
-template <class F>
-inline auto rounded(int mode, F f) {
-  const int old = std::fegetround();
-  std::fesetround(mode);
-  auto r = f();
-  std::fesetround(old);
-  return r;
-}
+// One operation in a rounding mode (src/rounding.cpp): '+', '-', '*', '/', 'f' (fma), 'r' (1/a),
+// 's' (sqrt), 'n' (to an integral value).
+float rounded(int mode, char op, float a, float b = 0, float c = 0);
+double rounded(int mode, char op, double a, double b = 0, double c = 0);
+float narrowed(int mode, double a);
+float from_integer(int mode, long long a);
+float from_unsigned(int mode, unsigned long long a);
 }  // namespace cudalab::emu
-#define CUDALAB_ROUNDED(suffix, mode)                                                              \
-  inline float __fadd_##suffix(float a, float b) {                                                 \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile float x = a, y = b;                                                                 \
-      return x + y;                                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __fsub_##suffix(float a, float b) {                                                 \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile float x = a, y = b;                                                                 \
-      return x - y;                                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __fmul_##suffix(float a, float b) {                                                 \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile float x = a, y = b;                                                                 \
-      return x * y;                                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __fdiv_##suffix(float a, float b) {                                                 \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile float x = a, y = b;                                                                 \
-      return x / y;                                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __fmaf_##suffix(float a, float b, float c) {                                        \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile float x = a;                                                                        \
-      return std::fma(x, b, c);                                                                    \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __frcp_##suffix(float a) {                                                          \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile float x = a;                                                                        \
-      return 1.0f / x;                                                                             \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __fsqrt_##suffix(float a) {                                                         \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile float x = a;                                                                        \
-      return std::sqrt(x);                                                                         \
-    });                                                                                            \
-  }                                                                                                \
-  inline double __dadd_##suffix(double a, double b) {                                              \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile double x = a, y = b;                                                                \
-      return x + y;                                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline double __dsub_##suffix(double a, double b) {                                              \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile double x = a, y = b;                                                                \
-      return x - y;                                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline double __dmul_##suffix(double a, double b) {                                              \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile double x = a, y = b;                                                                \
-      return x * y;                                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline double __ddiv_##suffix(double a, double b) {                                              \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile double x = a, y = b;                                                                \
-      return x / y;                                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline double __fma_##suffix(double a, double b, double c) {                                     \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile double x = a;                                                                       \
-      return std::fma(x, b, c);                                                                    \
-    });                                                                                            \
-  }                                                                                                \
-  inline double __dsqrt_##suffix(double a) {                                                       \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile double x = a;                                                                       \
-      return std::sqrt(x);                                                                         \
-    });                                                                                            \
-  }                                                                                                \
-  inline int __float2int_##suffix(float a) {                                                       \
-    return static_cast<int>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); }));       \
-  }                                                                                                \
-  inline unsigned __float2uint_##suffix(float a) {                                                 \
-    return static_cast<unsigned>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); }));  \
-  }                                                                                                \
-  inline long long __float2ll_##suffix(float a) {                                                  \
-    return static_cast<long long>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); })); \
-  }                                                                                                \
-  inline int __double2int_##suffix(double a) {                                                     \
-    return static_cast<int>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); }));       \
-  }                                                                                                \
-  inline unsigned __double2uint_##suffix(double a) {                                               \
-    return static_cast<unsigned>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); }));  \
-  }                                                                                                \
-  inline long long __double2ll_##suffix(double a) {                                                \
-    return static_cast<long long>(cudalab::emu::rounded(mode, [&] { return std::nearbyint(a); })); \
-  }                                                                                                \
-  inline float __double2float_##suffix(double a) {                                                 \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile double x = a;                                                                       \
-      return static_cast<float>(x);                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __int2float_##suffix(int a) {                                                       \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile int x = a;                                                                          \
-      return static_cast<float>(x);                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __uint2float_##suffix(unsigned a) {                                                 \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile unsigned x = a;                                                                     \
-      return static_cast<float>(x);                                                                \
-    });                                                                                            \
-  }                                                                                                \
-  inline float __ll2float_##suffix(long long a) {                                                  \
-    return cudalab::emu::rounded(mode, [&] {                                                       \
-      volatile long long x = a;                                                                    \
-      return static_cast<float>(x);                                                                \
-    });                                                                                            \
-  }
+#define CUDALAB_ROUNDED(suffix, mode)                                                           \
+  inline float __fadd_##suffix(float a, float b) {                                              \
+    return cudalab::emu::rounded(mode, '+', a, b);                                              \
+  }                                                                                             \
+  inline float __fsub_##suffix(float a, float b) {                                              \
+    return cudalab::emu::rounded(mode, '-', a, b);                                              \
+  }                                                                                             \
+  inline float __fmul_##suffix(float a, float b) {                                              \
+    return cudalab::emu::rounded(mode, '*', a, b);                                              \
+  }                                                                                             \
+  inline float __fdiv_##suffix(float a, float b) {                                              \
+    return cudalab::emu::rounded(mode, '/', a, b);                                              \
+  }                                                                                             \
+  inline float __fmaf_##suffix(float a, float b, float c) {                                     \
+    return cudalab::emu::rounded(mode, 'f', a, b, c);                                           \
+  }                                                                                             \
+  inline float __frcp_##suffix(float a) { return cudalab::emu::rounded(mode, 'r', a); }         \
+  inline float __fsqrt_##suffix(float a) { return cudalab::emu::rounded(mode, 's', a); }        \
+  inline double __dadd_##suffix(double a, double b) {                                           \
+    return cudalab::emu::rounded(mode, '+', a, b);                                              \
+  }                                                                                             \
+  inline double __dsub_##suffix(double a, double b) {                                           \
+    return cudalab::emu::rounded(mode, '-', a, b);                                              \
+  }                                                                                             \
+  inline double __dmul_##suffix(double a, double b) {                                           \
+    return cudalab::emu::rounded(mode, '*', a, b);                                              \
+  }                                                                                             \
+  inline double __ddiv_##suffix(double a, double b) {                                           \
+    return cudalab::emu::rounded(mode, '/', a, b);                                              \
+  }                                                                                             \
+  inline double __fma_##suffix(double a, double b, double c) {                                  \
+    return cudalab::emu::rounded(mode, 'f', a, b, c);                                           \
+  }                                                                                             \
+  inline double __dsqrt_##suffix(double a) { return cudalab::emu::rounded(mode, 's', a); }      \
+  inline int __float2int_##suffix(float a) {                                                    \
+    return static_cast<int>(cudalab::emu::rounded(mode, 'n', a));                               \
+  }                                                                                             \
+  inline unsigned __float2uint_##suffix(float a) {                                              \
+    return static_cast<unsigned>(cudalab::emu::rounded(mode, 'n', a));                          \
+  }                                                                                             \
+  inline long long __float2ll_##suffix(float a) {                                               \
+    return static_cast<long long>(cudalab::emu::rounded(mode, 'n', a));                         \
+  }                                                                                             \
+  inline int __double2int_##suffix(double a) {                                                  \
+    return static_cast<int>(cudalab::emu::rounded(mode, 'n', a));                               \
+  }                                                                                             \
+  inline unsigned __double2uint_##suffix(double a) {                                            \
+    return static_cast<unsigned>(cudalab::emu::rounded(mode, 'n', a));                          \
+  }                                                                                             \
+  inline long long __double2ll_##suffix(double a) {                                             \
+    return static_cast<long long>(cudalab::emu::rounded(mode, 'n', a));                         \
+  }                                                                                             \
+  inline float __double2float_##suffix(double a) { return cudalab::emu::narrowed(mode, a); }    \
+  inline float __int2float_##suffix(int a) { return cudalab::emu::from_integer(mode, a); }      \
+  inline float __ll2float_##suffix(long long a) { return cudalab::emu::from_integer(mode, a); } \
+  inline float __uint2float_##suffix(unsigned a) { return cudalab::emu::from_unsigned(mode, a); }
 // clang-format off
 CUDALAB_ROUNDED(rn, FE_TONEAREST)
 CUDALAB_ROUNDED(rz, FE_TOWARDZERO)

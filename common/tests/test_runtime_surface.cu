@@ -1,0 +1,497 @@
+// The runtime surface that programs beyond the labs use (CUDA samples, course examples), checked
+// on both backends with the same expectations: cooperative groups, unified and page-locked memory,
+// streams, events and graphs, occupancy and function attributes, device intrinsics, half, assert.
+// On a GPU this test documents CUDA 13; on emu it proves the emulator matches it.
+#include <cooperative_groups.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <math_constants.h>
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "cudalab/cuda_check.h"
+
+namespace cg = cooperative_groups;
+
+// What helper_cuda.h and other programs test before they use the runtime.
+#if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__) || !defined(CUDART_VERSION)
+#error "the runtime's guard macros are missing"
+#endif
+static_assert(CUDART_VERSION >= 12000);
+static_assert(sizeof(float4) == 16 && alignof(float4) == 16);
+static_assert(sizeof(int2) == 8 && alignof(int2) == 8);
+static_assert(sizeof(uchar3) == 3 && sizeof(uchar4) == 4 && alignof(uchar4) == 4);
+static_assert(sizeof(double2) == 16 && alignof(double2) == 16);
+static_assert(sizeof(short2) == 4 && sizeof(ushort4) == 8 && alignof(ushort4) == 8);
+static_assert(sizeof(__half) == 2 && sizeof(__half2) == 4);
+
+namespace {
+
+// ---- device properties and attributes ---------------------------------------------------
+
+TEST(Surface, AttributesAgreeWithProperties) {
+  cudaDeviceProp p;
+  CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  auto attr = [](cudaDeviceAttr a) {
+    int v = -1;
+    EXPECT_EQ(cudaDeviceGetAttribute(&v, a, 0), cudaSuccess) << a;
+    return v;
+  };
+  EXPECT_EQ(attr(cudaDevAttrMaxThreadsPerBlock), p.maxThreadsPerBlock);
+  EXPECT_EQ(attr(cudaDevAttrWarpSize), p.warpSize);
+  EXPECT_EQ(attr(cudaDevAttrMultiProcessorCount), p.multiProcessorCount);
+  EXPECT_EQ(attr(cudaDevAttrComputeCapabilityMajor), p.major);
+  EXPECT_EQ(attr(cudaDevAttrComputeCapabilityMinor), p.minor);
+  EXPECT_EQ(attr(cudaDevAttrMaxSharedMemoryPerBlock), static_cast<int>(p.sharedMemPerBlock));
+  EXPECT_EQ(attr(cudaDevAttrMaxSharedMemoryPerBlockOptin),
+            static_cast<int>(p.sharedMemPerBlockOptin));
+  EXPECT_EQ(attr(cudaDevAttrManagedMemory), 1);
+  EXPECT_EQ(attr(cudaDevAttrCooperativeLaunch), 1);
+  EXPECT_EQ(attr(cudaDevAttrComputeMode), cudaComputeModeDefault);
+  EXPECT_GT(attr(cudaDevAttrClockRate), 0);
+  int driver = 0, runtime = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  EXPECT_GE(driver, runtime);
+  EXPECT_EQ(runtime, CUDART_VERSION);
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorCooperativeLaunchTooLarge),
+               "too many blocks in cooperative launch");
+  EXPECT_STREQ(cudaGetErrorName(cudaErrorStreamCaptureUnsupported),
+               "cudaErrorStreamCaptureUnsupported");
+}
+
+// ---- cooperative groups -----------------------------------------------------------------
+
+// Each tile of 8 reduces its values, scans them, votes and shuffles.
+__global__ void tiles(const int* in, int* sums, int* scans, unsigned* votes, int* rotated) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<8> tile = cg::tiled_partition<8>(block);
+  const int i = block.group_index().x * block.size() + block.thread_rank();
+  const int v = in[i];
+  sums[i] = cg::reduce(tile, v, cg::plus<int>());
+  scans[i] = cg::inclusive_scan(tile, v, cg::plus<int>());
+  votes[i] = tile.ballot(v % 2 == 0) | (tile.any(v == 5) << 8) | (tile.all(v >= 0) << 9);
+  rotated[i] = tile.shfl(v, (tile.thread_rank() + 1) % 8) + tile.shfl_down(v, 1) * 1000;
+  block.sync();
+}
+
+TEST(Surface, StaticTilesReduceScanVoteShuffle) {
+  const int n = 64;
+  std::vector<int> in(n);
+  std::iota(in.begin(), in.end(), 0);
+  int *d_in, *sums, *scans, *rotated;
+  unsigned* votes;
+  CUDA_CHECK(cudaMalloc(&d_in, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&sums, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&scans, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&rotated, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&votes, n * sizeof(unsigned)));
+  CUDA_CHECK(cudaMemcpy(d_in, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  tiles<<<2, 32>>>(d_in, sums, scans, votes, rotated);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i) {
+    const int first = i / 8 * 8;
+    EXPECT_EQ(sums[i], 8 * first + 28) << i;
+    EXPECT_EQ(scans[i], (i - first + 1) * (first + i) / 2) << i;
+    EXPECT_EQ(votes[i] & 0xFF, 0x55u) << i;
+    EXPECT_EQ(votes[i] >> 8 & 1, first == 0 ? 1u : 0u) << i;
+    EXPECT_EQ(votes[i] >> 9 & 1, 1u) << i;
+    const int down = i % 8 == 7 ? i : i + 1;  // the last lane keeps its own value
+    EXPECT_EQ(rotated[i], first + (i - first + 1) % 8 + down * 1000) << i;
+  }
+  cudaFree(d_in), cudaFree(sums), cudaFree(scans), cudaFree(rotated), cudaFree(votes);
+}
+
+// A tile size known at run time, synchronised through shared memory (simpleCooperativeGroups).
+__global__ void dynamic_tiles(int* out, int size) {
+  __shared__ int x[64];
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_group tile = cg::tiled_partition(block, size);
+  const int lane = tile.thread_rank(), base = block.thread_rank() - lane;
+  int value = block.thread_rank();
+  for (int i = tile.size() / 2; i > 0; i /= 2) {
+    x[base + lane] = value;
+    tile.sync();
+    if (lane < i) value += x[base + lane + i];
+    tile.sync();
+  }
+  if (lane == 0) out[block.thread_rank() / tile.size()] = value;
+}
+
+TEST(Surface, DynamicTilesSync) {
+  int* out;
+  CUDA_CHECK(cudaMallocManaged(&out, 16 * sizeof(int)));
+  dynamic_tiles<<<1, 64>>>(out, 4);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int t = 0; t < 16; ++t) EXPECT_EQ(out[t], 4 * 4 * t + 6) << t;
+  cudaFree(out);
+}
+
+// Warp-aggregated atomics (warpAggregatedAtomicsCG): the lanes that take the branch together.
+__global__ void aggregated(int* counter, int* slots, int* group_sizes) {
+  const int i = threadIdx.x;
+  if (i % 3 == 0) {
+    cg::coalesced_group active = cg::coalesced_threads();
+    int first = 0;
+    if (active.thread_rank() == 0) first = atomicAdd(counter, static_cast<int>(active.size()));
+    first = active.shfl(first, 0);
+    slots[i] = first + active.thread_rank();
+    group_sizes[i] = active.size();
+  }
+}
+
+TEST(Surface, CoalescedGroupOfTheLanesInABranch) {
+  int *counter, *slots, *sizes;
+  CUDA_CHECK(cudaMallocManaged(&counter, sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&slots, 64 * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&sizes, 64 * sizeof(int)));
+  *counter = 0;
+  aggregated<<<1, 64>>>(counter, slots, sizes);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(*counter, 22);
+  std::vector<bool> taken(22, false);
+  for (int i = 0; i < 64; i += 3) {
+    EXPECT_EQ(sizes[i], i < 32 ? 11 : 11) << i;  // lanes 0,3,..,30 and 33,36,..,63
+    ASSERT_GE(slots[i], 0);
+    ASSERT_LT(slots[i], 22);
+    EXPECT_FALSE(taken[slots[i]]) << "slot " << slots[i] << " twice";
+    taken[slots[i]] = true;
+  }
+  cudaFree(counter), cudaFree(slots), cudaFree(sizes);
+}
+
+// A grid-wide sum with grid.sync() (reductionMultiBlockCG's pattern).
+__global__ void grid_sum(const int* in, int* partial, int* total, int n) {
+  cg::grid_group grid = cg::this_grid();
+  cg::thread_block block = cg::this_thread_block();
+  int mine = 0;
+  for (unsigned long long i = grid.thread_rank(); i < static_cast<unsigned long long>(n);
+       i += grid.size())
+    mine += in[i];
+  atomicAdd(&partial[block.group_index().x], mine);
+  grid.sync();
+  if (grid.thread_rank() == 0) {
+    int sum = 0;
+    for (unsigned b = 0; b < grid.num_blocks(); ++b) sum += partial[b];
+    *total = sum;
+  }
+}
+
+TEST(Surface, CooperativeLaunchWithGridSync) {
+  int sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_sum, 128, 0));
+  ASSERT_GT(per_sm, 0);
+  const int blocks = std::min(sms * per_sm, 8), n = 10000;
+  int *in, *partial, *total;
+  CUDA_CHECK(cudaMallocManaged(&in, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&partial, blocks * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&total, sizeof(int)));
+  for (int i = 0; i < n; ++i) in[i] = i % 7;
+  CUDA_CHECK(cudaMemset(partial, 0, blocks * sizeof(int)));
+  int count = n;
+  void* args[] = {&in, &partial, &total, &count};
+  CUDA_CHECK(cudaLaunchCooperativeKernel((void*)grid_sum, blocks, 128, args, 0, nullptr));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  long expected = 0;
+  for (int i = 0; i < n; ++i) expected += i % 7;
+  EXPECT_EQ(*total, expected);
+  // More blocks than the device holds at once: refused, as on a GPU.
+  EXPECT_EQ(cudaLaunchCooperativeKernel((void*)grid_sum, sms * per_sm + 1, 128, args, 0, nullptr),
+            cudaErrorCooperativeLaunchTooLarge);
+  cudaGetLastError();
+  cudaFree(in), cudaFree(partial), cudaFree(total);
+}
+
+// ---- unified and page-locked memory ---------------------------------------------------------
+
+__global__ void increment(int* data, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] += 1;
+}
+
+TEST(Surface, ManagedMemoryOnBothSides) {
+  const int n = 1000;
+  int* data;
+  CUDA_CHECK(cudaMallocManaged(&data, n * sizeof(int)));
+  for (int i = 0; i < n; ++i) data[i] = i;
+  cudaMemLocation device{cudaMemLocationTypeDevice, 0};
+  CUDA_CHECK(cudaMemAdvise(data, n * sizeof(int), cudaMemAdviseSetPreferredLocation, device));
+  CUDA_CHECK(cudaMemPrefetchAsync(data, n * sizeof(int), device, 0, nullptr));
+  increment<<<(n + 127) / 128, 128>>>(data, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(data[i], i + 1) << i;
+  cudaPointerAttributes attributes;
+  CUDA_CHECK(cudaPointerGetAttributes(&attributes, data));
+  EXPECT_EQ(attributes.type, cudaMemoryTypeManaged);
+  CUDA_CHECK(cudaFree(data));
+}
+
+TEST(Surface, MappedHostMemory) {
+  const int n = 300;
+  int *host, *device;
+  CUDA_CHECK(cudaHostAlloc(&host, n * sizeof(int), cudaHostAllocMapped));
+  for (int i = 0; i < n; ++i) host[i] = 2 * i;
+  CUDA_CHECK(cudaHostGetDevicePointer(&device, host, 0));
+  increment<<<(n + 127) / 128, 128>>>(device, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 2 * i + 1) << i;
+  CUDA_CHECK(cudaFreeHost(host));
+
+  std::vector<int> registered(n, 5);
+  CUDA_CHECK(cudaHostRegister(registered.data(), n * sizeof(int), cudaHostRegisterMapped));
+  CUDA_CHECK(cudaHostGetDevicePointer(&device, registered.data(), 0));
+  increment<<<(n + 127) / 128, 128>>>(device, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(registered[n - 1], 6);
+  EXPECT_EQ(cudaHostRegister(registered.data(), n * sizeof(int), 0),
+            cudaErrorHostMemoryAlreadyRegistered);
+  cudaGetLastError();
+  CUDA_CHECK(cudaHostUnregister(registered.data()));
+}
+
+TEST(Surface, PitchedCopies) {
+  const size_t width = 37, height = 5;
+  float* d;
+  size_t pitch = 0;
+  CUDA_CHECK(cudaMallocPitch(&d, &pitch, width * sizeof(float), height));
+  EXPECT_GE(pitch, width * sizeof(float));
+  std::vector<float> h(width * height), back(width * height, -1);
+  std::iota(h.begin(), h.end(), 0.0f);
+  CUDA_CHECK(cudaMemset2D(d, pitch, 0, width * sizeof(float), height));
+  CUDA_CHECK(cudaMemcpy2D(d, pitch, h.data(), width * sizeof(float), width * sizeof(float), height,
+                          cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy2D(back.data(), width * sizeof(float), d, pitch, width * sizeof(float),
+                          height, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(back, h);
+  EXPECT_EQ(cudaMemcpy2D(d, width, h.data(), width * sizeof(float), width * sizeof(float), height,
+                         cudaMemcpyHostToDevice),
+            cudaErrorInvalidPitchValue);
+  cudaGetLastError();
+  std::printf("pitch for %zu bytes: %zu\n", width * sizeof(float), pitch);
+  cudaFree(d);
+}
+
+// ---- streams, events, callbacks, graphs -------------------------------------------------
+
+void CUDART_CB count_call(void* counter) { ++*static_cast<int*>(counter); }
+void CUDART_CB count_callback(cudaStream_t, cudaError_t status, void* counter) {
+  if (status == cudaSuccess) ++*static_cast<int*>(counter);
+}
+
+TEST(Surface, StreamsEventsAndCallbacks) {
+  cudaStream_t a, b;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithPriority(&b, cudaStreamDefault, -1));
+  unsigned flags = 99;
+  CUDA_CHECK(cudaStreamGetFlags(a, &flags));
+  EXPECT_EQ(flags, static_cast<unsigned>(cudaStreamNonBlocking));
+  cudaEvent_t done, untimed;
+  CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDefault));
+  CUDA_CHECK(cudaEventCreateWithFlags(&untimed, cudaEventDisableTiming));
+  const int n = 4096;
+  int* data;
+  CUDA_CHECK(cudaMalloc(&data, n * sizeof(int)));
+  CUDA_CHECK(cudaMemsetAsync(data, 0, n * sizeof(int), a));
+  increment<<<n / 256, 256, 0, a>>>(data, n);
+  CUDA_CHECK(cudaEventRecord(done, a));
+  CUDA_CHECK(cudaStreamWaitEvent(b, done, 0));
+  increment<<<n / 256, 256, 0, b>>>(data, n);
+  int calls = 0;
+  CUDA_CHECK(cudaLaunchHostFunc(b, count_call, &calls));
+  CUDA_CHECK(cudaStreamAddCallback(b, count_callback, &calls, 0));
+  CUDA_CHECK(cudaEventRecord(untimed, b));
+  CUDA_CHECK(cudaStreamSynchronize(b));
+  EXPECT_EQ(cudaStreamQuery(b), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(done), cudaSuccess);
+  EXPECT_EQ(calls, 2);
+  float ms = 0;
+  EXPECT_EQ(cudaEventElapsedTime(&ms, done, untimed), cudaErrorInvalidResourceHandle);
+  cudaGetLastError();
+  std::vector<int> h(n);
+  CUDA_CHECK(cudaMemcpy(h.data(), data, n * sizeof(int), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h[0], 2);
+  EXPECT_EQ(h[n - 1], 2);
+  cudaFree(data);
+  cudaEventDestroy(done), cudaEventDestroy(untimed);
+  cudaStreamDestroy(a), cudaStreamDestroy(b);
+}
+
+TEST(Surface, StreamCaptureAndGraphReplay) {
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreate(&s));
+  const int n = 1000;
+  int *data, *host;
+  CUDA_CHECK(cudaMalloc(&data, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocHost(&host, n * sizeof(int)));
+  CUDA_CHECK(cudaMemset(data, 0, n * sizeof(int)));
+  int calls = 0;
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  cudaStreamCaptureStatus status;
+  CUDA_CHECK(cudaStreamIsCapturing(s, &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+  increment<<<(n + 255) / 256, 256, 0, s>>>(data, n);
+  increment<<<(n + 255) / 256, 256, 0, s>>>(data, n);
+  CUDA_CHECK(cudaMemcpyAsync(host, data, n * sizeof(int), cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaLaunchHostFunc(s, count_call, &calls));
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  EXPECT_EQ(calls, 0);  // recorded, not run
+  size_t nodes = 0;
+  CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+  EXPECT_EQ(nodes, 4u);
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 1; replay <= 3; ++replay) {
+    CUDA_CHECK(cudaGraphLaunch(exec, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    EXPECT_EQ(host[n - 1], 2 * replay);
+    EXPECT_EQ(calls, replay);
+  }
+  cudaGraphExecDestroy(exec), cudaGraphDestroy(graph), cudaStreamDestroy(s);
+  cudaFree(data), cudaFreeHost(host);
+}
+
+// ---- occupancy and function attributes --------------------------------------------------
+
+__global__ void big_shared(int* out) {
+  extern __shared__ int buffer[];
+  buffer[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x];
+}
+
+TEST(Surface, OccupancyAndAttributes) {
+  int blocks = 0, min_grid = 0, block_size = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, increment, 256, 0));
+  EXPECT_GE(blocks, 1);
+  EXPECT_LE(blocks, 8);  // 2048 threads per multiprocessor
+  CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block_size, increment, 0, 0));
+  EXPECT_GT(block_size, 0);
+  EXPECT_EQ(block_size % 32, 0);
+  EXPECT_GT(min_grid, 0);
+  cudaFuncAttributes attributes;
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, increment));
+  EXPECT_GE(attributes.maxThreadsPerBlock, 256);
+  CUDA_CHECK(cudaFuncSetCacheConfig(increment, cudaFuncCachePreferL1));
+  CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 20));
+  size_t fifo = 0;
+  CUDA_CHECK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
+  EXPECT_EQ(fifo, 1u << 20);
+}
+
+TEST(Surface, DynamicSharedMemoryBeyond48KiBNeedsOptIn) {
+  int* out;
+  CUDA_CHECK(cudaMallocManaged(&out, 256 * sizeof(int)));
+  const size_t bytes = 64 * 1024;
+  big_shared<<<1, 256, bytes>>>(out);
+  EXPECT_NE(cudaGetLastError(), cudaSuccess);  // refused without the opt-in
+  CUDA_CHECK(cudaFuncSetAttribute(big_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes)));
+  big_shared<<<1, 256, bytes>>>(out);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(out[0], 255);
+  cudaFree(out);
+}
+
+// ---- device code --------------------------------------------------------------------------
+
+struct Intrinsics {
+  float bits_roundtrip, hint_load, half_sum, half2_low;
+  int as_int;
+  float add_down, add_up;
+  long long clock_delta;
+  unsigned brev, popc, byte_perm;
+  int clz;
+  float pi;
+  uint4 vector;
+};
+
+__global__ void intrinsics(const float* in, float* streamed, Intrinsics* r) {
+  r->as_int = __float_as_int(1.0f);
+  r->bits_roundtrip = __int_as_float(__float_as_int(in[0]));
+  r->hint_load = __ldg(&in[1]) + __ldcs(&in[2]) + __ldcg(&in[3]);
+  __stcs(&streamed[0], in[0]);
+  __stcg(&streamed[1], in[1]);
+  const __half a = __float2half(1.5f), b = __float2half(2.25f);
+  r->half_sum = __half2float(__hadd(a, b));
+  r->half2_low = __low2float(__hmul2(__floats2half2_rn(3.0f, 4.0f), __float2half2_rn(0.5f)));
+  r->add_down = __fadd_rd(1.0f, 1e-8f);
+  r->add_up = __fadd_ru(1.0f, 1e-8f);
+  const long long start = clock64();
+  float x = 0;
+  for (int i = 0; i < 1000; ++i) x += __sinf(i);
+  r->clock_delta = clock64() - start + (x > 1e30f);
+  r->brev = __brev(1u);
+  r->popc = __popc(0xF0F0u);
+  r->clz = __clz(1);
+  r->byte_perm = __byte_perm(0x33221100u, 0x77665544u, 0x4321);
+  r->pi = CUDART_PI_F;
+  r->vector = make_uint4(1, 2, 3, 4);
+}
+
+TEST(Surface, DeviceIntrinsics) {
+  float* in;
+  float* streamed;
+  Intrinsics* r;
+  CUDA_CHECK(cudaMallocManaged(&in, 4 * sizeof(float)));
+  CUDA_CHECK(cudaMallocManaged(&streamed, 2 * sizeof(float)));
+  CUDA_CHECK(cudaMallocManaged(&r, sizeof(Intrinsics)));
+  for (int i = 0; i < 4; ++i) in[i] = 1.25f * (i + 1);
+  intrinsics<<<1, 1>>>(in, streamed, r);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(r->as_int, 0x3f800000);
+  EXPECT_EQ(r->bits_roundtrip, in[0]);
+  EXPECT_EQ(r->hint_load, in[1] + in[2] + in[3]);
+  EXPECT_EQ(streamed[0], in[0]);
+  EXPECT_EQ(streamed[1], in[1]);
+  EXPECT_EQ(r->half_sum, 3.75f);
+  EXPECT_EQ(r->half2_low, 1.5f);
+  EXPECT_EQ(r->add_down, 1.0f);
+  EXPECT_EQ(r->add_up, std::nextafter(1.0f, 2.0f));
+  EXPECT_GT(r->clock_delta, 0);
+  EXPECT_EQ(r->brev, 0x80000000u);
+  EXPECT_EQ(r->popc, 8u);
+  EXPECT_EQ(r->clz, 31);
+  EXPECT_EQ(r->byte_perm, 0x44332211u);  // bytes 1, 2, 3 of x, then byte 0 of y
+  EXPECT_FLOAT_EQ(r->pi, 3.14159265f);
+  EXPECT_EQ(r->vector.w, 4u);
+  cudaFree(in), cudaFree(streamed), cudaFree(r);
+}
+
+__global__ void syncthreads_votes(int* out) {
+  const int t = threadIdx.x;
+  out[0] = __syncthreads_count(t % 3 == 0);
+  out[1] = __syncthreads_and(t >= 0);
+  out[2] = __syncthreads_or(t == 77);
+}
+
+TEST(Surface, BarriersThatCount) {
+  int* out;
+  CUDA_CHECK(cudaMallocManaged(&out, 3 * sizeof(int)));
+  syncthreads_votes<<<1, 128>>>(out);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(out[0], 43);
+  EXPECT_NE(out[1], 0);
+  EXPECT_NE(out[2], 0);
+  cudaFree(out);
+}
+
+__global__ void checks_its_input(const int* data, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) assert(data[i] >= 0);
+}
+
+TEST(Surface, DeviceAssertFailsTheLaunch) {
+  int* data;
+  CUDA_CHECK(cudaMallocManaged(&data, 64 * sizeof(int)));
+  for (int i = 0; i < 64; ++i) data[i] = i == 40 ? -1 : i;
+  checks_its_input<<<2, 32>>>(data, 64);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorAssert);
+}
+
+}  // namespace
