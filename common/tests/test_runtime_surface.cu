@@ -3,6 +3,8 @@
 // streams, events and graphs, occupancy and function attributes, device intrinsics, half, assert.
 // On a GPU this test documents CUDA 13; on emu it proves the emulator matches it.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
