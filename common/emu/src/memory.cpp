@@ -156,7 +156,13 @@ std::string check_redzones(const LaunchConfig& config) {
   return {};
 }
 
+std::recursive_mutex& device_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+
 void free_all_allocations() {
+  std::lock_guard<std::recursive_mutex> device(device_mutex());
   std::lock_guard<std::mutex> lock(mutex);
   for (Record& r : records())
     if (!r.freed) release(r);
@@ -207,6 +213,7 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
     return cudaSuccess;
   }
   if (size > device_memory_bytes()) return record(cudaErrorMemoryAllocation);
+  std::lock_guard<std::recursive_mutex> device(device_mutex());
   std::lock_guard<std::mutex> lock(mutex);
   const Arena& a = arena();
   size_t span = round_up(size + kRedZone, page());
@@ -237,6 +244,7 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
                        const std::source_location& where) {
   if (cudaError_t e = sticky_error()) return record(e);
   if (ptr == nullptr) return cudaSuccess;
+  std::lock_guard<std::recursive_mutex> device(device_mutex());
   std::lock_guard<std::mutex> lock(mutex);
   Record* r = containing(ptr, true);
   const bool host_call = kind == MemoryKind::host;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ void diagnose(const std::string& message);
 void skipped_after_error();
 // Forgets the sticky error and the diagnostic (cudaDeviceReset).
 void reset_errors();
+
+// Held by a launch and by every change to device memory: host threads may launch kernels and
+// allocate concurrently (a GPU takes them in some order), and a kernel's checks read the records
+// of device arrays without a lock of their own.
+std::recursive_mutex& device_mutex();
 
 // "file.cu:12", with the file's directory dropped.
 std::string site(const char* file, int line);

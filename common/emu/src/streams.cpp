@@ -8,6 +8,7 @@
 // stream joins that capture, as CUDA's fork-and-join capture does.
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -249,3 +250,27 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   delete graph;
   return cudaSuccess;
 }
+
+// ---- stream attributes: kept and given back; the CPU's caches do as they do -----------------
+namespace {
+cudaStreamAttrValue& attribute_of(cudaStream_t stream, cudaStreamAttrID attr) {
+  static std::map<std::pair<CUstream_st*, int>, cudaStreamAttrValue> values;
+  return values[{resolve(stream), static_cast<int>(attr)}];
+}
+}  // namespace
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                   const cudaStreamAttrValue* value) {
+  if (value == nullptr) return record(cudaErrorInvalidValue);
+  attribute_of(stream, attr) = *value;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                   cudaStreamAttrValue* value) {
+  if (value == nullptr) return record(cudaErrorInvalidValue);
+  *value = attribute_of(stream, attr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }

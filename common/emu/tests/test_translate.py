@@ -98,3 +98,69 @@ class SharedVariables(unittest.TestCase):
     def test_namespace_scope_and_unreadable_declarations_stay(self) -> None:
         self.assertEqual(body("__shared__ int counter;\n"), "__shared__ int counter;\n")
         self.assertIn("__shared__ float f(3)", body("void k() { __shared__ float f(3); }"))
+
+
+class RealCode(unittest.TestCase):
+    """Constructs of programs beyond the labs (CUDA samples, course examples)."""
+
+    def test_spaces_inside_the_chevrons(self) -> None:
+        out = body("k<< <g, b>> >(x);")
+        self.assertIn('Launch("k", __FILE__, __LINE__, g, b)', out)
+        self.assertTrue(out.endswith("{ k(cudalab_args...); }, x);"))
+
+    def test_launch_through_an_expression_evaluates_it_once(self) -> None:
+        out = body("kernels[i]<<<g, b>>>(x);")
+        self.assertIn("[cudalab_kernel = (kernels[i])]", out)
+        out = body("(*pointer)<<<g, b>>>(x);")
+        self.assertIn("[cudalab_kernel = ((*pointer))]", out)
+
+    def test_launch_in_a_macro_keeps_the_continuation(self) -> None:
+        src = "#define RUN(k) k<<<grid, \\\n   block>>>(a)\nnext;\n"
+        out = body(src)
+        self.assertIn("#define RUN(k) ::cudalab::emu::Launch(", out)
+        self.assertEqual(out.count("\n"), src.count("\n"))
+        self.assertIn("\\\n", out)
+
+    def test_assert_fails_the_launch_but_includes_stay(self) -> None:
+        out = body("#include <assert.h>\nvoid f(int x) { assert(x > 0); static_assert(1); }\n")
+        self.assertIn("#include <assert.h>", out)
+        self.assertIn("cudalab_assert(x > 0)", out)
+        self.assertIn("static_assert(1)", out)
+
+    def test_void_cast_of_a_launched_kernel_is_removed(self) -> None:
+        out = body("cudaLaunchCooperativeKernel((void *)reduce, g, b, args);")
+        self.assertEqual(out, "cudaLaunchCooperativeKernel(reduce, g, b, args);")
+        out = body("cudaLaunchKernel(reinterpret_cast<void*>(k<int>), g, b, args);")
+        self.assertEqual(out, "cudaLaunchKernel(k<int>, g, b, args);")
+
+    def test_unreadable_launch_names_the_line(self) -> None:
+        with self.assertRaises(translate.TranslateError) as e:
+            translate.translate("a;\nk<<<g, b>>>;\n", "x.cu")
+        self.assertEqual(e.exception.line, 2)
+
+
+class LocalHeaders(unittest.TestCase):
+    def test_header_with_a_launch_is_translated_and_included_from_there(self) -> None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "src").mkdir()
+            (root / "src" / "kernels.cuh").write_text(
+                '#include "plain.h"\n__global__ void k(float* x) { extern __shared__ float s[]; }\n'
+                "void run(float* x) { k<<<1, 1>>>(x); }\n"
+            )
+            (root / "src" / "plain.h").write_text("int plain();\n")
+            (root / "src" / "main.cu").write_text('#include "kernels.cuh"\n#include <cstdio>\n')
+            target = root / "out" / "main.cu.cpp"
+            translation = translate.Translation(root / "out" / "main.cu.cpp.headers")
+            translation.file(root / "src" / "main.cu", target)
+            main = target.read_text()
+            header = next((root / "out").rglob("kernels.cuh.cpp"))
+            self.assertIn(f'#include "{header}"', main)
+            self.assertIn("#include <cstdio>", main)
+            text = header.read_text()
+            self.assertIn("::cudalab::emu::Launch(", text)
+            self.assertIn("cudalab::emu::builtins.dynamic_shared", text)
+            self.assertIn(f'#include "{(root / "src" / "plain.h").resolve()}"', text)
+            self.assertIn((root / "src" / "plain.h").resolve(), translation.read)

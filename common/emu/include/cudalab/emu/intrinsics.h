@@ -237,3 +237,15 @@ inline float normcdff(float x) { return 0.5f * std::erfc(-x / std::sqrt(2.0f)); 
 inline double normcdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
 inline float __frcp_rn_fast(float x) { return 1.0f / x; }
+
+// ---- integer min and max by type (math_functions.h) -----------------------------------------
+inline unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
+inline unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
+inline long long llmin(long long a, long long b) { return b < a ? b : a; }
+inline long long llmax(long long a, long long b) { return a < b ? b : a; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) {
+  return b < a ? b : a;
+}
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) {
+  return a < b ? b : a;
+}

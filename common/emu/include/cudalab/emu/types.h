@@ -333,6 +333,38 @@ inline cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t 
 }
 inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return {w, h, d}; }
 
+// Stream attributes: the L2 access policy window (accepted; a CPU has its own caches).
+enum cudaAccessProperty {
+  cudaAccessPropertyNormal = 0,
+  cudaAccessPropertyStreaming = 1,
+  cudaAccessPropertyPersisting = 2,
+};
+struct cudaAccessPolicyWindow {
+  void* base_ptr;
+  size_t num_bytes;
+  float hitRatio;
+  enum cudaAccessProperty hitProp;
+  enum cudaAccessProperty missProp;
+};
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0,
+  cudaLaunchAttributeAccessPolicyWindow = 1,
+  cudaLaunchAttributeCooperative = 2,
+  cudaLaunchAttributeSynchronizationPolicy = 3,
+  cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributePriority = 8,
+};
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+typedef enum cudaLaunchAttributeID cudaStreamAttrID;
+union cudaLaunchAttributeValue {
+  char pad[64];
+  struct cudaAccessPolicyWindow accessPolicyWindow;
+  int cooperative;
+  int priority;
+};
+typedef union cudaLaunchAttributeValue cudaStreamAttrValue;
+
 enum cudaStreamCaptureMode {
   cudaStreamCaptureModeGlobal = 0,
   cudaStreamCaptureModeThreadLocal = 1,

@@ -1,0 +1,80 @@
+"""Tests of `cudalab run` and `cudalab cc` (common/tools/cudalab.py) on standalone programs.
+
+CUDALAB_TOOLCHAIN names the runtime of the build that runs these tests (set by CTest)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CUDALAB = ROOT / "cudalab"
+PROGRAMS = ROOT / "common" / "tests" / "programs"
+
+
+def cudalab(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(CUDALAB), *args], capture_output=True, text=True, timeout=600)
+
+
+class Run(unittest.TestCase):
+    def setUp(self) -> None:
+        self.out = Path(tempfile.mkdtemp())
+
+    def test_a_correct_program_runs_with_its_arguments(self) -> None:
+        r = cudalab("run", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"), "--", "777")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("0 of 777 elements wrong", r.stdout)
+
+    def test_nvcc_flags_are_understood_or_noted(self) -> None:
+        r = cudalab(
+            "run", "-arch=sm_90", "-lineinfo", "-O3", "-DN=33", "-Xcompiler", "-Wall",
+            str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"),
+        )  # fmt: skip
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("0 of 33 elements wrong", r.stdout)
+        self.assertIn("-arch=sm_90: ignored", r.stderr)
+
+    def test_a_check_that_stops_a_kernel_fails_the_run_and_names_the_line(self) -> None:
+        r = cudalab(
+            "run", "-DPAST_THE_END", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"),
+            "--", "1000",
+        )  # fmt: skip
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("vector_add_kernel.cuh:13", r.stderr)
+        self.assertIn("past its last element", r.stderr)
+        self.assertIn("a check stopped a kernel", r.stderr)
+
+    def test_assert_stays_on(self) -> None:
+        r = cudalab("run", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"), "--", "0")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("Assertion `n > 0' failed", r.stderr)
+
+    def test_unchecked_build_runs_too(self) -> None:
+        r = cudalab("run", "--unchecked", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "u"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("0 of 1000 elements wrong", r.stdout)
+
+    def test_cc_builds_without_running(self) -> None:
+        program = self.out / "built"
+        r = cudalab("cc", "-o", str(program), str(PROGRAMS / "vector_add.cu"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "")
+        done = subprocess.run([str(program), "5"], capture_output=True, text=True)
+        self.assertIn("0 of 5 elements wrong", done.stdout)
+
+    def test_bad_input_is_a_clear_error(self) -> None:
+        r = cudalab("run", str(self.out / "missing.cu"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("missing.cu: no such file", r.stderr)
+        r = cudalab("run", "--frobnicate", str(PROGRAMS / "vector_add.cu"))
+        self.assertIn("unknown option --frobnicate", r.stderr)
+
+
+if __name__ == "__main__":
+    if "CUDALAB_TOOLCHAIN" not in os.environ:
+        print("note: CUDALAB_TOOLCHAIN is not set: cudalab builds its own runtime", file=sys.stderr)
+    unittest.main()
