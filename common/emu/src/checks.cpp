@@ -199,9 +199,12 @@ std::vector<Region> regions = {{"", "", 0, 0}, {"the dynamic (extern __shared__)
 size_t next_static = SharedSpace::kDynamicSpace;
 }  // namespace
 
+// Which bytes of the word the writer and the readers touched: threads that use different bytes
+// of one word (a histogram of uchar counters) do not race.
 struct SharedSpace::Word {
   uint32_t write_epoch, read_epoch;
   uint16_t writer, reader, other_reader, region;
+  uint8_t write_bytes, read_bytes, other_bytes;
   const void *write_pc, *read_pc, *other_pc;
 };
 
@@ -297,6 +300,10 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
   for (uintptr_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
     Word& s = words_[w];
+    // The bytes of this word that the access touches.
+    const uintptr_t first = std::max<uintptr_t>(offset, 4 * w),
+                    last = std::min<uintptr_t>(offset + size, 4 * w + 4);
+    const uint8_t bytes = static_cast<uint8_t>(((1u << (last - first)) - 1) << (first - 4 * w));
     if (s.region == 0)
       fault(b, pc, cudaErrorIllegalAddress,
             std::string(verb) + " shared memory " + describe_outside(offset, size) +
@@ -322,6 +329,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
                   "__syncthreads()) first");
       s.write_epoch = b.epoch;
       s.writer = kNobody;
+      s.write_bytes = bytes;
       continue;
     }
     if (!store) {
@@ -332,29 +340,38 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
             launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + verb +
             " shared memory that no thread of this block wrote (shared memory starts as "
             "garbage in every block): the value read is undefined";
-      if (s.write_epoch == b.epoch && s.writer != me)
+      if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
         fault(b, pc, cudaErrorLaunchFailure,
               std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "wrote"));
       if (s.read_epoch != b.epoch) {
         s.read_epoch = b.epoch;
         s.reader = me;
         s.read_pc = pc;
+        s.read_bytes = bytes;
         s.other_reader = kNobody;
-      } else if (s.reader != me && s.other_reader == kNobody) {
+      } else if (s.reader == me) {
+        s.read_bytes |= bytes;
+      } else if (s.other_reader == kNobody) {
         s.other_reader = me;
         s.other_pc = pc;
+        s.other_bytes = bytes;
       }
       continue;
     }
-    if (s.write_epoch == b.epoch && s.writer != me)
+    if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
       fault(b, pc, cudaErrorLaunchFailure,
             std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "also wrote"));
-    if (s.read_epoch == b.epoch && s.reader != me)
+    if (s.read_epoch == b.epoch && s.reader != me && (s.read_bytes & bytes))
       fault(b, pc, cudaErrorLaunchFailure,
             std::string(verb) + " shared memory that " + other(s.reader, s.read_pc, "read"));
-    if (s.read_epoch == b.epoch && s.other_reader != kNobody && s.other_reader != me)
+    if (s.read_epoch == b.epoch && s.other_reader != kNobody && s.other_reader != me &&
+        (s.other_bytes & bytes))
       fault(b, pc, cudaErrorLaunchFailure,
             std::string(verb) + " shared memory that " + other(s.other_reader, s.other_pc, "read"));
+    if (s.write_epoch == b.epoch && s.writer == me)
+      s.write_bytes |= bytes;
+    else
+      s.write_bytes = bytes;
     s.write_epoch = b.epoch;
     s.writer = me;
     s.write_pc = pc;
