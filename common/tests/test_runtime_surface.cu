@@ -496,4 +496,140 @@ TEST(Surface, DeviceAssertFailsTheLaunch) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorAssert);
 }
 
+// ---- textures and surfaces -----------------------------------------------------------------
+
+__global__ void sample_2d(cudaTextureObject_t tex, const float2* at, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = tex2D<float>(tex, at[i].x, at[i].y);
+}
+
+// A 4x3 float texture: point and linear filtering, unnormalised (clamp) and normalised (wrap).
+TEST(Surface, Texture2DPointAndLinear) {
+  const int w = 4, h = 3;
+  float texels[h][w];
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) texels[y][x] = 10.0f * y + x;
+  cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
+  cudaArray_t array;
+  CUDA_CHECK(cudaMallocArray(&array, &format, w, h));
+  CUDA_CHECK(cudaMemcpy2DToArray(array, 0, 0, texels, w * sizeof(float), w * sizeof(float), h,
+                                 cudaMemcpyHostToDevice));
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = array;
+  const float2 points[] = {{1.5f, 1.5f},  {1.25f, 0.5f},  {-3.0f, 2.5f},
+                           {3.75f, 9.0f}, {0.125f, 0.5f}, {1.125f, 0.5f}};
+  const int n = 6;
+  float2* at;
+  float* out;
+  CUDA_CHECK(cudaMallocManaged(&at, n * sizeof(float2)));
+  CUDA_CHECK(cudaMallocManaged(&out, n * sizeof(float)));
+  std::copy(points, points + n, at);
+  for (int linear = 0; linear < 2; ++linear) {
+    cudaTextureDesc desc{};
+    desc.addressMode[0] = desc.addressMode[1] = linear ? cudaAddressModeWrap : cudaAddressModeClamp;
+    desc.filterMode = linear ? cudaFilterModeLinear : cudaFilterModePoint;
+    desc.readMode = cudaReadModeElementType;
+    desc.normalizedCoords = linear;
+    cudaTextureObject_t tex;
+    CUDA_CHECK(cudaCreateTextureObject(&tex, &resource, &desc, nullptr));
+    sample_2d<<<1, 32>>>(tex, at, out, n);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (!linear) {  // texel floor(x), floor(y), clamped
+      EXPECT_EQ(out[0], 11.0f);
+      EXPECT_EQ(out[1], 1.0f);
+      EXPECT_EQ(out[2], 20.0f);
+      EXPECT_EQ(out[3], 23.0f);
+    } else {  // normalised: 0.125 of 4 texels is x = 0.5, the centre of texel 0; wrap repeats
+      EXPECT_NEAR(out[4], 10.0f * 1.0f + 0.0f, 1e-5);  // (0.5, 1.5): texel (0, 1)
+      EXPECT_NEAR(out[5], out[4], 1e-5);               // 1.125 wraps to 0.125
+      EXPECT_NEAR(out[0], 11.5f, 1e-5);  // (1.5, 1.5) wraps to (0.5, 0.5): x = 2.0, y = 1.5
+    }
+    CUDA_CHECK(cudaDestroyTextureObject(tex));
+  }
+  cudaFreeArray(array), cudaFree(at), cudaFree(out);
+}
+
+__global__ void fetch_linear(cudaTextureObject_t tex, float4* out, int n) {
+  const int i = threadIdx.x;
+  if (i < n) out[i] = make_float4(tex1Dfetch<float>(tex, i), 0, 0, 0);
+}
+
+__global__ void normalized_bytes(cudaTextureObject_t tex, float4* out) {
+  out[threadIdx.x] = tex2D<float4>(tex, threadIdx.x + 0.5f, 0.5f);
+}
+
+TEST(Surface, TextureOverLinearMemoryAndNormalisedBytes) {
+  const int n = 16;
+  float* data;
+  float4* out;
+  CUDA_CHECK(cudaMalloc(&data, n * sizeof(float)));
+  CUDA_CHECK(cudaMallocManaged(&out, n * sizeof(float4)));
+  std::vector<float> h(n);
+  std::iota(h.begin(), h.end(), 100.0f);
+  CUDA_CHECK(cudaMemcpy(data, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeLinear;
+  resource.res.linear.devPtr = data;
+  resource.res.linear.desc = cudaCreateChannelDesc<float>();
+  resource.res.linear.sizeInBytes = n * sizeof(float);
+  cudaTextureDesc desc{};
+  desc.readMode = cudaReadModeElementType;
+  cudaTextureObject_t tex;
+  CUDA_CHECK(cudaCreateTextureObject(&tex, &resource, &desc, nullptr));
+  fetch_linear<<<1, n>>>(tex, out, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i) EXPECT_EQ(out[i].x, 100.0f + i);
+  cudaDestroyTextureObject(tex);
+
+  // uchar4 texels read as normalised floats: 255 -> 1.0, 51 -> 0.2.
+  uchar4 pixels[2] = {{255, 51, 0, 255}, {0, 255, 51, 0}};
+  cudaChannelFormatDesc format = cudaCreateChannelDesc<uchar4>();
+  cudaArray_t array;
+  CUDA_CHECK(cudaMallocArray(&array, &format, 2, 1));
+  CUDA_CHECK(cudaMemcpy2DToArray(array, 0, 0, pixels, sizeof pixels, sizeof pixels, 1,
+                                 cudaMemcpyHostToDevice));
+  resource = {};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = array;
+  desc.readMode = cudaReadModeNormalizedFloat;
+  CUDA_CHECK(cudaCreateTextureObject(&tex, &resource, &desc, nullptr));
+  normalized_bytes<<<1, 2>>>(tex, out);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(out[0].x, 1.0f);
+  EXPECT_NEAR(out[0].y, 0.2f, 1e-6);
+  EXPECT_EQ(out[1].z, out[0].y);
+  cudaDestroyTextureObject(tex), cudaFreeArray(array), cudaFree(data), cudaFree(out);
+}
+
+__global__ void invert(cudaSurfaceObject_t surf, int w, int h) {
+  const int x = threadIdx.x, y = blockIdx.x;
+  if (x < w && y < h) {
+    const float v = surf2Dread<float>(surf, x * sizeof(float), y);
+    surf2Dwrite(-v, surf, x * sizeof(float), y);
+  }
+}
+
+TEST(Surface, SurfaceReadAndWrite) {
+  const int w = 5, h = 3;
+  std::vector<float> h_in(w * h), back(w * h);
+  std::iota(h_in.begin(), h_in.end(), 1.0f);
+  cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
+  cudaArray_t array;
+  CUDA_CHECK(cudaMallocArray(&array, &format, w, h, cudaArraySurfaceLoadStore));
+  CUDA_CHECK(cudaMemcpy2DToArray(array, 0, 0, h_in.data(), w * sizeof(float), w * sizeof(float), h,
+                                 cudaMemcpyHostToDevice));
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = array;
+  cudaSurfaceObject_t surf;
+  CUDA_CHECK(cudaCreateSurfaceObject(&surf, &resource));
+  invert<<<h, 32>>>(surf, w, h);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy2DFromArray(back.data(), w * sizeof(float), array, 0, 0, w * sizeof(float),
+                                   h, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < w * h; ++i) EXPECT_EQ(back[i], -h_in[i]) << i;
+  cudaDestroySurfaceObject(surf), cudaFreeArray(array);
+}
+
 }  // namespace

@@ -17,6 +17,7 @@
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
+#include "cudalab/emu/textures.h"
 #include "cudalab/emu/types.h"
 
 #define CUDALAB_EMU 1
