@@ -46,7 +46,9 @@ VOID_CAST = re.compile(
     r"(\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)"
 )
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
-EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+([^;{}]*?)\s*\b(\w+)\s*\[\s*\]\s*;")
+EXTERN_SHARED = re.compile(r"\bextern\s+([^;{}]*?\b__shared__\b[^;{}]*?)\s*\b(\w+)\s*\[\s*\]\s*;")
+DEVICE_FUNCTION = re.compile(r"\b(__global__|__device__)\b")
+CLOCK = re.compile(r"(?<![\w.:>])clock\s*\(\s*\)")
 ALIGN = re.compile(r"\b(__align__|alignas)\s*\([^)]*\)")
 
 
@@ -260,7 +262,7 @@ def rewrite_extern_shared(src: str) -> str:
             raise TranslateError(
                 src, m.start(), "declare 'extern __shared__' arrays inside the kernel that uses them"
             )
-        type_ = ALIGN.sub("", m.group(1)).strip()
+        type_ = " ".join(ALIGN.sub("", m.group(1)).replace("__shared__", " ").split())
         name = m.group(2)
         return f"{type_}* const {name} = reinterpret_cast<{type_}*>(::cudalab::emu::builtins.dynamic_shared);"
 
@@ -351,14 +353,60 @@ def rewrite_shared(src: str) -> str:
     return "".join(out)
 
 
+def rewrite_device_clock(src: str) -> str:
+    """clock() in the body of a __global__ or __device__ function -> the device's clock (the C
+    library's clock() counts the process's CPU time in microseconds, not the device's cycles)."""
+    mask = code_mask(src)
+    bodies: list[tuple[int, int]] = []
+    for m in DEVICE_FUNCTION.finditer(src):
+        if not mask[m.start()] or (bodies and m.start() < bodies[-1][1]):
+            continue
+        k, depth = m.end(), 0
+        while k < len(src):  # the body's `{`, unless a `;` ends a declaration first
+            if mask[k]:
+                if src[k] == "(":
+                    depth += 1
+                elif src[k] == ")":
+                    depth -= 1
+                elif depth == 0 and src[k] in ";=":
+                    break
+                elif depth == 0 and src[k] == "{":
+                    end = k
+                    level = 0
+                    while end < len(src):
+                        if mask[end]:
+                            level += {"{": 1, "}": -1}.get(src[end], 0)
+                            if level == 0:
+                                break
+                        end += 1
+                    bodies.append((k, end))
+                    break
+            k += 1
+    out: list[str] = []
+    done = 0
+    for start, end in bodies:
+        out.append(src[done:start])
+        out.append(
+            CLOCK.sub(
+                lambda c, at=start: "::cudalab::emu::device_clock()" if mask[at + c.start()] else c.group(0),
+                src[start:end],
+            )
+        )
+        done = end
+    out.append(src[done:])
+    return "".join(out)
+
+
 def translate(src: str, path: str) -> str:
     body = rewrite_launches(src)
     body = rewrite_shared(rewrite_extern_shared(body))
-    body = rewrite_void_casts(rewrite_asserts(body))
+    body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(body)))
     return f'{PRELUDE}#line 1 "{path}"\n{body}'
 
 
-NEEDS_TRANSLATION = re.compile(r"<\s*<\s*<|__shared__|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel")
+NEEDS_TRANSLATION = re.compile(
+    r"<\s*<\s*<|__shared__|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel|\bclock\s*\("
+)
 
 
 class Translation:

@@ -164,3 +164,18 @@ class LocalHeaders(unittest.TestCase):
             self.assertIn("cudalab::emu::builtins.dynamic_shared", text)
             self.assertIn(f'#include "{(root / "src" / "plain.h").resolve()}"', text)
             self.assertIn((root / "src" / "plain.h").resolve(), translation.read)
+
+
+class DeviceCode(unittest.TestCase):
+    def test_clock_in_device_code_is_the_device_clock(self) -> None:
+        out = body(
+            "__global__ void k(long* t) { t[0] = clock(); }\n"
+            "__device__ int g;\n"
+            "int main() { return clock(); }\n"
+        )
+        self.assertIn("t[0] = ::cudalab::emu::device_clock();", out)
+        self.assertIn("int main() { return clock(); }", out)
+
+    def test_extern_shared_with_the_qualifier_after_the_type(self) -> None:
+        out = body("__global__ void k() { extern double __shared__ sdata[]; }")
+        self.assertIn("double* const sdata = reinterpret_cast<double*>(", out)

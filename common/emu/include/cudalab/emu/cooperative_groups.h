@@ -121,6 +121,16 @@ inline coalesced_group coalesced_threads(const char* file = __builtin_FILE(),
   return coalesced_group(cudalab::emu::coalesce(file, line));
 }
 
+// The lanes of a group split by a predicate: those that agree with the caller
+// (binaryPartitionCG's cg::binary_partition).
+template <class Group>
+inline coalesced_group binary_partition(const Group& g, bool predicate,
+                                        const char* file = __builtin_FILE(),
+                                        int line = __builtin_LINE()) {
+  const unsigned mask = g.get_mask(), yes = __ballot_sync(mask, predicate, file, line);
+  return coalesced_group(predicate ? yes : mask & ~yes);
+}
+
 // A tile of Size lanes (a power of two up to 32) of one warp.
 template <unsigned Size, class Parent = void>
 class thread_block_tile : public thread_group {

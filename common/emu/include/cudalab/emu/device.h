@@ -68,16 +68,21 @@ inline unsigned lane_id() {
   const auto& b = builtins;
   return (b.threadIdx.x + b.blockDim.x * (b.threadIdx.y + b.blockDim.y * b.threadIdx.z)) % 32;
 }
+// A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
+// of larger types do).
 template <class T>
 inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file, int line) {
-  static_assert(sizeof(T) <= 8, "shuffles move at most 8 bytes");
-  uint64_t mine = 0;
-  std::memcpy(&mine, &var, sizeof(T));
-  const uint64_t* lanes = warp_exchange(mask, mine, file, line);
+  static_assert(std::is_trivially_copyable_v<T>, "shuffles move trivially copyable values");
   const int lane = static_cast<int>(lane_id()), segment = lane / width * width;
-  if (src_lane < segment || src_lane >= segment + width) return var;  // outside its segment
-  T out;
-  std::memcpy(&out, &lanes[src_lane], sizeof(T));
+  const bool outside = src_lane < segment || src_lane >= segment + width;  // keeps its own
+  T out = var;
+  for (size_t at = 0; at < sizeof(T); at += 8) {
+    const size_t n = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
+    uint64_t mine = 0;
+    std::memcpy(&mine, reinterpret_cast<const char*>(&var) + at, n);
+    const uint64_t* lanes = warp_exchange(mask, mine, file, line);
+    if (!outside) std::memcpy(reinterpret_cast<char*>(&out) + at, &lanes[src_lane], n);
+  }
   return out;
 }
 }  // namespace cudalab::emu
@@ -227,15 +232,25 @@ inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
 #define atomicSub_block atomicSub
+#define atomicSub_system atomicSub
 #define atomicExch_block atomicExch
 #define atomicExch_system atomicExch
 #define atomicMin_block atomicMin
+#define atomicMin_system atomicMin
 #define atomicMax_block atomicMax
+#define atomicMax_system atomicMax
 #define atomicCAS_block atomicCAS
 #define atomicCAS_system atomicCAS
 #define atomicInc_block atomicInc
+#define atomicInc_system atomicInc
+#define atomicDec_block atomicDec
+#define atomicDec_system atomicDec
 #define atomicOr_block atomicOr
+#define atomicOr_system atomicOr
 #define atomicAnd_block atomicAnd
+#define atomicAnd_system atomicAnd
+#define atomicXor_block atomicXor
+#define atomicXor_system atomicXor
 
 // min and max as CUDA declares them: same-type overloads first, mixed types by promotion.
 #define CUDALAB_MIN_MAX(T)                         \

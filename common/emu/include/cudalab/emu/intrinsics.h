@@ -249,3 +249,8 @@ inline unsigned long long ullmin(unsigned long long a, unsigned long long b) {
 inline unsigned long long ullmax(unsigned long long a, unsigned long long b) {
   return a < b ? b : a;
 }
+
+namespace cudalab::emu {
+// clock() in device code (the translator renames it): the device's clock, like clock64().
+inline long long device_clock() { return clock64(); }
+}  // namespace cudalab::emu
