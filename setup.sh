@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev  # GoogleTest: the lab harnesses
   libboost-context-dev    # Boost.Context: GPU threads as fibers on the CPU backend
   clang clang-format      # instrumented builds of student code; code style
+  libopenblas-dev         # the CPU backend's cuBLAS subset (its arithmetic)
   python3 python3-matplotlib python3-numpy  # make check's summary, the grader's plots
   python3-pytest          # the grader's tests
   bubblewrap              # the grader's sandbox for students' code

@@ -1,5 +1,3 @@
-// A CUDA toolkit header the emu backend does not provide: including it is an error, not
-// NVIDIA's header (whose types would clash with the emu's).
+// The legacy cuBLAS API (cublas.h) is not part of the emu backend: cublas_v2.h is.
 #pragma once
-#error \
-    "cudalab emu: <cublas.h> (the cuBLAS library) is not supported on the CPU backend (docs/compatibility.md)"
+#error "cudalab emu: <cublas.h> (the legacy cuBLAS API) is not supported on the CPU backend; include <cublas_v2.h> (docs/compatibility.md)"

@@ -61,6 +61,8 @@ Record* containing(const void* p, bool freed_too) {
   return (it->freed && !freed_too) ? nullptr : &*it;
 }
 
+}  // namespace
+
 // Checks that [p, p + count) lies inside one device array; explains why not otherwise.
 cudaError_t check_range(const void* p, size_t count, const char* call, const char* role) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -82,6 +84,7 @@ cudaError_t check_range(const void* p, size_t count, const char* call, const cha
   return cudaSuccess;
 }
 
+namespace {
 // Is this end of a copy device memory? The kind says; cudaMemcpyDefault asks the address.
 bool is_device(cudaMemcpyKind kind, bool destination, const void* p) {
   if (kind == cudaMemcpyDefault) return arena().contains(p);

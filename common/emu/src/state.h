@@ -68,6 +68,9 @@ constexpr uint32_t kAtomicBit = 0x80000000u;
 std::vector<Record>& records();
 // The first record whose array starts after address `a` (the one before it may hold `a`).
 std::vector<Record>::iterator first_record_after(uintptr_t a);
+// Checks that [p, p + count) lies inside one live device array (cudaMalloc, cudaMallocManaged,
+// cudaMallocHost); otherwise explains why not, naming `call` and the pointer's `role`.
+cudaError_t check_range(const void* p, size_t count, const char* call, const char* role);
 // Marks bytes as written by the host, or (forget_writers) every written byte.
 void mark_written_by_host(const void* p, size_t count);
 void forget_writers();

@@ -1,0 +1,89 @@
+// A cuBLAS subset (cublas_v2.h) on the emu backend: handles and streams, the level-1 routines a
+// course meets (axpy, dot, nrm2, scal, copy, swap, asum, iamax), gemv, gemm (plain and strided
+// batched) in single and double precision, column-major as cuBLAS is, and the vector and matrix
+// copies. The arithmetic is OpenBLAS's (src/cublas.cpp); the pointers are device memory, checked.
+#pragma once
+
+#include <cstdint>
+
+#include "cudalab/emu/types.h"
+
+#define CUBLAS_API_H_
+#define CUBLAS_V2_H_
+#define CUBLAS_VER_MAJOR 13
+#define CUBLAS_VER_MINOR 0
+#define CUBLAS_VERSION 130000
+
+enum cublasStatus_t {
+  CUBLAS_STATUS_SUCCESS = 0,
+  CUBLAS_STATUS_NOT_INITIALIZED = 1,
+  CUBLAS_STATUS_ALLOC_FAILED = 3,
+  CUBLAS_STATUS_INVALID_VALUE = 7,
+  CUBLAS_STATUS_ARCH_MISMATCH = 8,
+  CUBLAS_STATUS_MAPPING_ERROR = 11,
+  CUBLAS_STATUS_EXECUTION_FAILED = 13,
+  CUBLAS_STATUS_INTERNAL_ERROR = 14,
+  CUBLAS_STATUS_NOT_SUPPORTED = 15,
+  CUBLAS_STATUS_LICENSE_ERROR = 16,
+};
+enum cublasOperation_t { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 };
+enum cublasPointerMode_t { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 };
+enum cublasMath_t {
+  CUBLAS_DEFAULT_MATH = 0,
+  CUBLAS_TENSOR_OP_MATH = 1,
+  CUBLAS_PEDANTIC_MATH = 2,
+  CUBLAS_TF32_TENSOR_OP_MATH = 3,
+};
+struct cublasContext;
+typedef cublasContext* cublasHandle_t;
+
+cublasStatus_t cublasCreate(cublasHandle_t* handle);
+cublasStatus_t cublasDestroy(cublasHandle_t handle);
+cublasStatus_t cublasGetVersion(cublasHandle_t handle, int* version);
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* stream);
+cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);
+cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t* mode);
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
+const char* cublasGetStatusName(cublasStatus_t status);
+const char* cublasGetStatusString(cublasStatus_t status);
+
+cublasStatus_t cublasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy);
+cublasStatus_t cublasGetVector(int n, int elemSize, const void* x, int incx, void* y, int incy);
+cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B,
+                               int ldb);
+cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B,
+                               int ldb);
+cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                                    cudaStream_t stream);
+cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                                    cudaStream_t stream);
+
+#define CUDALAB_CUBLAS_LEVEL1(P, p, T)                                                           \
+  cublasStatus_t cublas##P##axpy(cublasHandle_t h, int n, const T* alpha, const T* x, int incx,  \
+                                 T* y, int incy);                                                \
+  cublasStatus_t cublas##P##dot(cublasHandle_t h, int n, const T* x, int incx, const T* y,       \
+                                int incy, T* result);                                            \
+  cublasStatus_t cublas##P##nrm2(cublasHandle_t h, int n, const T* x, int incx, T* result);      \
+  cublasStatus_t cublas##P##asum(cublasHandle_t h, int n, const T* x, int incx, T* result);      \
+  cublasStatus_t cublas##P##scal(cublasHandle_t h, int n, const T* alpha, T* x, int incx);       \
+  cublasStatus_t cublas##P##copy(cublasHandle_t h, int n, const T* x, int incx, T* y, int incy); \
+  cublasStatus_t cublas##P##swap(cublasHandle_t h, int n, T* x, int incx, T* y, int incy);       \
+  cublasStatus_t cublasI##p##amax(cublasHandle_t h, int n, const T* x, int incx, int* result);   \
+  cublasStatus_t cublas##P##gemv(cublasHandle_t h, cublasOperation_t trans, int m, int n,        \
+                                 const T* alpha, const T* A, int lda, const T* x, int incx,      \
+                                 const T* beta, T* y, int incy);                                 \
+  cublasStatus_t cublas##P##gemm(                                                                \
+      cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, \
+      const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C, int ldc);   \
+  cublasStatus_t cublas##P##gemmStridedBatched(                                                  \
+      cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, \
+      const T* alpha, const T* A, int lda, long long strideA, const T* B, int ldb,               \
+      long long strideB, const T* beta, T* C, int ldc, long long strideC, int batchCount);       \
+  cublasStatus_t cublas##P##gemmBatched(                                                         \
+      cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, \
+      const T* alpha, const T* const A[], int lda, const T* const B[], int ldb, const T* beta,   \
+      T* const C[], int ldc, int batchCount);
+CUDALAB_CUBLAS_LEVEL1(S, s, float)
+CUDALAB_CUBLAS_LEVEL1(D, d, double)
+#undef CUDALAB_CUBLAS_LEVEL1

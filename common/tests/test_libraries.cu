@@ -1,0 +1,126 @@
+// The CUDA libraries a course uses, on both backends with the same expectations: a cuBLAS subset
+// (column-major, as cuBLAS is), checked against a double-precision reference on the host.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "cudalab/cuda_check.h"
+
+#define CUBLAS_CHECK(call) ASSERT_EQ((call), CUBLAS_STATUS_SUCCESS) << #call
+
+namespace {
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(gen);
+  return v;
+}
+
+float* to_device(const std::vector<float>& h) {
+  float* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, h.size() * sizeof(float)), cudaSuccess);
+  EXPECT_EQ(cublasSetVector(static_cast<int>(h.size()), sizeof(float), h.data(), 1, d, 1),
+            CUBLAS_STATUS_SUCCESS);
+  return d;
+}
+
+// C = alpha op(A) op(B) + beta C, column-major, with leading dimensions larger than the rows.
+TEST(Cublas, GemmWithTransposesAndLeadingDimensions) {
+  const int m = 37, n = 19, k = 23, lda = 41, ldb = 29, ldc = 40;
+  const float alpha = 1.5f, beta = -0.5f;
+  for (int ta = 0; ta < 2; ++ta) {
+    for (int tb = 0; tb < 2; ++tb) {
+      const int a_cols = ta ? m : k, b_cols = tb ? k : n;
+      auto A = random_floats(static_cast<size_t>(lda) * a_cols, 1 + ta);
+      auto B = random_floats(static_cast<size_t>(ldb) * b_cols, 3 + tb);
+      auto C = random_floats(static_cast<size_t>(ldc) * n, 5);
+      float *dA = to_device(A), *dB = to_device(B), *dC = to_device(C);
+      cublasHandle_t h;
+      CUBLAS_CHECK(cublasCreate(&h));
+      CUBLAS_CHECK(cublasSgemm(h, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m,
+                               n, k, &alpha, dA, lda, dB, ldb, &beta, dC, ldc));
+      std::vector<float> out(C.size());
+      CUDA_CHECK(cudaMemcpy(out.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+          double sum = 0;
+          for (int p = 0; p < k; ++p) {
+            const double a = ta ? A[i * lda + p] : A[p * lda + i];
+            const double b = tb ? B[p * ldb + j] : B[j * ldb + p];
+            sum += a * b;
+          }
+          const double want = alpha * sum + beta * C[j * ldc + i];
+          ASSERT_NEAR(out[j * ldc + i], want, 1e-4)
+              << i << "," << j << " ta " << ta << " tb " << tb;
+        }
+      for (int i = m; i < ldc; ++i) EXPECT_EQ(out[i], C[i]) << "padding row " << i << " changed";
+      cublasDestroy(h);
+      cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    }
+  }
+}
+
+TEST(Cublas, LevelOneAndGemv) {
+  const int n = 1001;
+  auto x = random_floats(n, 7), y = random_floats(n, 8);
+  float *dx = to_device(x), *dy = to_device(y);
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  float dot = 0, norm = 0;
+  CUBLAS_CHECK(cublasSdot(h, n, dx, 1, dy, 1, &dot));
+  CUBLAS_CHECK(cublasSnrm2(h, n, dx, 1, &norm));
+  double want_dot = 0, want_norm = 0;
+  for (int i = 0; i < n; ++i) want_dot += double(x[i]) * y[i], want_norm += double(x[i]) * x[i];
+  EXPECT_NEAR(dot, want_dot, 1e-3);
+  EXPECT_NEAR(norm, std::sqrt(want_norm), 1e-3);
+  const float alpha = 2.0f;
+  CUBLAS_CHECK(cublasSaxpy(h, n, &alpha, dx, 1, dy, 1));  // y = 2x + y
+  const float half = 0.5f;
+  CUBLAS_CHECK(cublasSscal(h, n, &half, dy, 1));
+  int at = 0;
+  CUBLAS_CHECK(cublasIsamax(h, n, dy, 1, &at));
+  std::vector<float> out(n);
+  CUBLAS_CHECK(cublasGetVector(n, sizeof(float), dy, 1, out.data(), 1));
+  int biggest = 0;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_NEAR(out[i], 0.5 * (2.0 * x[i] + y[i]), 1e-6) << i;
+    if (std::fabs(out[i]) > std::fabs(out[biggest])) biggest = i;
+  }
+  EXPECT_EQ(at, biggest + 1);  // cuBLAS counts from 1
+
+  // y = A^T x for a 31 x 17 matrix with lda 32.
+  const int rows = 31, cols = 17, lda = 32;
+  auto A = random_floats(static_cast<size_t>(lda) * cols, 9);
+  float* dA = to_device(A);
+  const float one = 1.0f, zero = 0.0f;
+  CUBLAS_CHECK(cublasSgemv(h, CUBLAS_OP_T, rows, cols, &one, dA, lda, dx, 1, &zero, dy, 1));
+  CUBLAS_CHECK(cublasGetVector(cols, sizeof(float), dy, 1, out.data(), 1));
+  for (int j = 0; j < cols; ++j) {
+    double want = 0;
+    for (int i = 0; i < rows; ++i) want += double(A[j * lda + i]) * x[i];
+    EXPECT_NEAR(out[j], want, 1e-4) << j;
+  }
+  cublasDestroy(h);
+  cudaFree(dx), cudaFree(dy), cudaFree(dA);
+}
+
+TEST(Cublas, BadArgumentsAreInvalidValue) {
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  float* d;
+  CUDA_CHECK(cudaMalloc(&d, 16 * sizeof(float)));
+  const float one = 1.0f;
+  EXPECT_EQ(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d, 2, d, 4, &one, d, 4),
+            CUBLAS_STATUS_INVALID_VALUE);  // lda < m
+  EXPECT_STREQ(cublasGetStatusName(CUBLAS_STATUS_INVALID_VALUE), "CUBLAS_STATUS_INVALID_VALUE");
+  cublasDestroy(h);
+  cudaFree(d);
+}
+
+}  // namespace
