@@ -124,3 +124,73 @@ TEST(Cublas, BadArgumentsAreInvalidValue) {
 }
 
 }  // namespace
+
+// ---- cuRAND ---------------------------------------------------------------------------------
+#include <curand.h>
+#include <curand_kernel.h>
+
+namespace {
+
+__global__ void draw(unsigned long long seed, unsigned* raw, float* uniform, float* normal,
+                     double* uniform_double) {
+  const int i = threadIdx.x;
+  curandState state;
+  curand_init(seed, i, 3, &state);  // thread i: subsequence i, after 3 draws
+  raw[i] = curand(&state);
+  uniform[i] = curand_uniform(&state);
+  normal[i] = curand_normal(&state);
+  uniform_double[i] = curand_uniform_double(&state);
+}
+
+// The device API's numbers, for seed 1234, subsequences 0..3, offset 3: printed on both backends
+// and compared by the test with those a GPU drew (docs/runs/2026-11-23-h100-libraries.log).
+TEST(Curand, DeviceApiDrawsAGpusNumbers) {
+  unsigned* raw;
+  float *uniform, *normal;
+  double* uniform_double;
+  CUDA_CHECK(cudaMallocManaged(&raw, 4 * sizeof(unsigned)));
+  CUDA_CHECK(cudaMallocManaged(&uniform, 4 * sizeof(float)));
+  CUDA_CHECK(cudaMallocManaged(&normal, 4 * sizeof(float)));
+  CUDA_CHECK(cudaMallocManaged(&uniform_double, 4 * sizeof(double)));
+  draw<<<1, 4>>>(1234, raw, uniform, normal, uniform_double);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < 4; ++i) {
+    std::printf("subsequence %d: %u %.9g %.9g %.17g\n", i, raw[i], uniform[i], normal[i],
+                uniform_double[i]);
+    EXPECT_GT(uniform[i], 0.0f);
+    EXPECT_LE(uniform[i], 1.0f);
+  }
+  EXPECT_NE(raw[0], raw[1]);
+  cudaFree(raw), cudaFree(uniform), cudaFree(normal), cudaFree(uniform_double);
+}
+
+TEST(Curand, HostApiDistributions) {
+  const size_t n = 1 << 16;
+  float* d;
+  CUDA_CHECK(cudaMalloc(&d, n * sizeof(float)));
+  curandGenerator_t g;
+  ASSERT_EQ(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandSetPseudoRandomGeneratorSeed(g, 42), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateUniform(g, d, n), CURAND_STATUS_SUCCESS);
+  std::vector<float> h(n);
+  CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+  double mean = 0;
+  for (float x : h) {
+    ASSERT_GT(x, 0.0f);
+    ASSERT_LE(x, 1.0f);
+    mean += x / n;
+  }
+  EXPECT_NEAR(mean, 0.5, 0.01);
+  ASSERT_EQ(curandGenerateNormal(g, d, n, 2.0f, 3.0f), CURAND_STATUS_SUCCESS);
+  CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+  double m = 0, var = 0;
+  for (float x : h) m += x / n;
+  for (float x : h) var += (x - m) * (x - m) / n;
+  EXPECT_NEAR(m, 2.0, 0.05);
+  EXPECT_NEAR(std::sqrt(var), 3.0, 0.05);
+  EXPECT_EQ(curandGenerateNormal(g, d, 3, 0.0f, 1.0f), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+  curandDestroyGenerator(g);
+  cudaFree(d);
+}
+
+}  // namespace

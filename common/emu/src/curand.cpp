@@ -1,0 +1,205 @@
+// cuRAND's XORWOW skipahead and the host API's generators (see cudalab/emu/curand.h).
+//
+// One XORWOW step is linear over GF(2) on the 160 bits of v[0..4]: a 160 x 160 bit matrix A.
+// Skipping n steps multiplies v by A^n, and skipping n subsequences by J^n with J = A^(2^67), as
+// cuRAND defines a subsequence. The powers A^(2^b) and J^(2^b) come from repeated squaring, once
+// per program; a skip applies those of the bits set in n. The counter d advances by 362437 per
+// step, and not at all for subsequences, as in cuRAND.
+#include "cudalab/emu/curand.h"
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "state.h"
+
+namespace cudalab::emu {
+namespace {
+
+constexpr int kBits = 160, kWords = 5;
+using Vec = std::array<uint32_t, kWords>;
+struct Matrix {
+  std::array<Vec, kBits> row;  // row i: which input bits make output bit i
+};
+
+Vec step(const Vec& v) {
+  const uint32_t t = v[0] ^ (v[0] >> 2);
+  return {v[1], v[2], v[3], v[4], (v[4] ^ (v[4] << 4)) ^ (t ^ (t << 1))};
+}
+
+bool bit(const Vec& v, int i) { return v[i / 32] >> (i % 32) & 1u; }
+
+Vec times(const Matrix& m, const Vec& v) {
+  Vec out{};
+  for (int i = 0; i < kBits; ++i) {
+    uint32_t parity = 0;
+    for (int w = 0; w < kWords; ++w) parity ^= m.row[i][w] & v[w];
+    if (__builtin_parity(parity)) out[i / 32] |= 1u << (i % 32);
+  }
+  return out;
+}
+
+Matrix square(const Matrix& m) {
+  Matrix out{};
+  for (int i = 0; i < kBits; ++i)
+    for (int j = 0; j < kBits; ++j)
+      if (bit(m.row[i], j))
+        for (int w = 0; w < kWords; ++w) out.row[i][w] ^= m.row[j][w];
+  return out;
+}
+
+Matrix one_step() {
+  Matrix a{};
+  for (int j = 0; j < kBits; ++j) {  // column j: the step of the j-th unit vector
+    Vec e{};
+    e[j / 32] = 1u << (j % 32);
+    const Vec column = step(e);
+    for (int i = 0; i < kBits; ++i)
+      if (bit(column, i)) a.row[i][j / 32] |= 1u << (j % 32);
+  }
+  return a;
+}
+
+// powers[b] = A^(2^b) for steps, J^(2^b) = A^(2^(67 + b)) for subsequences.
+struct Powers {
+  std::vector<Matrix> steps, subsequences;
+  Powers() {
+    steps.push_back(one_step());
+    for (int b = 1; b < 64 + 67; ++b) steps.push_back(square(steps.back()));
+    subsequences.assign(steps.begin() + 67, steps.end());
+    steps.resize(64);
+  }
+};
+const Powers& powers() {
+  static const Powers p;
+  return p;
+}
+
+}  // namespace
+
+void xorwow_skip(curandStateXORWOW_t* state, unsigned long long n, bool subsequences) {
+  if (n == 0) return;
+  const auto& table = subsequences ? powers().subsequences : powers().steps;
+  Vec v{state->v[0], state->v[1], state->v[2], state->v[3], state->v[4]};
+  for (int b = 0; b < 64; ++b)
+    if (n >> b & 1) v = times(table[b], v);
+  std::memcpy(state->v, v.data(), sizeof v);
+  if (!subsequences) state->d += 362437u * static_cast<unsigned>(n);
+}
+
+}  // namespace cudalab::emu
+
+// ---- host API -----------------------------------------------------------------------------
+
+struct curandGenerator_st {
+  curandRngType_t type;
+  unsigned long long seed = 0, offset = 0;
+  bool host;
+  curandStateXORWOW_t state{};
+  bool seeded = false;
+};
+
+namespace {
+using cudalab::emu::check_range;
+using cudalab::emu::mark_written_by_host;
+
+curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host) {
+  if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (type != CURAND_RNG_PSEUDO_DEFAULT && type != CURAND_RNG_PSEUDO_XORWOW &&
+      type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MRG32K3A &&
+      type != CURAND_RNG_PSEUDO_MT19937 && type != CURAND_RNG_PSEUDO_MTGP32) {
+    cudalab::emu::diagnose(
+        "curandCreateGenerator: quasi-random generators (Sobol) are not supported by the emu "
+        "backend");
+    return CURAND_STATUS_TYPE_ERROR;
+  }
+  static std::once_flag noted;
+  std::call_once(noted, [] {
+    std::fprintf(stderr,
+                 "cudalab emu: note: curandGenerate* draws numbers of the same distributions as a "
+                 "GPU's generator, but not the same sequence (the device API's curand_init and "
+                 "curand do give a GPU's numbers)\n");
+  });
+  *g = new curandGenerator_st{type, 0, 0, host};
+  return CURAND_STATUS_SUCCESS;
+}
+
+// The output must be device memory (a device generator) or any memory (a host generator).
+template <class T, class Draw>
+curandStatus_t generate(curandGenerator_t g, T* out, size_t n, const char* call, Draw draw) {
+  if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (n > 0 && !g->host && check_range(out, n * sizeof(T), call, "output") != cudaSuccess)
+    return CURAND_STATUS_LAUNCH_FAILURE;
+  if (!g->seeded) {
+    curand_init(g->seed, 0, g->offset, &g->state);
+    g->seeded = true;
+  }
+  for (size_t i = 0; i < n; ++i) out[i] = draw(&g->state);
+  if (n > 0 && !g->host) mark_written_by_host(out, n * sizeof(T));
+  return CURAND_STATUS_SUCCESS;
+}
+}  // namespace
+
+curandStatus_t curandCreateGenerator(curandGenerator_t* g, curandRngType_t type) {
+  return create(g, type, false);
+}
+curandStatus_t curandCreateGeneratorHost(curandGenerator_t* g, curandRngType_t type) {
+  return create(g, type, true);
+}
+curandStatus_t curandDestroyGenerator(curandGenerator_t g) {
+  if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  delete g;
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed) {
+  if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  g->seed = seed;
+  g->seeded = false;
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset) {
+  if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  g->offset = offset;
+  g->seeded = false;
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t) {
+  return g == nullptr ? CURAND_STATUS_NOT_INITIALIZED : CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t) {
+  return g == nullptr ? CURAND_STATUS_NOT_INITIALIZED : CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandGetVersion(int* version) {
+  if (version == nullptr) return CURAND_STATUS_OUT_OF_RANGE;
+  *version = CURAND_VERSION;
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
+  return generate(g, out, n, "curandGenerate", [](curandState* s) { return curand(s); });
+}
+curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) {
+  return generate(g, out, n, "curandGenerateUniform", curand_uniform);
+}
+curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, size_t n) {
+  return generate(g, out, n, "curandGenerateUniformDouble", curand_uniform_double);
+}
+curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean,
+                                    float stddev) {
+  if (n % 2 != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs of normals
+  return generate(g, out, n, "curandGenerateNormal",
+                  [=](curandState* s) { return mean + stddev * curand_normal(s); });
+}
+curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size_t n, double mean,
+                                          double stddev) {
+  if (n % 2 != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+  return generate(g, out, n, "curandGenerateNormalDouble",
+                  [=](curandState* s) { return mean + stddev * curand_normal_double(s); });
+}
+curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n, float mean,
+                                       float stddev) {
+  if (n % 2 != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+  return generate(g, out, n, "curandGenerateLogNormal",
+                  [=](curandState* s) { return curand_log_normal(s, mean, stddev); });
+}
