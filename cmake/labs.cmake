@@ -9,53 +9,7 @@
 # (demo + the student's code) where there is a demo. On the emu backend every .cu is first
 # translated to C++ by common/emu/translate.py.
 
-set(CUDALAB_TRANSLATE ${PROJECT_SOURCE_DIR}/common/emu/translate.py)
 set(CUDALAB_TOOLS ${PROJECT_SOURCE_DIR}/common/tools)
-
-# Turns .cu files into what the backend compiles: themselves (cuda) or translated C++ (emu).
-# With INSTRUMENT (emu only), the compiler puts a call before every memory access of the code:
-# ThreadSanitizer's instrumentation, whose entry points common/emu/src/hooks.cpp implements with
-# the backend's checks and counters. Only the student's code gets it, not the harness. DWARF 4:
-# binutils' addr2line names the #line file of GCC's DWARF 5 tables wrongly.
-function(cudalab_sources out)
-  cmake_parse_arguments(arg "INSTRUMENT" "" "" ${ARGN})
-  set(result)
-  foreach(src IN LISTS arg_UNPARSED_ARGUMENTS)
-    get_filename_component(src ${src} ABSOLUTE)
-    if(CUDALAB_BACKEND STREQUAL "emu")
-      file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${src})
-      set(cpp ${PROJECT_BINARY_DIR}/emu-src/${rel}.cpp)
-      add_custom_command(
-        OUTPUT ${cpp}
-        COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${src} ${cpp} --depfile ${cpp}.d
-        DEPENDS ${src} ${CUDALAB_TRANSLATE}
-        DEPFILE ${cpp}.d
-        COMMENT "Translating ${rel} for the emu backend" VERBATIM)
-      if(arg_INSTRUMENT)
-        set_source_files_properties(${cpp} PROPERTIES COMPILE_OPTIONS "${CUDALAB_INSTRUMENT_FLAGS}")
-      endif()
-      list(APPEND result ${cpp})
-    else()
-      list(APPEND result ${src})
-    endif()
-  endforeach()
-  set(${out} ${result} PARENT_SCOPE)
-endfunction()
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0)
-else()
-  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=false)
-endif()
-
-# An executable built from .cu files (and any .cpp) for the chosen backend; the files after
-# INSTRUMENT are the checked ones.
-function(cudalab_executable target)
-  cmake_parse_arguments(arg "" "" "INSTRUMENT" ${ARGN})
-  cudalab_sources(plain ${arg_UNPARSED_ARGUMENTS})
-  cudalab_sources(checked INSTRUMENT ${arg_INSTRUMENT})
-  add_executable(${target} ${plain} ${checked})
-  target_link_libraries(${target} PRIVATE cudalab_backend)
-endfunction()
 
 function(cudalab_add_lab lab)
   set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})

@@ -205,6 +205,9 @@ def toolchain(verbose: bool) -> dict:
     CUDALAB_TOOLCHAIN may name the toolchain file of a build that already has it (the tests do)."""
     if given := os.environ.get("CUDALAB_TOOLCHAIN"):
         return json.loads(Path(given).read_text())
+    installed = Path(__file__).resolve().parent.parent / "share" / "cudalab" / "cudalab-toolchain.json"
+    if installed.exists():  # cmake --install put cudalab in PREFIX/bin
+        return json.loads(installed.read_text())
     if not (BUILD / "CMakeCache.txt").exists():
         run_quiet(["cmake", "-S", str(ROOT), "-B", str(BUILD), "-DBACKEND=emu"], verbose)
     run_quiet(

@@ -1,0 +1,80 @@
+# Building CUDA programs with cudalab: the same .cu files for the cuda backend (nvcc) or the emu
+# backend (translated by CUDALAB_TRANSLATE, compiled as C++, linked to the CPU runtime). Used by
+# this project and, installed, by any project through find_package(cudalab) (cmake/cudalabConfig.cmake).
+#
+#   cudalab_add_executable(prog main.cu kernels.cu [UNCHECKED])   a program, every .cu checked
+#   cudalab_executable(target plain.cu ... INSTRUMENT checked.cu ...)   the finer form
+#
+# Expects CUDALAB_BACKEND (cuda or emu), CUDALAB_TRANSLATE, Python3_EXECUTABLE and
+# CUDALAB_BACKEND_TARGET (what a program links: the CUDA runtime, or the emu runtime).
+
+# Turns .cu files into what the backend compiles: themselves (cuda) or translated C++ (emu).
+# With INSTRUMENT (emu only), the compiler puts a call before every memory access of the code:
+# ThreadSanitizer's instrumentation, whose entry points common/emu/src/hooks.cpp implements with
+# the backend's checks and counters. Only the student's code gets it, not the harness. DWARF 4:
+# binutils' addr2line names the #line file of GCC's DWARF 5 tables wrongly.
+function(cudalab_sources out)
+  cmake_parse_arguments(arg "INSTRUMENT" "" "" ${ARGN})
+  set(result)
+  foreach(src IN LISTS arg_UNPARSED_ARGUMENTS)
+    get_filename_component(src ${src} ABSOLUTE)
+    if(CUDALAB_BACKEND STREQUAL "emu")
+      file(RELATIVE_PATH rel ${CMAKE_SOURCE_DIR} ${src})
+      if(rel MATCHES "^\\.\\.")  # outside the project: by its full path
+        string(REGEX REPLACE "^/" "" rel ${src})
+      endif()
+      set(cpp ${CMAKE_BINARY_DIR}/emu-src/${rel}.cpp)
+      add_custom_command(
+        OUTPUT ${cpp}
+        COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${src} ${cpp} --depfile ${cpp}.d
+        DEPENDS ${src} ${CUDALAB_TRANSLATE}
+        DEPFILE ${cpp}.d
+        COMMENT "Translating ${rel} for the emu backend" VERBATIM)
+      if(arg_INSTRUMENT)
+        set_source_files_properties(${cpp} PROPERTIES COMPILE_OPTIONS "${CUDALAB_INSTRUMENT_FLAGS}")
+      endif()
+      list(APPEND result ${cpp})
+    else()
+      list(APPEND result ${src})
+    endif()
+  endforeach()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0)
+else()
+  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=false)
+endif()
+
+# An executable built from .cu files (and any .cpp) for the chosen backend; the files after
+# INSTRUMENT are the checked ones.
+function(cudalab_executable target)
+  cmake_parse_arguments(arg "" "" "INSTRUMENT" ${ARGN})
+  cudalab_sources(plain ${arg_UNPARSED_ARGUMENTS})
+  cudalab_sources(checked INSTRUMENT ${arg_INSTRUMENT})
+  add_executable(${target} ${plain} ${checked})
+  target_link_libraries(${target} PRIVATE ${CUDALAB_BACKEND_TARGET})
+endfunction()
+
+
+# A program whose .cu files are all checked on the emu backend (UNCHECKED: none are, faster).
+function(cudalab_add_executable target)
+  cmake_parse_arguments(arg "UNCHECKED" "" "" ${ARGN})
+  set(cu)
+  set(other)
+  foreach(src IN LISTS arg_UNPARSED_ARGUMENTS)
+    if(src MATCHES "\\.cu$")
+      list(APPEND cu ${src})
+    else()
+      list(APPEND other ${src})
+    endif()
+  endforeach()
+  if(arg_UNCHECKED)
+    cudalab_executable(${target} ${cu} ${other})
+  else()
+    cudalab_executable(${target} ${other} INSTRUMENT ${cu})
+  endif()
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  # assert() stays on, as it does under nvcc without -DNDEBUG.
+  target_compile_options(${target} PRIVATE -UNDEBUG)
+endfunction()
