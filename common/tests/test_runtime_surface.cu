@@ -496,6 +496,32 @@ TEST(Surface, DeviceAssertFailsTheLaunch) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorAssert);
 }
 
+// ---- dynamic parallelism ------------------------------------------------------------------
+
+// Each thread of the parent launches a child grid that fills its part; the children of depth 1
+// launch one more level (cdpSimplePrint's recursion, two levels deep).
+__global__ void child(int* data, int begin, int count, int depth) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) data[begin + i] += depth;
+  if (i == 0 && depth < 2) child<<<1, 32>>>(data, begin, count, depth + 1);
+}
+
+__global__ void parent(int* data, int part) {
+  child<<<(part + 31) / 32, 32>>>(data, threadIdx.x * part, part, 1);
+}
+
+TEST(Surface, KernelsLaunchKernels) {
+  const int threads = 4, part = 20;
+  int* data;
+  CUDA_CHECK(cudaMallocManaged(&data, threads * part * sizeof(int)));
+  CUDA_CHECK(cudaMemset(data, 0, threads * part * sizeof(int)));
+  parent<<<1, threads>>>(data, part);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < threads * part; ++i) ASSERT_EQ(data[i], 1 + 2) << i;
+  cudaFree(data);
+}
+
 // ---- textures and surfaces -----------------------------------------------------------------
 
 __global__ void sample_2d(cudaTextureObject_t tex, const float2* at, float* out, int n) {

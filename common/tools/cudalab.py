@@ -284,7 +284,9 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
         objects.append(str(obj))
     if b.compile_only:
         return 0
-    command = [tc["compiler"], *objects, "-o", str(output), *tc["libraries"], *b.link_flags, *tc["link"]]
+    # -Xcompiler flags reach the host linker too, as under nvcc (-fopenmp needs it).
+    command = [tc["compiler"], *objects, "-o", str(output), *b.compiler_flags, *tc["libraries"]]
+    command += [*b.link_flags, *tc["link"]]
     if verbose:
         print("+", shlex.join(command), file=sys.stderr)
     return subprocess.run(command).returncode

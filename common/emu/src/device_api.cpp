@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cudalab/emu/inspect.h"
+#include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
 #include "state.h"
 
@@ -206,7 +207,18 @@ long attribute(cudaDeviceAttr a, const cudaDeviceProp& p) {
 }
 }  // namespace
 
-cudaError_t cudaDeviceSynchronize() { return record(cudaSuccess); }
+// In a kernel (dynamic parallelism), CUDA 12 removed the wait for child grids: refused, since a
+// child grid runs after its parent here.
+cudaError_t cudaDeviceSynchronize() {
+  if (in_kernel()) {
+    diagnose(
+        "cudaDeviceSynchronize() in a kernel: CUDA 12 removed waiting for child grids in device "
+        "code (compute capability 9.0); use tail launches (cudaStreamTailLaunch) or a later "
+        "kernel");
+    return record(cudaErrorNotSupported);
+  }
+  return record(cudaSuccess);
+}
 
 cudaError_t cudaDeviceReset() {
   free_all_allocations();

@@ -666,13 +666,9 @@ void assert_failed(const char* expression, const char* file, int line, const cha
 
 unsigned worker_count() { return workers().size(); }
 
+bool in_kernel() { return current_block != nullptr; }
+
 void execute(const LaunchConfig& config, ThreadFn fn) {
-  if (BlockState* parent = current_block)
-    throw KernelFault{cudaErrorNotSupported,
-                      launch_site(*parent->config) + ", " + who(*parent) + ": launches " +
-                          launch_site(config) +
-                          ": a kernel that launches kernels (dynamic parallelism) is not "
-                          "supported by the emu backend"};
   if (cudaError_t e = sticky_error()) {
     skipped_after_error();
     record(e);
@@ -732,7 +728,8 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
 
   if (!launch.error.second.empty()) return fail(launch.error.first, launch.error.second);
   if (std::string overrun = check_redzones(config); !overrun.empty())
-    fail(cudaErrorIllegalAddress, overrun);
+    return fail(cudaErrorIllegalAddress, overrun);
+  run_child_grids();
 }
 
 }  // namespace cudalab::emu

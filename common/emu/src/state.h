@@ -31,6 +31,9 @@ void reset_errors();
 // of device arrays without a lock of their own.
 std::recursive_mutex& device_mutex();
 
+// Runs the grids that kernels launched (dynamic parallelism), after the launch that made them.
+void run_child_grids();
+
 // "file.cu:12", with the file's directory dropped.
 std::string site(const char* file, int line);
 std::string launch_site(const LaunchConfig& config);

@@ -8,8 +8,10 @@
 // stream joins that capture, as CUDA's fork-and-join capture does.
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "cudalab/emu/launch.h"
@@ -53,7 +55,9 @@ namespace {
 CUstream_st legacy_stream;  // stream 0, cudaStreamLegacy and cudaStreamPerThread
 
 CUstream_st* resolve(cudaStream_t s) {
-  if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return &legacy_stream;
+  if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread ||
+      s == cudaStreamTailLaunch || s == cudaStreamFireAndForget)
+    return &legacy_stream;
   return s;
 }
 }  // namespace
@@ -61,13 +65,39 @@ CUstream_st* resolve(cudaStream_t s) {
 namespace cudalab::emu {
 bool capturing(cudaStream_t stream) { return resolve(stream)->capture != nullptr; }
 
+namespace {
+std::mutex child_mutex;
+std::deque<std::unique_ptr<Work>> children;  // grids launched by kernels, to run in order
+}  // namespace
+
 void enqueue(cudaStream_t stream, void (*work)(void*), void* context, void (*release)(void*)) {
+  if (in_kernel()) {
+    std::lock_guard<std::mutex> lock(child_mutex);
+    children.push_back(std::make_unique<Work>(work, context, release));
+    return;
+  }
   if (CUgraph_st* graph = resolve(stream)->capture) {
     graph->work->push_back(std::make_unique<Work>(work, context, release));
     return;
   }
   work(context);
   release(context);
+}
+void run_child_grids() {
+  static thread_local bool running = false;
+  if (running) return;  // the outermost launch runs them all, children's children included
+  running = true;
+  for (;;) {
+    std::unique_ptr<Work> next;
+    {
+      std::lock_guard<std::mutex> lock(child_mutex);
+      if (children.empty()) break;
+      next = std::move(children.front());
+      children.pop_front();
+    }
+    next->run(next->context);
+  }
+  running = false;
 }
 }  // namespace cudalab::emu
 

@@ -43,6 +43,9 @@ struct ThreadFn {
 void execute(const LaunchConfig& config, ThreadFn thread);
 // Is the stream being captured into a graph (then a launch is recorded, not run)?
 bool capturing(cudaStream_t stream);
+// Is the calling thread a GPU thread (then a launch is a child grid: it runs when its parent's
+// grid has finished, as CUDA 12's dynamic parallelism allows)?
+bool in_kernel();
 
 class Launch {
  public:
@@ -54,7 +57,7 @@ class Launch {
   void operator()(Body body, Args&&... args) const {
     // Arguments are evaluated once on the host and copied, like a kernel's parameters.
     std::tuple<std::decay_t<Args>...> params(std::forward<Args>(args)...);
-    if (capturing(config_.stream)) {
+    if (capturing(config_.stream) || in_kernel()) {
       enqueue(config_.stream,
               [config = config_, body, params]() mutable { run(config, body, params); });
       return;

@@ -202,6 +202,8 @@ enum cudaComputeMode {
 #define cudaStreamNonBlocking 0x01
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+#define cudaStreamTailLaunch ((cudaStream_t)0x3)     // in a kernel: after the launching grid
+#define cudaStreamFireAndForget ((cudaStream_t)0x4)  // in a kernel: on its own
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
