@@ -6,9 +6,14 @@
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
 #include <cuda_fp16.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
+#include <device_functions.h>
 #include <gtest/gtest.h>
 #include <math_constants.h>
+#include <vector_functions.h>
+#include <vector_types.h>  // NVIDIA's is on the default path of some machines: the emu's is found
 
 #include <cmath>
 #include <numeric>

@@ -76,6 +76,21 @@ class Run(unittest.TestCase):
         self.assertIn("unknown option --frobnicate", r.stderr)
 
 
+class Headers(unittest.TestCase):
+    def test_every_toolkit_header_name_has_the_emus_own(self) -> None:
+        """A program's #include of any CUDA header finds the emu's (supported or a clear #error),
+        never NVIDIA's with clashing types. Checked against the toolkit where one is installed."""
+        toolkit = Path("/usr/local/cuda/include")
+        if not toolkit.is_dir():
+            self.skipTest("no CUDA toolkit here to compare with")
+        ours = ROOT / "common" / "emu" / "include"
+        names = [p.name for p in toolkit.glob("*.h")] + [
+            f"cooperative_groups/{p.name}" for p in (toolkit / "cooperative_groups").glob("*.h")
+        ]
+        missing = [n for n in names if not (ours / n).exists()]
+        self.assertEqual(missing, [])
+
+
 if __name__ == "__main__":
     if "CUDALAB_TOOLCHAIN" not in os.environ:
         print("note: CUDALAB_TOOLCHAIN is not set: cudalab builds its own runtime", file=sys.stderr)
