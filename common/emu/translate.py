@@ -458,7 +458,7 @@ def main(argv: list[str]) -> int:
     if len(args) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    source, target = Path(args[0]).resolve(), Path(args[1])
+    source, target = Path(args[0]).resolve(), Path(args[1]).resolve()
     translation = Translation(target.parent / (target.name + ".headers"))
     try:
         translation.file(source, target)

@@ -237,7 +237,7 @@ def run_quiet(command: list[str], verbose: bool) -> None:
 
 def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
     tc = toolchain(verbose)
-    work = output.parent / (output.name + ".emu")
+    work = output.resolve().parent / (output.name + ".emu")
     work.mkdir(parents=True, exist_ok=True)
     objects: list[str] = []
     source_dirs = list(dict.fromkeys(str(s.resolve().parent) for s in b.sources))

@@ -201,7 +201,6 @@ inline long long clock64() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-inline unsigned long long __globaltimer() { return static_cast<unsigned long long>(clock64()); }
 inline void __nanosleep(unsigned ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }
 
 // ---- fast math: the exact functions here; the GPU's are approximations ---------------------
