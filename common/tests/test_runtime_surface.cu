@@ -9,7 +9,6 @@
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <cuda_runtime_api.h>
-#include <device_functions.h>
 #include <gtest/gtest.h>
 #include <math_constants.h>
 #include <vector_functions.h>
