@@ -50,6 +50,13 @@ class Run(unittest.TestCase):
         self.assertIn("past its last element", r.stderr)
         self.assertIn("a check stopped a kernel", r.stderr)
 
+    def test_reading_unwritten_memory_is_told_once_and_the_run_goes_on(self) -> None:
+        r = cudalab("run", "-DFORGET_B", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"))
+        self.assertIn("cudalab emu: warning:", r.stderr)
+        self.assertIn("which nobody wrote since cudaMalloc", r.stderr)
+        self.assertEqual(r.stderr.count("which nobody wrote"), 1, r.stderr)
+        self.assertIn("elements wrong", r.stdout)  # the program ran to its end
+
     def test_assert_stays_on(self) -> None:
         r = cudalab("run", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"), "--", "0")
         self.assertNotEqual(r.returncode, 0)

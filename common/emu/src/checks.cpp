@@ -9,8 +9,11 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "block.h"
@@ -38,6 +41,27 @@ std::string at(const void* pc) {
 
 std::string bytes_of(unsigned size) {
   return std::to_string(size) + (size == 1 ? " byte" : " bytes");
+}
+
+// A read of memory nobody wrote stops the kernel (the labs' tests), or, with
+// CUDALAB_EMU_UNWRITTEN=warn (as `cudalab run` sets), is told once per source line and the kernel
+// goes on: real programs sometimes read garbage they then ignore.
+bool unwritten_reads_stop() {
+  static const bool stop = [] {
+    const char* mode = std::getenv("CUDALAB_EMU_UNWRITTEN");
+    return mode == nullptr || std::string(mode) != "warn";
+  }();
+  return stop;
+}
+
+void warn_once(const BlockState& b, const void* pc, const std::string& what) {
+  static std::mutex mutex;
+  static std::set<std::string> told;
+  const std::string line = at(pc);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!told.insert(line).second) return;
+  std::fprintf(stderr, "cudalab emu: warning: %s, %s, at %s: %s (told once per line)\n",
+               launch_site(*b.config).c_str(), who(b).c_str(), line.c_str(), what.c_str());
 }
 
 // ---- global memory ---------------------------------------------------------------------------
@@ -109,12 +133,16 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
   uint32_t* shadow = r->shadow + (a - base);
   for (unsigned i = 0; i < size; ++i) {
     uint32_t writer = __atomic_load_n(shadow + i, __ATOMIC_RELAXED);
-    if ((!store || atomic) && writer == 0)
-      fault(*b, pc, cudaErrorLaunchFailure,
-            std::string(verb) + " element " + std::to_string((a - base) / size) +
-                " of the array allocated at " + r->where +
-                ", which nobody wrote since cudaMalloc: copy the input there with "
-                "cudaMemcpy (or cudaMemset it) before the kernel reads it");
+    if ((!store || atomic) && writer == 0) {
+      const std::string what = std::string(verb) + " element " + std::to_string((a - base) / size) +
+                               " of the array allocated at " + r->where +
+                               ", which nobody wrote since cudaMalloc: copy the input there with "
+                               "cudaMemcpy (or cudaMemset it) before the kernel reads it";
+      if (unwritten_reads_stop()) fault(*b, pc, cudaErrorLaunchFailure, what);
+      warn_once(*b, pc, what);
+      std::fill_n(shadow, size, kHostStamp);  // told: the same bytes are not checked again
+      break;
+    }
     if (store && !atomic && writer >= b->launch_stamp && !(writer & kAtomicBit) &&
         writer != b->stamp) {
       const dim3 g = b->config->grid;
@@ -335,11 +363,17 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
     if (!store) {
       // Read before any write: a missing barrier if another thread writes it later in this
       // round (reported then), else uninitialised memory (reported when the round ends).
-      if (s.write_epoch < b.block_epoch && b.unwritten_read.empty())
-        b.unwritten_read =
-            launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + verb +
-            " shared memory that no thread of this block wrote (shared memory starts as "
-            "garbage in every block): the value read is undefined";
+      if (s.write_epoch < b.block_epoch && b.unwritten_read.empty()) {
+        const std::string what = std::string(verb) +
+                                 " shared memory that no thread of this block wrote (shared "
+                                 "memory starts as garbage in every block): the value read is "
+                                 "undefined";
+        if (unwritten_reads_stop())
+          b.unwritten_read =
+              launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + what;
+        else
+          warn_once(b, pc, what);
+      }
       if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
         fault(b, pc, cudaErrorLaunchFailure,
               std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "wrote"));

@@ -15,7 +15,9 @@ int main(int argc, char** argv) {
   cudaMalloc(&d_b, bytes);
   cudaMalloc(&d_c, bytes);
   cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice);
+#ifndef FORGET_B  // the planted bug: b never reaches the device
   cudaMemcpy(d_b, h_b, bytes, cudaMemcpyHostToDevice);
+#endif
   launch_add(d_a, d_b, d_c, n);
   cudaMemcpy(h_c, d_c, bytes, cudaMemcpyDeviceToHost);
   int wrong = 0;
