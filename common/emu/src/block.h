@@ -1,6 +1,7 @@
 // What the checks and the counters know about the block that a worker thread runs now.
 #pragma once
 
+#include <atomic>
 #include <barrier>
 #include <cstdint>
 #include <string>
@@ -30,6 +31,10 @@ struct BlockState {
   uint32_t block_epoch = 0;  // the epoch this block started in
   SharedSpace* shared = nullptr;
   std::string unwritten_read;  // the first read of unwritten shared memory, reported at the barrier
+  // The "last block" pattern (a block's __threadfence() before an atomic, another block's atomic
+  // that sees it, then its writes): blocks that fenced, and whether this block made an atomic.
+  std::atomic<bool>* fenced = nullptr;  // per block of the launch, or nullptr (too many blocks)
+  bool made_atomic = false;
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;
   uint32_t block_rank = 0;

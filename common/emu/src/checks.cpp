@@ -144,7 +144,8 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
       break;
     }
     if (store && !atomic && writer >= b->launch_stamp && !(writer & kAtomicBit) &&
-        writer != b->stamp) {
+        writer != b->stamp &&
+        !(b->made_atomic && b->fenced && b->fenced[writer - b->launch_stamp].load())) {
       const dim3 g = b->config->grid;
       const uint32_t other = writer - b->launch_stamp;
       const uint3 o{other % g.x, other / g.x % g.y, other / (g.x * g.y)};
@@ -188,6 +189,12 @@ void check_host(const BlockState& b, uintptr_t a, const void* pc) {
 
 }  // namespace
 
+void thread_fence() {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (BlockState* b = current_block; b != nullptr && b->fenced != nullptr)
+    b->fenced[b->block_rank].store(true);
+}
+
 std::string who(const BlockState& b) {
   return "block " + dim(b.block) + ", thread " + dim(builtins.threadIdx);
 }
@@ -195,6 +202,7 @@ std::string who(const BlockState& b) {
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc) {
   const auto a = reinterpret_cast<uintptr_t>(address);
   BlockState* b = current_block;
+  if (atomic && b != nullptr) b->made_atomic = true;  // on any memory: __device__ counters too
   if (b != nullptr && timed_out())
     fault(*b, pc, cudaErrorLaunchTimeout,
           "the kernel was stopped here: it ran past its time limit (CUDALAB_EMU_TIMEOUT seconds) "

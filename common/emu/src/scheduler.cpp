@@ -572,6 +572,7 @@ struct LaunchRun {
   std::mutex error_mutex;
   std::pair<cudaError_t, std::string> error{cudaSuccess, {}};
   std::barrier<void (*)() noexcept>* grid = nullptr;
+  std::unique_ptr<std::atomic<bool>[]> fenced;  // blocks that made a __threadfence()
 
   template <class Take>
   void run_blocks(Take take) {
@@ -588,6 +589,7 @@ struct LaunchRun {
     state.epoch = epoch;
     state.shared = &shared;
     state.grid = grid;
+    state.fenced = fenced.get();
     current_block = &state;
     const dim3 g = config.grid;
     for (unsigned long long b; !failed && take(b);) {
@@ -596,6 +598,7 @@ struct LaunchRun {
       state.launch_stamp = launch_stamp;
       state.block_rank = static_cast<uint32_t>(b);
       state.stamp = launch_stamp + static_cast<uint32_t>(b);
+      state.made_atomic = false;
       auto e = local.run(config, fn, state);
       block_finished();
       if (!e.second.empty()) record_error(e.first, std::move(e.second));
@@ -684,6 +687,7 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   const dim3 g = config.grid;
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
   LaunchRun launch{config, fn, take_stamps(blocks)};
+  if (blocks <= (1u << 24)) launch.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
 
   watch_launch(config, blocks);
   if (config.cooperative) {

@@ -133,7 +133,12 @@ inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin
   cudalab::emu::warp_exchange(mask, 0, file, line);
 }
 
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+namespace cudalab::emu {
+// __threadfence(): orders this thread's writes before its later ones, for every block; the race
+// check between blocks knows it (a write after another block's fence and an atomic is ordered).
+void thread_fence();
+}  // namespace cudalab::emu
+inline void __threadfence() { cudalab::emu::thread_fence(); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 // The lanes of the running thread's warp that exist (emu cannot tell which ones diverged).
