@@ -80,6 +80,8 @@ class SharedSpace {
   size_t dynamic_bytes_ = 0;
 };
 
+// Set around the check of an atomic store or exchange: it needs no written value before it.
+inline thread_local bool atomic_overwrites = false;
 // Device accesses of instrumented code: checked (checks.cpp), then counted (counters.cpp).
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc);
 void count_access(BlockState& b, uintptr_t address, unsigned size, bool store, bool shared,

@@ -133,7 +133,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
   uint32_t* shadow = r->shadow + (a - base);
   for (unsigned i = 0; i < size; ++i) {
     uint32_t writer = __atomic_load_n(shadow + i, __ATOMIC_RELAXED);
-    if ((!store || atomic) && writer == 0) {
+    if ((!store || (atomic && !atomic_overwrites)) && writer == 0) {
       const std::string what = std::string(verb) + " element " + std::to_string((a - base) / size) +
                                " of the array allocated at " + r->where +
                                ", which nobody wrote since cudaMalloc: copy the input there with "
@@ -358,7 +358,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
              "__syncthreads() between the write and the reads.";
     };
     if (atomic) {
-      if (s.write_epoch < b.block_epoch)
+      if (s.write_epoch < b.block_epoch && !atomic_overwrites)
         fault(b, pc, cudaErrorLaunchFailure,
               std::string(verb) +
                   " shared memory that no thread of this block wrote: initialise it (and "

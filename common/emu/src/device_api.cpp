@@ -61,6 +61,8 @@ cudaDeviceProp properties() {
   p.pageableMemoryAccess = 0;
   p.hostNativeAtomicSupported = 1;
   p.cooperativeLaunch = 1;
+  p.persistingL2CacheMaxSize = 32768000;  // accepted, as the H100's; a CPU's caches do as they do
+  p.accessPolicyMaxWindowSize = 134217728;
   p.hostRegisterSupported = 1;
   p.directManagedMemAccessFromHost = 1;
   p.canUseHostPointerForRegisteredMem = 1;

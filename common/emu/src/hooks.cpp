@@ -19,12 +19,21 @@ T* checked(volatile T* a, const void* pc) {
   check_access(const_cast<T*>(a), sizeof(T), true, true, pc);
   return const_cast<T*>(a);
 }
+// An atomic store or exchange writes without needing the old value: no unwritten-read check.
+template <class T>
+T* overwritten(volatile T* a, const void* pc) {
+  atomic_overwrites = true;
+  check_access(const_cast<T*>(a), sizeof(T), true, true, pc);
+  atomic_overwrites = false;
+  return const_cast<T*>(a);
+}
 
 }  // namespace
 }  // namespace cudalab::emu
 
 using cudalab::emu::access;
 using cudalab::emu::checked;
+using cudalab::emu::overwritten;
 #define PC __builtin_return_address(0)
 
 extern "C" {
@@ -72,10 +81,10 @@ void __tsan_atomic_signal_fence(int) {}
     return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                 \
   }                                                                                              \
   void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                    \
-    __atomic_store_n(checked(a, PC), v, __ATOMIC_SEQ_CST);                                       \
+    __atomic_store_n(overwritten(a, PC), v, __ATOMIC_SEQ_CST);                                   \
   }                                                                                              \
   T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                    \
-    return __atomic_exchange_n(checked(a, PC), v, __ATOMIC_SEQ_CST);                             \
+    return __atomic_exchange_n(overwritten(a, PC), v, __ATOMIC_SEQ_CST);                         \
   }                                                                                              \
   T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                   \
     return __atomic_fetch_add(checked(a, PC), v, __ATOMIC_SEQ_CST);                              \

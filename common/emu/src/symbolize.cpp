@@ -6,14 +6,15 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "state.h"
 
 namespace cudalab::emu {
 
 namespace {
-// addr2line's first line of output for a code address of the program, with `options`.
-std::string addr2line(const void* code, uintptr_t adjust, const char* options) {
+// addr2line's output for a code address of the program, with `options`, a line per entry.
+std::vector<std::string> addr2line(const void* code, uintptr_t adjust, const char* options) {
   Dl_info info{};
   if (dladdr(code, &info) == 0 || info.dli_fname == nullptr || info.dli_fbase == nullptr) return {};
   // Position-independent code: addr2line wants the offset in the file.
@@ -24,20 +25,22 @@ std::string addr2line(const void* code, uintptr_t adjust, const char* options) {
   char command[4200];
   std::snprintf(command, sizeof command, "addr2line -e '%s' %s 0x%lx 2>/dev/null", exe.c_str(),
                 options, static_cast<unsigned long>(address));
-  std::string text;
+  std::vector<std::string> lines;
   if (FILE* p = popen(command, "r")) {
     char line[4096];
-    if (std::fgets(line, sizeof line, p) != nullptr) text = line;
+    while (std::fgets(line, sizeof line, p) != nullptr) {
+      lines.emplace_back(line);
+      if (lines.back().back() == '\n') lines.back().pop_back();
+    }
     pclose(p);
   }
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
+  return lines;
 }
 }  // namespace
 
 std::string symbol_name(const void* function) {
-  std::string name = addr2line(function, 0, "-f -C");
-  return name == "??" ? std::string() : name;
+  const auto lines = addr2line(function, 0, "-f -C");
+  return lines.empty() || lines.front() == "??" ? std::string() : lines.front();
 }
 
 std::string source_line(const void* pc) {
@@ -47,8 +50,15 @@ std::string source_line(const void* pc) {
   if (auto it = known.find(pc); it != known.end()) return it->second;
   std::string result;
   // pc is the return address; with -i the innermost inlined frame comes first: the line of the
-  // access itself.
-  std::string text = addr2line(pc, 1, "-i");
+  // access itself, unless it is inside the emu's own headers (an atomicAdd, a shuffle): then the
+  // program's line that called them.
+  const auto frames = addr2line(pc, 1, "-i");
+  std::string text = frames.empty() ? std::string() : frames.front();
+  for (const std::string& frame : frames)
+    if (frame.find("/cudalab/emu/") == std::string::npos) {
+      text = frame;
+      break;
+    }
   text = text.substr(0, text.find(' '));
   auto colon = text.rfind(':');
   if (colon != std::string::npos && text.compare(0, 2, "??") != 0 &&

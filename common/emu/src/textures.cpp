@@ -160,12 +160,20 @@ long long address(long long i, long long n, cudaTextureAddressMode mode) {
   }
 }
 
+// Wrap and mirror need normalised coordinates; with texel coordinates a GPU clamps instead.
+cudaTextureAddressMode mode(const cudaTextureDesc& d, int axis) {
+  const cudaTextureAddressMode m = d.addressMode[axis];
+  if (!d.normalizedCoords && (m == cudaAddressModeWrap || m == cudaAddressModeMirror))
+    return cudaAddressModeClamp;
+  return m;
+}
+
 Texel read(const TextureObject& o, long long x, long long y, long long z, long long layer) {
   const Texels& t = o.t;
   const cudaTextureDesc& d = o.desc;
-  const long long ix = address(x, t.width, d.addressMode[0]);
-  const long long iy = address(y, t.height, d.addressMode[1]);
-  const long long iz = address(z, t.depth, d.addressMode[2]);
+  const long long ix = address(x, t.width, mode(d, 0));
+  const long long iy = address(y, t.height, mode(d, 1));
+  const long long iz = address(z, t.depth, mode(d, 2));
   Texel r{};
   if (ix < 0 || iy < 0 || iz < 0) {
     for (int k = 0; k < 4; ++k) r.c[k] = d.borderColor[k];
