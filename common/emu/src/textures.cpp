@@ -90,17 +90,20 @@ Texels texels_of(const cudaResourceDesc& r, bool& ok) {
   return t;
 }
 
+// A fetch or surface access that a GPU would fault on: stops the kernel (or, outside one, the
+// program) with the message.
+[[noreturn]] void illegal(const std::string& message) {
+  if (BlockState* b = current_block)
+    throw KernelFault{cudaErrorIllegalAddress,
+                      launch_site(*b->config) + ", " + who(*b) + ": " + message};
+  diagnose(message);
+  std::abort();
+}
+
 TextureObject& object(unsigned long long handle, const char* what) {
-  if (handle == 0 || handle > objects.size() || !objects[handle - 1].live) {
-    BlockState* b = current_block;
-    const std::string message = std::string(what) + " of a texture or surface object that does " +
-                                "not exist (never created, or destroyed)";
-    if (b != nullptr)
-      throw KernelFault{cudaErrorIllegalAddress,
-                        launch_site(*b->config) + ", " + who(*b) + ": " + message};
-    diagnose(message);
-    std::abort();
-  }
+  if (handle == 0 || handle > objects.size() || !objects[handle - 1].live)
+    illegal(std::string(what) +
+            " of a texture or surface object that does not exist (never created, or destroyed)");
   return objects[handle - 1];
 }
 
@@ -278,18 +281,10 @@ void surface_access(cudaSurfaceObject_t surf, long long x_bytes, long long y, lo
       if (!store) std::memset(texel, 0, bytes);
       return;
     }
-    if (mode == cudaBoundaryModeTrap) {
-      BlockState* b = current_block;
-      const std::string message = "a surface " + std::string(store ? "write" : "read") +
-                                  " outside the surface: byte " + std::to_string(x_bytes) +
-                                  " of row " + std::to_string(y) +
-                                  " (surfaces address x in bytes: x * sizeof(texel))";
-      if (b != nullptr)
-        throw KernelFault{cudaErrorIllegalAddress,
-                          launch_site(*b->config) + ", " + who(*b) + ": " + message};
-      diagnose(message);
-      std::abort();
-    }
+    if (mode == cudaBoundaryModeTrap)
+      illegal("a surface " + std::string(store ? "write" : "read") + " outside the surface: byte " +
+              std::to_string(x_bytes) + " of row " + std::to_string(y) +
+              " (surfaces address x in bytes: x * sizeof(texel))");
     x = std::clamp<long long>(x, 0, static_cast<long long>(t.width * t.texel - bytes));
     y = std::clamp<long long>(y, 0, static_cast<long long>(t.height) - 1);
     z = std::clamp<long long>(z, 0, static_cast<long long>(t.depth) - 1);
