@@ -23,12 +23,16 @@
 #define CUDALAB_EMU 1
 
 // What the toolkit's headers define, for programs that test them (helper_cuda.h does): the
-// runtime of CUDA 13.0. __CUDACC__ says "compiled as CUDA"; __CUDA_ARCH__ stays undefined, since
-// one compilation serves host and device code alike.
+// runtime of CUDA 13.0. __CUDACC__ says "compiled as CUDA". One compilation serves host and device
+// code alike, and the device is of compute capability 9.0: __CUDA_ARCH__ is 900 everywhere, so that
+// device code behind `#if __CUDA_ARCH__ >= 700` is compiled (undefined, it silently vanished); a
+// __host__ __device__ function that picks its device branch by it runs that branch on the host
+// too, where every intrinsic works.
 #define CUDART_VERSION 13000
 #define CUDA_VERSION 13000
 #define __CUDART_API_VERSION CUDART_VERSION
 #define __CUDACC__ 1
+#define __CUDA_ARCH__ 900
 #define __NVCC__ 1
 #define __CUDACC_VER_MAJOR__ 13
 #define __CUDACC_VER_MINOR__ 0
