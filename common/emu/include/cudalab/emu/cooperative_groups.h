@@ -131,6 +131,14 @@ inline coalesced_group binary_partition(const Group& g, bool predicate,
   return coalesced_group(predicate ? yes : mask & ~yes);
 }
 
+// The lanes of a group with the same label (warpAggregatedAtomicsCG's cg::labeled_partition).
+template <class Group>
+inline coalesced_group labeled_partition(const Group& g, unsigned long long label,
+                                         const char* file = __builtin_FILE(),
+                                         int line = __builtin_LINE()) {
+  return coalesced_group(__match_any_sync(g.get_mask(), label, file, line));
+}
+
 // A tile of Size lanes (a power of two up to 32) of one warp.
 template <unsigned Size, class Parent = void>
 class thread_block_tile : public thread_group {
