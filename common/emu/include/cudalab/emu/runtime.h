@@ -151,6 +151,11 @@ cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned flags);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
                                  unsigned long long flags = 0);
+// The form before CUDA 12, which cuda_runtime.h still offers to C++ programs.
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphNode_t*,
+                                        char*, size_t) {
+  return cudaGraphInstantiate(exec, graph, 0ull);
+}
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
