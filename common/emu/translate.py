@@ -353,16 +353,15 @@ def rewrite_shared(src: str) -> str:
     return "".join(out)
 
 
-def rewrite_device_clock(src: str) -> str:
-    """clock() in the body of a __global__ or __device__ function -> the device's clock (the C
-    library's clock() counts the process's CPU time in microseconds, not the device's cycles)."""
-    mask = code_mask(src)
-    bodies: list[tuple[int, int]] = []
+def function_bodies(src: str, mask: list[bool]) -> list[tuple[int, int, int]]:
+    """(the __global__ or __device__ keyword, its function's `{`, its `}`) for every definition; a
+    declaration or a __device__ variable (a `;` or `=` first) has none."""
+    bodies: list[tuple[int, int, int]] = []
     for m in DEVICE_FUNCTION.finditer(src):
-        if not mask[m.start()] or (bodies and m.start() < bodies[-1][1]):
+        if not mask[m.start()] or (bodies and m.start() < bodies[-1][2]):
             continue
         k, depth = m.end(), 0
-        while k < len(src):  # the body's `{`, unless a `;` ends a declaration first
+        while k < len(src):
             if mask[k]:
                 if src[k] == "(":
                     depth += 1
@@ -371,20 +370,26 @@ def rewrite_device_clock(src: str) -> str:
                 elif depth == 0 and src[k] in ";=":
                     break
                 elif depth == 0 and src[k] == "{":
-                    end = k
-                    level = 0
+                    end, level = k, 0
                     while end < len(src):
                         if mask[end]:
                             level += {"{": 1, "}": -1}.get(src[end], 0)
                             if level == 0:
                                 break
                         end += 1
-                    bodies.append((k, end))
+                    bodies.append((m.start(), k, end))
                     break
             k += 1
+    return bodies
+
+
+def rewrite_device_clock(src: str) -> str:
+    """clock() in the body of a __global__ or __device__ function -> the device's clock (the C
+    library's clock() counts the process's CPU time in microseconds, not the device's cycles)."""
+    mask = code_mask(src)
     out: list[str] = []
     done = 0
-    for start, end in bodies:
+    for _, start, end in function_bodies(src, mask):
         out.append(src[done:start])
         out.append(
             CLOCK.sub(
@@ -397,10 +402,49 @@ def rewrite_device_clock(src: str) -> str:
     return "".join(out)
 
 
+def register_kernels(src: str) -> str:
+    """After each kernel that is not a template and is defined once in the file, a registration
+    by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so."""
+    mask = code_mask(src)
+    found: list[tuple[str, int]] = []
+    for keyword, start, end in function_bodies(src, mask):
+        if not src.startswith("__global__", keyword):
+            continue
+        head = src[keyword:start]
+        before = max(src.rfind(c, 0, keyword) for c in ";{}")
+        if re.search(r"\btemplate\b", src[before + 1 : keyword]) or "<" in head.split("(")[0]:
+            continue
+        opens, depth = [], 0  # the parameter list: the last parenthesised group at the top
+        for k, c in enumerate(head):
+            if c == "(":
+                if depth == 0:
+                    opens.append(k)
+                depth += 1
+            elif c == ")":
+                depth -= 1
+        name = re.search(r"(\w+)\s*$", head[: opens[-1]]) if opens else None
+        if name:
+            found.append((name.group(1), end))
+    counts: dict[str, int] = {}
+    for name, _ in found:
+        counts[name] = counts.get(name, 0) + 1
+    out: list[str] = []
+    done = 0
+    for name, end in found:
+        if counts[name] != 1:
+            continue
+        out.append(src[done : end + 1])
+        out.append(f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{name}{{{name}}};")
+        done = end + 1
+    out.append(src[done:])
+    return "".join(out)
+
+
 def translate(src: str, path: str) -> str:
     body = rewrite_launches(src)
     body = rewrite_shared(rewrite_extern_shared(body))
     body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(body)))
+    body = register_kernels(body)
     return f'{PRELUDE}#line 1 "{path}"\n{body}'
 
 

@@ -361,6 +361,56 @@ TEST(Surface, StreamCaptureAndGraphReplay) {
   cudaFree(data), cudaFreeHost(host);
 }
 
+// A graph built node by node (simpleCudaGraphs' manual graph): memset, kernel, copy, host call.
+TEST(Surface, GraphBuiltNodeByNode) {
+  const int n = 1000;
+  int *data, *host;
+  CUDA_CHECK(cudaMalloc(&data, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocHost(&host, n * sizeof(int)));
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaGraphCreate(&graph, 0));
+  cudaMemsetParams memset_params{};
+  memset_params.dst = data;
+  memset_params.value = 7;
+  memset_params.elementSize = sizeof(int);
+  memset_params.width = n;
+  memset_params.height = 1;
+  cudaGraphNode_t set, kernel, copy, call;
+  CUDA_CHECK(cudaGraphAddMemsetNode(&set, graph, nullptr, 0, &memset_params));
+  int count = n;
+  void* args[] = {&data, &count};
+  cudaKernelNodeParams kernel_params{};
+  kernel_params.func = (void*)increment;
+  kernel_params.gridDim = dim3((n + 127) / 128);
+  kernel_params.blockDim = dim3(128);
+  kernel_params.kernelParams = args;
+  CUDA_CHECK(cudaGraphAddKernelNode(&kernel, graph, &set, 1, &kernel_params));
+  count = 0;  // the node copied the arguments when it was added
+  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy, graph, &kernel, 1, host, data, n * sizeof(int),
+                                      cudaMemcpyDeviceToHost));
+  int calls = 0;
+  cudaHostNodeParams host_params{count_call, &calls};
+  CUDA_CHECK(cudaGraphAddHostNode(&call, graph, &copy, 1, &host_params));
+  size_t nodes = 0;
+  CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+  EXPECT_EQ(nodes, 4u);
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_CHECK(cudaGraphLaunch(exec, nullptr));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(host[0], 8);
+  EXPECT_EQ(host[n - 1], 8);
+  EXPECT_EQ(calls, 1);
+  count = n / 2;  // now only the first half is incremented
+  CUDA_CHECK(cudaGraphExecKernelNodeSetParams(exec, kernel, &kernel_params));
+  CUDA_CHECK(cudaGraphLaunch(exec, nullptr));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(host[0], 8);
+  EXPECT_EQ(host[n - 1], 7);
+  EXPECT_EQ(calls, 2);
+  cudaGraphExecDestroy(exec), cudaGraphDestroy(graph), cudaFree(data), cudaFreeHost(host);
+}
+
 // ---- occupancy and function attributes --------------------------------------------------
 
 __global__ void big_shared(int* out) {

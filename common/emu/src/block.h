@@ -47,8 +47,7 @@ inline thread_local BlockState* current_block = nullptr;
 
 // The thread that runs now, as an index 0..blockDim-1 and as a readable "block (..), thread (..)".
 inline unsigned thread_rank() {
-  const auto& b = builtins;
-  return b.threadIdx.x + b.blockDim.x * (b.threadIdx.y + b.blockDim.y * b.threadIdx.z);
+  return ::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z);
 }
 std::string who(const BlockState& b);
 

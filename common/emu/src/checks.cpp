@@ -196,7 +196,7 @@ void thread_fence() {
 }
 
 std::string who(const BlockState& b) {
-  return "block " + dim(b.block) + ", thread " + dim(builtins.threadIdx);
+  return "block " + dim(b.block) + ", thread " + dim(::threadIdx);
 }
 
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc) {

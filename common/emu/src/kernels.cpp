@@ -70,11 +70,34 @@ int active_blocks_per_sm(int block_size, size_t dynamic_shared) {
   return std::max(0, blocks);
 }
 
-cudaError_t refuse_untyped(const char* call) {
-  diagnose(std::string(call) +
-           ": the emu backend needs the kernel itself, not a void* to it, to know its parameters. "
-           "Pass the kernel's name (cudalab run removes a (void*) cast written in the call).");
-  return record(cudaErrorInvalidDeviceFunction);
+namespace {
+std::map<const void*, Launcher>& launchers() {
+  static std::map<const void*, Launcher> all;
+  return all;
+}
+}  // namespace
+
+void register_kernel(const void* kernel, Launcher launcher) {
+  std::lock_guard<std::mutex> lock(mutex);
+  launchers()[kernel] = launcher;
+}
+
+cudaError_t launch_untyped(const char* call, const void* kernel, dim3 grid, dim3 block, void** args,
+                           size_t shared_bytes, cudaStream_t stream, bool cooperative) {
+  Launcher launcher = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = launchers().find(kernel); it != launchers().end()) launcher = it->second;
+  }
+  if (launcher == nullptr) {
+    diagnose(std::string(call) +
+             ": the emu backend does not know this kernel by its address (a template kernel "
+             "given as a void*, or a function that is not a kernel): it needs the kernel's type "
+             "to read its arguments. Pass the kernel itself, not a void* to it.");
+    return record(cudaErrorInvalidDeviceFunction);
+  }
+  launcher(kernel, grid, block, args, shared_bytes, stream, cooperative);
+  return cudaPeekAtLastError();
 }
 
 }  // namespace cudalab::emu

@@ -96,7 +96,7 @@ class BlockRunner {
                                           BlockState& state) {
     config_ = &config;
     fn_ = fn;
-    builtins.blockIdx = state.block;
+    ::blockIdx = state.block;
     state.block_epoch = ++state.epoch;
     state.unwritten_read.clear();
     threads_ = config.block.x * config.block.y * config.block.z;
@@ -247,8 +247,8 @@ class BlockRunner {
     }
     if (live_.empty()) {
       std::ostringstream s;
-      s << "warp divergence in " << launch_site(*config_) << ", block (" << builtins.blockIdx.x
-        << "," << builtins.blockIdx.y << "," << builtins.blockIdx.z << "): " << stuck;
+      s << "warp divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
+        << ::blockIdx.y << "," << ::blockIdx.z << "): " << stuck;
       error_ = s.str();
       return false;
     }
@@ -325,7 +325,7 @@ class BlockRunner {
   void woke_up(Fiber& me, ctx::fiber&& c) {
     if (from_ != nullptr) from_->self = std::move(c);
     current_ = &me;
-    builtins.threadIdx = me.index;
+    ::threadIdx = me.index;
   }
 
   // A fiber runs threads of the current block until none is left to start, then parks until a
@@ -339,7 +339,7 @@ class BlockRunner {
         while (next_ < threads_ && error_.empty()) {
           f.thread = next_++;
           f.index = take_index();
-          builtins.threadIdx = f.index;
+          ::threadIdx = f.index;
           try {
             fn_.call(fn_.ctx);
           } catch (const KernelFault& fault) {  // a check stopped this thread: stop the block
@@ -385,10 +385,9 @@ class BlockRunner {
         (elsewhere_[t].round == round_ ? elsewhere : here).push_back(t);
     }
     std::ostringstream s;
-    s << "barrier divergence in " << launch_site(*config_) << ", block (" << builtins.blockIdx.x
-      << "," << builtins.blockIdx.y << "," << builtins.blockIdx.z
-      << "): " << describe_threads(here, config_->block) << " wait at __syncthreads() at "
-      << site(first_.file, first_.line) << ", but ";
+    s << "barrier divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
+      << ::blockIdx.y << "," << ::blockIdx.z << "): " << describe_threads(here, config_->block)
+      << " wait at __syncthreads() at " << site(first_.file, first_.line) << ", but ";
     if (!done.empty()) {
       s << describe_threads(done, config_->block)
         << " finished without reaching it, so the block can never go on. Every thread of a block "
@@ -584,8 +583,8 @@ struct LaunchRun {
     runner = &local;
     shared.start_launch(config.shared_bytes);
     builtins.dynamic_shared = reinterpret_cast<unsigned char*>(shared.dynamic());
-    builtins.blockDim = config.block;
-    builtins.gridDim = config.grid;
+    ::blockDim = config.block;
+    ::gridDim = config.grid;
     BlockState state;
     state.config = &config;
     state.epoch = epoch;
@@ -657,7 +656,7 @@ void grid_sync(const char* file, int line) {
 
 void assert_failed(const char* expression, const char* file, int line, const char* function) {
   if (BlockState* b = current_block) {
-    const uint3 k = b->block, t = builtins.threadIdx;
+    const uint3 k = b->block, t = ::threadIdx;
     std::fprintf(stderr,
                  "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
                  line, function, k.x, k.y, k.z, t.x, t.y, t.z, expression);

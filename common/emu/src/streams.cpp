@@ -8,6 +8,7 @@
 // stream joins that capture, as CUDA's fork-and-join capture does.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
+#include "cudalab/emu/textures.h"
 #include "state.h"
 
 using namespace cudalab::emu;
@@ -28,6 +30,11 @@ struct Work {
   Work(void (*r)(void*), void* c, void (*d)(void*)) : run(r), context(c), release(d) {}
   Work(const Work&) = delete;
   ~Work() { release(context); }
+  friend void swap(Work& a, Work& b) {
+    std::swap(a.run, b.run);
+    std::swap(a.context, b.context);
+    std::swap(a.release, b.release);
+  }
 };
 using WorkList = std::vector<std::unique_ptr<Work>>;
 }  // namespace
@@ -273,6 +280,145 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
   if (exec == nullptr) return record(cudaErrorInvalidResourceHandle);
   delete exec;
   return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                          unsigned long long flags) {
+  return cudaGraphInstantiate(exec, graph, flags);
+}
+
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
+  return exec == nullptr ? record(cudaErrorInvalidResourceHandle) : cudaSuccess;
+}
+
+// A clone shares the recorded work: nodes are never changed after they are added, except through
+// an instance (cudaGraphExecKernelNodeSetParams), which changes the graphs that share them too.
+cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original) {
+  if (clone == nullptr || original == nullptr) return record(cudaErrorInvalidValue);
+  *clone = new CUgraph_st{original->work};
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                cudaGraphExecUpdateResultInfo* result) {
+  if (exec == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
+  exec->work = graph->work;
+  if (result != nullptr) *result = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
+  return cudaSuccess;
+}
+
+namespace {
+// A node is added by doing its operation on a stream that records into the graph.
+template <class Op>
+cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, Op op) {
+  if (graph == nullptr) return record(cudaErrorInvalidValue);
+  CUstream_st recorder;
+  recorder.capture = graph;
+  const size_t before = graph->work->size();
+  if (cudaError_t e = op(&recorder)) return e;
+  if (graph->work->size() == before)  // an empty node: something to point at
+    graph->work->push_back(std::make_unique<Work>([](void*) {}, nullptr, [](void*) {}));
+  if (node != nullptr) *node = reinterpret_cast<cudaGraphNode_t>(graph->work->back().get());
+  return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
+                                   size_t, const cudaKernelNodeParams* p) {
+  if (p == nullptr) return record(cudaErrorInvalidValue);
+  return add_node(node, graph, [&](cudaStream_t s) {
+    return launch_untyped("cudaGraphAddKernelNode", p->func, p->gridDim, p->blockDim,
+                          p->kernelParams, p->sharedMemBytes, s, false);
+  });
+}
+
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
+                                   size_t, const cudaMemcpy3DParms* p) {
+  if (p == nullptr) return record(cudaErrorInvalidValue);
+  return add_node(node, graph, [&](cudaStream_t s) {
+    enqueue(s, [copy = *p] { cudaMemcpy3D(&copy); });
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t*, size_t, void* dst, const void* src,
+                                     size_t bytes, cudaMemcpyKind kind) {
+  return add_node(node, graph,
+                  [&](cudaStream_t s) { return cudaMemcpyAsync(dst, src, bytes, kind, s); });
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
+                                   size_t, const cudaMemsetParams* p) {
+  if (p == nullptr || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
+    return record(cudaErrorInvalidValue);
+  return add_node(node, graph, [&](cudaStream_t s) {
+    enqueue(s, [m = *p] {  // elements of 1, 2 or 4 bytes, row by row
+      for (size_t row = 0; row < std::max<size_t>(m.height, 1); ++row) {
+        char* d = static_cast<char*>(m.dst) + row * m.pitch;
+        std::vector<char> bytes(m.width * m.elementSize);
+        for (size_t i = 0; i < m.width; ++i)
+          std::memcpy(bytes.data() + i * m.elementSize, &m.value, m.elementSize);
+        cudaMemcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice);
+      }
+    });
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
+                                 size_t, const cudaHostNodeParams* p) {
+  if (p == nullptr) return record(cudaErrorInvalidValue);
+  return add_node(node, graph,
+                  [&](cudaStream_t s) { return cudaLaunchHostFunc(s, p->fn, p->userData); });
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
+                                  size_t) {
+  return add_node(node, graph, [](cudaStream_t) { return cudaSuccess; });
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                       const cudaGraphNode_t*, size_t, cudaGraph_t child) {
+  if (child == nullptr) return record(cudaErrorInvalidValue);
+  return add_node(node, graph, [&](cudaStream_t s) {
+    enqueue(s, [work = child->work] {
+      for (const auto& w : *work) w->run(w->context);
+    });
+    return cudaSuccess;
+  });
+}
+
+// Later dependencies must not reorder nodes: a node may only come to depend on an earlier one.
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, size_t count) {
+  if (graph == nullptr) return record(cudaErrorInvalidValue);
+  auto at = [&](cudaGraphNode_t n) {
+    for (size_t i = 0; i < graph->work->size(); ++i)
+      if (reinterpret_cast<cudaGraphNode_t>((*graph->work)[i].get()) == n) return i;
+    return graph->work->size();
+  };
+  for (size_t i = 0; i < count; ++i)
+    if (at(from[i]) >= at(to[i])) {
+      diagnose(
+          "cudaGraphAddDependencies: a dependency on a node added later is not supported by "
+          "the emu backend (its nodes run in the order they were added)");
+      return record(cudaErrorNotSupported);
+    }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const cudaKernelNodeParams* p) {
+  if (exec == nullptr || p == nullptr) return record(cudaErrorInvalidValue);
+  for (auto& w : *exec->work) {
+    if (reinterpret_cast<cudaGraphNode_t>(w.get()) != node) continue;
+    CUgraph_st scratch;
+    if (cudaError_t e = cudaGraphAddKernelNode(nullptr, &scratch, nullptr, 0, p)) return e;
+    swap(*w, *scratch.work->back());  // the node keeps its handle, with the new launch
+    return cudaSuccess;
+  }
+  return record(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {

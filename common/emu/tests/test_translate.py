@@ -179,3 +179,16 @@ class DeviceCode(unittest.TestCase):
     def test_extern_shared_with_the_qualifier_after_the_type(self) -> None:
         out = body("__global__ void k() { extern double __shared__ sdata[]; }")
         self.assertIn("double* const sdata = reinterpret_cast<double*>(", out)
+
+
+class KernelRegistration(unittest.TestCase):
+    def test_kernels_are_registered_by_address(self) -> None:
+        out = body(
+            "__global__ void __launch_bounds__(256) k(float* x) { x[0] = 1; }\n"
+            "template <class T> __global__ void t(T* x) {}\n"
+            "__device__ int helper() { return 1; }\n"
+        )
+        self.assertIn("} static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_k{k};", out)
+        self.assertNotIn("cudalab_kernel_entry_t", out)
+        self.assertNotIn("cudalab_kernel_entry_helper", out)
+        self.assertEqual(out.count("\n"), 3)

@@ -9,15 +9,18 @@
 #include "cudalab/emu/intrinsics.h"
 #include "cudalab/emu/types.h"
 
+// The coordinates of the GPU thread that runs now on this worker, as CUDA names them: variables
+// (not macros, so that a struct may have a field called gridDim, as cudaKernelNodeParams does).
+// The block scheduler rewrites threadIdx each time it switches threads; the others change once per
+// block or launch.
+inline thread_local uint3 threadIdx{0, 0, 0};
+inline thread_local uint3 blockIdx{0, 0, 0};
+inline thread_local dim3 blockDim{};
+inline thread_local dim3 gridDim{};
+
 namespace cudalab::emu {
 
-// The coordinates of the GPU thread that runs now on this worker. The block scheduler rewrites
-// threadIdx each time it switches threads; the other fields change once per block or launch.
 struct Builtins {
-  uint3 threadIdx{0, 0, 0};
-  uint3 blockIdx{0, 0, 0};
-  dim3 blockDim{};
-  dim3 gridDim{};
   unsigned char* dynamic_shared = nullptr;  // extern __shared__ arrays point here
 };
 inline thread_local Builtins builtins{};
@@ -65,8 +68,7 @@ inline constexpr int warpSize = 32;
 namespace cudalab::emu {
 const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line);
 inline unsigned lane_id() {
-  const auto& b = builtins;
-  return (b.threadIdx.x + b.blockDim.x * (b.threadIdx.y + b.blockDim.y * b.threadIdx.z)) % 32;
+  return (::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z)) % 32;
 }
 // A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
 // of larger types do).
@@ -143,10 +145,9 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 // The lanes of the running thread's warp that exist (emu cannot tell which ones diverged).
 inline unsigned __activemask() {
-  const auto& b = cudalab::emu::builtins;
-  const unsigned threads = b.blockDim.x * b.blockDim.y * b.blockDim.z;
+  const unsigned threads = ::blockDim.x * ::blockDim.y * ::blockDim.z;
   const unsigned first =
-      (b.threadIdx.x + b.blockDim.x * (b.threadIdx.y + b.blockDim.y * b.threadIdx.z)) / 32 * 32;
+      (::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z)) / 32 * 32;
   const unsigned lanes = threads - first >= 32 ? 32 : threads - first;
   return lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
 }
@@ -287,8 +288,5 @@ namespace cudalab::emu {
 // A failed assert(): in a kernel, stops the launch with cudaErrorAssert; on the host, aborts.
 [[noreturn]] void assert_failed(const char* expression, const char* file, int line,
                                 const char* function);
-inline int block_threads() {
-  const auto& b = builtins;
-  return static_cast<int>(b.blockDim.x * b.blockDim.y * b.blockDim.z);
-}
+inline int block_threads() { return static_cast<int>(::blockDim.x * ::blockDim.y * ::blockDim.z); }
 }  // namespace cudalab::emu

@@ -111,13 +111,30 @@ cudaError_t launch_by_value(void (*kernel)(P...), dim3 grid, dim3 block, void** 
   return cudaPeekAtLastError();
 }
 
+// Kernels known by address, for the APIs that take one as a void* (cudaLaunchKernel with a cast,
+// graph kernel nodes): the translator registers every kernel that is not a template.
+using Launcher = void (*)(const void* kernel, dim3 grid, dim3 block, void** args,
+                          size_t shared_bytes, cudaStream_t stream, bool cooperative);
+void register_kernel(const void* kernel, Launcher launcher);
+cudaError_t launch_untyped(const char* call, const void* kernel, dim3 grid, dim3 block, void** args,
+                           size_t shared_bytes, cudaStream_t stream, bool cooperative);
+struct KernelEntry {
+  template <class... P>
+  KernelEntry(void (*kernel)(P...)) {
+    register_kernel(reinterpret_cast<const void*>(kernel),
+                    [](const void* k, dim3 g, dim3 b, void** args, size_t shared, cudaStream_t s,
+                       bool cooperative) {
+                      launch_by_value(reinterpret_cast<void (*)(P...)>(const_cast<void*>(k)), g, b,
+                                      args, shared, s, cooperative);
+                    });
+  }
+};
+
 // Kernel attributes (occupancy.cpp): the dynamic shared memory a kernel opted in to.
 void set_max_dynamic_shared(const void* kernel, int bytes);
 int max_dynamic_shared(const void* kernel);
 // Resident blocks per multiprocessor for a block size (threads, blocks and shared memory).
 int active_blocks_per_sm(int block_size, size_t dynamic_shared);
-// A type-erased kernel refused by value (a void* the emu cannot call): says why.
-cudaError_t refuse_untyped(const char* call);
 
 }  // namespace cudalab::emu
 
@@ -131,13 +148,16 @@ cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 bl
                                         size_t sharedMem = 0, cudaStream_t stream = nullptr) {
   return cudalab::emu::launch_by_value(kernel, grid, block, args, sharedMem, stream, true);
 }
-inline cudaError_t cudaLaunchKernel(const void*, dim3, dim3, void**, size_t = 0,
-                                    cudaStream_t = nullptr) {
-  return cudalab::emu::refuse_untyped("cudaLaunchKernel");
+inline cudaError_t cudaLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args,
+                                    size_t sharedMem = 0, cudaStream_t stream = nullptr) {
+  return cudalab::emu::launch_untyped("cudaLaunchKernel", kernel, grid, block, args, sharedMem,
+                                      stream, false);
 }
-inline cudaError_t cudaLaunchCooperativeKernel(const void*, dim3, dim3, void**, size_t = 0,
-                                               cudaStream_t = nullptr) {
-  return cudalab::emu::refuse_untyped("cudaLaunchCooperativeKernel");
+inline cudaError_t cudaLaunchCooperativeKernel(const void* kernel, dim3 grid, dim3 block,
+                                               void** args, size_t sharedMem = 0,
+                                               cudaStream_t stream = nullptr) {
+  return cudalab::emu::launch_untyped("cudaLaunchCooperativeKernel", kernel, grid, block, args,
+                                      sharedMem, stream, true);
 }
 
 // Occupancy: from the limits of threads, blocks and shared memory per multiprocessor (emu does not

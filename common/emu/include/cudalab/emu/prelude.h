@@ -67,10 +67,6 @@
 #define __constant__
 #define __shared__ static thread_local
 
-#define threadIdx (::cudalab::emu::builtins.threadIdx)
-#define blockIdx (::cudalab::emu::builtins.blockIdx)
-#define blockDim (::cudalab::emu::builtins.blockDim)
-#define gridDim (::cudalab::emu::builtins.gridDim)
 #define __syncthreads() ::cudalab::emu::syncthreads(__FILE__, __LINE__)
 
 // Barriers with a vote (compute capability 2.0).
