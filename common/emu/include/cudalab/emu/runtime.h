@@ -137,6 +137,10 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userD
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
+inline cudaError_t cudaEventCreate(cudaEvent_t* event,
+                                   unsigned flags) {  // cuda_runtime.h's C++ form
+  return cudaEventCreateWithFlags(event, flags);
+}
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
 cudaError_t cudaEventQuery(cudaEvent_t event);
@@ -165,6 +169,16 @@ cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original);
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo* result);
 // Nodes run in the order they were added, which respects every dependency given when adding them.
+// The forms cuda_runtime.h still offers to C++ programs.
+inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                       cudaGraphNode_t* errorNode,
+                                       cudaGraphExecUpdateResult* result) {
+  cudaGraphExecUpdateResultInfo info{};
+  const cudaError_t e = cudaGraphExecUpdate(exec, graph, &info);
+  if (errorNode != nullptr) *errorNode = info.errorNode;
+  if (result != nullptr) *result = info.result;
+  return e;
+}
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                    const cudaGraphNode_t* dependencies, size_t count,
                                    const cudaKernelNodeParams* params);
