@@ -45,10 +45,7 @@ inline uint32_t grid_phase_stamp = 0;
 // The block this worker thread runs, nullptr outside kernels.
 inline thread_local BlockState* current_block = nullptr;
 
-// The thread that runs now, as an index 0..blockDim-1 and as a readable "block (..), thread (..)".
-inline unsigned thread_rank() {
-  return ::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z);
-}
+// The thread that runs now, readable: "block (..), thread (..)" (its number: thread_rank()).
 std::string who(const BlockState& b);
 
 // The shared memory of the block a worker runs: the launch's dynamic array and every __shared__

@@ -23,16 +23,10 @@ bool cooperative_launch();
 
 namespace cooperative_groups {
 
-namespace details {
-inline unsigned block_rank_of_thread() {
-  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-}
-}  // namespace details
-
 class thread_block {
  public:
   void sync() const { ::cudalab::emu::syncthreads(__builtin_FILE(), __builtin_LINE()); }
-  unsigned thread_rank() const { return details::block_rank_of_thread(); }
+  unsigned thread_rank() const { return cudalab::emu::thread_rank(); }
   unsigned long long size() const { return cudalab::emu::block_threads(); }
   unsigned long long num_threads() const { return size(); }
   dim3 group_index() const { return blockIdx; }
@@ -55,7 +49,7 @@ class thread_group {
       __syncwarp(mask_, file, line);
   }
   unsigned thread_rank() const {
-    if (block_) return details::block_rank_of_thread();
+    if (block_) return cudalab::emu::thread_rank();
     return __builtin_popcount(mask_ & ((1u << (cudalab::emu::lane_id())) - 1u));
   }
   unsigned long long size() const {
@@ -157,7 +151,7 @@ class thread_block_tile : public thread_group {
   unsigned thread_rank() const { return cudalab::emu::lane_id() % Size; }
   static constexpr unsigned long long size() { return Size; }
   static constexpr unsigned long long num_threads() { return Size; }
-  unsigned meta_group_rank() const { return details::block_rank_of_thread() / Size; }
+  unsigned meta_group_rank() const { return cudalab::emu::thread_rank() / Size; }
   unsigned meta_group_size() const { return (cudalab::emu::block_threads() + Size - 1) / Size; }
   void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
     __syncwarp(mask_, file, line);
@@ -223,7 +217,7 @@ class grid_group {
   }
   bool is_valid() const { return cudalab::emu::cooperative_launch(); }
   unsigned long long thread_rank() const {
-    return block_rank() * cudalab::emu::block_threads() + details::block_rank_of_thread();
+    return block_rank() * cudalab::emu::block_threads() + cudalab::emu::thread_rank();
   }
   unsigned long long size() const { return num_blocks() * cudalab::emu::block_threads(); }
   unsigned long long num_threads() const { return size(); }

@@ -67,9 +67,11 @@ inline constexpr int warpSize = 32;
 // scheduler's warp barrier); then it reads what the others published.
 namespace cudalab::emu {
 const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line);
-inline unsigned lane_id() {
-  return (::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z)) % 32;
+// The running thread's number in its block, 0..blockDim-1, x fastest: warps are its runs of 32.
+inline unsigned thread_rank() {
+  return ::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z);
 }
+inline unsigned lane_id() { return thread_rank() % 32; }
 // A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
 // of larger types do).
 template <class T>
@@ -146,8 +148,7 @@ inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 // The lanes of the running thread's warp that exist (emu cannot tell which ones diverged).
 inline unsigned __activemask() {
   const unsigned threads = ::blockDim.x * ::blockDim.y * ::blockDim.z;
-  const unsigned first =
-      (::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z)) / 32 * 32;
+  const unsigned first = cudalab::emu::thread_rank() / 32 * 32;
   const unsigned lanes = threads - first >= 32 ? 32 : threads - first;
   return lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
 }
