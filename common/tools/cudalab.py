@@ -146,12 +146,6 @@ def parse(args: list[str]) -> Build:
                 b.nvcc_flags.append(args[i + 1])
             i += 2 if takes else 1
             continue
-        if arg.startswith(("-arch", "-gencode", "-code", "-std", "-rdc", "-maxrregcount", "-t")) and (
-            arg[:5] in ("-arch", "-genc", "-code", "-std=", "-rdc=")
-        ):
-            b.notes.append(f"{arg}: ignored (it concerns GPU code)")
-            i += 1
-            continue
         if arg.startswith("-I"):
             v, i = value_of("-I", args, i)
             b.includes.append(v)

@@ -525,15 +525,15 @@ cudaError_t validate(const LaunchConfig& c, std::string& why) {
     s << "block (" << b.x << "," << b.y << "," << b.z << ") exceeds the limits (1024,1024,64)";
   else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
     s << "grid (" << g.x << "," << g.y << "," << g.z << ") exceeds the limits (2^31-1,65535,65535)";
-  else if (c.shared_bytes > 48 * 1024 && c.shared_bytes > allowed_dynamic_shared(c.kernel)) {
-    const size_t allowed = allowed_dynamic_shared(c.kernel);  // only past 48 KiB: names resolved
+  else if (const size_t allowed =  // kernel names are looked up only past 48 KiB
+           c.shared_bytes > 48 * 1024 ? allowed_dynamic_shared(c.kernel) : 48 * 1024;
+           c.shared_bytes > allowed)
     s << c.shared_bytes << " bytes of dynamic shared memory exceed the " << allowed / 1024
       << " KiB a launch of this kernel may ask for"
       << (allowed == 48 * 1024
               ? " (more needs cudaFuncSetAttribute(kernel, "
                 "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to 227 KiB)"
               : "");
-  }
   why = s.str();
   return why.empty() ? cudaSuccess : cudaErrorInvalidValue;
 }

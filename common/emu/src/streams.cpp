@@ -353,14 +353,13 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, con
   if (p == nullptr || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
     return record(cudaErrorInvalidValue);
   return add_node(node, graph, [&](cudaStream_t s) {
-    enqueue(s, [m = *p] {  // elements of 1, 2 or 4 bytes, row by row
-      for (size_t row = 0; row < std::max<size_t>(m.height, 1); ++row) {
-        char* d = static_cast<char*>(m.dst) + row * m.pitch;
-        std::vector<char> bytes(m.width * m.elementSize);
-        for (size_t i = 0; i < m.width; ++i)
-          std::memcpy(bytes.data() + i * m.elementSize, &m.value, m.elementSize);
-        cudaMemcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice);
-      }
+    std::vector<char> row(p->width * p->elementSize);  // one row of elements of 1, 2 or 4 bytes
+    for (size_t i = 0; i < p->width; ++i)
+      std::memcpy(row.data() + i * p->elementSize, &p->value, p->elementSize);
+    enqueue(s, [m = *p, row = std::move(row)] {
+      for (size_t r = 0; r < std::max<size_t>(m.height, 1); ++r)
+        cudaMemcpy(static_cast<char*>(m.dst) + r * m.pitch, row.data(), row.size(),
+                   cudaMemcpyHostToDevice);
     });
     return cudaSuccess;
   });
