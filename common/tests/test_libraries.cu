@@ -201,4 +201,92 @@ TEST(Curand, HostApiDistributions) {
   cudaFree(d);
 }
 
+template <class Word>
+Word reverse_bits(Word w) {
+  Word r = 0;
+  for (size_t b = 0; b < 8 * sizeof(Word); ++b, w >>= 1) r = (r << 1) | (w & 1);
+  return r;
+}
+
+// Sobol: thread j of dimension d draws point offset + j, from the host table of direction vectors.
+__global__ void sobol_points(const curandDirectionVectors32_t* vectors, unsigned offset,
+                             unsigned* raw, float* uniform, int points) {
+  const int d = blockIdx.x, j = threadIdx.x;
+  curandStateSobol32_t state;
+  curand_init(vectors[d], offset + j, &state);
+  raw[d * points + j] = curand(&state);
+  skipahead(points - 1u, &state);  // to point offset + j + points: the one after the host's
+  uniform[d * points + j] = curand_uniform(&state);
+}
+
+// The host API lays points out by dimension (all of dimension 0, then 1, ...); the device API
+// draws the same points from the same direction vectors; dimension 0 is van der Corput's
+// sequence in gray-code order (point i: the bits of i ^ (i >> 1) reversed); the first values of
+// the other dimensions are compared with those an H100 drew.
+TEST(Curand, SobolHostAndDeviceApisDrawTheSamePoints) {
+  constexpr int dimensions = 3, points = 8;
+  constexpr unsigned offset = 5;
+  unsigned *host_raw, *device_raw;
+  float *host_uniform, *device_uniform;
+  CUDA_CHECK(cudaMallocManaged(&host_raw, dimensions * points * sizeof(unsigned)));
+  CUDA_CHECK(cudaMallocManaged(&device_raw, dimensions * points * sizeof(unsigned)));
+  CUDA_CHECK(cudaMallocManaged(&host_uniform, dimensions * points * sizeof(float)));
+  CUDA_CHECK(cudaMallocManaged(&device_uniform, dimensions * points * sizeof(float)));
+  curandGenerator_t g;
+  ASSERT_EQ(curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL32), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandSetQuasiRandomGeneratorDimensions(g, dimensions), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandSetGeneratorOffset(g, offset), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerate(g, host_raw, dimensions * points), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateUniform(g, host_uniform, dimensions * points), CURAND_STATUS_SUCCESS);
+  EXPECT_EQ(curandGenerate(g, host_raw, dimensions * points - 1),
+            CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+  curandDestroyGenerator(g);
+
+  curandDirectionVectors32_t* host_vectors;
+  ASSERT_EQ(curandGetDirectionVectors32(&host_vectors, CURAND_DIRECTION_VECTORS_32_JOEKUO6),
+            CURAND_STATUS_SUCCESS);
+  curandDirectionVectors32_t* vectors;
+  CUDA_CHECK(cudaMalloc(&vectors, dimensions * sizeof(curandDirectionVectors32_t)));
+  CUDA_CHECK(cudaMemcpy(vectors, host_vectors, dimensions * sizeof(curandDirectionVectors32_t),
+                        cudaMemcpyHostToDevice));
+  sobol_points<<<dimensions, points>>>(vectors, offset, device_raw, device_uniform, points);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  // Read off an H100 (CUDA 13.0): points 5..7 of dimensions 1 and 2.
+  const unsigned gpu_raw[2][3] = {{3758096384u, 536870912u, 2684354560u},
+                                  {536870912u, 3758096384u, 1610612736u}};
+  for (int d = 0; d < dimensions; ++d)
+    for (int j = 0; j < points; ++j) {
+      const int k = d * points + j;
+      std::printf("dimension %d point %u: %u %.9g\n", d, offset + j, host_raw[k], host_uniform[k]);
+      EXPECT_EQ(device_raw[k], host_raw[k]) << "dimension " << d << " point " << offset + j;
+      EXPECT_EQ(device_uniform[k], host_uniform[k]) << "dimension " << d << " point " << j;
+      const unsigned i = offset + j;
+      if (d == 0) EXPECT_EQ(host_raw[k], reverse_bits(i ^ (i >> 1))) << i;
+      if (d > 0 && j < 3) EXPECT_EQ(host_raw[k], gpu_raw[d - 1][j]) << d << " " << i;
+    }
+  cudaFree(vectors), cudaFree(host_raw), cudaFree(device_raw), cudaFree(host_uniform),
+      cudaFree(device_uniform);
+}
+
+TEST(Curand, Sobol64AndItsRefusals) {
+  const int n = 2 * 16;
+  double* uniform;
+  unsigned long long* raw;
+  CUDA_CHECK(cudaMallocManaged(&uniform, n * sizeof(double)));
+  CUDA_CHECK(cudaMallocManaged(&raw, n * sizeof(unsigned long long)));
+  curandGenerator_t g;
+  ASSERT_EQ(curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL64), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateLongLong(g, raw, n), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandSetGeneratorOffset(g, 0), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateUniformDouble(g, uniform, n), CURAND_STATUS_SUCCESS);
+  for (int k = 0; k < n; ++k) {
+    EXPECT_EQ(uniform[k], (raw[k] >> 11) * 0x1p-53 + 0x1p-54) << k;
+    const unsigned long long i = k % 16;
+    if (k < 16) EXPECT_EQ(raw[k], reverse_bits(i ^ (i >> 1))) << k;
+  }
+  curandDestroyGenerator(g);
+  cudaFree(uniform), cudaFree(raw);
+}
+
 }  // namespace

@@ -14,6 +14,7 @@
 #include <vector_functions.h>
 #include <vector_types.h>  // NVIDIA's is on the default path of some machines: the emu's is found
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -286,6 +287,58 @@ TEST(Surface, PitchedCopies) {
 void CUDART_CB count_call(void* counter) { ++*static_cast<int*>(counter); }
 void CUDART_CB count_callback(cudaStream_t, cudaError_t status, void* counter) {
   if (status == cudaSuccess) ++*static_cast<int*>(counter);
+}
+
+TEST(Surface, MemoryPoolsAndStreamOrderedAllocation) {
+  int pools_supported = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&pools_supported, cudaDevAttrMemoryPoolsSupported, 0));
+  ASSERT_EQ(pools_supported, 1);
+  cudaMemPool_t default_pool, current_pool;
+  CUDA_CHECK(cudaDeviceGetDefaultMemPool(&default_pool, 0));
+  CUDA_CHECK(cudaDeviceGetMemPool(&current_pool, 0));
+  EXPECT_EQ(default_pool, current_pool);
+  uint64_t threshold = UINT64_MAX, read_back = 0;
+  CUDA_CHECK(cudaMemPoolSetAttribute(default_pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  CUDA_CHECK(cudaMemPoolGetAttribute(default_pool, cudaMemPoolAttrReleaseThreshold, &read_back));
+  EXPECT_EQ(read_back, threshold);
+
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location = {cudaMemLocationTypeDevice, 0};
+  cudaMemPool_t pool;
+  CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  const int n = 1 << 18;  // 1 MiB
+  int* data;
+  CUDA_CHECK(cudaMallocFromPoolAsync(&data, n * sizeof(int), pool, stream));
+  uint64_t used = 0, reserved = 0;
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  EXPECT_GE(used, n * sizeof(int));
+  EXPECT_GE(reserved, used);
+  CUDA_CHECK(cudaMemsetAsync(data, 0, n * sizeof(int), stream));
+  increment<<<(n + 255) / 256, 256, 0, stream>>>(data, n);
+  std::vector<int> host(n);
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), data, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaFreeAsync(data, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(std::count(host.begin(), host.end(), 1), n);
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  EXPECT_EQ(used, 0u);
+  CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  EXPECT_EQ(reserved, 0u);
+  // The device's allocations come from the pool it is given.
+  CUDA_CHECK(cudaDeviceSetMemPool(0, pool));
+  CUDA_CHECK(cudaMallocAsync(&data, 4096, stream));
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  EXPECT_GE(used, 4096u);
+  CUDA_CHECK(cudaFreeAsync(data, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaDeviceSetMemPool(0, default_pool));
+  CUDA_CHECK(cudaMemPoolDestroy(pool));
+  CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
 TEST(Surface, StreamsEventsAndCallbacks) {

@@ -8,9 +8,12 @@
 #include "cudalab/emu/curand.h"
 
 #include <array>
+#include <boost/random/sobol.hpp>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "state.h"
@@ -97,48 +100,100 @@ struct curandGenerator_st {
   curandRngType_t type;
   unsigned long long seed = 0, offset = 0;
   bool host;
-  curandStateXORWOW_t state{};
+  curandStateXORWOW_t state{};  // pseudo-random generators
   bool seeded = false;
+  unsigned dimensions = 1;  // quasi-random generators: points drawn in each dimension
+  unsigned long long points = 0;
 };
 
 namespace {
 using cudalab::emu::check_range;
 using cudalab::emu::mark_written_by_host;
 
+bool is_quasi(curandRngType_t type) { return type >= CURAND_RNG_QUASI_DEFAULT; }
+
 curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host) {
   if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
-  if (type != CURAND_RNG_PSEUDO_DEFAULT && type != CURAND_RNG_PSEUDO_XORWOW &&
-      type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MRG32K3A &&
-      type != CURAND_RNG_PSEUDO_MT19937 && type != CURAND_RNG_PSEUDO_MTGP32) {
+  if (type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 || type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL64) {
     cudalab::emu::diagnose(
-        "curandCreateGenerator: quasi-random generators (Sobol) are not supported by the emu "
-        "backend");
+        "curandCreateGenerator: scrambled Sobol generators are not supported by the emu backend "
+        "(CURAND_RNG_QUASI_SOBOL32 and SOBOL64 are)");
     return CURAND_STATUS_TYPE_ERROR;
   }
   static std::once_flag noted;
-  std::call_once(noted, [] {
-    std::fprintf(stderr,
-                 "cudalab emu: note: curandGenerate* draws numbers of the same distributions as a "
-                 "GPU's generator, but not the same sequence (the device API's curand_init and "
-                 "curand do give a GPU's numbers)\n");
-  });
+  if (!is_quasi(type))
+    std::call_once(noted, [] {
+      std::fprintf(
+          stderr,
+          "cudalab emu: note: curandGenerate* draws numbers of the same distributions as a "
+          "GPU's generator, but not the same sequence (the device API's curand_init and "
+          "curand do give a GPU's numbers)\n");
+    });
   *g = new curandGenerator_st{type, 0, 0, host};
   return CURAND_STATUS_SUCCESS;
 }
 
+// Quasi-random output is ordered by dimension: n / dimensions points of the first, then the next.
+template <class SobolState, class T, class Draw>
+void draw_quasi(curandGenerator_t g, const auto* vectors, T* out, size_t n, Draw draw) {
+  const size_t per_dimension = n / g->dimensions;
+  for (unsigned d = 0; d < g->dimensions; ++d) {
+    SobolState state;
+    curand_init(vectors[d], g->offset + g->points, &state);
+    for (size_t j = 0; j < per_dimension; ++j) out[d * per_dimension + j] = draw(&state);
+  }
+  g->points += per_dimension;
+}
+
 // The output must be device memory (a device generator) or any memory (a host generator).
+// `draw` takes a generator state: XORWOW for the pseudo-random ones, Sobol for the others (the
+// normals take XORWOW only).
 template <class T, class Draw>
 curandStatus_t generate(curandGenerator_t g, T* out, size_t n, const char* call, Draw draw) {
   if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (is_quasi(g->type) && n % g->dimensions != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
   if (n > 0 && !g->host && check_range(out, n * sizeof(T), call, "output") != cudaSuccess)
     return CURAND_STATUS_LAUNCH_FAILURE;
-  if (!g->seeded) {
-    curand_init(g->seed, 0, g->offset, &g->state);
-    g->seeded = true;
+  if (is_quasi(g->type)) {
+    if constexpr (std::is_invocable_v<Draw, curandStateSobol32_t*>) {
+      if (g->type == CURAND_RNG_QUASI_SOBOL64) {
+        curandDirectionVectors64_t* vectors;
+        curandGetDirectionVectors64(&vectors, CURAND_DIRECTION_VECTORS_64_JOEKUO6);
+        draw_quasi<curandStateSobol64_t>(g, vectors, out, n, draw);
+      } else {
+        curandDirectionVectors32_t* vectors;
+        curandGetDirectionVectors32(&vectors, CURAND_DIRECTION_VECTORS_32_JOEKUO6);
+        draw_quasi<curandStateSobol32_t>(g, vectors, out, n, draw);
+      }
+    } else {  // normals: cuRAND's quasi-random ones use the inverse normal CDF
+      cudalab::emu::diagnose(std::string(call) +
+                             ": normals from a quasi-random (Sobol) generator are not supported "
+                             "by the emu backend");
+      return CURAND_STATUS_TYPE_ERROR;
+    }
+  } else {
+    if (!g->seeded) {
+      curand_init(g->seed, 0, g->offset, &g->state);
+      g->seeded = true;
+    }
+    for (size_t i = 0; i < n; ++i) out[i] = draw(&g->state);
   }
-  for (size_t i = 0; i < n; ++i) out[i] = draw(&g->state);
   if (n > 0 && !g->host) mark_written_by_host(out, n * sizeof(T));
   return CURAND_STATUS_SUCCESS;
+}
+
+// The direction numbers of dimension d (d >= 1) from the Joe-Kuo primitive polynomials, as
+// Boost.Random's Sobol lattice builds them: row k of dimension d is lattice bit (k, d).
+template <class Word, int kBits>
+std::vector<std::array<Word, kBits>> joe_kuo_direction_vectors() {
+  constexpr unsigned dimensions = boost::random::detail::qrng_tables::sobol::max_dimension;
+  const boost::random::qrng_detail::sobol_lattice<Word, kBits,
+                                                  boost::random::detail::qrng_tables::sobol>
+      lattice(dimensions);
+  std::vector<std::array<Word, kBits>> vectors(dimensions);
+  for (unsigned d = 0; d < dimensions; ++d)
+    for (int k = 0; k < kBits; ++k) vectors[d][k] = *lattice.iter_at(size_t{dimensions} * k + d);
+  return vectors;
 }
 }  // namespace
 
@@ -163,6 +218,7 @@ curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long 
   if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
   g->offset = offset;
   g->seeded = false;
+  g->points = 0;
   return CURAND_STATUS_SUCCESS;
 }
 curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t) {
@@ -177,13 +233,16 @@ curandStatus_t curandGetVersion(int* version) {
   return CURAND_STATUS_SUCCESS;
 }
 curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
-  return generate(g, out, n, "curandGenerate", [](curandState* s) { return curand(s); });
+  if (g != nullptr && g->type == CURAND_RNG_QUASI_SOBOL64) return CURAND_STATUS_TYPE_ERROR;
+  return generate(g, out, n, "curandGenerate",
+                  [](auto* s) { return static_cast<unsigned int>(curand(s)); });
 }
 curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) {
-  return generate(g, out, n, "curandGenerateUniform", curand_uniform);
+  return generate(g, out, n, "curandGenerateUniform", [](auto* s) { return curand_uniform(s); });
 }
 curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, size_t n) {
-  return generate(g, out, n, "curandGenerateUniformDouble", curand_uniform_double);
+  return generate(g, out, n, "curandGenerateUniformDouble",
+                  [](auto* s) { return curand_uniform_double(s); });
 }
 curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                     float stddev) {
@@ -202,4 +261,37 @@ curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n
   if (n % 2 != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
   return generate(g, out, n, "curandGenerateLogNormal",
                   [=](curandState* s) { return curand_log_normal(s, mean, stddev); });
+}
+curandStatus_t curandGenerateLongLong(curandGenerator_t g, unsigned long long* out, size_t n) {
+  if (g != nullptr && g->type != CURAND_RNG_QUASI_SOBOL64) return CURAND_STATUS_TYPE_ERROR;
+  return generate(g, out, n, "curandGenerateLongLong", [](auto* s) { return curand(s); });
+}
+curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t g, unsigned dimensions) {
+  if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (dimensions < 1 || dimensions > 20000) return CURAND_STATUS_OUT_OF_RANGE;
+  if (dimensions > boost::random::detail::qrng_tables::sobol::max_dimension) {
+    cudalab::emu::diagnose(
+        "curandSetQuasiRandomGeneratorDimensions: the emu backend has Sobol "
+        "direction numbers for up to " +
+        std::to_string(boost::random::detail::qrng_tables::sobol::max_dimension) +
+        " dimensions, not " + std::to_string(dimensions));
+    return CURAND_STATUS_OUT_OF_RANGE;
+  }
+  g->dimensions = dimensions;
+  g->points = 0;
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[],
+                                           curandDirectionVectorSet_t set) {
+  if (set != CURAND_DIRECTION_VECTORS_32_JOEKUO6) return CURAND_STATUS_OUT_OF_RANGE;
+  static auto table = joe_kuo_direction_vectors<unsigned int, 32>();
+  *vectors = reinterpret_cast<curandDirectionVectors32_t*>(table.data());
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t* vectors[],
+                                           curandDirectionVectorSet_t set) {
+  if (set != CURAND_DIRECTION_VECTORS_64_JOEKUO6) return CURAND_STATUS_OUT_OF_RANGE;
+  static auto table = joe_kuo_direction_vectors<unsigned long long, 64>();
+  *vectors = reinterpret_cast<curandDirectionVectors64_t*>(table.data());
+  return CURAND_STATUS_SUCCESS;
 }

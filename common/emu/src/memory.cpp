@@ -204,7 +204,6 @@ cudaError_t injected_failure() {
 using namespace cudalab::emu;
 
 namespace cudalab::emu {
-namespace {
 // Places `size` bytes in the arena: poisoned, with a red zone behind and a shadow of who wrote
 // each byte. Memory the host may write directly (managed, page-locked) counts as written.
 cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source_location& where) {
@@ -270,7 +269,6 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
   r->freed_where = site(where.file_name(), where.line());
   return cudaSuccess;
 }
-}  // namespace
 
 const char* describe(MemoryKind kind) {
   switch (kind) {
@@ -296,11 +294,6 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned flags,
   return allocate(devPtr, size, MemoryKind::managed, where);
 }
 
-cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t,
-                            cudalab_source_location where) {
-  return allocate(devPtr, size, MemoryKind::device, where);
-}
-
 cudaError_t cudaMallocHost(void** ptr, size_t size, cudalab_source_location where) {
   return allocate(ptr, size, MemoryKind::host, where);
 }
@@ -324,10 +317,6 @@ cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t h
 
 cudaError_t cudaFree(void* devPtr, cudalab_source_location where) {
   return deallocate(devPtr, MemoryKind::device, "cudaFree", where);
-}
-
-cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t, cudalab_source_location where) {
-  return deallocate(devPtr, MemoryKind::device, "cudaFreeAsync", where);
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,11 @@ struct Record {
   MemoryKind kind = MemoryKind::device;
 };
 const char* describe(MemoryKind kind);
+// cudaMalloc and its kin: places `size` bytes of `kind` in the arena, allocated at `where`.
+cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source_location& where);
+// cudaFree and its kin: `call` names the API call in a diagnosis.
+cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
+                       const std::source_location& where);
 // Host memory given to cudaHostRegister: kernels may use it.
 bool registered_host_memory(uintptr_t a);
 constexpr uint32_t kHostStamp = 1;

@@ -4,10 +4,16 @@
 // last bits: the GPU's Box-Muller uses its fast sine and cosine); and the host API's pseudo-random
 // generators (curandCreateGenerator, curandGenerate*), which draw numbers of the same distributions
 // but not the same sequences as a GPU's (the host API does not say how it lays its states out).
+// Quasi-random Sobol sequences (32 and 64 bits, device and host API) use the Joe-Kuo direction
+// numbers cuRAND uses, computed by Boost.Random, so they are a GPU's exact sequences (up to
+// Boost's 3,667 dimensions; cuRAND has 20,000). Scrambled Sobol and quasi-random normals are not
+// supported: the generator refuses them with a message.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 
 #include "cudalab/emu/types.h"
 
@@ -42,6 +48,9 @@ enum curandRngType {
   CURAND_RNG_PSEUDO_PHILOX4_32_10 = 161,
   CURAND_RNG_QUASI_DEFAULT = 200,
   CURAND_RNG_QUASI_SOBOL32 = 201,
+  CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 = 202,
+  CURAND_RNG_QUASI_SOBOL64 = 203,
+  CURAND_RNG_QUASI_SCRAMBLED_SOBOL64 = 204,
 };
 typedef enum curandRngType curandRngType_t;
 enum curandOrdering {
@@ -53,6 +62,15 @@ enum curandOrdering {
 typedef enum curandOrdering curandOrdering_t;
 struct curandGenerator_st;
 typedef curandGenerator_st* curandGenerator_t;
+enum curandDirectionVectorSet {
+  CURAND_DIRECTION_VECTORS_32_JOEKUO6 = 101,
+  CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6 = 102,
+  CURAND_DIRECTION_VECTORS_64_JOEKUO6 = 103,
+  CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6 = 104,
+};
+typedef enum curandDirectionVectorSet curandDirectionVectorSet_t;
+typedef unsigned int curandDirectionVectors32_t[32];
+typedef unsigned long long curandDirectionVectors64_t[64];
 
 curandStatus_t curandCreateGenerator(curandGenerator_t* generator, curandRngType_t type);
 curandStatus_t curandCreateGeneratorHost(curandGenerator_t* generator, curandRngType_t type);
@@ -72,6 +90,15 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double* o
                                           double mean, double stddev);
 curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float* out, size_t n,
                                        float mean, float stddev);
+curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long* out,
+                                      size_t n);
+curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
+                                                       unsigned int num_dimensions);
+// Host tables of direction vectors, one row per dimension (the first: van der Corput's).
+curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[],
+                                           curandDirectionVectorSet_t set);
+curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t* vectors[],
+                                           curandDirectionVectorSet_t set);
 
 // ---- device API ---------------------------------------------------------------------------
 struct curandStateXORWOW {
@@ -183,4 +210,70 @@ inline double curand_log_normal_double(curandStateXORWOW_t* state, double mean, 
 inline float2 curand_normal2(curandStateXORWOW_t* state) {
   const float a = curand_normal(state);
   return {a, curand_normal(state)};
+}
+
+// ---- Sobol quasi-random sequences (device API) ----------------------------------------------
+// Point i of a dimension is the XOR of the direction vectors at the bits set in gray(i) =
+// i ^ (i >> 1); stepping from i to i + 1 flips one bit of gray(i): the lowest zero bit of i.
+struct curandStateSobol32 {
+  unsigned int i, x, c;
+  unsigned int direction_vectors[32];
+};
+typedef struct curandStateSobol32 curandStateSobol32_t;
+struct curandStateSobol64 {
+  unsigned long long i, x, c;
+  unsigned long long direction_vectors[64];
+};
+typedef struct curandStateSobol64 curandStateSobol64_t;
+
+template <class SobolState>
+requires std::is_same_v<SobolState, curandStateSobol32_t> ||
+    std::is_same_v<SobolState, curandStateSobol64_t>
+inline void skipahead(decltype(SobolState::i) n, SobolState* state) {
+  constexpr int bits = 8 * sizeof state->x;
+  state->i += n;
+  const auto gray = state->i ^ (state->i >> 1);
+  state->x = state->c;
+  for (int k = 0; k < bits; ++k)
+    if (gray >> k & 1) state->x ^= state->direction_vectors[k];
+}
+inline void curand_init(const unsigned int* direction_vectors, unsigned int offset,
+                        curandStateSobol32_t* state) {
+  state->i = state->c = state->x = 0;
+  for (int k = 0; k < 32; ++k) state->direction_vectors[k] = direction_vectors[k];
+  skipahead(offset, state);
+}
+inline void curand_init(const unsigned long long* direction_vectors, unsigned long long offset,
+                        curandStateSobol64_t* state) {
+  state->i = state->c = state->x = 0;
+  for (int k = 0; k < 64; ++k) state->direction_vectors[k] = direction_vectors[k];
+  skipahead(offset, state);
+}
+inline unsigned int curand(curandStateSobol32_t* state) {
+  const unsigned int point = state->x;
+  state->x ^= state->direction_vectors[std::countr_one(state->i)];
+  ++state->i;
+  return point;
+}
+inline unsigned long long curand(curandStateSobol64_t* state) {
+  const unsigned long long point = state->x;
+  state->x ^= state->direction_vectors[std::countr_one(state->i)];
+  ++state->i;
+  return point;
+}
+inline float curand_uniform(curandStateSobol32_t* state) {
+  using namespace cudalab::emu;
+  return curand(state) * k2pow32inv + (k2pow32inv / 2.0f);
+}
+inline double curand_uniform_double(curandStateSobol32_t* state) {
+  using namespace cudalab::emu;
+  return curand(state) * k2pow32invDouble + k2pow32invDouble;
+}
+inline float curand_uniform(curandStateSobol64_t* state) {
+  using namespace cudalab::emu;
+  return static_cast<unsigned int>(curand(state) >> 32) * k2pow32inv + (k2pow32inv / 2.0f);
+}
+inline double curand_uniform_double(curandStateSobol64_t* state) {
+  using namespace cudalab::emu;
+  return (curand(state) >> 11) * k2pow53invDouble + (k2pow53invDouble / 2.0);
 }

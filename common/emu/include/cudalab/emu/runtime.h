@@ -33,13 +33,7 @@ template <class T>
 cudaError_t cudaMallocPitch(T** devPtr, size_t* pitch, size_t width, size_t height, CUDALAB_HERE) {
   return cudaMallocPitch(reinterpret_cast<void**>(devPtr), pitch, width, height, where);
 }
-cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream, CUDALAB_HERE);
-template <class T>
-cudaError_t cudaMallocAsync(T** devPtr, size_t size, cudaStream_t stream, CUDALAB_HERE) {
-  return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, stream, where);
-}
 cudaError_t cudaFree(void* devPtr, CUDALAB_HERE);
-cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream, CUDALAB_HERE);
 // Page-locked host memory: host memory that kernels may also use (unified addressing).
 cudaError_t cudaMallocHost(void** ptr, size_t size, CUDALAB_HERE);
 template <class T>
@@ -86,6 +80,33 @@ cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise adv
 cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise advice, int device);
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, size_t length = 0,
                                      unsigned flags = cudaMemAttachSingle);
+
+// ---- stream-ordered allocation and memory pools (mempools.cpp) ------------------------------
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream, CUDALAB_HERE);
+template <class T>
+cudaError_t cudaMallocAsync(T** devPtr, size_t size, cudaStream_t stream, CUDALAB_HERE) {
+  return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, stream, where);
+}
+cudaError_t cudaMallocFromPoolAsync(void** devPtr, size_t size, cudaMemPool_t pool,
+                                    cudaStream_t stream, CUDALAB_HERE);
+template <class T>
+cudaError_t cudaMallocFromPoolAsync(T** devPtr, size_t size, cudaMemPool_t pool,
+                                    cudaStream_t stream, CUDALAB_HERE) {
+  return cudaMallocFromPoolAsync(reinterpret_cast<void**>(devPtr), size, pool, stream, where);
+}
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream, CUDALAB_HERE);
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool);
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t minBytesToKeep);
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* descList,
+                                 size_t count);
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool,
+                                 cudaMemLocation* location);
 
 // ---- device (device_api.cpp) -----------------------------------------------------------------
 cudaError_t cudaDeviceSynchronize();

@@ -1,0 +1,204 @@
+// Stream-ordered allocation (cudaMallocAsync, cudaFreeAsync) and memory pools of the emu backend.
+//
+// Algorithm: a pool is bookkeeping over the ordinary arena. cudaMallocFromPoolAsync places the
+// array as cudaMalloc does (so every check of device memory applies to it) and adds its size to
+// the pool's "used" bytes; cudaFreeAsync frees it and subtracts. As on a GPU, freed memory stays
+// reserved by the pool ("reserved" bytes, high-water marks kept) until cudaMemPoolTrimTo gives it
+// back. Streams run in order at each call on the emu, so "stream-ordered" needs nothing more.
+//
+// Limitations:
+// - one device, so one default pool; access descriptors are recorded for that device only;
+// - a synchronization does not release reserved memory above the release threshold (a GPU may):
+//   only cudaMemPoolTrimTo does;
+// - pools cannot be exported to other processes (IPC), and there are no managed-memory pools.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "cudalab/emu/runtime.h"
+#include "state.h"
+
+struct CUmemPoolHandle_st {
+  size_t release_threshold = 0;
+  bool reuse[3] = {true, true, true};  // FollowEventDependencies, Opportunistic, Internal
+  size_t used = 0, used_high = 0, reserved = 0, reserved_high = 0;
+  cudaMemAccessFlags access = cudaMemAccessFlagsProtReadWrite;
+  std::map<void*, size_t> arrays;  // the pool's live allocations and their sizes
+};
+
+namespace cudalab::emu {
+namespace {
+std::mutex mutex;  // guards the pools' bookkeeping
+CUmemPoolHandle_st default_pool;
+cudaMemPool_t current_pool = &default_pool;
+std::map<cudaMemPool_t, std::unique_ptr<CUmemPoolHandle_st>> created_pools;
+
+bool is_pool(cudaMemPool_t pool) { return pool == &default_pool || created_pools.contains(pool); }
+
+// The pool that holds the live allocation at `p`, or nullptr.
+cudaMemPool_t owner(void* p) {
+  if (default_pool.arrays.contains(p)) return &default_pool;
+  for (auto& [pool, state] : created_pools)
+    if (state->arrays.contains(p)) return pool;
+  return nullptr;
+}
+}  // namespace
+}  // namespace cudalab::emu
+
+using namespace cudalab::emu;
+
+cudaError_t cudaMallocFromPoolAsync(void** devPtr, size_t size, cudaMemPool_t pool, cudaStream_t,
+                                    cudalab_source_location where) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!is_pool(pool)) return record(cudaErrorInvalidValue);
+  if (cudaError_t e = allocate(devPtr, size, MemoryKind::device, where)) return e;
+  if (*devPtr == nullptr) return cudaSuccess;
+  pool->arrays[*devPtr] = size;
+  pool->used += size;
+  pool->used_high = std::max(pool->used_high, pool->used);
+  pool->reserved = std::max(pool->reserved, pool->used);
+  pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream,
+                            cudalab_source_location where) {
+  return cudaMallocFromPoolAsync(devPtr, size, current_pool, stream, where);
+}
+
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t, cudalab_source_location where) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cudaError_t e = deallocate(devPtr, MemoryKind::device, "cudaFreeAsync", where)) return e;
+  if (cudaMemPool_t pool = owner(devPtr)) {  // a cudaMalloc array may be freed here too
+    pool->used -= pool->arrays[devPtr];
+    pool->arrays.erase(devPtr);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
+  if (pool == nullptr) return record(cudaErrorInvalidValue);
+  if (device != 0) return record(cudaErrorInvalidDevice);
+  *pool = &default_pool;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
+  if (pool == nullptr) return record(cudaErrorInvalidValue);
+  if (device != 0) return record(cudaErrorInvalidDevice);
+  std::lock_guard<std::mutex> lock(mutex);
+  *pool = current_pool;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
+  if (device != 0) return record(cudaErrorInvalidDevice);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!is_pool(pool)) return record(cudaErrorInvalidValue);
+  current_pool = pool;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) {
+  if (pool == nullptr || props == nullptr || props->allocType != cudaMemAllocationTypePinned ||
+      props->location.type != cudaMemLocationTypeDevice)
+    return record(cudaErrorInvalidValue);
+  if (props->location.id != 0) return record(cudaErrorInvalidDevice);
+  if (props->handleTypes != cudaMemHandleTypeNone)
+    return record(cudaErrorNotSupported);  // IPC: see the limitations
+  std::lock_guard<std::mutex> lock(mutex);
+  auto state = std::make_unique<CUmemPoolHandle_st>();
+  *pool = state.get();
+  created_pools.emplace(*pool, std::move(state));
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = created_pools.find(pool);
+  if (it == created_pools.end()) return record(cudaErrorInvalidValue);  // the default one, too
+  if (current_pool == pool) current_pool = &default_pool;
+  created_pools.erase(it);  // its live arrays stay valid until freed, as on a GPU
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!is_pool(pool) || value == nullptr) return record(cudaErrorInvalidValue);
+  switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies:
+    case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies:
+      pool->reuse[attr - 1] = *static_cast<int*>(value) != 0;
+      return cudaSuccess;
+    case cudaMemPoolAttrReleaseThreshold:
+      pool->release_threshold = *static_cast<uint64_t*>(value);
+      return cudaSuccess;
+    case cudaMemPoolAttrReservedMemHigh:  // only a reset to zero is allowed
+    case cudaMemPoolAttrUsedMemHigh:
+      if (*static_cast<uint64_t*>(value) != 0) return record(cudaErrorInvalidValue);
+      (attr == cudaMemPoolAttrUsedMemHigh ? pool->used_high : pool->reserved_high) = 0;
+      return cudaSuccess;
+    default:
+      return record(cudaErrorInvalidValue);
+  }
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!is_pool(pool) || value == nullptr) return record(cudaErrorInvalidValue);
+  auto as_u64 = [&](size_t v) {
+    *static_cast<uint64_t*>(value) = v;
+    return cudaSuccess;
+  };
+  switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies:
+    case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies:
+      *static_cast<int*>(value) = pool->reuse[attr - 1];
+      return cudaSuccess;
+    case cudaMemPoolAttrReleaseThreshold:
+      return as_u64(pool->release_threshold);
+    case cudaMemPoolAttrReservedMemCurrent:
+      return as_u64(pool->reserved);
+    case cudaMemPoolAttrReservedMemHigh:
+      return as_u64(pool->reserved_high);
+    case cudaMemPoolAttrUsedMemCurrent:
+      return as_u64(pool->used);
+    case cudaMemPoolAttrUsedMemHigh:
+      return as_u64(pool->used_high);
+  }
+  return record(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t minBytesToKeep) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!is_pool(pool)) return record(cudaErrorInvalidValue);
+  pool->reserved = std::max(pool->used, std::min(pool->reserved, minBytesToKeep));
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* descList,
+                                 size_t count) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!is_pool(pool) || (descList == nullptr && count > 0)) return record(cudaErrorInvalidValue);
+  for (size_t i = 0; i < count; ++i) {
+    if (descList[i].location.type != cudaMemLocationTypeDevice)
+      return record(cudaErrorInvalidValue);
+    if (descList[i].location.id != 0) return record(cudaErrorInvalidDevice);
+    pool->access = descList[i].flags;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool,
+                                 cudaMemLocation* location) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (flags == nullptr || location == nullptr || !is_pool(pool))
+    return record(cudaErrorInvalidValue);
+  if (location->type != cudaMemLocationTypeDevice) return record(cudaErrorInvalidValue);
+  if (location->id != 0) return record(cudaErrorInvalidDevice);
+  *flags = pool->access;
+  return cudaSuccess;
+}
