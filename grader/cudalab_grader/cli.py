@@ -10,11 +10,13 @@ import argparse
 import concurrent.futures as cf
 import dataclasses
 import datetime as dt
+import hashlib
 import json
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -23,8 +25,9 @@ import time
 from pathlib import Path
 
 from . import deadlines, plots, report, submissions, workbook
-from .grading import Grader, Settings
-from .sandbox import Sandbox
+from .files import remove_tree, write_atomically
+from .grading import Grader, Settings, not_graded
+from .sandbox import Sandbox, Stopped
 
 
 def gpu_count() -> int:
@@ -98,9 +101,10 @@ def grade_all(
         print(f"  protection: {p}")
     rules = deadlines.load(args.deadlines)
 
-    results_note = ""
+    notes = []  # protections that depend on this run's settings
     work = Path(tempfile.mkdtemp(prefix="cudalab-grade-"))
     os.chmod(work, 0o711)  # the sandbox's users must reach their job folders
+    print(f"  work folder: {work} (removed at the end, also on Ctrl-C or SIGTERM)")
     try:
         settings = Settings(backend=backend, jobs=args.jobs)
         if backend == "cuda":
@@ -108,18 +112,20 @@ def grade_all(
         settings.test_limits = dataclasses.replace(settings.test_limits, wall_seconds=args.test_timeout)
         if backend == "cuda":  # the CUDA driver reserves far more address space than any limit allows
             settings.test_limits = dataclasses.replace(settings.test_limits, memory_bytes=None)
-            results_note = (
-                "tests on the cuda backend run without a memory limit "
-                "(the CUDA driver maps a large address space)"
+            notes.append(
+                "tests on the cuda backend run without a per-process address-space limit (the CUDA "
+                "driver maps a large address space); the per-job memory limit still applies"
             )
-            print(f"  protection: {results_note}")
+        notes.append(fit_memory_to_machine(settings, args.jobs))
+        for note in notes:
+            print(f"  protection: {note}")
         grader = Grader(settings, sandbox, work)
 
         results: dict = {
             "backend": backend,
             "labs": labs,
             "graded_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "protections": sandbox.protections() + ([results_note] if backend == "cuda" else []),
+            "protections": sandbox.protections() + notes,
             "students": {},
         }
         cache = out / "cache"
@@ -127,33 +133,11 @@ def grade_all(
         for sub in subs:
             entry = {"submitted_at": sub.submitted_at, "labs": {}}
             results["students"][sub.student] = entry
-            unpacked = work / "unpacked" / sub.student
             try:
-                submissions.unpack(sub, unpacked)
-            except submissions.SubmissionError as e:
+                todo += plan(sub, entry, labs, grader, work, cache, backend)
+            except Exception as e:  # one submission's trouble is that student's, not the class's
                 for lab in labs:
-                    entry["labs"][lab] = {
-                        "lab": lab,
-                        "status": "rejected",
-                        "message": str(e),
-                        "earned": 0.0,
-                        "possible": sum(workbook.points(lab).values()),
-                        "tests": {},
-                    }
-                continue
-            for lab in labs:
-                files = [submissions.find_lab_file(unpacked, lab, f) for f in workbook.student_files(lab)]
-                if not all(files):  # nothing to build: the missing files are the verdict
-                    entry["labs"][lab] = grader.grade(unpacked, sub.student, lab)
-                    continue
-                key = "-".join([submissions.content_hash(files), workbook.fingerprint(lab), backend])
-                cached = cache / sub.student / f"{lab}.json"
-                if cached.exists():
-                    old = json.loads(cached.read_text())
-                    if old.get("key") == key:
-                        entry["labs"][lab] = old["result"]
-                        continue
-                todo.append((sub, lab, unpacked, key, cached))
+                    entry["labs"][lab] = not_graded(lab, "grader error", f"not graded: {e!r}")
 
         reused = sum(1 for e in results["students"].values() for r in e["labs"].values() if "hash" in r)
         print(f"{len(todo)} lab(s) to grade, {reused} unchanged since an earlier run")
@@ -166,25 +150,25 @@ def grade_all(
             sub, lab, unpacked, key, cached = item
             try:
                 r = grader.grade(unpacked, sub.student, lab)
+            except Stopped:
+                return
             except Exception as e:  # a job's own failure must not stop the class's grading
-                r = {
-                    "lab": lab,
-                    "status": "grader error",
-                    "message": repr(e),
-                    "earned": 0.0,
-                    "possible": sum(workbook.points(lab).values()),
-                    "tests": {},
-                }
+                r = not_graded(lab, "grader error", f"not graded: {e!r}")
             results["students"][sub.student]["labs"][lab] = r
             if r.get("status") in ("graded", "build error"):
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                cached.write_text(json.dumps({"key": key, "result": r}))
+                write_atomically(cached, json.dumps({"key": key, "result": r}))
             progress.step(f"{sub.student} {lab}")
 
-        with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        pool = cf.ThreadPoolExecutor(max_workers=args.jobs)
+        try:
             list(pool.map(job, todo))
+        except KeyboardInterrupt:  # SIGINT, or SIGTERM (see main): stop the jobs, then clean up
+            sandbox.stop_all()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
 
     for sub in subs:
         entry = results["students"][sub.student]
@@ -192,6 +176,62 @@ def grade_all(
             entry["labs"][lab]["penalty"] = rules.penalty(lab, sub.submitted_at)
         entry["labs"] = {lab: entry["labs"][lab] for lab in labs}
     return results
+
+
+def fit_memory_to_machine(settings: Settings, jobs: int) -> str:
+    """Lowers the per-job memory limit so that `jobs` jobs at once fit in 80% of this machine's
+    memory; says what it chose."""
+    machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    per_job = min(settings.test_limits.job_memory_bytes, int(0.8 * machine / jobs))
+    settings.build_limits = dataclasses.replace(settings.build_limits, job_memory_bytes=per_job)
+    settings.test_limits = dataclasses.replace(settings.test_limits, job_memory_bytes=per_job)
+    return (
+        f"each job may hold {per_job >> 20} MiB of memory: {jobs} job(s) at once stay within 80% "
+        f"of this machine's {machine >> 20} MiB"
+    )
+
+
+def plan(
+    sub: submissions.Submission,
+    entry: dict,
+    labs: list[str],
+    grader: Grader,
+    work: Path,
+    cache: Path,
+    backend: str,
+) -> list[tuple]:
+    """Unpacks one submission and fills `entry` with what needs no build (refused, missing,
+    unchanged since the last run); returns the labs left to grade."""
+    unpacked = work / "unpacked" / hashlib.sha256(sub.student.encode()).hexdigest()[:16]
+    try:
+        submissions.unpack(sub, unpacked)
+    except submissions.SubmissionError as e:
+        for lab in labs:
+            entry["labs"][lab] = not_graded(lab, "rejected", str(e))
+        return []
+    todo = []
+    for lab in labs:
+        files = [submissions.find_lab_file(unpacked, lab, f) for f in workbook.student_files(lab)]
+        if not all(files):  # nothing to build: the missing files are the verdict
+            entry["labs"][lab] = grader.grade(unpacked, sub.student, lab)
+            continue
+        key = "-".join([submissions.content_hash(files), workbook.fingerprint(lab), backend])
+        cached = cache / hashlib.sha256(sub.student.encode()).hexdigest()[:16] / f"{lab}.json"
+        old = read_cached(cached)
+        if old is not None and old.get("key") == key:
+            entry["labs"][lab] = old["result"]
+            continue
+        todo.append((sub, lab, unpacked, key, cached))
+    return todo
+
+
+def read_cached(path: Path) -> dict | None:
+    """A cached result, or None where there is none or it is damaged (then the lab is regraded)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("result"), dict) else None
 
 
 def summary(results: dict) -> str:
@@ -247,10 +287,30 @@ def main(argv: list[str] | None = None) -> int:
         subs = [sub for i, sub in enumerate(subs) if i % n == k]
     if args.slurm:
         return submit_slurm(args)
+    for sub in subs:
+        if sub.renamed_from:
+            print(
+                f"note: two submissions are named '{sub.renamed_from}': "
+                f"{submissions.printable(sub.path.name)} is graded as '{sub.student}'"
+            )
     args.out.mkdir(parents=True, exist_ok=True)
-    results = grade_all(args, subs, labs, args.out) if subs else empty_results(labs)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        results = grade_all(args, subs, labs, args.out) if subs else empty_results(labs)
+    except KeyboardInterrupt:
+        print(
+            "\ngrader: stopped; nothing written, the work folder removed; what was graded is cached:"
+            " run the same command again to go on",
+            file=sys.stderr,
+        )
+        return 130
     write_outputs(args.out, results)
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM stops the grader as Ctrl-C does: the running jobs are killed, the work folder removed."""
+    raise KeyboardInterrupt
 
 
 def empty_results(labs: list[str]) -> dict:

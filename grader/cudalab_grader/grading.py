@@ -14,9 +14,11 @@ build folder read-only, so a submission cannot change the tests that grade it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import threading
 import time
@@ -24,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import submissions, workbook
-from .sandbox import Limits, Sandbox
+from .files import read_regular_file, remove_tree
+from .sandbox import Limits, Outcome, Sandbox
 from .workbook import GTEST_NOISE as NOISE
 from .workbook import useful_build_errors
 
@@ -43,6 +46,28 @@ class Settings:
     gpus: threading.Semaphore | None = None
     build_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=600, cpu_seconds=1200))
     test_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=60, cpu_seconds=120))
+
+
+def not_graded(lab: str, status: str, message: str) -> dict:
+    """A lab result without points: missing files, a refused submission, or the grader's failure."""
+    possible = sum(workbook.points(lab).values())
+    return {
+        "lab": lab,
+        "status": status,
+        "message": message,
+        "earned": 0.0,
+        "possible": possible,
+        "tests": {},
+    }
+
+
+def _build_log(outcome: Outcome) -> str:
+    """What a build printed, after why it was stopped if a limit stopped it."""
+    if outcome.timed_out:
+        return "error: the build was stopped at its time limit\n" + outcome.output
+    if outcome.over_limit:
+        return f"error: the build was stopped: {outcome.over_limit}\n" + outcome.output
+    return outcome.output
 
 
 def _copy(src: Path, dest: Path) -> None:
@@ -86,8 +111,8 @@ class Grader:
             targets += ["--target", f"{lab}-labs"]
         script = " && ".join(
             [
-                " ".join(configure),
-                " ".join(["cmake", "--build", build, *targets, "-j", str(os.cpu_count() or 2)]),
+                shlex.join(configure),
+                shlex.join(["cmake", "--build", build, *targets, "-j", str(os.cpu_count() or 2)]),
             ]
         )
         outcome = self.sandbox.run(
@@ -99,14 +124,13 @@ class Grader:
             number,
             gpu=False,
         )
-        return outcome.returncode == 0, outcome.output
+        return outcome.returncode == 0, _build_log(outcome)
 
     # ---- the base build ----------------------------------------------------------------------
 
     def prepare_base(self, labs: list[str]) -> None:
         """Copies the workbook without solutions and builds the instructor's parts once."""
-        if self.base.exists():
-            shutil.rmtree(self.base)
+        remove_tree(self.base)
         (self.base / "src").mkdir(parents=True)
         for part in workbook.BUILD_PARTS:
             p = workbook.ROOT / part
@@ -138,21 +162,28 @@ class Grader:
 
     def _grade(self, unpacked: Path, student: str, lab: str, number: int) -> dict:
         started = time.monotonic()
-        rubric = workbook.points(lab)
-        result: dict = {"lab": lab, "possible": sum(rubric.values()), "earned": 0.0, "tests": {}}
         files = workbook.student_files(lab)
         found = {name: submissions.find_lab_file(unpacked, lab, name) for name in files}
         missing = [name for name, path in found.items() if path is None]
         if missing:
-            result["status"] = "missing"
-            result["message"] = f"no labs/{lab}/{' or '.join(missing)} in the submission"
-            return result
+            return not_graded(lab, "missing", f"no labs/{lab}/{' or '.join(missing)} in the submission")
+        rubric = workbook.points(lab)
+        result: dict = {"lab": lab, "possible": sum(rubric.values()), "earned": 0.0, "tests": {}}
         result["hash"] = submissions.content_hash([p for p in found.values() if p])
 
-        job = self.work / "jobs" / f"{student}-{lab}"
-        if job.exists():
-            shutil.rmtree(job)
+        # Named without the student's name, which may hold any character a shell would misread.
+        job = self.work / "jobs" / f"{hashlib.sha256(student.encode()).hexdigest()[:16]}-{lab}"
+        remove_tree(job)
         job.mkdir(parents=True)
+        try:
+            return self._build_and_test(job, found, result, lab, number, started)
+        finally:
+            remove_tree(job)  # whatever the job left there, however deep
+
+    def _build_and_test(
+        self, job: Path, found: dict[str, Path | None], result: dict, lab: str, number: int, started: float
+    ) -> dict:
+        rubric = workbook.points(lab)
         _copy(self.base / "src", job / "src")
         if self.sandbox.bwrap:  # the base build is valid at the same paths inside the sandbox
             _copy(self.base / "build", job / "build")
@@ -175,14 +206,13 @@ class Grader:
                 self.settings.build_limits,
                 number,
             )
-            ok, log = out.returncode == 0, out.output
+            ok, log = out.returncode == 0, _build_log(out)
         else:
             ok, log = self._configure_and_build(job, [lab], number)
         if not ok:
             result["status"] = "build error"
             result["message"] = useful_build_errors(log)
             result["seconds"] = round(time.monotonic() - started, 1)
-            shutil.rmtree(job, ignore_errors=True)
             return result
 
         result["status"] = "graded"
@@ -207,7 +237,6 @@ class Grader:
             part["possible"] += result["tests"][test]["possible"]
         result["categories"] = by_kind
         result["seconds"] = round(time.monotonic() - started, 1)
-        shutil.rmtree(job, ignore_errors=True)
         return result
 
     def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str, tuple | None]:
@@ -218,7 +247,7 @@ class Grader:
 
     def _run_test_process(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str, str]:
         out_dir = job / "out"
-        shutil.rmtree(out_dir, ignore_errors=True)
+        remove_tree(out_dir)  # what the previous test left in its working folder
         out_dir.mkdir()
         self.sandbox.prepare(out_dir, number)
         binary = f"{self._inside(job, BUILD)}/labs/{lab}-labs"
@@ -237,6 +266,8 @@ class Grader:
         limit = self.settings.test_limits.wall_seconds
         if outcome.timed_out:
             return "failed", f"stopped after {limit:g} s (time limit): an endless loop?\n{printed}", printed
+        if outcome.over_limit:
+            return "failed", f"stopped: {outcome.over_limit}\n{printed}", printed
         verdict = self._read_report(out_dir / "result.json", test)
         if outcome.returncode == 0 and verdict in ("passed", "skipped"):
             return verdict, printed if verdict == "skipped" else "", printed
@@ -262,19 +293,24 @@ class Grader:
 
     @staticmethod
     def _read_report(path: Path, test: str) -> str:
-        """passed, failed, skipped or missing, from GoogleTest's JSON report."""
+        """passed, failed, skipped or missing, from GoogleTest's JSON report: a regular file of at
+        most 4 MiB (the test's code may have put a link, a FIFO or a huge file in its place)."""
+        text = read_regular_file(path, 4 << 20)
         try:
-            if path.stat().st_size > 4 << 20:
-                return "missing"
-            data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, ValueError):
-            return "missing"
-        suite, _, name = test.partition(".")
-        for s in data.get("testsuites", []):
-            for t in s.get("testsuite", []):
-                if s.get("name") == suite and t.get("name") == name:
-                    if t.get("result") == "SKIPPED":
-                        return "skipped"
-                    ok = t.get("status") == "RUN" and t.get("result") == "COMPLETED" and not t.get("failures")
-                    return "passed" if ok else "failed"
+            data = json.loads(text.decode("utf-8", errors="replace")) if text is not None else {}
+            suites = data.get("testsuites", [])
+            suite, _, name = test.partition(".")
+            for s in suites:
+                for t in s.get("testsuite", []):
+                    if s.get("name") == suite and t.get("name") == name:
+                        if t.get("result") == "SKIPPED":
+                            return "skipped"
+                        ok = (
+                            t.get("status") == "RUN"
+                            and t.get("result") == "COMPLETED"
+                            and not t.get("failures")
+                        )
+                        return "passed" if ok else "failed"
+        except (ValueError, AttributeError, TypeError):  # not JSON, or not GoogleTest's
+            pass
         return "missing"

@@ -8,6 +8,14 @@ import html
 import json
 from pathlib import Path
 
+# How each way of not being graded is titled in the feedback ("grader error": the grader's fault).
+NOT_GRADED_TITLES = {
+    "missing": "not found",
+    "rejected": "submission refused",
+    "build error": "does not build",
+    "grader error": "not graded: the grader failed on this submission (tell your instructor)",
+}
+
 
 def lab_score(result: dict) -> float:
     return round(result.get("earned", 0.0) * (1.0 - result.get("penalty", 0.0)), 2)
@@ -17,18 +25,30 @@ def student_total(entry: dict) -> float:
     return round(sum(lab_score(r) for r in entry["labs"].values()), 2)
 
 
+def _cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting with = + - @ would be a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def write_gradebook(path: Path, results: dict) -> None:
-    """One row per student, a column per lab and the total: importable into Canvas or Moodle."""
+    """One row per student, a column per lab, the total, and which labs were not graded and why:
+    importable into Canvas or Moodle."""
     labs = results["labs"]
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["student", *labs, "total"])
+        w.writerow(["student", *labs, "total", "not graded"])
         for student, entry in sorted(results["students"].items()):
+            not_graded = [
+                f"{lab}: {entry['labs'][lab].get('status')}"
+                for lab in labs
+                if entry["labs"][lab].get("status") != "graded"
+            ]
             w.writerow(
                 [
-                    student,
+                    _cell(student),
                     *(f"{lab_score(entry['labs'][lab]):g}" for lab in labs),
                     f"{student_total(entry):g}",
+                    "; ".join(not_graded),
                 ]
             )
 
@@ -48,12 +68,8 @@ def _lab_lines(lab: str, r: dict) -> tuple[str, list[tuple[str, str, str]]]:
         head += " - " + ", ".join(f"{k} {v['earned']:g}/{v['possible']:g}" for k, v in sorted(kinds.items()))
     items = []
     status = r.get("status")
-    if status == "missing":
-        items.append(("not found", "missing", r["message"]))
-    elif status == "rejected":
-        items.append(("submission refused", "rejected", r["message"]))
-    elif status == "build error":
-        items.append(("does not build", "build error", r["message"]))
+    if status != "graded":
+        items.append((NOT_GRADED_TITLES.get(status, "not graded"), status, r.get("message", "")))
     else:
         for test, t in r["tests"].items():
             if t["result"] == "failed":

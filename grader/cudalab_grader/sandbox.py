@@ -8,12 +8,14 @@ says so.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import glob
 import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -33,6 +35,14 @@ class Limits:
     processes: int = 256
     output_bytes: int = 256 << 10  # kept of what the command prints
     file_bytes: int = 512 << 20  # largest file it may write
+    # The whole job, all its processes together (watched twice a second):
+    job_memory_bytes: int = 8 << 30  # resident memory
+    job_disk_bytes: int = 2 << 30  # what it holds in its writable folders
+    tmp_bytes: int = 512 << 20  # its private /tmp (a tmpfs: memory)
+
+
+class Stopped(Exception):
+    """The grader is stopping (SIGINT or SIGTERM): no new command starts."""
 
 
 @dataclass
@@ -41,6 +51,81 @@ class Outcome:
     output: str
     timed_out: bool
     truncated: bool  # it printed more than Limits.output_bytes
+    over_limit: str | None = None  # the job-wide limit it was stopped for, in words
+
+
+def _resident_bytes(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def _session_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[4])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _processes_in_session(session: int) -> list[int]:
+    return [int(e) for e in os.listdir("/proc") if e.isdigit() and _session_of(int(e)) == session]
+
+
+def _disk_bytes(folders: set[Path]) -> int:
+    """The blocks the files under `folders` hold, walked without recursion (trees may be deep)."""
+    total, pending = 0, [str(f) for f in folders]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for e in entries:
+                    try:
+                        st = e.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    total += st.st_blocks * 512
+                    if stat.S_ISDIR(st.st_mode):
+                        pending.append(e.path)
+        except OSError:
+            continue
+    return total
+
+
+class JobWatch(threading.Thread):
+    """Stops a command whose processes together hold more memory, or whose writable folders hold
+    more bytes, than its Limits allow: per-process limits alone let 256 processes of 8 GiB each."""
+
+    def __init__(self, proc: subprocess.Popen, uid: int | None, writable: set[Path], limits: Limits) -> None:
+        super().__init__(daemon=True)
+        self.proc, self.uid, self.writable, self.limits = proc, uid, writable, limits
+        self.over_limit: str | None = None
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            pids = _processes_of(self.uid) if self.uid is not None else _processes_in_session(self.proc.pid)
+            memory = _resident_bytes(pids)
+            if memory > self.limits.job_memory_bytes:
+                self.stop(
+                    f"its processes held {memory >> 20} MiB of memory at once "
+                    f"(limit {self.limits.job_memory_bytes >> 20} MiB per job)"
+                )
+            elif (disk := _disk_bytes(self.writable)) > self.limits.job_disk_bytes:
+                self.stop(
+                    f"it wrote {disk >> 20} MiB to its folders "
+                    f"(limit {self.limits.job_disk_bytes >> 20} MiB per job)"
+                )
+
+    def stop(self, why: str) -> None:
+        self.over_limit = why
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.done.set()
 
 
 def _bwrap_works() -> bool:
@@ -137,14 +222,30 @@ class Sandbox:
         self.root = os.geteuid() == 0 and not self.hidden_tools
         self._claims: dict[int, object] = {}
         self._claims_lock = threading.Lock()
+        self._running: set[subprocess.Popen] = set()  # guarded by _claims_lock
+        self._stopped = False
+
+    def stop_all(self) -> None:
+        """Kills every command running now, and refuses to start more (the grader is stopping)."""
+        with self._claims_lock:
+            self._stopped = True
+            running = list(self._running)
+        for proc in running:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
 
     def protections(self) -> list[str]:
         """What is active, in words, for the instructor and the records."""
-        p = ["wall-clock, CPU, memory, process-count and file-size limits; output capped"]
+        p = [
+            "wall-clock, CPU, memory, process-count and file-size limits per process; per job, its "
+            "processes' memory together and what it writes to its folders (watched twice a second); "
+            "output capped"
+        ]
         if self.bwrap:
             p.append(
                 "bubblewrap: own mount, network, PID and IPC namespaces; system folders read-only; "
-                "only the job's own folders visible (no other submission, no solutions); no network"
+                "only the job's own folders visible (no other submission, no solutions); no network; "
+                "a private, size-limited /tmp"
             )
         else:
             p.append(
@@ -231,7 +332,7 @@ class Sandbox:
                     argv += ["--symlink", target, f"/{link}"]
                 elif os.path.isdir(f"/{link}"):
                     argv += ["--ro-bind", f"/{link}", f"/{link}"]
-            argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
             if gpu:
                 for dev in glob.glob("/dev/nvidia*"):
                     argv += ["--dev-bind", dev, dev]
@@ -262,16 +363,20 @@ class Sandbox:
                 os.setuid(uid)
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
-        proc = subprocess.Popen(
-            argv,
-            cwd=workdir,
-            env=base_env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            preexec_fn=limit,
-            start_new_session=True,
-        )
+        with self._claims_lock:
+            if self._stopped:
+                raise Stopped("the grader is stopping")
+            proc = subprocess.Popen(
+                argv,
+                cwd=workdir,
+                env=base_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                preexec_fn=limit,
+                start_new_session=True,
+            )
+            self._running.add(proc)
         kept = bytearray()
         truncated = False
 
@@ -287,6 +392,8 @@ class Sandbox:
 
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
+        watch = JobWatch(proc, uid, writable, limits)
+        watch.start()
         timed_out = False
         try:
             proc.wait(timeout=limits.wall_seconds)
@@ -298,10 +405,14 @@ class Sandbox:
             except ProcessLookupError:
                 pass
             proc.wait()
+        watch.done.set()
+        watch.join()
         reader.join(timeout=10)
+        with self._claims_lock:
+            self._running.discard(proc)
         if uid is not None:
             _kill_user(uid)  # what escaped the process group (a fork bomb's children) must not linger
         text = kept.decode("utf-8", "replace")
         if truncated:
             text += f"\n[output cut at {limits.output_bytes >> 10} KiB]"
-        return Outcome(None if timed_out else proc.returncode, text, timed_out, truncated)
+        return Outcome(None if timed_out else proc.returncode, text, timed_out, truncated, watch.over_limit)

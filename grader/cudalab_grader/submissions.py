@@ -3,23 +3,32 @@
 A submission is one entry of the submissions folder: a folder, a .zip or a .tar.gz (.tgz) holding
 a copy of the workbook, or of its labs/ folder, or of single lab folders. Archives are hostile
 until shown otherwise: absolute paths, `..`, links and special files are refused, and so are
-archives that would unpack to too many files or bytes (zip bombs).
+archives that would unpack to too many files or bytes (zip bombs) or folders too deep. Whatever
+goes wrong in unpacking one submission is that submission's rejection, with the reason.
+
+The student's name is the entry's name as the course's LMS wrote it: Unicode kept (normalised to
+NFC), only what a file name cannot hold replaced. Two entries that end up with the same name are
+both graded, the second under "name (2)", and listed (Submission.renamed_from).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import stat
 import tarfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from .files import TooDeep, walk_files
+
 MAX_FILES = 2000
 MAX_BYTES = 50 * 1024 * 1024  # unpacked size of one submission
+MAX_DEPTH = 32  # folder levels in one submission
+MAX_NAME_BYTES = 200  # a student's name as a file name (the file system allows 255)
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 
 
@@ -29,18 +38,30 @@ class SubmissionError(Exception):
 
 @dataclass(frozen=True)
 class Submission:
-    student: str  # the entry's name without its archive suffix
+    student: str  # the entry's name without its archive suffix (see student_name)
     path: Path  # the folder or archive as given
     submitted_at: float  # modification time of the entry (seconds since the epoch)
+    renamed_from: str | None = None  # set when another entry had the same name first
+
+
+def printable(text: str) -> str:
+    """`text` with the bytes of a name that is not UTF-8 (surrogate escapes) shown as U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def student_name(entry: Path) -> str:
-    name = entry.name
+    name = printable(entry.name)
     for suffix in ARCHIVE_SUFFIXES:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
-    # Names become file names and CSV cells: keep them printable and safe.
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "_"
+    name = unicodedata.normalize("NFC", name)
+    # A file name of its own (feedback/<student>.html): no separators, controls or leading dot.
+    name = "".join(c if c.isprintable() and c not in "/\\\ufffd" else "_" for c in name).strip()
+    if name.startswith("."):
+        name = "_" + name[1:]
+    while len(name.encode()) > MAX_NAME_BYTES:
+        name = name[:-1]
+    return name or "_"
 
 
 def find(folder: Path) -> list[Submission]:
@@ -53,19 +74,25 @@ def find(folder: Path) -> list[Submission]:
             continue
         if not (entry.is_dir() or entry.name.endswith(ARCHIVE_SUFFIXES)):
             continue
-        student = student_name(entry)
+        student, renamed_from = student_name(entry), None
         if student in found:
-            raise SubmissionError(f"{entry}: a second submission of student '{student}'")
-        found[student] = Submission(student, entry, entry.stat().st_mtime)
-    return list(found.values())
+            renamed_from = student
+            student = next(
+                f"{renamed_from} ({n})" for n in range(2, 1 << 30) if f"{renamed_from} ({n})" not in found
+            )
+        found[student] = Submission(student, entry, entry.stat().st_mtime, renamed_from)
+    return sorted(found.values(), key=lambda s: s.student)
 
 
 def _check_member(name: str, archive: Path) -> PurePosixPath:
     path = PurePosixPath(name)
+    shown = printable(name)
     if path.is_absolute() or name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        raise SubmissionError(f"{archive.name}: refused: absolute path {name!r} in the archive")
+        raise SubmissionError(f"{archive.name}: refused: absolute path {shown!r} in the archive")
     if ".." in path.parts:
-        raise SubmissionError(f"{archive.name}: refused: path {name!r} leaves the archive (..)")
+        raise SubmissionError(f"{archive.name}: refused: path {shown!r} leaves the archive (..)")
+    if len(path.parts) > MAX_DEPTH:
+        raise SubmissionError(f"{archive.name}: refused: folders nested more than {MAX_DEPTH} levels deep")
     return path
 
 
@@ -118,9 +145,13 @@ def _unpack_tar(archive: Path, dest: Path) -> None:
                 raise SubmissionError(f"{archive.name}: refused: more than {MAX_FILES} files")
             path = _check_member(m.name, archive)
             if m.issym() or m.islnk():
-                raise SubmissionError(f"{archive.name}: refused: {m.name!r} is a link (to {m.linkname!r})")
+                raise SubmissionError(
+                    f"{archive.name}: refused: {printable(m.name)!r} is a link (to {printable(m.linkname)!r})"
+                )
             if not (m.isfile() or m.isdir()):
-                raise SubmissionError(f"{archive.name}: refused: {m.name!r} is not a file or folder")
+                raise SubmissionError(
+                    f"{archive.name}: refused: {printable(m.name)!r} is not a file or folder"
+                )
             target = dest.joinpath(*map(_safe_part, path.parts))
             if m.isdir():
                 target.mkdir(parents=True, exist_ok=True)
@@ -138,22 +169,32 @@ def _unpack_tar(archive: Path, dest: Path) -> None:
 
 def _copy_folder(folder: Path, dest: Path) -> None:
     count, total = 0, 0
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        rel = Path(root).relative_to(folder)
-        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink() and d not in ("build", ".git")]
-        for f in files:
-            src = Path(root) / f
-            if src.is_symlink() or not src.is_file():
-                continue  # links could point anywhere: only plain files are taken
-            count += 1
-            total += src.stat().st_size
-            if count > MAX_FILES or total > MAX_BYTES:
-                raise SubmissionError(
-                    f"{folder.name}: refused: more than {MAX_FILES} files or {MAX_BYTES >> 20} MiB"
-                )
-            target = dest / rel / f
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, target)
+    for src in walk_files(folder, MAX_DEPTH, skip=("build", ".git")):  # links are left out
+        count += 1
+        total += src.stat().st_size
+        if count > MAX_FILES or total > MAX_BYTES:
+            raise SubmissionError(
+                f"{folder.name}: refused: more than {MAX_FILES} files or {MAX_BYTES >> 20} MiB"
+            )
+        target = dest.joinpath(*map(_safe_part, src.relative_to(folder).parts))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, target)
+
+
+def _why_unreadable(error: Exception) -> str:
+    text = str(error)
+    if isinstance(error, RuntimeError) and "encrypted" in text:
+        return "the .zip is password-protected: hand it in without a password"
+    if isinstance(error, NotImplementedError) and "compression" in text:
+        return (
+            "the .zip uses a compression method that cannot be read here (Deflate64, which Windows "
+            "uses for large folders?): make it with zip, 7-Zip (Deflate) or as a .tar.gz"
+        )
+    if isinstance(error, EOFError | tarfile.ReadError | zipfile.BadZipFile):
+        return f"damaged or cut short ({text or type(error).__name__})"
+    if isinstance(error, TooDeep):
+        return f"refused: {text}"
+    return f"{type(error).__name__}: {text}"
 
 
 def unpack(submission: Submission, dest: Path) -> None:
@@ -167,16 +208,18 @@ def unpack(submission: Submission, dest: Path) -> None:
             _unpack_zip(p, dest)
         else:
             _unpack_tar(p, dest)
-    except zipfile.BadZipFile as e:
-        raise SubmissionError(f"{p.name}: not a readable .zip: {e}") from None
-    except OSError as e:
-        raise SubmissionError(f"{p.name}: cannot unpack: {e}") from None
+    except SubmissionError as e:
+        raise SubmissionError(printable(str(e))) from None
+    except Exception as e:  # whatever one archive does, it is that submission's rejection
+        raise SubmissionError(
+            f"{printable(p.name)}: cannot unpack: {printable(_why_unreadable(e))}"
+        ) from None
 
 
 def find_lab_file(unpacked: Path, lab: str, filename: str) -> Path | None:
     """The student's copy of labs/<lab>/<filename>, wherever the submission's root is: the
     workbook, its labs/ folder, the lab folder, or one folder above any of those."""
-    candidates = [p for p in unpacked.rglob(filename) if p.is_file() and not p.is_symlink()]
+    candidates = [p for p in walk_files(unpacked, MAX_DEPTH) if p.name == filename]
     for p in sorted(candidates, key=lambda p: len(p.parts)):
         parts = p.relative_to(unpacked).parts
         if len(parts) >= 2 and parts[-2] == lab:

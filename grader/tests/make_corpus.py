@@ -6,6 +6,11 @@ Each student shows one thing the grader must handle: correct, partly right, wron
 error, an endless loop, a crash, reading other files, writing outside, the network, a fork bomb, a
 flood of output, hostile archives (path traversal, a link, a zip bomb), a zip and a tar.gz that
 are fine (one with a file name that is not UTF-8), a lab folder at the root, and nothing at all.
+Then what once stopped a whole class's grading: a test that puts a FIFO or a link to /dev/zero
+where GoogleTest's report goes, or leaves a folder 3000 levels deep; a password-protected zip, a
+Deflate64 zip, a .tar.gz cut short, a zip 1100 folders deep; students named in Chinese characters,
+and two whose names differ only in Unicode normalisation. (A folder 1100 levels deep and an entry
+whose name is not UTF-8 are made by the tests themselves: git keeps neither well.)
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import io
 import shutil
 import tarfile
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -83,6 +89,21 @@ SOURCES = {
     "mallory": with_host(
         "  if (n == 256) for (;;) fork();  // fork bomb for one size\n", "#include <unistd.h>\n"
     ),
+    "fiona": with_host(  # GoogleTest's report becomes a FIFO: a reader that opens it would block
+        '  if (n == 255) { unlink("result.json"); mkfifo("result.json", 0600); _exit(0); }\n',
+        "#include <sys/stat.h>\n#include <unistd.h>\n",
+    ),
+    "zoe": with_host(  # the report becomes a link to /dev/zero: a reader without a bound never ends
+        '  if (n == 255) { unlink("result.json"); symlink("/dev/zero", "result.json"); _exit(0); }\n',
+        "#include <unistd.h>\n",
+    ),
+    "dirk": with_host(  # a correct solution that leaves its working folder 3000 levels deep
+        '  if (n == 255) {\n    const int here = open(".", O_RDONLY);\n'
+        '    for (int level = 0; level < 3000; ++level) { mkdir("d", 0700); if (chdir("d") != 0) break; }\n'
+        "    fchdir(here);\n    close(here);\n  }\n",
+        "#include <fcntl.h>\n#include <sys/stat.h>\n#include <unistd.h>\n",
+    ),
+    "李明": SOLUTION,  # a name in Chinese characters (another one, 王芳, hands in nothing)
     "oscar": with_host(
         '  if (n == 255) for (;;) puts("flood flood flood flood flood flood flood flood");  // output\n',
         "#include <cstdio>\n",
@@ -140,6 +161,37 @@ def main() -> None:
     with tarfile.open(CORPUS / "xavier.tar.gz", "w:gz", format=tarfile.GNU_FORMAT) as tar:  # fine
         add(tar, LAB, SOLUTION.encode())
         add(tar, b"labs/01_vector_add/notes-\xe9t\xe9.txt", b"latin-1 name")
+
+    # Two students whose names differ only in how Unicode writes the accent: both are graded.
+    (CORPUS / unicodedata.normalize("NFC", "José")).mkdir()
+    (CORPUS / unicodedata.normalize("NFD", "José")).mkdir()
+    (CORPUS / "王芳").mkdir()
+    for folder in ("José", "王芳"):
+        for name in (unicodedata.normalize("NFC", folder), unicodedata.normalize("NFD", folder)):
+            (CORPUS / name / "README.txt").write_text("Nothing yet.\n")
+
+    def zip_with(name: str, *, flag: int = 0, method: int | None = None) -> None:
+        """A zip of the solution whose headers claim encryption (`flag`) or another compression."""
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
+            z.writestr(LAB, SOLUTION)
+        data = bytearray(buffer.getvalue())
+        for signature, flag_at, method_at in ((b"PK\x03\x04", 6, 8), (b"PK\x01\x02", 8, 10)):
+            at = data.index(signature)
+            data[at + flag_at] |= flag
+            if method is not None:
+                data[at + method_at : at + method_at + 2] = method.to_bytes(2, "little")
+        (CORPUS / name).write_bytes(bytes(data))
+
+    zip_with("nina.zip", flag=0x1)  # password-protected (traditional PKWARE encryption)
+    zip_with("olga.zip", method=9)  # Deflate64, as Windows writes large archives
+    whole = io.BytesIO()
+    with tarfile.open(fileobj=whole, mode="w:gz") as tar:
+        add(tar, LAB, SOLUTION.encode())
+        add(tar, "labs/01_vector_add/notes.txt", bytes(range(256)) * 64)
+    (CORPUS / "tess.tar.gz").write_bytes(whole.getvalue()[: len(whole.getvalue()) // 2])  # cut short
+    with zipfile.ZipFile(CORPUS / "ursula.zip", "w") as z:  # 1100 folders deep
+        z.writestr("/".join(["d"] * 1100) + "/vector_add.cu", SOLUTION)
     print(f"wrote {CORPUS}")
 
 

@@ -4,14 +4,18 @@ and check every verdict, that no grade is lost or leaked, and the outputs."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,9 +24,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "grader"))
 from cudalab_grader import deadlines, plots, submissions  # noqa: E402
-from cudalab_grader.sandbox import Sandbox  # noqa: E402
+from cudalab_grader.files import remove_tree  # noqa: E402
+from cudalab_grader.sandbox import Limits, Sandbox  # noqa: E402
 
 CORPUS = HERE / "corpus"
+STUDENTS = 32  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
@@ -37,7 +43,22 @@ def grade(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, str]:
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The committed corpus, and what git keeps badly: a submission folder 1100 levels deep, and an
+    entry whose name is not UTF-8 (a hostile zip, refused)."""
+    copy = tmp_path_factory.mktemp("corpus") / "corpus"
+    shutil.copytree(CORPUS, copy)
+    deep = copy / "deepak"
+    subprocess.run(["mkdir", "-p", str(deep.joinpath(*["d"] * 1100))], check=True)  # pathlib recurses
+    (deep / "labs/01_vector_add").mkdir(parents=True)
+    (deep / "labs/01_vector_add/vector_add.cu").write_text("// nothing\n")
+    with zipfile.ZipFile(os.fsdecode(bytes(copy) + b"/\xff\xfeevil.zip"), "w") as z:
+        z.writestr("../../evil-was-here.txt", "outside")
+    return copy
+
+
+@pytest.fixture(scope="module")
+def graded(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, str]:
     for p in ESCAPES:
         Path(p).unlink(missing_ok=True)
     out = tmp_path_factory.mktemp("grading")
@@ -50,7 +71,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, str]:
             continue
     listener.listen(8)
     listener.setblocking(False)
-    run = grade(str(CORPUS), "--labs", "01,04", "--jobs", "2", "--test-timeout", "8", "--out", str(out))
+    run = grade(str(corpus), "--labs", "01,04", "--jobs", "2", "--test-timeout", "8", "--out", str(out))
     assert run.returncode == 0, run.stdout + run.stderr
     try:
         conn, _ = listener.accept()
@@ -157,7 +178,7 @@ def test_nothing_submitted(graded: tuple) -> None:
 def test_outputs(graded: tuple) -> None:
     out, results, stdout = graded
     rows = list(csv.DictReader((out / "gradebook.csv").open()))
-    assert len(rows) == len(results["students"]) == 19
+    assert len(rows) == len(results["students"]) == STUDENTS
     alice = next(r for r in rows if r["student"] == "alice")
     assert (alice["01_vector_add"], alice["04_tiled_matmul"], alice["total"]) == ("22", "27", "49")
     for student in results["students"]:
@@ -167,13 +188,144 @@ def test_outputs(graded: tuple) -> None:
     assert "alice" in stdout and "49" in stdout
 
 
-def test_rerun_grades_only_what_changed(graded: tuple) -> None:
+def test_rerun_grades_only_what_changed(corpus: Path, graded: tuple) -> None:
     out, results, _ = graded
-    run = grade(str(CORPUS), "--labs", "01,04", "--jobs", "2", "--out", str(out))
+    run = grade(str(corpus), "--labs", "01,04", "--jobs", "2", "--out", str(out))
     assert run.returncode == 0, run.stderr
     assert "0 lab(s) to grade" in run.stdout
     again = json.loads((out / "results.json").read_text())
     assert again["students"]["alice"] == results["students"]["alice"]
+
+
+def test_a_damaged_cache_entry_is_regraded(corpus: Path, graded: tuple) -> None:
+    """An interrupted run may leave half a cache file: the rerun grades that lab again."""
+    out, results, _ = graded
+    cached = out / "cache" / hashlib.sha256(b"alice").hexdigest()[:16] / "01_vector_add.json"
+    cached.write_text(cached.read_text()[:40])
+    run = grade(str(corpus), "--labs", "01,04", "--jobs", "2", "--out", str(out))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 lab(s) to grade" in run.stdout
+    again = json.loads((out / "results.json").read_text())
+    assert lab(again, "alice")["earned"] == 22
+    assert json.loads(cached.read_text())["result"]["earned"] == 22
+
+
+def test_a_report_made_a_fifo_or_a_link_to_dev_zero_fails_only_that_test(graded: tuple) -> None:
+    _, results, _ = graded
+    for student in ("fiona", "zoe"):
+        assert set(failed(results, student)) == {"VectorAdd.Size255"}, student
+        assert "before GoogleTest wrote its report" in failed(results, student)["VectorAdd.Size255"]
+
+
+def test_a_folder_3000_levels_deep_is_cleaned_up(graded: tuple) -> None:
+    _, results, stdout = graded
+    assert lab(results, "dirk")["earned"] == 22, failed(results, "dirk")
+    work = re.search(r"work folder: (\S+)", stdout)[1]
+    assert not Path(work).exists()
+
+
+def test_unreadable_and_too_deep_submissions_are_refused_with_the_reason(graded: tuple) -> None:
+    _, results, _ = graded
+    reasons = {
+        "nina": "password-protected",
+        "olga": "compression method",
+        "tess": "damaged or cut short",
+        "ursula": "more than 32 levels deep",
+        "deepak": "more than 32 levels deep",
+        "__evil": "leaves the archive",
+    }
+    for student, reason in reasons.items():
+        assert lab(results, student)["status"] == "rejected", student
+        assert reason in lab(results, student)["message"], (student, lab(results, student)["message"])
+
+
+def test_names_keep_their_unicode_and_collisions_are_both_graded(graded: tuple) -> None:
+    out, results, stdout = graded
+    assert lab(results, "李明")["earned"] == 22
+    assert lab(results, "王芳")["status"] == "missing"
+    assert {"José", "José (2)"} <= set(results["students"])
+    assert "two submissions are named 'José'" in stdout
+    rows = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open(encoding="utf-8"))}
+    assert rows["李明"]["total"] == "22" and "José (2)" in rows
+    assert "01_vector_add: missing" in rows["王芳"]["not graded"]
+    assert "李明" in (out / "feedback" / "李明.html").read_text(encoding="utf-8")
+
+
+def test_sigterm_stops_the_jobs_and_removes_the_work_folder(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    shutil.copytree(CORPUS / "alice", subs / "alice")
+    grader = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "grader" / "grade"),
+            str(subs),
+            "--labs",
+            "01",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert grader.stdout is not None
+    work = None
+    for line in grader.stdout:
+        if "work folder:" in line:
+            work = Path(line.split("work folder:")[1].split()[0])
+        if "building the instructor's workbook" in line:
+            break
+    time.sleep(2)  # inside the build
+    grader.send_signal(signal.SIGTERM)
+    rest = grader.stdout.read()
+    assert grader.wait(timeout=60) == 130, rest
+    assert work is not None and not work.exists()
+    assert "stopped" in rest and not (tmp_path / "out" / "gradebook.csv").exists()
+
+
+def test_reports_are_read_only_when_regular_and_bounded(tmp_path: Path) -> None:
+    from cudalab_grader.grading import Grader
+
+    os.mkfifo(tmp_path / "fifo.json")
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    with (tmp_path / "huge.json").open("wb") as f:
+        f.truncate(64 << 20)
+    for name in ("fifo.json", "zero.json", "huge.json", "absent.json"):
+        assert Grader._read_report(tmp_path / name, "A.B") == "missing", name
+    (tmp_path / "ok.json").write_text(
+        json.dumps(
+            {
+                "testsuites": [
+                    {"name": "A", "testsuite": [{"name": "B", "status": "RUN", "result": "COMPLETED"}]}
+                ]
+            }
+        )
+    )
+    assert Grader._read_report(tmp_path / "ok.json", "A.B") == "passed"
+
+
+@pytest.mark.parametrize("what", ["memory", "disk"])
+def test_a_job_is_stopped_at_its_memory_and_disk_limits(what: str) -> None:
+    sandbox = Sandbox()
+    base = Path(tempfile.mkdtemp(prefix="cudalab-limits-"))  # reachable by the jobs' users
+    base.chmod(0o711)
+    folder = base / "job"
+    folder.mkdir()
+    number = sandbox.claim()
+    try:
+        sandbox.prepare(folder, number)
+        inside = "/job" if sandbox.bwrap else str(folder)
+        program = {  # two processes of 150 MiB each, or a 300 MiB file, held for 10 s
+            "memory": "import os,time; os.fork(); b=bytearray(150<<20); time.sleep(10)",
+            "disk": "import time; open('big','wb').write(bytes(300<<20)); time.sleep(10)",
+        }[what]
+        limits = Limits(wall_seconds=30, job_memory_bytes=200 << 20, job_disk_bytes=200 << 20)
+        outcome = sandbox.run(["python3", "-c", program], {folder: "/job"}, {folder}, inside, limits, number)
+    finally:
+        sandbox.release(number)
+        remove_tree(base)
+    assert not outcome.timed_out and outcome.over_limit is not None, outcome
+    assert ("memory" if what == "memory" else "wrote") in outcome.over_limit
 
 
 def test_gradescope_mode(tmp_path: Path) -> None:
@@ -240,7 +392,7 @@ SLURM = shutil.which("slurmctld") is not None and shutil.which("sbatch") is not 
 
 
 @pytest.mark.skipif(not SLURM, reason="needs root and Debian's slurm-wlm and munge (.ci/run installs them)")
-def test_slurm_shards_merge_to_the_local_gradebook(graded: tuple, tmp_path: Path) -> None:
+def test_slurm_shards_merge_to_the_local_gradebook(corpus: Path, graded: tuple, tmp_path: Path) -> None:
     """A real single-node Slurm, started here with its own configuration: the job array's shards,
     merged, give the local run's grades; resubmitting regrades nothing."""
     cluster = tmp_path / "slurm"
@@ -252,7 +404,7 @@ def test_slurm_shards_merge_to_the_local_gradebook(graded: tuple, tmp_path: Path
     base = [sys.executable, str(ROOT / "grader" / "grade")]
     submit = [
         *base,
-        str(CORPUS),
+        str(corpus),
         "--labs",
         "01",
         "--slurm",
@@ -267,7 +419,9 @@ def test_slurm_shards_merge_to_the_local_gradebook(graded: tuple, tmp_path: Path
         run = subprocess.run([*submit, "--out", str(out)], capture_output=True, text=True, env=env)
         assert run.returncode == 0, run.stdout + run.stderr
         merged = subprocess.run([*base, "--merge", "--out", str(out)], capture_output=True, text=True)
-        assert merged.returncode == 0 and "merged 3 shard(s), 19 student(s)" in merged.stdout, merged.stdout
+        assert (
+            merged.returncode == 0 and f"merged 3 shard(s), {STUDENTS} student(s)" in merged.stdout
+        ), merged.stdout
         again = subprocess.run([*submit, "--out", str(out)], capture_output=True, text=True, env=env)
         assert again.returncode == 0, again.stdout + again.stderr
     finally:
