@@ -209,8 +209,8 @@ Word reverse_bits(Word w) {
 }
 
 // Sobol: thread j of dimension d draws point offset + j, from the host table of direction vectors.
-__global__ void sobol_points(const curandDirectionVectors32_t* vectors, unsigned offset,
-                             unsigned* raw, float* uniform, int points) {
+__global__ void sobol_points(curandDirectionVectors32_t* vectors, unsigned offset, unsigned* raw,
+                             float* uniform, int points) {
   const int d = blockIdx.x, j = threadIdx.x;
   curandStateSobol32_t state;
   curand_init(vectors[d], offset + j, &state);

@@ -135,7 +135,7 @@ curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host) {
 
 // Quasi-random output is ordered by dimension: n / dimensions points of the first, then the next.
 template <class SobolState, class T, class Draw>
-void draw_quasi(curandGenerator_t g, const auto* vectors, T* out, size_t n, Draw draw) {
+void draw_quasi(curandGenerator_t g, auto* vectors, T* out, size_t n, Draw draw) {
   const size_t per_dimension = n / g->dimensions;
   for (unsigned d = 0; d < g->dimensions; ++d) {
     SobolState state;

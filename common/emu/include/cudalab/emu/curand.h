@@ -237,13 +237,13 @@ inline void skipahead(decltype(SobolState::i) n, SobolState* state) {
   for (int k = 0; k < bits; ++k)
     if (gray >> k & 1) state->x ^= state->direction_vectors[k];
 }
-inline void curand_init(const unsigned int* direction_vectors, unsigned int offset,
+inline void curand_init(unsigned int* direction_vectors, unsigned int offset,
                         curandStateSobol32_t* state) {
   state->i = state->c = state->x = 0;
   for (int k = 0; k < 32; ++k) state->direction_vectors[k] = direction_vectors[k];
   skipahead(offset, state);
 }
-inline void curand_init(const unsigned long long* direction_vectors, unsigned long long offset,
+inline void curand_init(unsigned long long* direction_vectors, unsigned long long offset,
                         curandStateSobol64_t* state) {
   state->i = state->c = state->x = 0;
   for (int k = 0; k < 64; ++k) state->direction_vectors[k] = direction_vectors[k];
