@@ -402,6 +402,41 @@ def rewrite_device_clock(src: str) -> str:
     return "".join(out)
 
 
+SPECIAL_REGISTERS = (
+    "laneid warpid lanemask_eq lanemask_lt lanemask_le lanemask_gt lanemask_ge clock clock64 globaltimer"
+).split()
+ASM = re.compile(r"\b(?:asm|__asm__)\b(\s*(?:volatile|__volatile__))?\s*\(")
+# asm [volatile]("mov.u32 %0, %%laneid;" : "=r"(x)): a read of one special register.
+SPECIAL_REGISTER_READ = re.compile(
+    r"""\(\s*"\s*mov\.[bsu](?:32|64)\s+%0\s*,\s*%%?(\w+)\s*;?\s*"\s*:\s*"=[rl]"\s*\(([^()]*)\)\s*\)"""
+)
+
+
+def rewrite_inline_ptx(src: str) -> str:
+    """In device code, a read of a special register in inline PTX -> `x = ::cudalab::emu::ptx::<register>()`;
+    any other inline assembly there is an error naming its line (the emu cannot run PTX)."""
+    mask = code_mask(src)
+    device = [range(start, end) for _, start, end in function_bodies(src, mask)]
+    out: list[str] = []
+    done = 0
+    for m in ASM.finditer(src):
+        if not mask[m.start()] or not any(m.start() in body for body in device):
+            continue  # host code's assembly is the host compiler's
+        read = SPECIAL_REGISTER_READ.match(src, m.end() - 1)
+        if read is None or read.group(1) not in SPECIAL_REGISTERS:
+            raise TranslateError(
+                src,
+                m.start(),
+                "inline PTX assembly (asm) is not supported by the emu backend; only a read of a special "
+                f"register ({', '.join('%' + r for r in SPECIAL_REGISTERS)}) with mov is",
+            )
+        out.append(src[done : m.start()])
+        out.append(f"({read.group(2).strip()} = ::cudalab::emu::ptx::{read.group(1)}())")
+        done = read.end()
+    out.append(src[done:])
+    return "".join(out)
+
+
 def register_kernels(src: str) -> str:
     """After each kernel that is not a template and is defined once in the file, a registration
     by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so."""
@@ -443,13 +478,13 @@ def register_kernels(src: str) -> str:
 def translate(src: str, path: str) -> str:
     body = rewrite_launches(src)
     body = rewrite_shared(rewrite_extern_shared(body))
-    body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(body)))
+    body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(rewrite_inline_ptx(body))))
     body = register_kernels(body)
     return f'{PRELUDE}#line 1 "{path}"\n{body}'
 
 
 NEEDS_TRANSLATION = re.compile(
-    r"<\s*<\s*<|__shared__|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel|\bclock\s*\("
+    r"<\s*<\s*<|__shared__|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel|\bclock\s*\(|\b(asm|__asm__)\b"
 )
 
 

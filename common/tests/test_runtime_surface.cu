@@ -572,6 +572,39 @@ TEST(Surface, DeviceIntrinsics) {
   cudaFree(in), cudaFree(streamed), cudaFree(r);
 }
 
+// Inline PTX that reads special registers: the emu's translator turns these reads into calls.
+__global__ void special_registers(unsigned* lane, unsigned* warp, unsigned* below,
+                                  unsigned long long* timer) {
+  const int i = threadIdx.x;
+  unsigned l, w, lt;
+  unsigned long long t;
+  asm("mov.u32 %0, %%laneid;" : "=r"(l));
+  asm("mov.u32 %0, %%warpid;" : "=r"(w));
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lt));
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  lane[i] = l, warp[i] = w, below[i] = lt, timer[i] = t;
+}
+
+TEST(Surface, InlinePtxReadsSpecialRegisters) {
+  const int n = 96;
+  unsigned *lane, *warp, *below;
+  unsigned long long* timer;
+  CUDA_CHECK(cudaMallocManaged(&lane, n * sizeof(unsigned)));
+  CUDA_CHECK(cudaMallocManaged(&warp, n * sizeof(unsigned)));
+  CUDA_CHECK(cudaMallocManaged(&below, n * sizeof(unsigned)));
+  CUDA_CHECK(cudaMallocManaged(&timer, n * sizeof(unsigned long long)));
+  special_registers<<<1, n>>>(lane, warp, below, timer);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(lane[i], unsigned(i % 32)) << i;
+    EXPECT_EQ(below[i], (1u << (i % 32)) - 1) << i;
+    EXPECT_GT(timer[i], 0u) << i;  // nanoseconds since some start: large, not zero
+  }
+  EXPECT_EQ(lane[0], 0u);
+  EXPECT_EQ(warp[0], warp[31]);  // %warpid is the SM's warp slot: equal within a warp only
+  cudaFree(lane), cudaFree(warp), cudaFree(below), cudaFree(timer);
+}
+
 __global__ void syncthreads_votes(int* out) {
   const int t = threadIdx.x;
   out[0] = __syncthreads_count(t % 3 == 0);

@@ -176,6 +176,25 @@ class DeviceCode(unittest.TestCase):
         self.assertIn("t[0] = ::cudalab::emu::device_clock();", out)
         self.assertIn("int main() { return clock(); }", out)
 
+    def test_inline_ptx_reads_of_special_registers_become_calls(self) -> None:
+        out = body(
+            '__global__ void k(unsigned* o) { unsigned lane; asm("mov.u32 %0, %%laneid;" : "=r"(lane)); }\n'
+            "__device__ unsigned long long now() { unsigned long long t;\n"
+            '  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t)); return t; }\n'
+            'int main() { asm("nop"); }\n'
+        )
+        self.assertIn("(lane = ::cudalab::emu::ptx::laneid());", out)
+        self.assertIn("(t = ::cudalab::emu::ptx::globaltimer());", out)
+        self.assertIn('asm("nop")', out)  # host code's assembly is the host compiler's
+
+    def test_other_inline_ptx_is_refused_with_its_line(self) -> None:
+        with self.assertRaises(translate.TranslateError) as e:
+            translate.translate(
+                '__device__ int f(int w) {\n  int r; asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(w));\n}', "x.cu"
+            )
+        self.assertEqual(e.exception.line, 2)
+        self.assertIn("inline PTX", str(e.exception))
+
     def test_extern_shared_with_the_qualifier_after_the_type(self) -> None:
         out = body("__global__ void k() { extern double __shared__ sdata[]; }")
         self.assertIn("double* const sdata = reinterpret_cast<double*>(", out)

@@ -291,3 +291,23 @@ namespace cudalab::emu {
                                 const char* function);
 inline int block_threads() { return static_cast<int>(::blockDim.x * ::blockDim.y * ::blockDim.z); }
 }  // namespace cudalab::emu
+
+// Special registers that inline PTX reads, e.g. asm("mov.u32 %0, %%laneid;" : "=r"(lane)): the
+// translator turns such a read into a call of the function of the register's name. Any other
+// inline assembly is refused when the file is translated.
+namespace cudalab::emu::ptx {
+inline unsigned laneid() { return lane_id(); }
+inline unsigned warpid() { return thread_rank() / 32; }
+inline unsigned lanemask_eq() { return 1u << laneid(); }
+inline unsigned lanemask_lt() { return lanemask_eq() - 1; }
+inline unsigned lanemask_le() { return lanemask_lt() | lanemask_eq(); }
+inline unsigned lanemask_gt() { return ~lanemask_le(); }
+inline unsigned lanemask_ge() { return ~lanemask_lt(); }
+inline unsigned clock() { return static_cast<unsigned>(clock64()); }
+inline unsigned long long clock64() { return static_cast<unsigned long long>(::clock64()); }
+inline unsigned long long globaltimer() {  // nanoseconds, as the GPU's global timer counts
+  return static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch())
+                                             .count());
+}
+}  // namespace cudalab::emu::ptx
