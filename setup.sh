@@ -7,9 +7,10 @@ set -euo pipefail
 packages=(
   g++ make cmake          # compiler and build
   libgtest-dev libgmock-dev  # GoogleTest: the lab harnesses
-  libboost-context-dev    # Boost.Context: GPU threads as fibers on the CPU backend
+  libboost-context-dev    # Boost.Context: GPU threads as fibers on the CPU backend; Boost.Random's Sobol tables
   clang clang-format      # instrumented builds of student code; code style
   libopenblas-dev         # the CPU backend's cuBLAS subset (its arithmetic)
+  libthrust-dev           # Thrust for programs on the CPU backend (its C++ system)
   python3 python3-matplotlib python3-numpy  # make check's summary, the grader's plots
   python3-pytest          # the grader's tests
   bubblewrap              # the grader's sandbox for students' code

@@ -290,3 +290,45 @@ TEST(Curand, Sobol64AndItsRefusals) {
 }
 
 }  // namespace
+
+// ---- Thrust ---------------------------------------------------------------------------------
+#include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
+#include <thrust/reduce.h>
+#include <thrust/remove.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+
+namespace {
+
+__global__ void square(int* data, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] *= data[i];
+}
+
+// A device vector's storage is device memory that kernels use (raw_pointer_cast), and Thrust's
+// algorithms sort, reduce and remove on it; the results come back in a host vector.
+TEST(Thrust, DeviceVectorsAlgorithmsAndKernels) {
+  const int n = 1000;
+  thrust::host_vector<int> h(n);
+  for (int i = 0; i < n; ++i) h[i] = (i * 7919) % n - n / 2;  // every value once, shuffled
+  thrust::device_vector<int> d = h;
+  thrust::sort(d.begin(), d.end());
+  thrust::host_vector<int> sorted = d;
+  for (int i = 0; i < n; ++i) ASSERT_EQ(sorted[i], i - n / 2) << i;
+  square<<<(n + 255) / 256, 256>>>(thrust::raw_pointer_cast(d.data()), n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  long long expected = 0;
+  for (int i = 0; i < n; ++i) expected += static_cast<long long>(i - n / 2) * (i - n / 2);
+  EXPECT_EQ(thrust::reduce(d.begin(), d.end(), 0LL), expected);
+  thrust::device_vector<int> keys(n), values(n);
+  thrust::sequence(keys.begin(), keys.end(), n, -1);  // n, n-1, ..., 1
+  thrust::sequence(values.begin(), values.end());
+  thrust::sort_by_key(keys.begin(), keys.end(), values.begin());
+  EXPECT_EQ(values[0], n - 1);
+  EXPECT_EQ(values[n - 1], 0);
+  const auto end = thrust::remove(values.begin(), values.end(), 5);
+  EXPECT_EQ(end - values.begin(), n - 1);
+}
+
+}  // namespace

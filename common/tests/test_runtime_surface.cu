@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cuda/barrier>
 #include <numeric>
 #include <vector>
 
@@ -570,6 +571,34 @@ TEST(Surface, DeviceIntrinsics) {
   EXPECT_FLOAT_EQ(r->pi, 3.14159265f);
   EXPECT_EQ(r->vector.w, 4u);
   cudaFree(in), cudaFree(streamed), cudaFree(r);
+}
+
+// A split barrier (libcu++): each thread arrives, does other work, then waits for the block.
+__global__ void split_barrier_sum(const int* in, int* out) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  __shared__ int partial[128];
+  if (threadIdx.x == 0) init(&bar, blockDim.x);
+  __syncthreads();
+  partial[threadIdx.x] = in[threadIdx.x];
+  auto token = bar.arrive();
+  const int mine = 2 * in[threadIdx.x];  // work between arriving and waiting
+  bar.wait(std::move(token));
+  int sum = 0;
+  for (int k = 0; k < static_cast<int>(blockDim.x); ++k) sum += partial[k];
+  out[threadIdx.x] = sum + mine;
+  bar.arrive_and_wait();
+}
+
+TEST(Surface, SplitArriveWaitBarrier) {
+  const int n = 128;
+  int *in, *out;
+  CUDA_CHECK(cudaMallocManaged(&in, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&out, n * sizeof(int)));
+  for (int i = 0; i < n; ++i) in[i] = i;
+  split_barrier_sum<<<1, n>>>(in, out);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i) EXPECT_EQ(out[i], n * (n - 1) / 2 + 2 * i) << i;
+  cudaFree(in), cudaFree(out);
 }
 
 // Inline PTX that reads special registers: the emu's translator turns these reads into calls.

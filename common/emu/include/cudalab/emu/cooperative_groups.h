@@ -18,7 +18,6 @@ unsigned coalesce(const char* file, int line);
 // cooperative.
 void grid_sync(const char* file, int line);
 bool cooperative_launch();
-[[noreturn]] void unsupported(const char* what);
 }  // namespace cudalab::emu
 
 namespace cooperative_groups {

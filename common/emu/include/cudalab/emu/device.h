@@ -286,6 +286,8 @@ inline std::common_type_t<A, B> max(A a, B b) {
 }
 
 namespace cudalab::emu {
+// A feature the emu does not model: says what, and stops the program.
+[[noreturn]] void unsupported(const char* what);
 // A failed assert(): in a kernel, stops the launch with cudaErrorAssert; on the host, aborts.
 [[noreturn]] void assert_failed(const char* expression, const char* file, int line,
                                 const char* function);

@@ -45,6 +45,12 @@
 #define __DEVICE_LAUNCH_PARAMETERS_H__
 #define CUDART_CB
 
+// Thrust (Debian's libthrust-dev) runs on its C++ system, with device vectors in managed memory
+// (see thrust/system/cpp/memory_resource.h beside this prelude).
+#ifndef THRUST_DEVICE_SYSTEM
+#define THRUST_DEVICE_SYSTEM 4  // THRUST_DEVICE_SYSTEM_CPP
+#endif
+
 // Execution-space qualifiers: every function is a host function here.
 #define __global__
 #define __device__
