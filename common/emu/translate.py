@@ -412,6 +412,13 @@ SPECIAL_REGISTER_READ = re.compile(
 )
 
 
+# asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(x)): an instruction of one operand, as a function.
+PTX_INSTRUCTIONS = {"bfind.u32": "bfind", "popc.b32": "popc", "brev.b32": "brev", "clz.b32": "clz"}
+INSTRUCTION = re.compile(
+    r"""\(\s*"\s*([a-z]+\.[bsu]32)\s+%0\s*,\s*%1\s*;?\s*"\s*:\s*"=r"\s*\(([^()]*)\)\s*:\s*"r"\s*\(([^()]*)\)\s*\)"""
+)
+
+
 def rewrite_inline_ptx(src: str) -> str:
     """In device code, a read of a special register in inline PTX -> `x = ::cudalab::emu::ptx::<register>()`;
     any other inline assembly there is an error naming its line (the emu cannot run PTX)."""
@@ -423,12 +430,24 @@ def rewrite_inline_ptx(src: str) -> str:
         if not mask[m.start()] or not any(m.start() in body for body in device):
             continue  # host code's assembly is the host compiler's
         read = SPECIAL_REGISTER_READ.match(src, m.end() - 1)
+        op = INSTRUCTION.match(src, m.end() - 1)
+        if op is not None and op.group(1) in PTX_INSTRUCTIONS:
+            out.append(src[done : m.start()])
+            target, function, operand = (
+                op.group(2).strip(),
+                PTX_INSTRUCTIONS[op.group(1)],
+                op.group(3).strip(),
+            )
+            out.append(f"({target} = ::cudalab::emu::ptx::{function}({operand}))")
+            done = op.end()
+            continue
         if read is None or read.group(1) not in SPECIAL_REGISTERS:
             raise TranslateError(
                 src,
                 m.start(),
                 "inline PTX assembly (asm) is not supported by the emu backend; only a read of a special "
-                f"register ({', '.join('%' + r for r in SPECIAL_REGISTERS)}) with mov is",
+                f"register ({', '.join('%' + r for r in SPECIAL_REGISTERS)}) with mov is, and "
+                f"{', '.join(PTX_INSTRUCTIONS)} of one register",
             )
         out.append(src[done : m.start()])
         out.append(f"({read.group(2).strip()} = ::cudalab::emu::ptx::{read.group(1)}())")
@@ -459,17 +478,20 @@ def register_kernels(src: str) -> str:
                 depth -= 1
         name = re.search(r"(\w+)\s*$", head[: opens[-1]]) if opens else None
         if name:
-            found.append((name.group(1), end))
+            params = head[opens[-1] + 1 : head.rindex(")")]
+            found.append((name.group(1), params, end))
     counts: dict[str, int] = {}
-    for name, _ in found:
+    for name, _, _ in found:
         counts[name] = counts.get(name, 0) + 1
     out: list[str] = []
     done = 0
-    for name, end in found:
+    for name, params, end in found:
         if counts[name] != 1:
             continue
+        # By its own signature: a header may declare an overload of the same name.
+        kernel = name if "=" in params else f"static_cast<void (*)({' '.join(params.split())})>({name})"
         out.append(src[done : end + 1])
-        out.append(f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{name}{{{name}}};")
+        out.append(f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{name}{{{kernel}}};")
         done = end + 1
     out.append(src[done:])
     return "".join(out)

@@ -6,7 +6,8 @@ Each student shows one thing the grader must handle: correct, partly right, wron
 error, an endless loop, a crash, reading other files, writing outside, the network, a fork bomb, a
 flood of output, hostile archives (path traversal, a link, a zip bomb), a zip and a tar.gz that
 are fine (one with a file name that is not UTF-8), a lab folder at the root, and nothing at all.
-Then what once stopped a whole class's grading: a test that puts a FIFO or a link to /dev/zero
+A forger (mona) whose main() writes a passing report for any test. Then what once stopped a
+whole class's grading: a test that puts a FIFO or a link to /dev/zero
 where GoogleTest's report goes, or leaves a folder 3000 levels deep; a password-protected zip, a
 Deflate64 zip, a .tar.gz cut short, a zip 1100 folders deep; students named in Chinese characters,
 and two whose names differ only in Unicode normalisation. (A folder 1100 levels deep and an entry
@@ -103,6 +104,18 @@ SOURCES = {
         "    fchdir(here);\n    close(here);\n  }\n",
         "#include <fcntl.h>\n#include <sys/stat.h>\n#include <unistd.h>\n",
     ),
+    "mona": SOLUTION  # forges GoogleTest's verdict: a report that says "passed" for any test
+    + "\n#include <cstdio>\n#include <cstring>\n#include <string>\n"
+    "int main(int argc, char** argv) {\n  std::string filter, output;\n"
+    "  for (int i = 1; i < argc; ++i) {\n"
+    '    if (!std::strncmp(argv[i], "--gtest_filter=", 15)) filter = argv[i] + 15;\n'
+    '    if (!std::strncmp(argv[i], "--gtest_output=json:", 20)) output = argv[i] + 20;\n  }\n'
+    "  const size_t dot = filter.find('.');\n"
+    '  if (FILE* f = std::fopen(output.c_str(), "w")) {\n'
+    '    std::fprintf(f, "{\\"testsuites\\":[{\\"name\\":\\"%s\\",\\"testsuite\\":[{\\"name\\":\\"%s\\",'
+    '\\"status\\":\\"RUN\\",\\"result\\":\\"COMPLETED\\"}]}]}",\n'
+    "                 filter.substr(0, dot).c_str(), filter.substr(dot + 1).c_str());\n"
+    "    std::fclose(f);\n  }\n  return 0;\n}\n",
     "李明": SOLUTION,  # a name in Chinese characters (another one, 王芳, hands in nothing)
     "oscar": with_host(
         '  if (n == 255) for (;;) puts("flood flood flood flood flood flood flood flood");  // output\n',

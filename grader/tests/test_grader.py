@@ -28,7 +28,7 @@ from cudalab_grader.files import remove_tree  # noqa: E402
 from cudalab_grader.sandbox import Limits, Sandbox  # noqa: E402
 
 CORPUS = HERE / "corpus"
-STUDENTS = 32  # in the corpus, with the two entries the `corpus` fixture adds
+STUDENTS = 33  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
@@ -208,6 +208,16 @@ def test_a_damaged_cache_entry_is_regraded(corpus: Path, graded: tuple) -> None:
     again = json.loads((out / "results.json").read_text())
     assert lab(again, "alice")["earned"] == 22
     assert json.loads(cached.read_text())["result"]["earned"] == 22
+
+
+def test_a_test_that_skips_on_this_backend_never_counts_as_passed(graded: tuple) -> None:
+    """mona's main() reports every test as passed; the tests the instructor's own build skips on
+    this backend stay skipped (24 of 22 points before)."""
+    _, results, _ = graded
+    mona, alice = lab(results, "mona"), lab(results, "alice")
+    skipped = {t for t, r in mona["tests"].items() if r["result"] == "skipped"}
+    assert skipped and skipped == {t for t, r in alice["tests"].items() if r["result"] == "skipped"}
+    assert mona["possible"] == 22 and mona["earned"] <= 22
 
 
 def test_a_report_made_a_fifo_or_a_link_to_dev_zero_fails_only_that_test(graded: tuple) -> None:

@@ -186,11 +186,15 @@ class DeviceCode(unittest.TestCase):
         self.assertIn("(lane = ::cudalab::emu::ptx::laneid());", out)
         self.assertIn("(t = ::cudalab::emu::ptx::globaltimer());", out)
         self.assertIn('asm("nop")', out)  # host code's assembly is the host compiler's
+        out = body(
+            '__device__ unsigned f(unsigned w) { unsigned r; asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(w)); }'
+        )
+        self.assertIn("(r = ::cudalab::emu::ptx::bfind(w));", out)
 
     def test_other_inline_ptx_is_refused_with_its_line(self) -> None:
         with self.assertRaises(translate.TranslateError) as e:
             translate.translate(
-                '__device__ int f(int w) {\n  int r; asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(w));\n}', "x.cu"
+                '__device__ int f(int w) {\n  int r; asm("prmt.b32 %0, %1;" : "=r"(r) : "r"(w));\n}', "x.cu"
             )
         self.assertEqual(e.exception.line, 2)
         self.assertIn("inline PTX", str(e.exception))
@@ -207,7 +211,11 @@ class KernelRegistration(unittest.TestCase):
             "template <class T> __global__ void t(T* x) {}\n"
             "__device__ int helper() { return 1; }\n"
         )
-        self.assertIn("} static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_k{k};", out)
+        self.assertIn(
+            "} static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_k"
+            "{static_cast<void (*)(float* x)>(k)};",
+            out,
+        )
         self.assertNotIn("cudalab_kernel_entry_t", out)
         self.assertNotIn("cudalab_kernel_entry_helper", out)
         self.assertEqual(out.count("\n"), 3)

@@ -312,4 +312,9 @@ inline unsigned long long globaltimer() {  // nanoseconds, as the GPU's global t
                                              std::chrono::system_clock::now().time_since_epoch())
                                              .count());
 }
+// Instructions of one operand (asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(x))).
+inline unsigned bfind(unsigned x) { return x == 0 ? 0xFFFFFFFFu : 31u - __clz(x); }
+inline unsigned popc(unsigned x) { return __popc(x); }
+inline unsigned brev(unsigned x) { return __brev(x); }
+inline unsigned clz(unsigned x) { return __clz(x); }
 }  // namespace cudalab::emu::ptx
