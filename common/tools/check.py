@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rubric  # noqa: E402
+import symbols  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GTEST_NOISE = re.compile(
@@ -91,9 +92,18 @@ def useful_build_errors(log: str, limit: int = 40) -> str:
     return "\n".join(keep[start : start + limit])
 
 
+def student_files(lab_dir: Path) -> list[str]:
+    """The files a student writes in a lab: its .cu files other than tests and demos."""
+    return sorted(p.name for p in lab_dir.glob("*.cu") if not p.name.startswith(("test_", "demo_")))
+
+
 def build_lab(build: Path, lab: str, jobs: int) -> str:
+    """The build's errors, or what the student's code defines or calls against the rules
+    (symbols.py); "" when it built and keeps them."""
     r = run(["cmake", "--build", str(build), "--target", f"{lab}-labs", "-j", str(jobs)])
-    return "" if r.returncode == 0 else useful_build_errors(r.stdout + r.stderr)
+    if r.returncode != 0:
+        return useful_build_errors(r.stdout + r.stderr)
+    return symbols.check(build, lab, student_files(ROOT / "labs" / lab))
 
 
 def run_tests(build: Path, labs: list[str], jobs: int, junit: Path) -> None:

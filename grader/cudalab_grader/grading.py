@@ -29,7 +29,7 @@ from . import submissions, workbook
 from .files import read_regular_file, remove_tree
 from .sandbox import Limits, Outcome, Sandbox
 from .workbook import GTEST_NOISE as NOISE
-from .workbook import useful_build_errors
+from .workbook import symbols, useful_build_errors
 
 # The line a timing test prints (common/include/cudalab/performance.h): the ratio and the one needed.
 PERF = re.compile(r"\[ PERF +\] .*: ([0-9.]+)x \(needed ([0-9.]+)x\)")
@@ -211,27 +211,17 @@ class Grader:
             ok, log = out.returncode == 0, _build_log(out)
         else:
             ok, log = self._configure_and_build(job, [lab], number)
-        if not ok:
+        # What the student's code defines and calls, read from its object files (as make check does).
+        refused = symbols.check(job / "build", lab, list(found)) if ok else ""
+        if not ok or refused:
             result["status"] = "build error"
-            result["message"] = useful_build_errors(log)
+            result["message"] = refused or useful_build_errors(log)
             result["seconds"] = round(time.monotonic() - started, 1)
             return result
 
         result["status"] = "graded"
         with self.settings.gpus or contextlib.nullcontext():
-            verdicts = {
-                test: ("skipped", "", None)
-                if test in self.skipped[lab]
-                else self._run_test(job, lab, test, number)
-                for test in rubric
-            }
-        for test, (state, message, speed) in verdicts.items():
-            if state == "skipped" and test not in self.skipped[lab]:  # it runs here: no way out
-                verdicts[test] = (
-                    "failed",
-                    "reported as skipped, but this test runs on this backend\n" + message,
-                    speed,
-                )
+            verdicts = self._verdicts(job, lab, list(rubric), number)
         for test, pts in rubric.items():
             state, message, speed = verdicts[test]
             entry = {"result": state, "points": pts if state == "passed" else 0.0, "possible": pts}
@@ -252,6 +242,23 @@ class Grader:
         result["categories"] = by_kind
         result["seconds"] = round(time.monotonic() - started, 1)
         return result
+
+    def _verdicts(self, job: Path, lab: str, tests: list[str], number: int) -> dict[str, tuple]:
+        """Each test's (state, message, speed). A test that skips on this backend (self.skipped)
+        is not run and stays skipped; one that runs here and reports "skipped" fails."""
+        verdicts = {}
+        for test in tests:
+            if test in self.skipped[lab]:
+                verdicts[test] = ("skipped", "", None)
+                continue
+            state, message, speed = self._run_test(job, lab, test, number)
+            if state == "skipped":
+                state, message = (
+                    "failed",
+                    "reported as skipped, but this test runs on this backend\n" + message,
+                )
+            verdicts[test] = (state, message, speed)
+        return verdicts
 
     def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str, tuple | None]:
         """passed, failed or skipped; what the student should read; a timing test's (ratio, needed)."""

@@ -8,7 +8,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "common" / "tools"))
+import check  # noqa: E402
 import rubric  # noqa: E402
+import symbols  # noqa: E402, F401  (the grader checks what make check checks)
 from check import GTEST_NOISE, useful_build_errors  # noqa: E402, F401  (make check and the grader agree)
 
 # What a submission's build needs of the workbook; solutions/, grader/ and docs/ stay out of reach.
@@ -35,9 +37,8 @@ def select(spec: str | None) -> list[str]:
 
 
 def student_files(lab: str) -> list[str]:
-    """The files a student writes in a lab: its .cu files other than tests and demos."""
-    folder = ROOT / "labs" / lab
-    return sorted(p.name for p in folder.glob("*.cu") if not p.name.startswith(("test_", "demo_")))
+    """The files a student writes in a lab (make check's rule)."""
+    return check.student_files(ROOT / "labs" / lab)
 
 
 def points(lab: str) -> dict[str, float]:

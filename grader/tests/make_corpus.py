@@ -6,8 +6,8 @@ Each student shows one thing the grader must handle: correct, partly right, wron
 error, an endless loop, a crash, reading other files, writing outside, the network, a fork bomb, a
 flood of output, hostile archives (path traversal, a link, a zip bomb), a zip and a tar.gz that
 are fine (one with a file name that is not UTF-8), a lab folder at the root, and nothing at all.
-A forger (mona) whose main() writes a passing report for any test. Then what once stopped a
-whole class's grading: a test that puts a FIFO or a link to /dev/zero
+A forger (mona) whose main() writes a passing report for any test: a build error. Then what once
+stopped a whole class's grading: a test that puts a FIFO or a link to /dev/zero
 where GoogleTest's report goes, or leaves a folder 3000 levels deep; a password-protected zip, a
 Deflate64 zip, a .tar.gz cut short, a zip 1100 folders deep; students named in Chinese characters,
 and two whose names differ only in Unicode normalisation. (A folder 1100 levels deep and an entry
@@ -104,7 +104,7 @@ SOURCES = {
         "    fchdir(here);\n    close(here);\n  }\n",
         "#include <fcntl.h>\n#include <sys/stat.h>\n#include <unistd.h>\n",
     ),
-    "mona": SOLUTION  # forges GoogleTest's verdict: a report that says "passed" for any test
+    "mona": SOLUTION  # forges GoogleTest's verdict (refused: main() and fopen are not hers to use)
     + "\n#include <cstdio>\n#include <cstring>\n#include <string>\n"
     "int main(int argc, char** argv) {\n  std::string filter, output;\n"
     "  for (int i = 1; i < argc; ++i) {\n"

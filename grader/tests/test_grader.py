@@ -210,14 +210,36 @@ def test_a_damaged_cache_entry_is_regraded(corpus: Path, graded: tuple) -> None:
     assert json.loads(cached.read_text())["result"]["earned"] == 22
 
 
-def test_a_test_that_skips_on_this_backend_never_counts_as_passed(graded: tuple) -> None:
-    """mona's main() reports every test as passed; the tests the instructor's own build skips on
-    this backend stay skipped (24 of 22 points before)."""
+def test_a_forged_main_is_a_build_error_naming_what_it_defines_and_calls(graded: tuple) -> None:
+    """mona's main() would write a passing report for any test: her code may not define main()
+    nor open files (common/tools/symbols.py), and the grader says so as a build error."""
     _, results, _ = graded
-    mona, alice = lab(results, "mona"), lab(results, "alice")
-    skipped = {t for t, r in mona["tests"].items() if r["result"] == "skipped"}
-    assert skipped and skipped == {t for t, r in alice["tests"].items() if r["result"] == "skipped"}
-    assert mona["possible"] == 22 and mona["earned"] <= 22
+    mona = lab(results, "mona")
+    assert mona["status"] == "build error" and mona["earned"] == 0
+    assert "vector_add.cu defines main()" in mona["message"]
+    assert "vector_add.cu calls fopen()" in mona["message"]
+
+
+def test_a_test_that_skips_on_this_backend_never_counts_as_passed() -> None:
+    """Which tests skip comes from the instructor's build; a submission's process cannot turn one
+    into a pass (24 of 22 points before), nor skip a test that runs here."""
+    from cudalab_grader.grading import Grader, Settings
+
+    grader = Grader(Settings(backend="emu", jobs=1), Sandbox(use_bwrap=False), Path("/nonexistent"))
+    grader.skipped = {"01_vector_add": {"Timing.OnAGpu"}}
+    ran = []
+
+    def forged(job: Path, lab: str, test: str, number: int) -> tuple:
+        ran.append(test)
+        return ("skipped", "", None) if test == "VectorAdd.One" else ("passed", "", None)
+
+    grader._run_test = forged  # type: ignore[method-assign]
+    verdicts = grader._verdicts(
+        Path("/job"), "01_vector_add", ["Timing.OnAGpu", "VectorAdd.One", "VectorAdd.Empty"], 1
+    )
+    assert verdicts["Timing.OnAGpu"] == ("skipped", "", None) and "Timing.OnAGpu" not in ran
+    assert verdicts["VectorAdd.One"][0] == "failed" and "runs on this backend" in verdicts["VectorAdd.One"][1]
+    assert verdicts["VectorAdd.Empty"][0] == "passed"
 
 
 def test_a_report_made_a_fifo_or_a_link_to_dev_zero_fails_only_that_test(graded: tuple) -> None:
