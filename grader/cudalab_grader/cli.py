@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+import unicodedata
 from pathlib import Path
 
 from . import deadlines, plots, report, submissions, workbook
@@ -246,8 +247,15 @@ def summary(results: dict) -> str:
             )
             cells.append(f"{report.lab_score(r):g}/{r.get('possible', 0):g}{mark}")
         rows.append([student, *cells, f"{report.student_total(entry):g}"])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+    widths = [max(_width(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(c + " " * (w - _width(c)) for c, w in zip(r, widths, strict=True)) for r in rows
+    )
+
+
+def _width(text: str) -> int:
+    """Columns `text` takes in a terminal: Chinese, Japanese and Korean characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def main(argv: list[str] | None = None) -> int:
