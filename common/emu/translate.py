@@ -497,12 +497,19 @@ def register_kernels(src: str) -> str:
     return "".join(out)
 
 
+# Thrust's CUDA system brings thrust::system_error with any algorithm, and programs rely on it;
+# its C++ system (the emu's) does not.
+THRUST_INCLUDE = re.compile(r"^\s*#\s*include\s*<thrust/", re.M)
+THRUST_AS_ON_CUDA = "#include <thrust/system_error.h>\n"
+
+
 def translate(src: str, path: str) -> str:
     body = rewrite_launches(src)
     body = rewrite_shared(rewrite_extern_shared(body))
     body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(rewrite_inline_ptx(body))))
     body = register_kernels(body)
-    return f'{PRELUDE}#line 1 "{path}"\n{body}'
+    thrust = THRUST_AS_ON_CUDA if THRUST_INCLUDE.search(src) else ""
+    return f'{PRELUDE}{thrust}#line 1 "{path}"\n{body}'
 
 
 NEEDS_TRANSLATION = re.compile(

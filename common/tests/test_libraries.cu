@@ -292,6 +292,8 @@ TEST(Curand, Sobol64AndItsRefusals) {
 }  // namespace
 
 // ---- Thrust ---------------------------------------------------------------------------------
+#include <thrust/device_free.h>
+#include <thrust/device_malloc.h>
 #include <thrust/device_vector.h>
 #include <thrust/host_vector.h>
 #include <thrust/reduce.h>
@@ -329,6 +331,13 @@ TEST(Thrust, DeviceVectorsAlgorithmsAndKernels) {
   EXPECT_EQ(values[n - 1], 0);
   const auto end = thrust::remove(values.begin(), values.end(), 5);
   EXPECT_EQ(end - values.begin(), n - 1);
+  // device_malloc gives device memory too: copies and kernels take its raw pointer.
+  thrust::device_ptr<int> raw = thrust::device_malloc<int>(n);
+  CUDA_CHECK(cudaMemcpy(raw.get(), h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  square<<<(n + 255) / 256, 256>>>(raw.get(), n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(thrust::reduce(raw, raw + n, 0LL), expected);
+  thrust::device_free(raw);
 }
 
 }  // namespace

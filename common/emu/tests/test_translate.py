@@ -204,6 +204,13 @@ class DeviceCode(unittest.TestCase):
         self.assertIn("double* const sdata = reinterpret_cast<double*>(", out)
 
 
+class Thrust(unittest.TestCase):
+    def test_a_file_that_uses_thrust_gets_what_thrusts_cuda_system_brings(self) -> None:
+        with_thrust = translate.translate("#include <thrust/sort.h>\nint x;\n", "a.cu")
+        self.assertIn("#include <thrust/system_error.h>", with_thrust)
+        self.assertNotIn("thrust", translate.translate("int x;\n", "a.cu"))
+
+
 class KernelRegistration(unittest.TestCase):
     def test_kernels_are_registered_by_address(self) -> None:
         out = body(
