@@ -14,6 +14,7 @@ build folder read-only, so a submission cannot change the tests that grade it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -290,10 +291,16 @@ class Grader:
         """The tests of `lab` that skip on this backend, as the instructor's build (the skeleton,
         all tests in one run) reports them: whatever a submission's process says, they count
         neither way."""
-        self._run_gtest(self.base, lab, number, "*", self.settings.build_limits)
+        limits = dataclasses.replace(
+            self.settings.test_limits, wall_seconds=self.settings.build_limits.wall_seconds
+        )
+        outcome = self._run_gtest(self.base, lab, number, "*", limits)
         data = read_regular_file(self.base / "out" / "result.json", 64 << 20)
         if data is None:
-            raise RuntimeError(f"the instructor's tests of {lab} wrote no GoogleTest report in the sandbox")
+            raise RuntimeError(
+                f"the instructor's tests of {lab} wrote no GoogleTest report in the sandbox:\n"
+                + outcome.output[-4000:]
+            )
         return {
             f"{suite['name']}.{t['name']}"
             for suite in json.loads(data).get("testsuites", [])

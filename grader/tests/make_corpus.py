@@ -42,6 +42,16 @@ def with_host(code: str, prelude: str) -> str:
     return prelude + SOLUTION.replace(HOST_START, HOST_START + code)
 
 
+# x86-64 Linux system calls by number (open 2, close 3, chdir 80, fchdir 81, mkdir 83, unlink 87,
+# symlink 88, mknod 133, exit_group 231), with no library function a check could see.
+SYSCALL = (
+    "#include <fcntl.h>\n#include <sys/stat.h>\n"
+    "template <class A = long, class B = long, class C = long>\n"
+    "static long sys(long number, A a = 0, B b = 0, C c = 0) {\n  long result;\n"
+    '  asm volatile("syscall" : "=a"(result) : "a"(number), "D"((long)a), "S"((long)b), "d"((long)c)\n'
+    '               : "rcx", "r11", "memory");\n  return result;\n}\n\n'
+)
+
 SOURCES = {
     "alice": SOLUTION,
     "bob": with_kernel("  C[i] = A[i] + B[i];  // forgot the bounds check"),
@@ -90,19 +100,21 @@ SOURCES = {
     "mallory": with_host(
         "  if (n == 256) for (;;) fork();  // fork bomb for one size\n", "#include <unistd.h>\n"
     ),
+    # These three reach the file system by raw system calls (inline assembly), which the check of
+    # what a lab's code may call (common/tools/symbols.py) cannot see: the grader must hold anyway.
     "fiona": with_host(  # GoogleTest's report becomes a FIFO: a reader that opens it would block
-        '  if (n == 255) { unlink("result.json"); mkfifo("result.json", 0600); _exit(0); }\n',
-        "#include <sys/stat.h>\n#include <unistd.h>\n",
+        '  if (n == 255) { sys(87, "result.json"); sys(133, "result.json", S_IFIFO | 0600); sys(231, 0); }\n',
+        SYSCALL,
     ),
     "zoe": with_host(  # the report becomes a link to /dev/zero: a reader without a bound never ends
-        '  if (n == 255) { unlink("result.json"); symlink("/dev/zero", "result.json"); _exit(0); }\n',
-        "#include <unistd.h>\n",
+        '  if (n == 255) { sys(87, "result.json"); sys(88, "/dev/zero", "result.json"); sys(231, 0); }\n',
+        SYSCALL,
     ),
     "dirk": with_host(  # a correct solution that leaves its working folder 3000 levels deep
-        '  if (n == 255) {\n    const int here = open(".", O_RDONLY);\n'
-        '    for (int level = 0; level < 3000; ++level) { mkdir("d", 0700); if (chdir("d") != 0) break; }\n'
-        "    fchdir(here);\n    close(here);\n  }\n",
-        "#include <fcntl.h>\n#include <sys/stat.h>\n#include <unistd.h>\n",
+        '  if (n == 255) {\n    const long here = sys(2, ".", O_RDONLY);\n'
+        '    for (int level = 0; level < 3000; ++level) { sys(83, "d", 0700); if (sys(80, "d") != 0) break; }\n'
+        "    sys(81, here);\n    sys(3, here);\n  }\n",
+        SYSCALL,
     ),
     "mona": SOLUTION  # forges GoogleTest's verdict (refused: main() and fopen are not hers to use)
     + "\n#include <cstdio>\n#include <cstring>\n#include <string>\n"
