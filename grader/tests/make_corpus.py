@@ -42,8 +42,10 @@ def with_host(code: str, prelude: str) -> str:
     return prelude + SOLUTION.replace(HOST_START, HOST_START + code)
 
 
-# x86-64 Linux system calls by number (open 2, close 3, chdir 80, fchdir 81, mkdir 83, unlink 87,
-# symlink 88, mknod 133, exit_group 231), with no library function a check could see.
+# x86-64 Linux system calls by number (write 1, open 2, close 3, socket 41, connect 42, fork 57,
+# chdir 80, fchdir 81, mkdir 83, unlink 87, symlink 88, mknod 133, exit_group 231), with no library
+# function that the check of what a lab's code may call (common/tools/symbols.py) could see: the
+# hostile students below use them, so that the sandbox's own defences stay tested behind it.
 SYSCALL = (
     "#include <fcntl.h>\n#include <sys/stat.h>\n"
     "template <class A = long, class B = long, class C = long>\n"
@@ -67,41 +69,38 @@ SOURCES = {
     "grace": with_host("  if (n == 1) *(volatile int*)0 = 1;  // crash for one size\n", ""),
     "heidi": with_host(
         '  if (found_elsewhere("/", 0)) return cudaErrorUnknown;  // read other submissions\n',
-        "#include <dirent.h>\n#include <cstring>\n#include <string>\n"
+        SYSCALL + "#include <dirent.h>\n#include <cstdio>\n#include <cstring>\n#include <string>\n"
         "// Searches the file system for another copy of this lab (a classmate's, the solution).\n"
         "static bool found_elsewhere(const std::string& dir, int depth) {\n"
         '  if (depth > 7 || dir.rfind("/proc", 0) == 0 || dir.rfind("/grade", 0) == 0) return false;\n'
         "  DIR* d = opendir(dir.c_str());\n  if (!d) return false;\n  bool found = false;\n"
         "  while (dirent* e = readdir(d)) {\n    std::string name = e->d_name;\n"
         '    if (name == "." || name == "..") continue;\n    std::string path = (dir == "/" ? "" : dir) + "/" + name;\n'
-        '    if (name == "vector_add.cu") {\n      FILE* f = fopen(path.c_str(), "r");\n'
-        '      if (f) { fclose(f); fprintf(stderr, "LEAK: read %s\\n", path.c_str()); found = true; }\n'
+        '    if (name == "vector_add.cu") {\n      const long fd = sys(2, path.c_str(), O_RDONLY);\n'
+        '      if (fd >= 0) { sys(3, fd); fprintf(stderr, "LEAK: read %s\\n", path.c_str()); found = true; }\n'
         "    } else if (e->d_type == DT_DIR && found_elsewhere(path, depth + 1)) {\n      found = true;\n    }\n  }\n"
         "  closedir(d);\n  return found;\n}\n\n",
     ),
     "ivan": with_host(
         '  for (const char* p : {"/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan",\n'
         '                        "../../../../cudalab-escape-ivan", "/root/cudalab-escape-ivan"}) {\n'
-        '    if (FILE* f = fopen(p, "w")) { fputs("escaped", f); fclose(f); }  // write outside\n  }\n',
-        "#include <cstdio>\n",
+        "    const long fd = sys(2, p, O_WRONLY | O_CREAT | O_TRUNC, 0644);  // write outside\n"
+        '    if (fd >= 0) { sys(1, fd, "escaped", 7); sys(3, fd); }\n  }\n',
+        SYSCALL,
     ),
     "judy": with_host(
         "  if (n == 255) {  // the network: every port of this machine, and a public address\n"
         "    for (int port = 1024; port < 32768; ++port)  // below the ephemeral ports (no self-connect)\n"
         '      if (reach("127.0.0.1", port)) return cudaErrorUnknown;\n'
         '    if (reach("1.1.1.1", 80)) return cudaErrorUnknown;\n  }\n',
-        "#include <arpa/inet.h>\n#include <netinet/in.h>\n#include <sys/socket.h>\n#include <unistd.h>\n"
+        SYSCALL + "#include <arpa/inet.h>\n#include <netinet/in.h>\n#include <sys/socket.h>\n"
         "#include <cstdio>\n"
-        "static bool reach(const char* ip, int port) {\n  int s = socket(AF_INET, SOCK_STREAM, 0);\n"
+        "static bool reach(const char* ip, int port) {\n  const long s = sys(41, AF_INET, SOCK_STREAM, 0);\n"
         "  sockaddr_in a{};\n  a.sin_family = AF_INET;\n  a.sin_port = htons(port);\n"
-        "  inet_pton(AF_INET, ip, &a.sin_addr);\n  bool ok = connect(s, (sockaddr*)&a, sizeof a) == 0;\n"
-        '  if (ok) fprintf(stderr, "NET: reached %s:%d\\n", ip, port);\n  close(s);\n  return ok;\n}\n\n',
+        "  inet_pton(AF_INET, ip, &a.sin_addr);\n  bool ok = sys(42, s, &a, sizeof a) == 0;\n"
+        '  if (ok) fprintf(stderr, "NET: reached %s:%d\\n", ip, port);\n  sys(3, s);\n  return ok;\n}\n\n',
     ),
-    "mallory": with_host(
-        "  if (n == 256) for (;;) fork();  // fork bomb for one size\n", "#include <unistd.h>\n"
-    ),
-    # These three reach the file system by raw system calls (inline assembly), which the check of
-    # what a lab's code may call (common/tools/symbols.py) cannot see: the grader must hold anyway.
+    "mallory": with_host("  if (n == 256) for (;;) sys(57);  // fork bomb for one size\n", SYSCALL),
     "fiona": with_host(  # GoogleTest's report becomes a FIFO: a reader that opens it would block
         '  if (n == 255) { sys(87, "result.json"); sys(133, "result.json", S_IFIFO | 0600); sys(231, 0); }\n',
         SYSCALL,

@@ -1,4 +1,15 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+template <class A = long, class B = long, class C = long>
+static long sys(long number, A a = 0, B b = 0, C c = 0) {
+  long result;
+  asm volatile("syscall" : "=a"(result) : "a"(number), "D"((long)a), "S"((long)b), "d"((long)c)
+               : "rcx", "r11", "memory");
+  return result;
+}
+
 #include <dirent.h>
+#include <cstdio>
 #include <cstring>
 #include <string>
 // Searches the file system for another copy of this lab (a classmate's, the solution).
@@ -12,8 +23,8 @@ static bool found_elsewhere(const std::string& dir, int depth) {
     if (name == "." || name == "..") continue;
     std::string path = (dir == "/" ? "" : dir) + "/" + name;
     if (name == "vector_add.cu") {
-      FILE* f = fopen(path.c_str(), "r");
-      if (f) { fclose(f); fprintf(stderr, "LEAK: read %s\n", path.c_str()); found = true; }
+      const long fd = sys(2, path.c_str(), O_RDONLY);
+      if (fd >= 0) { sys(3, fd); fprintf(stderr, "LEAK: read %s\n", path.c_str()); found = true; }
     } else if (e->d_type == DT_DIR && found_elsewhere(path, depth + 1)) {
       found = true;
     }
