@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def grade(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The committed corpus, and what git keeps badly: a submission folder 1100 levels deep, and an
     entry whose name is not UTF-8 (a hostile zip, refused)."""
     copy = tmp_path_factory.mktemp("corpus") / "corpus"
@@ -54,7 +55,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (deep / "labs/01_vector_add/vector_add.cu").write_text("// nothing\n")
     with zipfile.ZipFile(os.fsdecode(bytes(copy) + b"/\xff\xfeevil.zip"), "w") as z:
         z.writestr("../../evil-was-here.txt", "outside")
-    return copy
+    yield copy
+    remove_tree(copy)  # pytest's own clean-up recurses once per level of the deep folder
 
 
 @pytest.fixture(scope="module")
