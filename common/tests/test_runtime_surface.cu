@@ -474,6 +474,75 @@ __global__ void big_shared(int* out) {
   out[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x];
 }
 
+__global__ void fill_with(int* data, int n, int value) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = value + i;
+}
+
+// Graph memory: an allocation node fixes the address when it is added; the memory is the graph's
+// between its allocation and free nodes, launch after launch; stream capture makes the same nodes
+// of cudaMallocAsync and cudaFreeAsync.
+TEST(Surface, GraphMemoryNodesAndCapturedAllocations) {
+  const int n = 1000;
+  std::vector<int> host(n, -1);
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaGraphCreate(&graph, 0));
+  cudaMemAllocNodeParams alloc{};
+  alloc.bytesize = n * sizeof(int);
+  alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+  alloc.poolProps.location = {cudaMemLocationTypeDevice, 0};
+  cudaGraphNode_t allocated, filled, copied, freed;
+  CUDA_CHECK(cudaGraphAddMemAllocNode(&allocated, graph, nullptr, 0, &alloc));
+  ASSERT_NE(alloc.dptr, nullptr);
+  int* data = static_cast<int*>(alloc.dptr);
+  int value = 7, count = n;
+  void* args[] = {&data, &count, &value};
+  cudaKernelNodeParams kernel{};
+  kernel.func = reinterpret_cast<void*>(fill_with);
+  kernel.gridDim = dim3((n + 127) / 128);
+  kernel.blockDim = dim3(128);
+  kernel.kernelParams = args;
+  CUDA_CHECK(cudaGraphAddKernelNode(&filled, graph, &allocated, 1, &kernel));
+  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copied, graph, &filled, 1, host.data(), data,
+                                      n * sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaGraphAddMemFreeNode(&freed, graph, &copied, 1, data));
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    std::fill(host.begin(), host.end(), -1);
+    CUDA_CHECK(cudaGraphLaunch(exec, 0));
+    CUDA_CHECK(cudaStreamSynchronize(0));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 7 + i) << "launch " << launch << ", " << i;
+  }
+  uint64_t used = 1;
+  CUDA_CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
+  EXPECT_EQ(used, 0u);  // freed by the graph's own free node
+  CUDA_CHECK(cudaDeviceGraphMemTrim(0));
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  int* captured = nullptr;
+  CUDA_CHECK(cudaMallocAsync(&captured, n * sizeof(int), stream));
+  fill_with<<<(n + 127) / 128, 128, 0, stream>>>(captured, n, 100);
+  CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), captured, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaFreeAsync(captured, stream));
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    std::fill(host.begin(), host.end(), -1);
+    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 100 + i) << "launch " << launch << ", " << i;
+  }
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 TEST(Surface, OccupancyAndAttributes) {
   int blocks = 0, min_grid = 0, block_size = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, increment, 256, 0));

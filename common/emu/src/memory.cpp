@@ -270,6 +270,38 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
   return cudaSuccess;
 }
 
+cudaError_t revive(void* base, const std::source_location& where) {
+  std::lock_guard<std::recursive_mutex> device(device_mutex());
+  std::lock_guard<std::mutex> lock(mutex);
+  Record* r = containing(base, true);
+  if (r == nullptr || r->base != base) return record(cudaErrorInvalidValue);
+  if (!r->freed) {
+    diagnose("a graph allocates again, at " + site(where.file_name(), where.line()) +
+             ", the array it allocated before (at " + r->where +
+             ") that nobody freed: free it in the graph or with cudaFree first");
+    return record(cudaErrorInvalidValue);
+  }
+  if (mprotect(r->base, r->span, PROT_READ | PROT_WRITE) != 0)
+    return record(cudaErrorMemoryAllocation);
+  for (size_t i = 0; i < r->bytes; i += 4)  // poisoned again: nothing from before counts
+    std::memcpy(r->base + i, &cudalab::kPoisonBits, std::min<size_t>(4, r->bytes - i));
+  std::memset(r->base + r->bytes, kRedByte, kRedZone);
+  if (r->bytes <= kShadowLimit) {
+    void* s = mmap(nullptr, r->bytes * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    r->shadow = s == MAP_FAILED ? nullptr : static_cast<uint32_t*>(s);
+  }
+  r->freed = false;
+  r->where = site(where.file_name(), where.line());
+  return cudaSuccess;
+}
+
+bool is_live(const void* base) {
+  std::lock_guard<std::mutex> lock(mutex);
+  const Record* r = containing(base, false);
+  return r != nullptr && r->base == base;
+}
+
 const char* describe(MemoryKind kind) {
   switch (kind) {
     case MemoryKind::device:

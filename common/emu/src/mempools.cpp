@@ -6,6 +6,12 @@
 // reserved by the pool ("reserved" bytes, high-water marks kept) until cudaMemPoolTrimTo gives it
 // back. Streams run in order at each call on the emu, so "stream-ordered" needs nothing more.
 //
+// In a graph (a memory allocation node, or cudaMallocAsync while a stream is captured) the address
+// is fixed when the graph is built: the array is placed then and freed at once, and each execution
+// of the node brings it back at the same address, poisoned and unwritten (revive in memory.cpp);
+// a free node (or cudaFreeAsync while captured) frees it when it runs. Graph memory's "used" bytes
+// are those of its live arrays; "reserved" grows with them and shrinks at cudaDeviceGraphMemTrim.
+//
 // Limitations:
 // - one device, so one default pool; access descriptors are recorded for that device only;
 // - a synchronization does not release reserved memory above the release threshold (a GPU may):
@@ -16,6 +22,7 @@
 #include <memory>
 #include <mutex>
 
+#include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
 #include "state.h"
 
@@ -36,6 +43,21 @@ std::map<cudaMemPool_t, std::unique_ptr<CUmemPoolHandle_st>> created_pools;
 
 bool is_pool(cudaMemPool_t pool) { return pool == &default_pool || created_pools.contains(pool); }
 
+struct GraphMemory {
+  std::map<void*, size_t> arrays;  // every graph allocation ever made, by address
+  size_t used_high = 0, reserved = 0, reserved_high = 0;
+  size_t used() const {
+    size_t bytes = 0;
+    for (auto [p, n] : arrays) bytes += is_live(p) ? n : 0;
+    return bytes;
+  }
+  void note_use() {
+    used_high = std::max(used_high, used());
+    reserved = std::max(reserved, used());
+    reserved_high = std::max(reserved_high, reserved);
+  }
+} graph_memory;  // guarded by mutex
+
 // The pool that holds the live allocation at `p`, or nullptr.
 cudaMemPool_t owner(void* p) {
   if (default_pool.arrays.contains(p)) return &default_pool;
@@ -44,6 +66,30 @@ cudaMemPool_t owner(void* p) {
   return nullptr;
 }
 }  // namespace
+}  // namespace cudalab::emu
+
+namespace cudalab::emu {
+cudaError_t graph_allocate(void** ptr, size_t size, cudaStream_t stream,
+                           const std::source_location& where) {
+  if (cudaError_t e = allocate(ptr, size, MemoryKind::device, where)) return e;
+  if (*ptr == nullptr) return cudaSuccess;
+  deallocate(*ptr, MemoryKind::device, "a graph's allocation", where);  // until the node runs
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    graph_memory.arrays[*ptr] = size;
+  }
+  enqueue(stream, [base = *ptr, where] {
+    revive(base, where);
+    std::lock_guard<std::mutex> lock(mutex);
+    graph_memory.note_use();
+  });
+  return cudaSuccess;
+}
+
+cudaError_t graph_free(void* ptr, cudaStream_t stream, const std::source_location& where) {
+  enqueue(stream, [ptr, where] { deallocate(ptr, MemoryKind::device, "a graph's free", where); });
+  return cudaSuccess;
+}
 }  // namespace cudalab::emu
 
 using namespace cudalab::emu;
@@ -64,10 +110,12 @@ cudaError_t cudaMallocFromPoolAsync(void** devPtr, size_t size, cudaMemPool_t po
 
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream,
                             cudalab_source_location where) {
+  if (capturing(stream)) return graph_allocate(devPtr, size, stream, where);
   return cudaMallocFromPoolAsync(devPtr, size, current_pool, stream, where);
 }
 
-cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t, cudalab_source_location where) {
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream, cudalab_source_location where) {
+  if (capturing(stream)) return graph_free(devPtr, stream, where);
   std::lock_guard<std::mutex> lock(mutex);
   if (cudaError_t e = deallocate(devPtr, MemoryKind::device, "cudaFreeAsync", where)) return e;
   if (cudaMemPool_t pool = owner(devPtr)) {  // a cudaMalloc array may be freed here too
@@ -200,5 +248,40 @@ cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool,
   if (location->type != cudaMemLocationTypeDevice) return record(cudaErrorInvalidValue);
   if (location->id != 0) return record(cudaErrorInvalidDevice);
   *flags = pool->access;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGraphMemTrim(int device) {
+  if (device != 0) return record(cudaErrorInvalidDevice);
+  std::lock_guard<std::mutex> lock(mutex);
+  graph_memory.reserved = graph_memory.used();
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                           void* value) {
+  if (device != 0) return record(cudaErrorInvalidDevice);
+  if (value == nullptr) return record(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(mutex);
+  graph_memory.note_use();
+  const size_t bytes[] = {graph_memory.used(), graph_memory.used_high, graph_memory.reserved,
+                          graph_memory.reserved_high};
+  if (attr < cudaGraphMemAttrUsedMemCurrent || attr > cudaGraphMemAttrReservedMemHigh)
+    return record(cudaErrorInvalidValue);
+  *static_cast<uint64_t*>(value) = bytes[attr];
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                           void* value) {
+  if (device != 0) return record(cudaErrorInvalidDevice);
+  if (value == nullptr || *static_cast<uint64_t*>(value) != 0) return record(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (attr == cudaGraphMemAttrUsedMemHigh)
+    graph_memory.used_high = 0;  // only the highs reset
+  else if (attr == cudaGraphMemAttrReservedMemHigh)
+    graph_memory.reserved_high = 0;
+  else
+    return record(cudaErrorInvalidValue);
   return cudaSuccess;
 }

@@ -66,6 +66,16 @@ struct Record {
 const char* describe(MemoryKind kind);
 // cudaMalloc and its kin: places `size` bytes of `kind` in the arena, allocated at `where`.
 cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source_location& where);
+// A graph's allocation executed again: the freed array at `base` is device memory once more, at
+// the same address, poisoned and unwritten (an error if it is still live).
+cudaError_t revive(void* base, const std::source_location& where);
+// A graph's allocation (mempools.cpp): placed now, live from when `stream`'s work reaches it.
+cudaError_t graph_allocate(void** ptr, size_t size, cudaStream_t stream,
+                           const std::source_location& where);
+// A graph's free: the array is freed when `stream`'s work reaches it.
+cudaError_t graph_free(void* ptr, cudaStream_t stream, const std::source_location& where);
+// Whether `base` is the start of a live array.
+bool is_live(const void* base);
 // cudaFree and its kin: `call` names the API call in a diagnosis.
 cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
                        const std::source_location& where);

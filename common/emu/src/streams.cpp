@@ -377,6 +377,24 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, cons
   return add_node(node, graph, [](cudaStream_t) { return cudaSuccess; });
 }
 
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t*, size_t, cudaMemAllocNodeParams* p,
+                                     cudalab_source_location where) {
+  if (p == nullptr || p->bytesize == 0 || p->poolProps.allocType != cudaMemAllocationTypePinned)
+    return record(cudaErrorInvalidValue);
+  return add_node(node, graph, [&](cudaStream_t s) {
+    return cudalab::emu::graph_allocate(&p->dptr, p->bytesize, s, where);
+  });
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                    const cudaGraphNode_t*, size_t, void* dptr,
+                                    cudalab_source_location where) {
+  if (dptr == nullptr) return record(cudaErrorInvalidValue);
+  return add_node(node, graph,
+                  [&](cudaStream_t s) { return cudalab::emu::graph_free(dptr, s, where); });
+}
+
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                        const cudaGraphNode_t*, size_t, cudaGraph_t child) {
   if (child == nullptr) return record(cudaErrorInvalidValue);

@@ -292,6 +292,19 @@ struct cudaMemPoolProps {
   unsigned short usage;
   unsigned char reserved[54];
 };
+struct cudaMemAllocNodeParams {
+  struct cudaMemPoolProps poolProps;
+  const struct cudaMemAccessDesc* accessDescs;
+  size_t accessDescCount;
+  size_t bytesize;
+  void* dptr;  // out: the address, fixed when the node is added
+};
+enum cudaGraphMemAttributeType {
+  cudaGraphMemAttrUsedMemCurrent = 0x0,
+  cudaGraphMemAttrUsedMemHigh = 0x1,
+  cudaGraphMemAttrReservedMemCurrent = 0x2,
+  cudaGraphMemAttrReservedMemHigh = 0x3,
+};
 struct CUmemPoolHandle_st;
 typedef CUmemPoolHandle_st* cudaMemPool_t;
 
