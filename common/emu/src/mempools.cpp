@@ -9,8 +9,8 @@
 // In a graph (a memory allocation node, or cudaMallocAsync while a stream is captured) the address
 // is fixed when the graph is built: the array is placed then and freed at once, and each execution
 // of the node brings it back at the same address, poisoned and unwritten (revive in memory.cpp);
-// a free node (or cudaFreeAsync while captured) frees it when it runs. Graph memory's "used" bytes
-// are those of its live arrays; "reserved" grows with them and shrinks at cudaDeviceGraphMemTrim.
+// a free node (or cudaFreeAsync while captured) frees it when it runs. The graph memory attributes
+// follow the H100's accounting (GraphMemory below).
 //
 // Limitations:
 // - one device, so one default pool; access descriptors are recorded for that device only;
@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
@@ -43,18 +44,27 @@ std::map<cudaMemPool_t, std::unique_ptr<CUmemPoolHandle_st>> created_pools;
 
 bool is_pool(cudaMemPool_t pool) { return pool == &default_pool || created_pools.contains(pool); }
 
+// As an H100 does it (docs/benchmarks.md run 20): each graph allocation maps memory in granules of
+// 32 MiB when its node first runs, and keeps it mapped after it is freed, for the next launch;
+// cudaDeviceGraphMemTrim unmaps what freed allocations hold. "Used" and "reserved" are both what is
+// mapped.
+constexpr size_t kGraphGranule = size_t{32} << 20;
 struct GraphMemory {
   std::map<void*, size_t> arrays;  // every graph allocation ever made, by address
-  size_t used_high = 0, reserved = 0, reserved_high = 0;
+  std::set<void*> mapped;          // those that hold memory now
+  size_t used_high = 0, reserved_high = 0;
   size_t used() const {
     size_t bytes = 0;
-    for (auto [p, n] : arrays) bytes += is_live(p) ? n : 0;
+    for (void* p : mapped)
+      bytes += (arrays.at(p) + kGraphGranule - 1) / kGraphGranule * kGraphGranule;
     return bytes;
   }
-  void note_use() {
-    used_high = std::max(used_high, used());
-    reserved = std::max(reserved, used());
-    reserved_high = std::max(reserved_high, reserved);
+  void map(void* p) {
+    mapped.insert(p);
+    used_high = reserved_high = std::max(used_high, used());
+  }
+  void trim() {
+    std::erase_if(mapped, [](void* p) { return !is_live(p); });
   }
 } graph_memory;  // guarded by mutex
 
@@ -81,7 +91,7 @@ cudaError_t graph_allocate(void** ptr, size_t size, cudaStream_t stream,
   enqueue(stream, [base = *ptr, where] {
     revive(base, where);
     std::lock_guard<std::mutex> lock(mutex);
-    graph_memory.note_use();
+    graph_memory.map(base);
   });
   return cudaSuccess;
 }
@@ -254,7 +264,7 @@ cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool,
 cudaError_t cudaDeviceGraphMemTrim(int device) {
   if (device != 0) return record(cudaErrorInvalidDevice);
   std::lock_guard<std::mutex> lock(mutex);
-  graph_memory.reserved = graph_memory.used();
+  graph_memory.trim();
   return cudaSuccess;
 }
 
@@ -263,8 +273,7 @@ cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType
   if (device != 0) return record(cudaErrorInvalidDevice);
   if (value == nullptr) return record(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> lock(mutex);
-  graph_memory.note_use();
-  const size_t bytes[] = {graph_memory.used(), graph_memory.used_high, graph_memory.reserved,
+  const size_t bytes[] = {graph_memory.used(), graph_memory.used_high, graph_memory.used(),
                           graph_memory.reserved_high};
   if (attr < cudaGraphMemAttrUsedMemCurrent || attr > cudaGraphMemAttrReservedMemHigh)
     return record(cudaErrorInvalidValue);
