@@ -174,6 +174,8 @@ def grade_all(
     for sub in subs:
         entry = results["students"][sub.student]
         for lab in labs:
+            if entry["labs"][lab].get("status") in ("missing", "rejected", "grader error"):
+                entry["labs"][lab]["possible"] = grader.possible(lab)  # as a graded lab's
             entry["labs"][lab]["penalty"] = rules.penalty(lab, sub.submitted_at)
         entry["labs"] = {lab: entry["labs"][lab] for lab in labs}
     return results

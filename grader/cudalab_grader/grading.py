@@ -217,6 +217,7 @@ class Grader:
         if not ok or refused:
             result["status"] = "build error"
             result["message"] = refused or useful_build_errors(log)
+            result["possible"] = self.possible(lab)
             result["seconds"] = round(time.monotonic() - started, 1)
             return result
 
@@ -243,6 +244,11 @@ class Grader:
         result["categories"] = by_kind
         result["seconds"] = round(time.monotonic() - started, 1)
         return result
+
+    def possible(self, lab: str) -> float:
+        """The points of `lab` on this backend: its tests but those that skip here (all of them
+        when no job has run yet to tell)."""
+        return sum(pts for test, pts in workbook.points(lab).items() if test not in self.skipped.get(lab, ()))
 
     def _verdicts(self, job: Path, lab: str, tests: list[str], number: int) -> dict[str, tuple]:
         """Each test's (state, message, speed). A test that skips on this backend (self.skipped)

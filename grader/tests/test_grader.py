@@ -218,6 +218,8 @@ def test_a_forged_main_is_a_build_error_naming_what_it_defines_and_calls(graded:
     _, results, _ = graded
     mona = lab(results, "mona")
     assert mona["status"] == "build error" and mona["earned"] == 0
+    assert mona["possible"] == lab(results, "alice")["possible"] == 22  # this backend's points
+    assert lab(results, "zed")["possible"] == 22  # missing: the same points as a graded lab
     assert "vector_add.cu defines main()" in mona["message"]
     assert "vector_add.cu calls fopen()" in mona["message"]
 
