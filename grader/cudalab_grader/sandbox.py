@@ -200,6 +200,60 @@ def _kill_user(uid: int) -> None:
         time.sleep(0.1)
 
 
+CGROUPS = Path("/sys/fs/cgroup")
+
+
+def _cgroups_usable() -> bool:
+    """Whether this machine lets the grader make cgroup v2 groups with memory and process limits
+    (as root on most machines, or in a container that delegates its cgroup)."""
+    try:
+        if not {"memory", "pids"} <= set((CGROUPS / "cgroup.subtree_control").read_text().split()):
+            return False
+        probe = CGROUPS / f"cudalab-probe-{os.getpid()}"
+        probe.mkdir()
+        probe.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+class JobGroup:
+    """A cgroup v2 group for one command: its memory and process count limited by the kernel, every
+    process it starts inside it, all of them killed at the end."""
+
+    count = 0
+
+    def __init__(self, limits: Limits) -> None:
+        JobGroup.count += 1
+        self.path = CGROUPS / f"cudalab-grader-{os.getpid()}-{JobGroup.count}"
+        self.path.mkdir()
+        (self.path / "memory.max").write_text(str(limits.job_memory_bytes))
+        (self.path / "pids.max").write_text(str(limits.processes))
+        with contextlib.suppress(OSError):
+            (self.path / "memory.swap.max").write_text("0")
+        self.limits = limits
+
+    def enter(self) -> None:
+        """In the child, before it drops root: joins the group."""
+        (self.path / "cgroup.procs").write_text("0")
+
+    def over_limit(self) -> str | None:
+        events = dict(line.split() for line in (self.path / "memory.events").read_text().splitlines())
+        if int(events.get("oom_kill", 0)) > 0:
+            return f"its processes held more than {self.limits.job_memory_bytes >> 20} MiB of memory at once"
+        return None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            (self.path / "cgroup.kill").write_text("1")
+        for _ in range(100):
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                time.sleep(0.05)
+
+
 def tool_folders() -> list[str]:
     """The folders that hold the tools on the grader's PATH, then the usual ones."""
     folders = []
@@ -216,6 +270,7 @@ def tool_folders() -> list[str]:
 class Sandbox:
     def __init__(self, use_bwrap: bool | None = None) -> None:
         self.bwrap = _bwrap_works() if use_bwrap is None else use_bwrap
+        self.cgroups = os.geteuid() == 0 and _cgroups_usable()
         self.path = tool_folders()
         # As root, jobs run under their own user ids, if those users can run the tools.
         self.hidden_tools = _tools_others_cannot_run(self.path) if os.geteuid() == 0 else []
@@ -251,6 +306,10 @@ class Sandbox:
             p.append(
                 "NO bubblewrap (missing, or user namespaces are off): submissions can read files "
                 "the grader can read and use the network; install bubblewrap for isolation"
+            )
+        if self.cgroups:
+            p.append(
+                "cgroup v2: each job in a group of its own, its memory and processes limited by the kernel"
             )
         if self.root:
             p.append(f"each job runs as its own user (uids above {FIRST_UID}), not as root")
@@ -351,7 +410,11 @@ class Sandbox:
         base_env.update(env or {})
         uid = self.uid(number)
 
+        group = JobGroup(limits) if self.cgroups else None
+
         def limit() -> None:
+            if group is not None:
+                group.enter()
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
             if limits.memory_bytes is not None:
                 resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
@@ -364,18 +427,23 @@ class Sandbox:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
         with self._claims_lock:
-            if self._stopped:
-                raise Stopped("the grader is stopping")
-            proc = subprocess.Popen(
-                argv,
-                cwd=workdir,
-                env=base_env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                preexec_fn=limit,
-                start_new_session=True,
-            )
+            try:
+                if self._stopped:
+                    raise Stopped("the grader is stopping")
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=workdir,
+                    env=base_env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    preexec_fn=limit,
+                    start_new_session=True,
+                )
+            except BaseException:
+                if group is not None:
+                    group.close()
+                raise
             self._running.add(proc)
         kept = bytearray()
         truncated = False
@@ -407,6 +475,10 @@ class Sandbox:
             proc.wait()
         watch.done.set()
         watch.join()
+        over_limit = watch.over_limit
+        if group is not None:
+            over_limit = over_limit or group.over_limit()
+            group.close()
         reader.join(timeout=10)
         with self._claims_lock:
             self._running.discard(proc)
@@ -415,4 +487,4 @@ class Sandbox:
         text = kept.decode("utf-8", "replace")
         if truncated:
             text += f"\n[output cut at {limits.output_bytes >> 10} KiB]"
-        return Outcome(None if timed_out else proc.returncode, text, timed_out, truncated, watch.over_limit)
+        return Outcome(None if timed_out else proc.returncode, text, timed_out, truncated, over_limit)
