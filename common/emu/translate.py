@@ -419,6 +419,19 @@ INSTRUCTION = re.compile(
 )
 
 
+def ptx_call(src: str, at: int) -> tuple[str, int] | None:
+    """The call that stands for the inline PTX whose operands start at `at` (the "("), and where
+    they end; None for PTX the emu cannot run."""
+    op = INSTRUCTION.match(src, at)
+    if op is not None and op.group(1) in PTX_INSTRUCTIONS:
+        target, operand = op.group(2).strip(), op.group(3).strip()
+        return f"({target} = ::cudalab::emu::ptx::{PTX_INSTRUCTIONS[op.group(1)]}({operand}))", op.end()
+    read = SPECIAL_REGISTER_READ.match(src, at)
+    if read is not None and read.group(1) in SPECIAL_REGISTERS:
+        return f"({read.group(2).strip()} = ::cudalab::emu::ptx::{read.group(1)}())", read.end()
+    return None
+
+
 def rewrite_inline_ptx(src: str) -> str:
     """In device code, a read of a special register in inline PTX -> `x = ::cudalab::emu::ptx::<register>()`;
     any other inline assembly there is an error naming its line (the emu cannot run PTX)."""
@@ -429,19 +442,8 @@ def rewrite_inline_ptx(src: str) -> str:
     for m in ASM.finditer(src):
         if not mask[m.start()] or not any(m.start() in body for body in device):
             continue  # host code's assembly is the host compiler's
-        read = SPECIAL_REGISTER_READ.match(src, m.end() - 1)
-        op = INSTRUCTION.match(src, m.end() - 1)
-        if op is not None and op.group(1) in PTX_INSTRUCTIONS:
-            out.append(src[done : m.start()])
-            target, function, operand = (
-                op.group(2).strip(),
-                PTX_INSTRUCTIONS[op.group(1)],
-                op.group(3).strip(),
-            )
-            out.append(f"({target} = ::cudalab::emu::ptx::{function}({operand}))")
-            done = op.end()
-            continue
-        if read is None or read.group(1) not in SPECIAL_REGISTERS:
+        call = ptx_call(src, m.end() - 1)
+        if call is None:
             raise TranslateError(
                 src,
                 m.start(),
@@ -450,8 +452,8 @@ def rewrite_inline_ptx(src: str) -> str:
                 f"{', '.join(PTX_INSTRUCTIONS)} of one register",
             )
         out.append(src[done : m.start()])
-        out.append(f"({read.group(2).strip()} = ::cudalab::emu::ptx::{read.group(1)}())")
-        done = read.end()
+        out.append(call[0])
+        done = call[1]
     out.append(src[done:])
     return "".join(out)
 

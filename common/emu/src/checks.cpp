@@ -287,7 +287,7 @@ char* SharedSpace::address_of(SharedSlot& slot, size_t bytes, size_t align) {
     std::lock_guard<std::mutex> lock(regions_mutex);
     if (slot.region == 0) {
       // 256 bytes apart: a small overrun lands in no variable.
-      size_t offset = (next_static + 256 + align - 1) / align * align;
+      size_t offset = round_up(next_static + 256, align);
       if (offset + bytes > kSpace) {
         diagnose("__shared__ variable '" + std::string(slot.name) + "' at " +
                  site(slot.file, slot.line) +

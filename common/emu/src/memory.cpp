@@ -34,7 +34,6 @@ struct InjectedFailure {
 } injected;                 // guarded by mutex
 char* next_free = nullptr;  // bump pointer in the arena
 
-size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 size_t page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
 // A quarter of the address-space limit (the grader sets one), at most 64 GiB. Reserved, not used:

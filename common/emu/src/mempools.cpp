@@ -30,9 +30,14 @@
 struct CUmemPoolHandle_st {
   size_t release_threshold = 0;
   bool reuse[3] = {true, true, true};  // FollowEventDependencies, Opportunistic, Internal
-  size_t used = 0, used_high = 0, reserved = 0, reserved_high = 0;
+  size_t used_high = 0, reserved = 0, reserved_high = 0;
   cudaMemAccessFlags access = cudaMemAccessFlagsProtReadWrite;
   std::map<void*, size_t> arrays;  // the pool's live allocations and their sizes
+  size_t used() const {
+    size_t bytes = 0;
+    for (auto [p, n] : arrays) bytes += n;
+    return bytes;
+  }
 };
 
 namespace cudalab::emu {
@@ -55,8 +60,7 @@ struct GraphMemory {
   size_t used_high = 0, reserved_high = 0;
   size_t used() const {
     size_t bytes = 0;
-    for (void* p : mapped)
-      bytes += (arrays.at(p) + kGraphGranule - 1) / kGraphGranule * kGraphGranule;
+    for (void* p : mapped) bytes += round_up(arrays.at(p), kGraphGranule);
     return bytes;
   }
   void map(void* p) {
@@ -111,9 +115,8 @@ cudaError_t cudaMallocFromPoolAsync(void** devPtr, size_t size, cudaMemPool_t po
   if (cudaError_t e = allocate(devPtr, size, MemoryKind::device, where)) return e;
   if (*devPtr == nullptr) return cudaSuccess;
   pool->arrays[*devPtr] = size;
-  pool->used += size;
-  pool->used_high = std::max(pool->used_high, pool->used);
-  pool->reserved = std::max(pool->reserved, pool->used);
+  pool->used_high = std::max(pool->used_high, pool->used());
+  pool->reserved = std::max(pool->reserved, pool->used());
   pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
   return cudaSuccess;
 }
@@ -128,10 +131,7 @@ cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream, cudalab_source_loca
   if (capturing(stream)) return graph_free(devPtr, stream, where);
   std::lock_guard<std::mutex> lock(mutex);
   if (cudaError_t e = deallocate(devPtr, MemoryKind::device, "cudaFreeAsync", where)) return e;
-  if (cudaMemPool_t pool = owner(devPtr)) {  // a cudaMalloc array may be freed here too
-    pool->used -= pool->arrays[devPtr];
-    pool->arrays.erase(devPtr);
-  }
+  if (cudaMemPool_t pool = owner(devPtr)) pool->arrays.erase(devPtr);  // or it was cudaMalloc's
   return cudaSuccess;
 }
 
@@ -223,7 +223,7 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
     case cudaMemPoolAttrReservedMemHigh:
       return as_u64(pool->reserved_high);
     case cudaMemPoolAttrUsedMemCurrent:
-      return as_u64(pool->used);
+      return as_u64(pool->used());
     case cudaMemPoolAttrUsedMemHigh:
       return as_u64(pool->used_high);
   }
@@ -233,7 +233,7 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t minBytesToKeep) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!is_pool(pool)) return record(cudaErrorInvalidValue);
-  pool->reserved = std::max(pool->used, std::min(pool->reserved, minBytesToKeep));
+  pool->reserved = std::max(pool->used(), std::min(pool->reserved, minBytesToKeep));
   return cudaSuccess;
 }
 

@@ -63,6 +63,8 @@ struct Record {
   uint32_t* shadow;  // nullptr for very large arrays: they are not checked
   MemoryKind kind = MemoryKind::device;
 };
+// `n` rounded up to a multiple of `m`.
+inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 const char* describe(MemoryKind kind);
 // cudaMalloc and its kin: places `size` bytes of `kind` in the arena, allocated at `where`.
 cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source_location& where);
