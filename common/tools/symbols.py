@@ -38,11 +38,20 @@ RUNTIME_NAMESPACE = "cudalab::emu::"  # the emu runtime, which translated code c
 STRONG_DEFINITIONS = set("TDBRGS")  # nm's letters for global definitions that are not weak
 
 
+def _output(*command: str) -> str:
+    """What a binutils command prints."""
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def _harness(name: str) -> bool:
+    """Whether a demangled name is the harness's or GoogleTest's (the emu's runtime is not)."""
+    return name.startswith(HARNESS_NAMESPACES) and not name.startswith(RUNTIME_NAMESPACE)
+
+
 def _nm(obj: Path) -> tuple[set[str], set[str]]:
     """(strong global definitions, undefined references) of `obj`, demangled."""
-    out = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
     defined, undefined = set(), set()
-    for line in out.splitlines():
+    for line in _output("nm", "-C", str(obj)).splitlines():
         fields = line.split(maxsplit=2)
         if len(fields) == 2 and fields[0] == "U":
             undefined.add(fields[1])
@@ -54,18 +63,14 @@ def _nm(obj: Path) -> tuple[set[str], set[str]]:
 def _constructors(obj: Path) -> set[str]:
     """The functions `obj` asks to run before main(): the targets of its .init_array (.ctors)
     relocations, which name a function or a section and an offset into it."""
-    table = subprocess.run(["objdump", "-t", str(obj)], capture_output=True, text=True, check=True).stdout
     functions = {}  # (section, offset) -> function
-    for line in table.splitlines():  # "VALUE FLAGS SECTION<tab>SIZE NAME", flags apart by spaces
+    for line in _output("objdump", "-t", str(obj)).splitlines():  # "VALUE FLAGS SECTION<tab>SIZE NAME"
         left, tab, right = line.partition("\t")
         fields = left.split()
         if tab and len(fields) >= 3 and "F" in fields[1:-1]:
             functions[(fields[-1], int(fields[0], 16))] = right.split(maxsplit=1)[-1]
-    relocations = subprocess.run(
-        ["readelf", "-rW", str(obj)], capture_output=True, text=True, check=True
-    ).stdout
     found, inside = set(), False
-    for line in relocations.splitlines():
+    for line in _output("readelf", "-rW", str(obj)).splitlines():
         if line.startswith("Relocation section"):
             inside = any(s in line for s in (".init_array", ".ctors", ".preinit_array"))
         elif inside and line[:1].isalnum() and len(fields := line.split(None, 4)) == 5:
@@ -88,16 +93,16 @@ def violations(obj: Path, source: str) -> list[str]:
     for name in sorted(defined):
         if _base(name) == "main":
             found.append(f"{source} defines main(): the harness has the program's main()")
-        elif name.startswith(HARNESS_NAMESPACES) and not name.startswith(RUNTIME_NAMESPACE):
+        elif _harness(name):
             found.append(f"{source} defines {name}, which belongs to the harness")
     for name in sorted(undefined):
         if _base(name) in DENIED_CALLS:
             found.append(f"{source} calls {_base(name)}(), which a lab's code may not call")
-        elif name.startswith(HARNESS_NAMESPACES) and not name.startswith(RUNTIME_NAMESPACE):
+        elif _harness(name):
             found.append(f"{source} calls {name}, which belongs to the harness")
     constructors = sorted(_constructors(obj))
-    readable = subprocess.run(["c++filt", *constructors], capture_output=True, text=True, check=True).stdout
-    for name, shown in zip(constructors, readable.splitlines(), strict=True):
+    readable = _output("c++filt", *constructors).splitlines()
+    for name, shown in zip(constructors, readable, strict=True):
         if not (name.startswith(COMPILER_CONSTRUCTORS) or shown.startswith(COMPILER_CONSTRUCTORS)):
             found.append(f"{source} has a constructor function ({shown}) that runs before main()")
     return found

@@ -10,7 +10,6 @@ import argparse
 import concurrent.futures as cf
 import dataclasses
 import datetime as dt
-import hashlib
 import json
 import os
 import re
@@ -174,8 +173,8 @@ def grade_all(
     for sub in subs:
         entry = results["students"][sub.student]
         for lab in labs:
-            if entry["labs"][lab].get("status") in ("missing", "rejected", "grader error"):
-                entry["labs"][lab]["possible"] = grader.possible(lab)  # as a graded lab's
+            if entry["labs"][lab].get("status") != "graded":  # as a graded lab's points
+                entry["labs"][lab]["possible"] = grader.possible(lab)
             entry["labs"][lab]["penalty"] = rules.penalty(lab, sub.submitted_at)
         entry["labs"] = {lab: entry["labs"][lab] for lab in labs}
     return results
@@ -205,7 +204,7 @@ def plan(
 ) -> list[tuple]:
     """Unpacks one submission and fills `entry` with what needs no build (refused, missing,
     unchanged since the last run); returns the labs left to grade."""
-    unpacked = work / "unpacked" / hashlib.sha256(sub.student.encode()).hexdigest()[:16]
+    unpacked = work / "unpacked" / submissions.folder_name(sub.student)
     try:
         submissions.unpack(sub, unpacked)
     except submissions.SubmissionError as e:
@@ -219,7 +218,7 @@ def plan(
             entry["labs"][lab] = grader.grade(unpacked, sub.student, lab)
             continue
         key = "-".join([submissions.content_hash(files), workbook.fingerprint(lab), backend])
-        cached = cache / hashlib.sha256(sub.student.encode()).hexdigest()[:16] / f"{lab}.json"
+        cached = cache / submissions.folder_name(sub.student) / f"{lab}.json"
         old = read_cached(cached)
         if old is not None and old.get("key") == key:
             entry["labs"][lab] = old["result"]

@@ -7,6 +7,7 @@ such a folder and never blocks, never recurses in Python, never reads without a 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -56,21 +57,36 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
-def walk_files(top: Path, max_depth: int, skip: tuple[str, ...] = ()) -> Iterator[Path]:
-    """The regular files under `top` (links and special files left out), folders named in `skip`
-    not entered; raises TooDeep for a folder more than `max_depth` levels below `top`."""
-    pending = [(top, 0)]
+def walk(top: Path, max_depth: int | None = None, skip: tuple[str, ...] = ()) -> Iterator[os.DirEntry]:
+    """Every entry under `top`, links included but never followed, each folder's by name; folders
+    named in `skip` are not entered and a folder that cannot be read is passed over. Raises TooDeep
+    for a folder more than `max_depth` levels below `top`."""
+    pending = [(str(top), 0)]
     while pending:
         folder, depth = pending.pop()
-        with os.scandir(folder) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                if entry.is_symlink():
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name in skip:
-                        continue
-                    if depth + 1 > max_depth:
-                        raise TooDeep(f"folders nested more than {max_depth} levels deep")
-                    pending.append((Path(entry.path), depth + 1))
-                elif entry.is_file(follow_symlinks=False):
-                    yield Path(entry.path)
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            yield entry
+            if entry.is_dir(follow_symlinks=False) and entry.name not in skip:
+                if max_depth is not None and depth + 1 > max_depth:
+                    raise TooDeep(f"folders nested more than {max_depth} levels deep")
+                pending.append((entry.path, depth + 1))
+
+
+def walk_files(top: Path, max_depth: int, skip: tuple[str, ...] = ()) -> Iterator[Path]:
+    """The regular files under `top` (links and special files left out)."""
+    return (Path(e.path) for e in walk(top, max_depth, skip) if e.is_file(follow_symlinks=False))
+
+
+def disk_bytes(folders: set[Path]) -> int:
+    """The blocks that everything under `folders` holds."""
+    total = 0
+    for folder in folders:
+        for entry in walk(folder):
+            with contextlib.suppress(OSError):  # gone since it was listed
+                total += entry.stat(follow_symlinks=False).st_blocks * 512
+    return total

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import re
@@ -60,6 +59,23 @@ def not_graded(lab: str, status: str, message: str) -> dict:
         "possible": possible,
         "tests": {},
     }
+
+
+def gtest_verdicts(report: bytes | None) -> dict[str, str]:
+    """Each test's verdict ("Suite.Name": passed, failed or skipped) in a GoogleTest JSON report;
+    none when there is no report or it is not GoogleTest's."""
+    verdicts = {}
+    try:
+        for suite in json.loads(report.decode("utf-8", errors="replace")).get("testsuites", []):
+            for t in suite.get("testsuite", []):
+                ran = t.get("status") == "RUN" and t.get("result") == "COMPLETED" and not t.get("failures")
+                skipped = t.get("result") == "SKIPPED"
+                verdicts[f"{suite.get('name')}.{t.get('name')}"] = (
+                    "skipped" if skipped else "passed" if ran else "failed"
+                )
+    except (ValueError, AttributeError, TypeError):  # no report, not JSON, or not GoogleTest's
+        pass
+    return verdicts
 
 
 def _build_log(outcome: Outcome) -> str:
@@ -174,8 +190,7 @@ class Grader:
         result: dict = {"lab": lab, "possible": sum(rubric.values()), "earned": 0.0, "tests": {}}
         result["hash"] = submissions.content_hash([p for p in found.values() if p])
 
-        # Named without the student's name, which may hold any character a shell would misread.
-        job = self.work / "jobs" / f"{hashlib.sha256(student.encode()).hexdigest()[:16]}-{lab}"
+        job = self.work / "jobs" / f"{submissions.folder_name(student)}-{lab}"
         remove_tree(job)
         job.mkdir(parents=True)
         try:
@@ -217,7 +232,6 @@ class Grader:
         if not ok or refused:
             result["status"] = "build error"
             result["message"] = refused or useful_build_errors(log)
-            result["possible"] = self.possible(lab)
             result["seconds"] = round(time.monotonic() - started, 1)
             return result
 
@@ -307,12 +321,7 @@ class Grader:
                 f"the instructor's tests of {lab} wrote no GoogleTest report in the sandbox:\n"
                 + outcome.output[-4000:]
             )
-        return {
-            f"{suite['name']}.{t['name']}"
-            for suite in json.loads(data).get("testsuites", [])
-            for t in suite.get("testsuite", [])
-            if t.get("result") == "SKIPPED"
-        }
+        return {test for test, verdict in gtest_verdicts(data).items() if verdict == "skipped"}
 
     def _run_test_process(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str, str]:
         outcome = self._run_gtest(job, lab, number, test, self.settings.test_limits)
@@ -350,22 +359,4 @@ class Grader:
     def _read_report(path: Path, test: str) -> str:
         """passed, failed, skipped or missing, from GoogleTest's JSON report: a regular file of at
         most 4 MiB (the test's code may have put a link, a FIFO or a huge file in its place)."""
-        text = read_regular_file(path, 4 << 20)
-        try:
-            data = json.loads(text.decode("utf-8", errors="replace")) if text is not None else {}
-            suites = data.get("testsuites", [])
-            suite, _, name = test.partition(".")
-            for s in suites:
-                for t in s.get("testsuite", []):
-                    if s.get("name") == suite and t.get("name") == name:
-                        if t.get("result") == "SKIPPED":
-                            return "skipped"
-                        ok = (
-                            t.get("status") == "RUN"
-                            and t.get("result") == "COMPLETED"
-                            and not t.get("failures")
-                        )
-                        return "passed" if ok else "failed"
-        except (ValueError, AttributeError, TypeError):  # not JSON, or not GoogleTest's
-            pass
-        return "missing"
+        return gtest_verdicts(read_regular_file(path, 4 << 20)).get(test, "missing")

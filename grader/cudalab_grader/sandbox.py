@@ -15,13 +15,14 @@ import os
 import resource
 import shutil
 import signal
-import stat
 import subprocess
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from .files import disk_bytes
 
 FIRST_UID = 60000  # as root, jobs run as users FIRST_UID + 1, + 2, ... claimed one job at a time
 USER_LOCKS = Path(tempfile.gettempdir()) / "cudalab-grader-users"  # claims, shared by all graders
@@ -77,25 +78,6 @@ def _processes_in_session(session: int) -> list[int]:
     return [int(e) for e in os.listdir("/proc") if e.isdigit() and _session_of(int(e)) == session]
 
 
-def _disk_bytes(folders: set[Path]) -> int:
-    """The blocks the files under `folders` hold, walked without recursion (trees may be deep)."""
-    total, pending = 0, [str(f) for f in folders]
-    while pending:
-        try:
-            with os.scandir(pending.pop()) as entries:
-                for e in entries:
-                    try:
-                        st = e.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    total += st.st_blocks * 512
-                    if stat.S_ISDIR(st.st_mode):
-                        pending.append(e.path)
-        except OSError:
-            continue
-    return total
-
-
 class JobWatch(threading.Thread):
     """Stops a command whose processes together hold more memory, or whose writable folders hold
     more bytes, than its Limits allow: per-process limits alone let 256 processes of 8 GiB each."""
@@ -115,7 +97,7 @@ class JobWatch(threading.Thread):
                     f"its processes held {memory >> 20} MiB of memory at once "
                     f"(limit {self.limits.job_memory_bytes >> 20} MiB per job)"
                 )
-            elif (disk := _disk_bytes(self.writable)) > self.limits.job_disk_bytes:
+            elif (disk := disk_bytes(self.writable)) > self.limits.job_disk_bytes:
                 self.stop(
                     f"it wrote {disk >> 20} MiB to its folders "
                     f"(limit {self.limits.job_disk_bytes >> 20} MiB per job)"

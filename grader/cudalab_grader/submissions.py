@@ -44,6 +44,12 @@ class Submission:
     renamed_from: str | None = None  # set when another entry had the same name first
 
 
+def folder_name(student: str) -> str:
+    """The name of a folder of the student's (unpacked files, job, cache): from their name, but
+    without any character a shell or a file system could misread."""
+    return hashlib.sha256(student.encode()).hexdigest()[:16]
+
+
 def printable(text: str) -> str:
     """`text` with the bytes of a name that is not UTF-8 (surrogate escapes) shown as U+FFFD."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
