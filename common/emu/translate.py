@@ -46,7 +46,9 @@ VOID_CAST = re.compile(
     r"(\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)"
 )
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
-EXTERN_SHARED = re.compile(r"\bextern\s+([^;{}]*?\b__shared__\b[^;{}]*?)\s*\b(\w+)\s*\[\s*\]\s*;")
+EXTERN_SHARED = re.compile(
+    r"\bextern\s+([^;{}]*?\b__shared__\b[^;{}]*?)\s*\b(\w+)\s*\[\s*\]((?:\s*\[[^\]]+\])*)\s*;"
+)
 DEVICE_FUNCTION = re.compile(r"\b(__global__|__device__)\b")
 CLOCK = re.compile(r"(?<![\w.:>])clock\s*\(\s*\)")
 ALIGN = re.compile(r"\b(__align__|alignas)\s*\([^)]*\)")
@@ -263,8 +265,10 @@ def rewrite_extern_shared(src: str) -> str:
                 src, m.start(), "declare 'extern __shared__' arrays inside the kernel that uses them"
             )
         type_ = " ".join(ALIGN.sub("", m.group(1)).replace("__shared__", " ").split())
-        name = m.group(2)
-        return f"{type_}* const {name} = reinterpret_cast<{type_}*>(::cudalab::emu::builtins.dynamic_shared);"
+        name, rows = m.group(2), "".join(m.group(3).split())  # rows: `[N]...` of a 2D array
+        pointer = f"{type_}(*)" + rows if rows else f"{type_}*"
+        declarator = f"(* const {name}){rows}" if rows else f"* const {name}"
+        return f"{type_}{declarator} = reinterpret_cast<{pointer}>(::cudalab::emu::builtins.dynamic_shared);"
 
     return EXTERN_SHARED.sub(replace, src)
 

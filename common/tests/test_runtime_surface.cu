@@ -3,9 +3,11 @@
 // streams, events and graphs, occupancy and function attributes, device intrinsics, half, assert.
 // On a GPU this test documents CUDA 13; on emu it proves the emulator matches it.
 #include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <cuda_runtime_api.h>
@@ -17,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cuda/barrier>
+#include <cuda/pipeline>
 #include <numeric>
 #include <vector>
 
@@ -136,6 +139,42 @@ TEST(Surface, DynamicTilesSync) {
   CUDA_CHECK(cudaDeviceSynchronize());
   for (int t = 0; t < 16; ++t) EXPECT_EQ(out[t], 4 * 4 * t + 6) << t;
   cudaFree(out);
+}
+
+// Tiles of several warps (the reduction sample's multi_warp_cg_reduce): the 128-thread tiles of
+// a 384-thread block reduce and scan, and sync between phases.
+__global__ void multi_warp_tiles(const int* in, int* sums, int* scans, int* ranks) {
+  __shared__ cg::block_tile_memory<512> scratch;
+  cg::thread_block block = cg::this_thread_block(scratch);
+  auto tile = cg::tiled_partition<128>(block);
+  const int value = in[block.thread_rank()];
+  const int sum = cg::reduce(tile, value, cg::plus<int>());
+  tile.sync();
+  scans[block.thread_rank()] = cg::exclusive_scan(tile, value);
+  if (tile.thread_rank() == 0) sums[tile.meta_group_rank()] = sum;
+  ranks[block.thread_rank()] = tile.meta_group_size() * 1000 + tile.thread_rank();
+}
+
+TEST(Surface, TilesOfSeveralWarps) {
+  const int n = 384, tile = 128;
+  int *in, *sums, *scans, *ranks;
+  CUDA_CHECK(cudaMallocManaged(&in, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&sums, 3 * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&scans, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&ranks, n * sizeof(int)));
+  for (int i = 0; i < n; ++i) in[i] = i % 7 - 3;
+  multi_warp_tiles<<<1, n>>>(in, sums, scans, ranks);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int t = 0; t < 3; ++t) {
+    int sum = 0;
+    for (int i = t * tile; i < (t + 1) * tile; ++i) {
+      EXPECT_EQ(scans[i], sum) << "thread " << i;
+      EXPECT_EQ(ranks[i], 3000 + i - t * tile) << "thread " << i;
+      sum += in[i];
+    }
+    EXPECT_EQ(sums[t], sum) << "tile " << t;
+  }
+  cudaFree(in), cudaFree(sums), cudaFree(scans), cudaFree(ranks);
 }
 
 // Warp-aggregated atomics (warpAggregatedAtomicsCG): the lanes that take the branch together.
@@ -673,6 +712,58 @@ TEST(Surface, SplitArriveWaitBarrier) {
   split_barrier_sum<<<1, n>>>(in, out);
   CUDA_CHECK(cudaDeviceSynchronize());
   for (int i = 0; i < n; ++i) EXPECT_EQ(out[i], n * (n - 1) / 2 + 2 * i) << i;
+  cudaFree(in), cudaFree(out);
+}
+
+// Asynchronous copies from global to shared memory, four ways, each followed by the wait that
+// makes the copy visible to the block; every thread then writes the tile back reversed, and the
+// last 4 bytes of the tile of the cuda_pipeline.h copy are its zero fill.
+constexpr int kCopyTile = 256;
+__global__ void async_copies(const int* in, int* out) {
+  __shared__ alignas(16) int tile[4][kCopyTile];
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  const int t = threadIdx.x;  // kCopyTile / 4 threads: one int4 each
+  auto block = cg::this_thread_block();
+  if (t == 0) init(&bar, blockDim.x);
+  __syncthreads();
+  // 1. A pipeline of one thread (cuda::pipeline), 16 bytes per thread.
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  pipe.producer_acquire();
+  cuda::memcpy_async(&tile[0][4 * t], &in[4 * t], cuda::aligned_size_t<16>(16), pipe);
+  pipe.producer_commit();
+  cuda::pipeline_consumer_wait_prior<0>(pipe);
+  pipe.consumer_release();
+  // 2. The whole block copies together (cooperative groups).
+  cg::memcpy_async(block, tile[1], in + kCopyTile, sizeof(int) * kCopyTile);
+  // 3. cuda_pipeline.h's primitives, the last thread's copy with 4 bytes of zero fill.
+  __pipeline_memcpy_async(&tile[2][4 * t], &in[2 * kCopyTile + 4 * t], 16,
+                          t == static_cast<int>(blockDim.x) - 1 ? 4 : 0);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  // 4. A copy that completes on a barrier.
+  cuda::memcpy_async(&tile[3][4 * t], &in[3 * kCopyTile + 4 * t], sizeof(int4), bar);
+  cg::wait(block);
+  bar.arrive_and_wait();
+  for (int way = 0; way < 4; ++way)
+    for (int k = 0; k < 4; ++k) {
+      const int i = 4 * t + k;
+      out[way * kCopyTile + i] = tile[way][kCopyTile - 1 - i];
+    }
+}
+
+TEST(Surface, AsynchronousCopiesToSharedMemory) {
+  int *in, *out;
+  CUDA_CHECK(cudaMallocManaged(&in, 4 * kCopyTile * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&out, 4 * kCopyTile * sizeof(int)));
+  for (int i = 0; i < 4 * kCopyTile; ++i) in[i] = i + 1, out[i] = -1;
+  async_copies<<<1, kCopyTile / 4>>>(in, out);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int way = 0; way < 4; ++way)
+    for (int i = 0; i < kCopyTile; ++i) {
+      const int source = way * kCopyTile + kCopyTile - 1 - i;
+      const int want = way == 2 && i == 0 ? 0 : in[source];  // tile[2]'s last int: zero fill
+      EXPECT_EQ(out[way * kCopyTile + i], want) << "way " << way + 1 << ", element " << i;
+    }
   cudaFree(in), cudaFree(out);
 }
 

@@ -1,5 +1,3 @@
-// A CUDA toolkit header the emu backend does not provide: including it is an error, not
-// NVIDIA's header (whose types would clash with the emu's).
+// The emu backend stands in for the CUDA toolkit header of this name.
 #pragma once
-#error \
-    "cudalab emu: <cuda_pipeline_primitives.h> (asynchronous copies and arrival barriers (cuda_pipeline.h, cuda_awbarrier.h)) is not supported on the CPU backend (docs/compatibility.md)"
+#include "cuda_pipeline.h"

@@ -109,6 +109,7 @@ class BlockRunner {
     vote_.assign(threads_, 0);
     votes_used_ = grid_wait_ = false;
     exchanges_.assign(threads_, 0);
+    block_exchanges_.assign(threads_, 0);
     warp_waiting_ = 0;
     round_ = 0;
     error_.clear();
@@ -190,6 +191,15 @@ class BlockRunner {
     ++warp_waiting_;
     switch_to(me, next_in_round());
     return &exchange_[parity][t / 32 * 32];
+  }
+
+  // A collective of a tile larger than a warp: publishes `value` at a block barrier, and returns
+  // what the block's threads published (double-buffered, as warp_exchange is).
+  const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
+    const unsigned t = current_->thread, parity = block_exchanges_[t]++ % 2;
+    block_exchange_[parity][t] = value;
+    arrive(file, line);
+    return block_exchange_[parity];
   }
 
   // coalesced_threads(): the lanes of the running thread's warp that reach this call together
@@ -439,6 +449,8 @@ class BlockRunner {
   Site block_site_[kSites] = {};     // where each thread waits at __syncthreads()
   std::vector<unsigned> exchanges_;  // warp-level calls per thread: picks the buffer
   uint64_t exchange_[2][1024] = {};  // values published at warp-level calls, double-buffered
+  std::vector<unsigned> block_exchanges_;  // the same for collectives of tiles beyond a warp
+  uint64_t block_exchange_[2][1024] = {};
   cudaError_t error_code_ = cudaErrorLaunchFailure;
 };
 
@@ -621,6 +633,11 @@ struct LaunchRun {
 
 const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
   return runner_for("a warp-level call", file, line).warp_exchange(mask, value, file, line);
+}
+
+const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
+  return runner_for("a collective of a tile larger than a warp", file, line)
+      .block_exchange(value, file, line);
 }
 
 void syncthreads(const char* file, int line) {

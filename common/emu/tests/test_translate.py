@@ -62,6 +62,14 @@ class ExternShared(unittest.TestCase):
             "float* const tile = reinterpret_cast<float*>(::cudalab::emu::builtins.dynamic_shared);", out
         )
 
+    def test_rows_of_a_2d_array_keep_their_length(self) -> None:
+        out = body("void k() { extern __shared__ half shmem[][CHUNK * K + 8]; }")
+        self.assertIn(
+            "half(* const shmem)[CHUNK*K+8] = "
+            "reinterpret_cast<half(*)[CHUNK*K+8]>(::cudalab::emu::builtins.dynamic_shared);",
+            out,
+        )
+
     def test_file_scope_is_an_error(self) -> None:
         with self.assertRaises(translate.TranslateError):
             translate.translate("extern __shared__ int s[];\n", "lab.cu")

@@ -1,10 +1,16 @@
 // Cooperative groups (cooperative_groups.h) on the emu backend: the block, tiles of a warp (static
-// and dynamic sizes up to 32), coalesced groups, and the grid of a cooperative launch. Groups are
-// views of the running thread's coordinates; their syncs and collectives are the block barrier,
-// the warp-level exchange of the scheduler (common/emu/src/scheduler.cpp) with the tile's lanes as
-// the mask, and the grid barrier of a cooperative launch.
+// and dynamic sizes up to 32), tiles of several warps (static sizes 64 to 512), coalesced groups,
+// and the grid of a cooperative launch. Groups are views of the running thread's coordinates;
+// their syncs and collectives are the block barrier, the warp-level exchange of the scheduler
+// (common/emu/src/scheduler.cpp) with the tile's lanes as the mask, and the grid barrier of a
+// cooperative launch.
+//
+// Limitation: the sync and the collectives of a tile larger than a warp are block barriers, so
+// every tile of the block must make them together (a tile that skips one is reported as a
+// barrier that some threads miss); on a GPU the tiles may go their own ways.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -14,6 +20,9 @@
 namespace cudalab::emu {
 // The lanes that reached this coalesced_threads() call together (the scheduler decides).
 unsigned coalesce(const char* file, int line);
+// A collective of a tile larger than a warp: every thread of the block publishes `value` at a
+// block barrier and reads what all published, by thread_rank().
+const uint64_t* block_exchange(uint64_t value, const char* file, int line);
 // grid.sync() of a cooperative launch; the number of the running block and whether the launch is
 // cooperative.
 void grid_sync(const char* file, int line);
@@ -35,6 +44,13 @@ class thread_block {
   static constexpr bool is_valid() { return true; }
 };
 inline thread_block this_thread_block() { return {}; }
+// The memory a GPU gives the collectives of tiles larger than a warp; the emu keeps its own.
+template <unsigned MaxBlockSize = 1024>
+struct block_tile_memory {};
+template <unsigned MaxBlockSize>
+inline thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
+  return {};
+}
 
 // A group of lanes of one warp: `mask` names them, the running thread is lane `lane` of its warp.
 class thread_group {
@@ -189,6 +205,24 @@ class thread_block_tile : public thread_group {
   }
 };
 
+// A tile of Size threads, several warps (64 to 512): sync, ranks and collectives (reduce, scans).
+template <unsigned Size, class Parent>
+  requires(Size > 32)
+class thread_block_tile<Size, Parent> {
+  static_assert(Size <= 512 && (Size & (Size - 1)) == 0,
+                "cudalab emu: tiles of several warps have 64, 128, 256 or 512 threads");
+
+ public:
+  unsigned thread_rank() const { return cudalab::emu::thread_rank() % Size; }
+  static constexpr unsigned long long size() { return Size; }
+  static constexpr unsigned long long num_threads() { return Size; }
+  unsigned meta_group_rank() const { return cudalab::emu::thread_rank() / Size; }
+  unsigned meta_group_size() const { return (cudalab::emu::block_threads() + Size - 1) / Size; }
+  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    cudalab::emu::syncthreads(file, line);
+  }
+};
+
 template <unsigned Size, class Parent>
 inline thread_block_tile<Size, Parent> tiled_partition(const Parent&) {
   return {};
@@ -287,6 +321,21 @@ inline T over_ranks(const Group& g, T value, F f, const char* file, int line) {
     std::memcpy(&values[n++], &lanes[lane], sizeof(T));
   }
   return f(values, n, me);
+}
+// The same for a tile of several warps, through a block barrier.
+template <unsigned Size, class Parent, class T, class F>
+  requires(Size > 32)
+inline T over_ranks(const thread_block_tile<Size, Parent>& g, T value, F f, const char* file,
+                    int line) {
+  static_assert(sizeof(T) <= 8, "cudalab emu: collectives on values of at most 8 bytes");
+  uint64_t mine = 0;
+  std::memcpy(&mine, &value, sizeof(T));
+  const uint64_t* ranks = cudalab::emu::block_exchange(mine, file, line);
+  const unsigned first = g.meta_group_rank() * Size;
+  const unsigned n = std::min<unsigned>(Size, cudalab::emu::block_threads() - first);
+  T values[Size];
+  for (unsigned i = 0; i < n; ++i) std::memcpy(&values[i], &ranks[first + i], sizeof(T));
+  return f(values, n, g.thread_rank());
 }
 }  // namespace details
 
