@@ -504,6 +504,116 @@ TEST(Surface, GraphBuiltNodeByNode) {
   cudaGraphExecDestroy(exec), cudaGraphDestroy(graph), cudaFree(data), cudaFreeHost(host);
 }
 
+// Conditional nodes: a kernel sets the handle's value; an if node (with its else body), a while
+// node that repeats its body until a kernel sets 0, and a switch node pick what runs.
+__global__ void set_condition(cudaGraphConditionalHandle handle, const int* value) {
+  cudaGraphSetConditional(handle, *value);
+}
+__global__ void add_to(int* counter, int amount) { atomicAdd(counter, amount); }
+__global__ void count_down(int* left, cudaGraphConditionalHandle handle) {
+  if (--*left == 0) cudaGraphSetConditional(handle, 0);
+}
+
+cudaGraphNode_t add_kernel_node(cudaGraph_t graph, cudaGraphNode_t after, void* kernel,
+                                void** args) {
+  cudaGraphNodeParams params = {cudaGraphNodeTypeKernel};
+  params.kernel.func = kernel;
+  params.kernel.gridDim = dim3(1);
+  params.kernel.blockDim = dim3(1);
+  params.kernel.kernelParams = args;
+  cudaGraphNode_t node;
+  CUDA_CHECK(cudaGraphAddNode(&node, graph, after ? &after : nullptr, nullptr, after ? 1 : 0,
+                              &params));
+  return node;
+}
+
+TEST(Surface, ConditionalGraphNodes) {
+  int *choice, *counter, *left;
+  CUDA_CHECK(cudaMallocManaged(&choice, sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&counter, sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&left, sizeof(int)));
+  int one = 1, ten = 10, hundred = 100;
+  void* then_args[] = {&counter, &one};
+  void* else_args[] = {&counter, &ten};
+  void* switch_args[] = {&counter, &hundred};
+  for (const cudaGraphConditionalNodeType type : {cudaGraphCondTypeIf, cudaGraphCondTypeSwitch}) {
+    cudaGraph_t graph;
+    CUDA_CHECK(cudaGraphCreate(&graph, 0));
+    cudaGraphConditionalHandle handle;
+    CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph));
+    void* set_args[] = {&handle, &choice};
+    cudaGraphNode_t set = add_kernel_node(graph, nullptr, (void*)set_condition, set_args);
+    cudaGraphNodeParams params = {cudaGraphNodeTypeConditional};
+    params.conditional.handle = handle;
+    params.conditional.type = type;
+    params.conditional.size = type == cudaGraphCondTypeIf ? 2 : 3;  // if/else; cases 0, 1, 2
+    cudaGraphNode_t conditional;
+    CUDA_CHECK(cudaGraphAddNode(&conditional, graph, &set, nullptr, 1, &params));
+    add_kernel_node(params.conditional.phGraph_out[0], nullptr, (void*)add_to, then_args);
+    add_kernel_node(params.conditional.phGraph_out[1], nullptr, (void*)add_to, else_args);
+    if (type == cudaGraphCondTypeSwitch)
+      add_kernel_node(params.conditional.phGraph_out[2], nullptr, (void*)add_to, switch_args);
+    cudaGraphExec_t exec;
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (const int value : {0, 1, 2, 7}) {
+      *choice = value, *counter = 0;
+      CUDA_CHECK(cudaGraphLaunch(exec, nullptr));
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const int want = type == cudaGraphCondTypeIf ? (value != 0 ? 1 : 10)
+                       : value == 0                ? 1
+                       : value == 1                ? 10
+                       : value == 2                ? 100
+                                                   : 0;  // no such case: nothing runs
+      EXPECT_EQ(*counter, want) << (type == cudaGraphCondTypeIf ? "if" : "switch") << ", value "
+                                << value;
+    }
+    cudaGraphExecDestroy(exec), cudaGraphDestroy(graph);
+  }
+  // A while node at the end of a captured stream, its body captured into the graph it made; the
+  // handle starts at 1 on every launch (cudaGraphCondAssignDefault).
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  add_to<<<1, 1, 0, stream>>>(counter, 1000);
+  cudaStreamCaptureStatus status;
+  cudaGraph_t graph;
+  const cudaGraphNode_t* dependencies;
+  size_t count = 0;
+  CUDA_CHECK(
+      cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph, &dependencies, nullptr, &count));
+  EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+  EXPECT_EQ(count, 1u);
+  cudaGraphConditionalHandle handle;
+  CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault));
+  cudaGraphNodeParams params = {cudaGraphNodeTypeConditional};
+  params.conditional.handle = handle;
+  params.conditional.type = cudaGraphCondTypeWhile;
+  params.conditional.size = 1;
+  cudaGraphNode_t loop;
+  CUDA_CHECK(cudaGraphAddNode(&loop, graph, dependencies, nullptr, count, &params));
+  CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &loop, nullptr, 1,
+                                                 cudaStreamSetCaptureDependencies));
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaStream_t body;
+  CUDA_CHECK(cudaStreamCreate(&body));
+  CUDA_CHECK(cudaStreamBeginCaptureToGraph(body, params.conditional.phGraph_out[0], nullptr,
+                                           nullptr, 0, cudaStreamCaptureModeGlobal));
+  add_to<<<1, 1, 0, body>>>(counter, 1);
+  count_down<<<1, 1, 0, body>>>(left, handle);
+  CUDA_CHECK(cudaStreamEndCapture(body, nullptr));
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (const int rounds : {3, 5}) {
+    *counter = 0, *left = rounds;
+    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    EXPECT_EQ(*counter, 1000 + rounds) << rounds << " rounds";
+  }
+  cudaGraphExecDestroy(exec), cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream), cudaStreamDestroy(body);
+  cudaFree(choice), cudaFree(counter), cudaFree(left);
+}
+
 // ---- occupancy and function attributes --------------------------------------------------
 
 __global__ void big_shared(int* out) {

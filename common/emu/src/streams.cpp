@@ -7,6 +7,7 @@
 // the graph's instance replays the list. A stream that waits for an event recorded in a captured
 // stream joins that capture, as CUDA's fork-and-join capture does.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -39,17 +40,30 @@ struct Work {
 using WorkList = std::vector<std::unique_ptr<Work>>;
 }  // namespace
 
+namespace {
+// A conditional node's handle: the value kernels set, and what a launch of the graph starts with.
+struct Condition {
+  std::atomic<unsigned> value{0};
+  unsigned launch_value = 0;
+  bool assign_at_launch = false;  // cudaGraphCondAssignDefault
+};
+using Conditions = std::vector<std::shared_ptr<Condition>>;
+}  // namespace
+
 struct CUgraph_st {
   std::shared_ptr<WorkList> work = std::make_shared<WorkList>();
+  std::shared_ptr<Conditions> conditions = std::make_shared<Conditions>();
 };
 struct CUgraphExec_st {
   std::shared_ptr<WorkList> work;
+  std::shared_ptr<Conditions> conditions;
 };
 struct CUstream_st {
   unsigned flags = cudaStreamDefault;
   int priority = 0;
   CUgraph_st* capture = nullptr;  // the graph this stream records into, while captured
   bool capture_origin = false;    // cudaStreamBeginCapture was called on this stream
+  cudaGraphNode_t last_captured = nullptr;  // for cudaStreamGetCaptureInfo
 };
 struct CUevent_st {
   std::chrono::steady_clock::time_point time;
@@ -229,11 +243,47 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t,
+                                          cudaStreamCaptureMode) {
   CUstream_st* s = resolve(stream);
   if (graph == nullptr) return record(cudaErrorInvalidValue);
+  if (s == &legacy_stream) return record(cudaErrorStreamCaptureUnsupported);
+  if (s->capture != nullptr) return record(cudaErrorIllegalState);
+  s->capture = graph;
+  s->capture_origin = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status,
+                                     unsigned long long* id, cudaGraph_t* graph,
+                                     const cudaGraphNode_t** dependencies,
+                                     const cudaGraphEdgeData** edges, size_t* count) {
+  if (status == nullptr) return record(cudaErrorInvalidValue);
+  CUstream_st* s = resolve(stream);
+  *status = s->capture != nullptr ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  if (s->capture == nullptr) return cudaSuccess;
+  const WorkList& work = *s->capture->work;
+  s->last_captured = work.empty() ? nullptr : reinterpret_cast<cudaGraphNode_t>(work.back().get());
+  if (id != nullptr) *id = reinterpret_cast<uintptr_t>(s->capture);
+  if (graph != nullptr) *graph = s->capture;
+  if (dependencies != nullptr) *dependencies = &s->last_captured;
+  if (edges != nullptr) *edges = nullptr;
+  if (count != nullptr) *count = work.empty() ? 0 : 1;
+  return cudaSuccess;
+}
+
+// The emu's captured graphs are chains: the next node depends on the last one, whatever is set.
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t*,
+                                                const cudaGraphEdgeData*, size_t, unsigned flags) {
+  if (flags > cudaStreamSetCaptureDependencies) return record(cudaErrorInvalidValue);
+  return capturing(stream) ? cudaSuccess : record(cudaErrorIllegalState);
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  CUstream_st* s = resolve(stream);
   if (s->capture == nullptr || !s->capture_origin) return record(cudaErrorIllegalState);
-  *graph = s->capture;
+  if (graph != nullptr) *graph = s->capture;  // none for a capture into a graph that exists
   s->capture = nullptr;
   s->capture_origin = false;
   return cudaSuccess;
@@ -265,13 +315,15 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
   if (exec == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
-  *exec = new CUgraphExec_st{graph->work};
+  *exec = new CUgraphExec_st{graph->work, graph->conditions};
   return cudaSuccess;
 }
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   if (exec == nullptr) return record(cudaErrorInvalidResourceHandle);
   if (capturing(stream)) return record(cudaErrorStreamCaptureUnsupported);
+  for (const auto& c : *exec->conditions)
+    if (c->assign_at_launch) c->value = c->launch_value;
   for (const auto& w : *exec->work) w->run(w->context);
   return record(cudaSuccess);
 }
@@ -295,7 +347,7 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
 // an instance (cudaGraphExecKernelNodeSetParams), which changes the graphs that share them too.
 cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original) {
   if (clone == nullptr || original == nullptr) return record(cudaErrorInvalidValue);
-  *clone = new CUgraph_st{original->work};
+  *clone = new CUgraph_st{original->work, original->conditions};
   return cudaSuccess;
 }
 
@@ -303,6 +355,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo* result) {
   if (exec == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
   exec->work = graph->work;
+  exec->conditions = graph->conditions;
   if (result != nullptr) *result = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
   return cudaSuccess;
 }
@@ -436,6 +489,108 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
     return cudaSuccess;
   }
   return record(cudaErrorInvalidValue);
+}
+
+// ---- conditional nodes ---------------------------------------------------------------------
+
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                             unsigned defaultLaunchValue, unsigned flags) {
+  if (handle == nullptr || graph == nullptr || flags > cudaGraphCondAssignDefault)
+    return record(cudaErrorInvalidValue);
+  auto c = std::make_shared<Condition>();
+  c->value = c->launch_value = defaultLaunchValue;
+  c->assign_at_launch = flags & cudaGraphCondAssignDefault;
+  graph->conditions->push_back(c);
+  *handle = reinterpret_cast<uintptr_t>(c.get());
+  return cudaSuccess;
+}
+
+void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned value) {
+  reinterpret_cast<Condition*>(static_cast<uintptr_t>(handle))->value = value;
+}
+
+namespace {
+// A conditional node: its handle, its kind and the body graphs it made (phGraph_out).
+struct ConditionalNode {
+  Condition* condition;
+  cudaGraphConditionalNodeType type;
+  std::vector<std::unique_ptr<CUgraph_st>> bodies;
+  std::vector<cudaGraph_t> body_handles;
+
+  void run_body(unsigned i) const {
+    for (const auto& w : *bodies[i]->work) w->run(w->context);
+  }
+  void run() const {
+    switch (type) {
+      case cudaGraphCondTypeIf:  // a second body is the else branch
+        if (condition->value != 0)
+          run_body(0);
+        else if (bodies.size() == 2)
+          run_body(1);
+        return;
+      case cudaGraphCondTypeWhile:
+        while (condition->value != 0) run_body(0);
+        return;
+      case cudaGraphCondTypeSwitch:
+        if (const unsigned i = condition->value; i < bodies.size()) run_body(i);
+        return;
+    }
+  }
+};
+
+cudaError_t add_conditional_node(cudaGraphNode_t* node, cudaGraph_t graph,
+                                 cudaConditionalNodeParams& p) {
+  const bool sized = p.type == cudaGraphCondTypeSwitch ? p.size >= 1
+                     : p.type == cudaGraphCondTypeIf   ? p.size == 1 || p.size == 2
+                                                       : p.size == 1;
+  if (p.handle == 0 || p.type > cudaGraphCondTypeSwitch || !sized)
+    return record(cudaErrorInvalidValue);
+  auto* n = new ConditionalNode{reinterpret_cast<Condition*>(static_cast<uintptr_t>(p.handle)),
+                                p.type, {}, {}};
+  for (unsigned i = 0; i < p.size; ++i) {
+    n->bodies.push_back(std::make_unique<CUgraph_st>());
+    n->body_handles.push_back(n->bodies.back().get());
+  }
+  p.phGraph_out = n->body_handles.data();
+  return add_node(node, graph, [&](cudaStream_t s) {
+    enqueue(
+        s, [](void* c) { static_cast<ConditionalNode*>(c)->run(); }, n,
+        [](void* c) { delete static_cast<ConditionalNode*>(c); });
+    return cudaSuccess;
+  });
+}
+}  // namespace
+
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                             const cudaGraphNode_t* dependencies, const cudaGraphEdgeData*,
+                             size_t count, cudaGraphNodeParams* p) {
+  if (p == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
+  switch (p->type) {
+    case cudaGraphNodeTypeKernel: {
+      const cudaKernelNodeParams k{p->kernel.func,           p->kernel.gridDim,
+                                   p->kernel.blockDim,       p->kernel.sharedMemBytes,
+                                   p->kernel.kernelParams,   p->kernel.extra};
+      return cudaGraphAddKernelNode(node, graph, dependencies, count, &k);
+    }
+    case cudaGraphNodeTypeMemset: {
+      const cudaMemsetParams m{p->memset.dst,         p->memset.pitch, p->memset.value,
+                               p->memset.elementSize, p->memset.width, p->memset.height};
+      return cudaGraphAddMemsetNode(node, graph, dependencies, count, &m);
+    }
+    case cudaGraphNodeTypeHost: {
+      const cudaHostNodeParams h{p->host.fn, p->host.userData};
+      return cudaGraphAddHostNode(node, graph, dependencies, count, &h);
+    }
+    case cudaGraphNodeTypeGraph:
+      return cudaGraphAddChildGraphNode(node, graph, dependencies, count, p->graph.graph);
+    case cudaGraphNodeTypeEmpty: return cudaGraphAddEmptyNode(node, graph, dependencies, count);
+    case cudaGraphNodeTypeConditional: return add_conditional_node(node, graph, p->conditional);
+    default:
+      diagnose("cudaGraphAddNode: nodes of type " + std::to_string(p->type) +
+               " are added on the emu backend through the call of their type "
+               "(cudaGraphAddMemcpyNode, cudaGraphAddMemAllocNode...)");
+      return record(cudaErrorNotSupported);
+  }
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {

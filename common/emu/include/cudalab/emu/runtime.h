@@ -235,6 +235,31 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                              const cudaKernelNodeParams* params);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+// Nodes of the types above through one call; a conditional node's body graphs are made by it
+// (params->conditional.phGraph_out). Memcpy, event and semaphore nodes are refused here: use the
+// call of their type.
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                             const cudaGraphNode_t* dependencies, const cudaGraphEdgeData* edges,
+                             size_t count, cudaGraphNodeParams* params);
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                             unsigned defaultLaunchValue = 0, unsigned flags = 0);
+// From a kernel of the graph: the value the conditional node after it reads.
+void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned value);
+// Capture into a graph that exists (a conditional node's body), and what a capture has so far:
+// its graph and its last node, on which the next one depends (the emu's graphs are chains).
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t* dependencies,
+                                          const cudaGraphEdgeData* edges, size_t count,
+                                          cudaStreamCaptureMode mode);
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status,
+                                     unsigned long long* id = nullptr,
+                                     cudaGraph_t* graph = nullptr,
+                                     const cudaGraphNode_t** dependencies = nullptr,
+                                     const cudaGraphEdgeData** edges = nullptr,
+                                     size_t* count = nullptr);
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const cudaGraphEdgeData* edges, size_t count,
+                                                unsigned flags = 0);
 
 namespace cudalab::emu {
 // Work given to a stream: done now, or recorded while the stream is being captured.

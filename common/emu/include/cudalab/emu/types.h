@@ -480,3 +480,81 @@ struct cudaGraphExecUpdateResultInfo {
   cudaGraphNode_t errorFromNode;
 };
 #define cudaGraphInstantiateFlagAutoFreeOnLaunch 1
+
+// Conditional nodes: a handle's value, set by kernels, picks the body graph to run (or repeats it).
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaGraphConditionalNodeType {
+  cudaGraphCondTypeIf = 0,
+  cudaGraphCondTypeWhile = 1,
+  cudaGraphCondTypeSwitch = 2,
+};
+#define cudaGraphCondAssignDefault 1
+struct cudaConditionalNodeParams {
+  cudaGraphConditionalHandle handle;
+  enum cudaGraphConditionalNodeType type;
+  unsigned int size;
+  cudaGraph_t* phGraph_out;
+};
+struct cudaGraphEdgeData {
+  unsigned char from_port;
+  unsigned char to_port;
+  unsigned char type;
+  unsigned char reserved[5];
+};
+enum cudaStreamUpdateCaptureDependenciesFlags {
+  cudaStreamAddCaptureDependencies = 0,
+  cudaStreamSetCaptureDependencies = 1,
+};
+// cudaGraphAddNode's node of any type.
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0x00,
+  cudaGraphNodeTypeMemcpy = 0x01,
+  cudaGraphNodeTypeMemset = 0x02,
+  cudaGraphNodeTypeHost = 0x03,
+  cudaGraphNodeTypeGraph = 0x04,
+  cudaGraphNodeTypeEmpty = 0x05,
+  cudaGraphNodeTypeWaitEvent = 0x06,
+  cudaGraphNodeTypeEventRecord = 0x07,
+  cudaGraphNodeTypeExtSemaphoreSignal = 0x08,
+  cudaGraphNodeTypeExtSemaphoreWait = 0x09,
+  cudaGraphNodeTypeMemAlloc = 0x0a,
+  cudaGraphNodeTypeMemFree = 0x0b,
+  cudaGraphNodeTypeConditional = 0x0d,
+  cudaGraphNodeTypeCount,
+};
+struct cudaKernelNodeParamsV2 {
+  void* func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+};
+struct cudaMemsetParamsV2 {
+  void* dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+};
+struct cudaHostNodeParamsV2 {
+  cudaHostFn_t fn;
+  void* userData;
+};
+struct cudaChildGraphNodeParams {
+  cudaGraph_t graph;
+};
+struct cudaGraphNodeParams {
+  enum cudaGraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    struct cudaKernelNodeParamsV2 kernel;
+    struct cudaMemsetParamsV2 memset;
+    struct cudaHostNodeParamsV2 host;
+    struct cudaChildGraphNodeParams graph;
+    struct cudaConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
