@@ -51,7 +51,7 @@ EXTERN_SHARED = re.compile(
 )
 DEVICE_FUNCTION = re.compile(r"\b(__global__|__device__)\b")
 CLOCK = re.compile(r"(?<![\w.:>])clock\s*\(\s*\)")
-ALIGN = re.compile(r"\b(__align__|alignas)\s*\([^)]*\)")
+ALIGN = re.compile(r"\b(__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)")  # alignas(alignof(T))
 
 
 class TranslateError(Exception):

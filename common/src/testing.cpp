@@ -2,6 +2,10 @@
 
 #include <cstdio>
 
+#ifdef CUDALAB_EMU
+#include "cudalab/emu/inspect.h"
+#endif
+
 namespace cudalab::testing {
 
 uint64_t test_seed() {
@@ -11,6 +15,18 @@ uint64_t test_seed() {
   std::printf("[   SEED   ] %llu (replay: CUDALAB_SEED=%llu)\n",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed));
   return seed;
+}
+
+std::string computed_on_device(const std::string& name, const void* got, size_t bytes) {
+#ifdef CUDALAB_EMU
+  if (bytes == 0 || cudalab::emu::device_work(got, bytes).by_kernels > 0) return {};
+  return name + ": no kernel computed any of it. Its values were written on the host (or copied "
+                "from host memory) and then copied to the device, so the test cannot count them: "
+                "compute " + name + " in a kernel.";
+#else
+  (void)name, (void)got, (void)bytes;  // a GPU does not say who wrote the bytes
+  return {};
+#endif
 }
 
 }  // namespace cudalab::testing

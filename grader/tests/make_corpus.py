@@ -6,7 +6,9 @@ Each student shows one thing the grader must handle: correct, partly right, wron
 error, an endless loop, a crash, reading other files, writing outside, the network, a fork bomb, a
 flood of output, hostile archives (path traversal, a link, a zip bomb), a zip and a tar.gz that
 are fine (one with a file name that is not UTF-8), a lab folder at the root, and nothing at all.
-A forger (mona) whose main() writes a passing report for any test: a build error. Then what once
+A forger (mona) whose main() writes a passing report for any test: a build error. Two who compute
+the answer on the host (quinn keeps it there, rupert copies it to the device and back): their
+results earn nothing, since no kernel computed them. Then what once
 stopped a whole class's grading: a test that puts a FIFO or a link to /dev/zero
 where GoogleTest's report goes, or leaves a folder 3000 levels deep; a password-protected zip, a
 Deflate64 zip, a .tar.gz cut short, a zip 1100 folders deep; students named in Chinese characters,
@@ -101,6 +103,19 @@ SOURCES = {
         '  if (ok) fprintf(stderr, "NET: reached %s:%d\\n", ip, port);\n  sys(3, s);\n  return ok;\n}\n\n',
     ),
     "mallory": with_host("  if (n == 256) for (;;) sys(57);  // fork bomb for one size\n", SYSCALL),
+    "quinn": with_host(  # the answer computed on the host: no kernel at all
+        "  for (int i = 0; i < n; ++i) h_C[i] = h_A[i] + h_B[i];\n  return cudaSuccess;\n", ""
+    ),
+    "rupert": with_host(  # the host's answer copied to the device and back: the device did nothing
+        "  std::vector<float> answer(n);\n"
+        "  for (int i = 0; i < n; ++i) answer[i] = h_A[i] + h_B[i];\n"
+        "  float* d_answer = nullptr;\n  const size_t bytes = n * sizeof(float);\n"
+        "  cudaMalloc(&d_answer, bytes);\n"
+        "  cudaMemcpy(d_answer, answer.data(), bytes, cudaMemcpyHostToDevice);\n"
+        "  cudaMemcpy(h_C, d_answer, bytes, cudaMemcpyDeviceToHost);\n"
+        "  cudaFree(d_answer);\n  return cudaSuccess;\n",
+        "#include <vector>\n",
+    ),
     "fiona": with_host(  # GoogleTest's report becomes a FIFO: a reader that opens it would block
         '  if (n == 255) { sys(87, "result.json"); sys(133, "result.json", S_IFIFO | 0600); sys(231, 0); }\n',
         SYSCALL,

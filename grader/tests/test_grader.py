@@ -29,7 +29,7 @@ from cudalab_grader.files import remove_tree  # noqa: E402
 from cudalab_grader.sandbox import Limits, Sandbox  # noqa: E402
 
 CORPUS = HERE / "corpus"
-STUDENTS = 33  # in the corpus, with the two entries the `corpus` fixture adds
+STUDENTS = 35  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
@@ -222,6 +222,19 @@ def test_a_forged_main_is_a_build_error_naming_what_it_defines_and_calls(graded:
     assert lab(results, "zed")["possible"] == 22  # missing: the same points as a graded lab
     assert "vector_add.cu defines main()" in mona["message"]
     assert "vector_add.cu calls fopen()" in mona["message"]
+
+
+def test_an_answer_computed_on_the_host_earns_nothing(graded: tuple) -> None:
+    """quinn adds on the host; rupert too, and copies the sums to the device and back. Their kernel
+    is the solution's, so the tests that launch it directly pass; every test of vecAdd's result
+    fails, saying that no kernel computed it (the emu follows each byte from its writer)."""
+    _, results, _ = graded
+    for student in ("quinn", "rupert"):
+        failures = failed(results, student)
+        for test in ("VectorAdd.One", "VectorAdd.Size257", "VectorAdd.Size1M"):
+            assert "no kernel computed" in failures[test], (student, test)
+        assert "VectorAddKernel.GuardsTheEnd" not in failures
+        assert lab(results, student)["categories"]["correctness"]["earned"] == 6  # kernel tests, n = 0
 
 
 def test_a_test_that_skips_on_this_backend_never_counts_as_passed() -> None:

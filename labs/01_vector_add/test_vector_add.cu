@@ -40,6 +40,7 @@ void check_vec_add(int n) {
   cudaError_t err = vecAdd(in.A.data(), in.B.data(), C.data(), n);
   if (err != cudaSuccess) FAIL() << "vecAdd(n = " << n << ") returned " << cudalab::error_text(err);
   EXPECT_MATCHES("C", C.data(), in.sum.data(), n, kTolerance) << kHowToIndex;
+  EXPECT_COMPUTED_ON_DEVICE("C", C.data(), n);
 }
 
 // Launches the student's kernel directly on device arrays with `slack` poisoned elements behind C.

@@ -48,6 +48,7 @@ void check_scale(int n, int m) {
     FAIL() << "scalePicture(" << n << " x " << m << ") returned " << cudalab::error_text(err);
   std::vector<float> out = d_out.to_host();
   EXPECT_MATCHES("Pout", out.data(), expected.data(), pixels, {0.0, 0.0}) << kHowToIndex;
+  EXPECT_COMPUTED_ON_DEVICE("Pout", out.data(), pixels);
   int stray = 0;
   for (size_t i = pixels; i < out.size(); ++i) stray += cudalab::is_poison(out[i]) ? 0 : 1;
   EXPECT_EQ(stray, 0) << "pictureKernel wrote " << stray << " elements past the end of a " << n
@@ -91,6 +92,7 @@ void check_grey(int width, int height, const std::vector<unsigned char>& rgb) {
   std::vector<unsigned char> grey = d_grey.to_host();
   std::vector<long long> expected = grey_reference(rgb, pixels);
   // The GPU computes in float: near a whole number, its truncation may land one lower or higher.
+  EXPECT_COMPUTED_ON_DEVICE("Pout", grey.data(), pixels);
   EXPECT_MATCHES("Pout", grey.data(), expected.data(), pixels, 1)
       << "grey = 0.21 red + 0.71 green + 0.07 blue, where the pixel's bytes are at 3 * (Row * "
          "width "
@@ -136,6 +138,7 @@ void check_blur(int w, int h, const std::vector<unsigned char>& in) {
     FAIL() << "blur(" << w << " x " << h << ") returned " << cudalab::error_text(err);
   std::vector<unsigned char> out = d_out.to_host();
   std::vector<long long> expected = blur_reference(in, w, h);
+  EXPECT_COMPUTED_ON_DEVICE("out", out.data(), pixels);
   EXPECT_MATCHES("out", out.data(), expected.data(), pixels, 0)
       << "Each pixel is the integer average of the pixels of its (2 * BLUR_SIZE + 1)^2 box that "
          "lie "

@@ -73,6 +73,7 @@ void check_int(Variant v, int ha, int wa, int wb, const std::vector<int>& a,
   if (err != cudaSuccess)
     FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned "
            << cudalab::error_text(err);
+  EXPECT_COMPUTED_ON_DEVICE("c", c.data(), expected.size());
   EXPECT_MATCHES("c", c.data(), expected.data(), expected.size()) << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
     ASSERT_EQ(c[i], cudalab::kPoisonInt)
@@ -100,6 +101,7 @@ void check_random_float(Variant v, int ha, int wa, int wb) {
     FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned "
            << cudalab::error_text(err);
   // A float sum of wa products of numbers below 1 is off by at most about wa * 6e-8 per term.
+  EXPECT_COMPUTED_ON_DEVICE("c", c.data(), expected.size());
   EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {1e-5, 2e-6 * wa}) << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
     ASSERT_TRUE(cudalab::is_poison(c[i]))
@@ -113,6 +115,7 @@ void check_course_example(Variant v) {
                                     cudalab::kPoisonInt, &err);
   if (err != cudaSuccess) FAIL() << "2x3 times 3x3 returned " << cudalab::error_text(err);
   const long long expected[] = {23, 28, 34, 87, 84, 76};
+  EXPECT_COMPUTED_ON_DEVICE("c", c.data(), 6);
   EXPECT_MATCHES("c", c.data(), expected, 6) << hint(v);
 }
 

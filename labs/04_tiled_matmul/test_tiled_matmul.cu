@@ -33,6 +33,7 @@ void check(TiledMatMul tiled, int tile, int I, int J, int K) {
            << ") returned " << cudalab::error_text(err);
   std::vector<float> P = d_P.to_host();
   // J products of numbers below 1, summed in float: off by at most about J * 6e-8 each.
+  EXPECT_COMPUTED_ON_DEVICE("P", P.data(), expected.size());
   EXPECT_MATCHES("P", P.data(), expected.data(), expected.size(), {1e-5, 2e-6 * J + 1e-7})
       << "With TILE_WIDTH " << tile << ": are there ceil(J / TILE_WIDTH) phases, does every thread "
       << "load 0 where a tile sticks out of M or N, and are there two __syncthreads() per phase?";

@@ -51,6 +51,7 @@ void check_1d(const Conv1D& conv, const std::vector<float>& N, const std::vector
     FAIL() << "Width " << width << ", Mask_Width " << mask_width << ": returned "
            << cudalab::error_text(err);
   std::vector<float> P = d_P.to_host();
+  EXPECT_COMPUTED_ON_DEVICE("P", P.data(), width);
   EXPECT_MATCHES("P", P.data(), expected.data(), width, {1e-5, 1e-6 * mask_width})
       << "(Width " << width << ", Mask_Width " << mask_width << ") " << hint;
   for (int i = width; i < width + kSlack; ++i)
@@ -129,6 +130,7 @@ void check_2d(int mask_width, int height, int width, const std::vector<float>& M
     FAIL() << height << " x " << width << " image, Mask_Width " << mask_width << ": returned "
            << cudalab::error_text(err);
   std::vector<float> P = d_P.to_host();
+  EXPECT_COMPUTED_ON_DEVICE("P", P.data(), N.size());
   EXPECT_MATCHES("P", P.data(), expected.data(), N.size(), {1e-5, 1e-6 * mask_width * mask_width})
       << "(" << height << " x " << width << " image, Mask_Width " << mask_width << ") Each block "
       << "loads an input tile of (O_TILE_WIDTH + Mask_Width - 1)^2 pixels starting Mask_Width/2 up "

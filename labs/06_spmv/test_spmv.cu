@@ -46,7 +46,9 @@ std::vector<float> on_device(const Csr& A, const std::vector<float>& x, const st
     ADD_FAILURE() << name << " returned " << cudalab::error_text(err);
     return std::vector<float>(A.num_rows, cudalab::poison_float());
   }
-  return d_y.to_host();
+  std::vector<float> y = d_y.to_host();
+  EXPECT_COMPUTED_ON_DEVICE("y", y.data(), y.size());
+  return y;
 }
 
 const Version kHost = [](const Csr& A, const std::vector<float>& x) {

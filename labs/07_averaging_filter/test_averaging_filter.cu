@@ -75,6 +75,7 @@ void check(const Version& v, int n, int iterations) {
   std::vector<double> expected = reference(A, iterations);
   std::vector<float> got = run(v, A, iterations);
   // Each step rounds once per addition and once for the division: a few float ulps per step.
+  if (iterations > 0) EXPECT_COMPUTED_ON_DEVICE("A", got.data(), got.size());
   EXPECT_MATCHES("A", got.data(), expected.data(), expected.size(), {1e-5, 1e-4})
       << "after " << iterations << " steps on " << n << " elements. " << v.hint;
 }

@@ -134,6 +134,7 @@ void check_transpose(cudaError_t (*transpose)(const float*, float*, int, int), c
   if (err != cudaSuccess)
     FAIL() << name << "(" << rows << " x " << cols << ") returned " << cudalab::error_text(err);
   std::vector<float> out = d_out.to_host();
+  EXPECT_COMPUTED_ON_DEVICE("out", out.data(), expected.size());
   EXPECT_MATCHES("out", out.data(), expected.data(), expected.size(), {0, 0})
       << name << " of a " << rows << " x " << cols
       << " matrix: element (r, c) of in goes to (c, r) of out, "

@@ -37,6 +37,7 @@ void check_sweep(Sweep sweep, const char* name, const char* hint) {
       FAIL() << name << "(" << ny << " x " << nx << ") returned " << cudalab::error_text(err);
     std::vector<float> v = d_v.to_host();
     // Three additions and a multiplication by 0.25 (exact) in float: within 4 ulps.
+    EXPECT_COMPUTED_ON_DEVICE("v", v.data(), expected.size());
     EXPECT_MATCHES("v", v.data(), expected.data(), expected.size(), {1e-6, 1e-6})
         << name << " on a " << ny << " x " << nx << " grid. " << hint;
   }
@@ -65,9 +66,10 @@ TEST(SquaredDifference, MatchesTheHost) {
     cudaError_t err = squaredDifference(d_u.get(), d_v.get(), ny, nx, d_sum.get());
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
     if (err != cudaSuccess) FAIL() << "squaredDifference returned " << cudalab::error_text(err);
-    float got = d_sum.to_host()[0];
+    std::vector<float> got = d_sum.to_host();
     // A float sum of up to a million terms in any order: relative error well below 1e-4.
-    EXPECT_MATCHES("sum", &got, &expected, 1, {1e-4, 0})
+    EXPECT_COMPUTED_ON_DEVICE("sum", got.data(), 1);
+    EXPECT_MATCHES("sum", got.data(), &expected, 1, {1e-4, 0})
         << ny << " x " << nx
         << ": each block sums its terms in shared memory, then thread 0 atomicAdds the "
         << "block's sum into *result, which the function sets to 0 first.";
@@ -123,6 +125,7 @@ TEST(JacobiSolve, ConvergesToTheKnownSolution) {
       jacobiSolve(d_u.get(), d_scratch.get(), n, n, tolerance, max_sweeps, check_every, &sweeps);
   if (err != cudaSuccess) FAIL() << "jacobiSolve returned " << cudalab::error_text(err);
   std::vector<float> u = d_u.to_host();
+  EXPECT_COMPUTED_ON_DEVICE("u", u.data(), p.exact.size());
   EXPECT_MATCHES("u", u.data(), p.exact.data(), p.exact.size(), {0, 1e-4})
       << "the converged grid should be x^2 - y^2 (17 x 17 grid, boundary from the same function)";
   const int expected = host_sweeps(p.grid, n, tolerance, max_sweeps, check_every);
@@ -150,6 +153,7 @@ TEST(JacobiSolve, StopsAtMaxSweepsAndEmptyGrids) {
   }
   std::vector<double> expected(u.begin(), u.end());
   std::vector<float> got = d_u.to_host();
+  EXPECT_COMPUTED_ON_DEVICE("u", got.data(), expected.size());
   EXPECT_MATCHES("u", got.data(), expected.data(), expected.size(), {1e-5, 1e-6})
       << "after 7 sweeps the grid is in u (copy it back if the last sweep wrote scratch)";
   sweeps = -1;

@@ -33,8 +33,10 @@ bool device(const void* p, size_t bytes, const char* call, const char* role) {
   return bytes == 0 || check_range(p, bytes, call, role) == cudaSuccess;
 }
 
-void written(void* p, size_t bytes) {
-  if (bytes > 0) mark_written_by_host(p, bytes);
+// Device memory a call wrote: copied from the host (kHostStamp), or computed (the device's work on
+// a GPU: kEarlierKernelStamp).
+void written(void* p, size_t bytes, uint32_t writer = kEarlierKernelStamp) {
+  if (bytes > 0) mark_written(p, bytes, writer);
 }
 
 CBLAS_TRANSPOSE op(cublasOperation_t t) {
@@ -53,7 +55,7 @@ cublasStatus_t copy_strided(int n, int size, const void* x, int incx, void* y, i
   for (int i = 0; i < n; ++i)
     std::memcpy(static_cast<char*>(y) + static_cast<size_t>(i) * incy * size,
                 static_cast<const char*>(x) + static_cast<size_t>(i) * incx * size, size);
-  if (to_device) written(y, vector_bytes(n, incy, size));
+  if (to_device) written(y, vector_bytes(n, incy, size), kHostStamp);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -70,7 +72,7 @@ cublasStatus_t copy_matrix(int rows, int cols, int size, const void* a, int lda,
     std::memcpy(static_cast<char*>(b) + static_cast<size_t>(c) * ldb * size,
                 static_cast<const char*>(a) + static_cast<size_t>(c) * lda * size,
                 static_cast<size_t>(rows) * size);
-  if (to_device) written(b, matrix_bytes(rows, cols, ldb, size));
+  if (to_device) written(b, matrix_bytes(rows, cols, ldb, size), kHostStamp);
   return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -108,7 +108,8 @@ struct curandGenerator_st {
 
 namespace {
 using cudalab::emu::check_range;
-using cudalab::emu::mark_written_by_host;
+using cudalab::emu::kEarlierKernelStamp;
+using cudalab::emu::mark_written;
 
 bool is_quasi(curandRngType_t type) { return type >= CURAND_RNG_QUASI_DEFAULT; }
 
@@ -178,7 +179,7 @@ curandStatus_t generate(curandGenerator_t g, T* out, size_t n, const char* call,
     }
     for (size_t i = 0; i < n; ++i) out[i] = draw(&g->state);
   }
-  if (n > 0 && !g->host) mark_written_by_host(out, n * sizeof(T));
+  if (n > 0 && !g->host) mark_written(out, n * sizeof(T), kEarlierKernelStamp);  // device work
   return CURAND_STATUS_SUCCESS;
 }
 

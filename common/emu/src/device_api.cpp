@@ -224,6 +224,7 @@ cudaError_t cudaDeviceSynchronize() {
 
 cudaError_t cudaDeviceReset() {
   free_all_allocations();
+  forget_deliveries();
   reset_errors();
   return cudaSuccess;
 }

@@ -118,11 +118,11 @@ std::vector<Record>::iterator first_record_after(uintptr_t a) {
   });
 }
 
-void mark_written_by_host(const void* p, size_t count) {
+void mark_written(const void* p, size_t count, uint32_t writer) {
   Record* r = containing(p, false);
   if (r == nullptr || r->shadow == nullptr) return;
   size_t offset = static_cast<const char*>(p) - r->base;
-  std::fill_n(r->shadow + offset, std::min(count, r->bytes - offset), kHostStamp);
+  std::fill_n(r->shadow + offset, std::min(count, r->bytes - offset), writer);
 }
 
 void forget_writers() {
@@ -130,7 +130,7 @@ void forget_writers() {
   for (Record& r : records())
     if (r.shadow)
       for (size_t i = 0; i < r.bytes; ++i)
-        if (r.shadow[i] != 0) r.shadow[i] = kHostStamp;
+        if (r.shadow[i] > kHostStamp) r.shadow[i] = kEarlierKernelStamp;
 }
 
 std::string check_redzones(const LaunchConfig& config) {
@@ -361,7 +361,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (is_device(kind, false, src))
     if (cudaError_t e = check_range(src, count, "cudaMemcpy", "source")) return record(e);
   std::memmove(dst, src, count);
-  if (arena().contains(dst)) mark_written_by_host(dst, count);
+  note_copy_writers(dst, src, count);
   return cudaSuccess;
 }
 
@@ -377,7 +377,7 @@ cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   if (count == 0) return cudaSuccess;
   if (cudaError_t e = check_range(devPtr, count, "cudaMemset", "destination")) return record(e);
   std::memset(devPtr, value, count);
-  mark_written_by_host(devPtr, count);
+  mark_written(devPtr, count, kHostStamp);
   return cudaSuccess;
 }
 
@@ -416,8 +416,9 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
     if (cudaError_t e = check_range(src, src_span, "cudaMemcpy2D", "source")) return record(e);
   for (size_t row = 0; row < height; ++row) {
     char* d = static_cast<char*>(dst) + row * dpitch;
-    std::memmove(d, static_cast<const char*>(src) + row * spitch, width);
-    if (arena().contains(d)) mark_written_by_host(d, width);
+    const char* s = static_cast<const char*>(src) + row * spitch;
+    std::memmove(d, s, width);
+    note_copy_writers(d, s, width);
   }
   return cudaSuccess;
 }
@@ -446,7 +447,7 @@ cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, si
   for (size_t row = 0; row < height; ++row) {
     char* d = static_cast<char*>(devPtr) + row * pitch;
     std::memset(d, value, width);
-    mark_written_by_host(d, width);
+    mark_written(d, width, kHostStamp);
   }
   return cudaSuccess;
 }

@@ -564,10 +564,10 @@ BlockRunner& runner_for(const char* what, const char* file, int line) {
 
 // Block b of a launch writes global memory with stamp launch_stamp + b (see checks.cpp).
 uint32_t take_stamps(unsigned long long blocks) {
-  static uint32_t next_stamp = kHostStamp + 1;
+  static uint32_t next_stamp = kEarlierKernelStamp + 1;
   if (next_stamp + blocks >= kAtomicBit) {
     forget_writers();
-    next_stamp = kHostStamp + 1;
+    next_stamp = kEarlierKernelStamp + 1;
   }
   const uint32_t first = next_stamp;
   next_stamp += static_cast<uint32_t>(blocks);

@@ -84,6 +84,9 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
 // Host memory given to cudaHostRegister: kernels may use it.
 bool registered_host_memory(uintptr_t a);
 constexpr uint32_t kHostStamp = 1;
+// A kernel of a launch whose stamp was forgotten, or bytes copied from where no shadow says who
+// wrote them: counted as a kernel's work (provenance.cpp), never held against the program.
+constexpr uint32_t kEarlierKernelStamp = 2;
 constexpr uint32_t kAtomicBit = 0x80000000u;
 // Every array since the last cudaDeviceReset, in address order (freed ones too).
 std::vector<Record>& records();
@@ -92,9 +95,15 @@ std::vector<Record>::iterator first_record_after(uintptr_t a);
 // Checks that [p, p + count) lies inside one live device array (cudaMalloc, cudaMallocManaged,
 // cudaMallocHost); otherwise explains why not, naming `call` and the pointer's `role`.
 cudaError_t check_range(const void* p, size_t count, const char* call, const char* role);
-// Marks bytes as written by the host, or (forget_writers) every written byte.
-void mark_written_by_host(const void* p, size_t count);
+// Marks bytes as written by `writer` (kHostStamp: cudaMemcpy, cudaMemset; kEarlierKernelStamp:
+// a library's device work), or (forget_writers) every written byte by a kernel long ago.
+void mark_written(const void* p, size_t count, uint32_t writer);
 void forget_writers();
+// Who wrote what a copy moved (provenance.cpp): device to device keeps the writers, host to device
+// is the host's, and a copy from device to host memory is remembered.
+void note_copy_writers(void* dst, const void* src, size_t count);
+// cudaDeviceReset: the copies to host memory are forgotten (their host memory may be reused).
+void forget_deliveries();
 
 // After a kernel ran: did it write past the end of any device array? Returns the explanation.
 std::string check_redzones(const LaunchConfig& config);

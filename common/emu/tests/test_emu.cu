@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "cudalab/cuda_check.h"
 #include "cudalab/data.h"
@@ -238,6 +239,38 @@ TEST_F(Emu, ShuffleWithMissingLanesIsNamed) {
   EXPECT_TRUE(says("warp divergence")) << diagnostic();
   EXPECT_TRUE(says(at("LINE_HALF_WARP"))) << diagnostic();
   EXPECT_TRUE(says("threads 16-31")) << diagnostic();
+}
+
+__global__ void fill_half(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n / 2) out[i] = 1.0f + i;
+}
+
+// Which bytes kernels wrote follows them to the host: through a copy between arrays, through the
+// copy to host memory, and only while the host leaves them as they came.
+TEST_F(Emu, DeviceWorkIsFollowedFromTheKernelToTheHost) {
+  const int n = 1000;
+  const size_t bytes = n * sizeof(float);
+  float *d, *copy;
+  CUDA_CHECK(cudaMalloc(&d, bytes));
+  CUDA_CHECK(cudaMalloc(&copy, bytes));
+  std::vector<float> host(n, 7.0f);
+  CUDA_CHECK(cudaMemcpy(d, host.data(), bytes, cudaMemcpyHostToDevice));
+  EXPECT_EQ(cudalab::emu::device_work(d, bytes).by_kernels, 0u) << "copied from the host";
+  fill_half<<<4, 256>>>(d, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(cudalab::emu::device_work(d, bytes).by_kernels, bytes / 2);
+  CUDA_CHECK(cudaMemcpy(copy, d, bytes, cudaMemcpyDeviceToDevice));
+  EXPECT_EQ(cudalab::emu::device_work(copy, bytes).by_kernels, bytes / 2) << "device to device";
+  std::vector<float> back(n);
+  CUDA_CHECK(cudaMemcpy(back.data(), copy, bytes, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(cudalab::emu::device_work(back.data(), bytes).by_kernels, bytes / 2);
+  back[0] = 1.5f;  // the host changes an element a kernel computed (a byte of it, here)
+  EXPECT_LT(cudalab::emu::device_work(back.data(), bytes).by_kernels, bytes / 2);
+  EXPECT_EQ(cudalab::emu::device_work(host.data(), bytes).by_kernels, 0u) << "never copied back";
+  CUDA_CHECK(cudaMemset(copy, 0, bytes));
+  EXPECT_EQ(cudalab::emu::device_work(copy, bytes).by_kernels, 0u) << "cudaMemset is the host's";
+  cudaFree(d), cudaFree(copy);
 }
 
 }  // namespace

@@ -74,6 +74,10 @@ class ExternShared(unittest.TestCase):
         with self.assertRaises(translate.TranslateError):
             translate.translate("extern __shared__ int s[];\n", "lab.cu")
 
+    def test_alignment_of_a_type(self) -> None:
+        out = body("void k() { __shared__ alignas(alignof(float4)) float As[2][16]; }")
+        self.assertIn("shared<float[2][16]>", out)
+
 
 class Output(unittest.TestCase):
     def test_prelude_and_line_directive(self) -> None:

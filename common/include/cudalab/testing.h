@@ -13,6 +13,11 @@ namespace cudalab::testing {
 // The seed of the running test's inputs; prints it once so that a failure can be replayed.
 uint64_t test_seed();
 
+// Empty if a kernel computed some of the `bytes` bytes of output `name` at `got` (known on the
+// emu backend, whose runtime follows every byte from the kernel that wrote it to the host);
+// otherwise why the output earns nothing: it was computed on the host and copied over.
+std::string computed_on_device(const std::string& name, const void* got, size_t bytes);
+
 }  // namespace cudalab::testing
 
 // compare() as a non-fatal GoogleTest check that takes a hint for the student:
@@ -20,4 +25,13 @@ uint64_t test_seed();
 #define EXPECT_MATCHES(...)                                                                     \
   if (std::string cudalab_report_ = ::cudalab::compare(__VA_ARGS__); cudalab_report_.empty()) { \
   } else                                                                                        \
+    ADD_FAILURE() << cudalab_report_
+
+// computed_on_device() as a non-fatal check, for an output the device must have computed:
+//   EXPECT_COMPUTED_ON_DEVICE("C", got, n);
+#define EXPECT_COMPUTED_ON_DEVICE(name, got, n)                                              \
+  if (std::string cudalab_report_ =                                                         \
+          ::cudalab::testing::computed_on_device(name, got, (n) * sizeof(*(got)));          \
+      cudalab_report_.empty()) {                                                            \
+  } else                                                                                    \
     ADD_FAILURE() << cudalab_report_

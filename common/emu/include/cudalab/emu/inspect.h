@@ -25,6 +25,14 @@ void clear_diagnostic();
 // that a program checks every call and frees what it allocated before the failure.
 void fail_malloc_after(unsigned successes, cudaError_t error = cudaErrorMemoryAllocation);
 
+// Of `bytes` bytes at p (device memory, or host memory that a cudaMemcpy filled from the device),
+// how many kernels wrote (known where the kernels are instrumented, as a lab's code always is).
+struct DeviceWork {
+  size_t bytes;
+  size_t by_kernels;
+};
+DeviceWork device_work(const void* p, size_t bytes);
+
 // A launch that runs longer is stopped (default 20 s, or CUDALAB_EMU_TIMEOUT; 0: no limit).
 void set_time_limit(unsigned seconds);
 
