@@ -13,9 +13,10 @@ namespace cudalab::testing {
 // The seed of the running test's inputs; prints it once so that a failure can be replayed.
 uint64_t test_seed();
 
-// Empty if a kernel computed some of the `bytes` bytes of output `name` at `got` (known on the
-// emu backend, whose runtime follows every byte from the kernel that wrote it to the host);
-// otherwise why the output earns nothing: it was computed on the host and copied over.
+// Empty if the device computed output `name` (`bytes` bytes at `got`); otherwise why it earns
+// nothing: it was computed on the host. The emu backend knows which bytes a kernel wrote (its
+// runtime follows each byte from its writer to the host); on a GPU, the harness counts the kernel
+// launches of the test (src/launch_count.cpp) and asks for at least one.
 std::string computed_on_device(const std::string& name, const void* got, size_t bytes);
 
 }  // namespace cudalab::testing
