@@ -13,7 +13,6 @@ import datetime as dt
 import json
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -21,10 +20,9 @@ import sys
 import tempfile
 import threading
 import time
-import unicodedata
 from pathlib import Path
 
-from . import deadlines, plots, report, submissions, workbook
+from . import deadlines, plots, report, slurm, submissions, workbook
 from .files import remove_tree, write_atomically
 from .grading import Grader, Settings, not_graded
 from .sandbox import Sandbox, Stopped
@@ -88,6 +86,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         ap.error("--shard takes K/N, for example 0/4")
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
+    try:
+        args.rules = deadlines.load(args.deadlines)
+    except deadlines.DeadlineError as e:
+        ap.error(f"argument --deadlines: {e}")
     return args
 
 
@@ -99,7 +101,6 @@ def grade_all(
     print(f"grading {len(subs)} submission(s), labs {', '.join(labs)}, backend {backend}")
     for p in sandbox.protections():
         print(f"  protection: {p}")
-    rules = deadlines.load(args.deadlines)
 
     notes = []  # protections that depend on this run's settings
     work = Path(tempfile.mkdtemp(prefix="cudalab-grade-"))
@@ -175,7 +176,7 @@ def grade_all(
         for lab in labs:
             if entry["labs"][lab].get("status") != "graded":  # as a graded lab's points
                 entry["labs"][lab]["possible"] = grader.possible(lab)
-            entry["labs"][lab]["penalty"] = rules.penalty(lab, sub.submitted_at)
+            entry["labs"][lab]["penalty"] = args.rules.penalty(lab, sub.submitted_at)
         entry["labs"] = {lab: entry["labs"][lab] for lab in labs}
     return results
 
@@ -236,29 +237,6 @@ def read_cached(path: Path) -> dict | None:
     return data if isinstance(data, dict) and isinstance(data.get("result"), dict) else None
 
 
-def summary(results: dict) -> str:
-    labs = results["labs"]
-    rows = [["student", *(lab[:2] for lab in labs), "total"]]
-    for student, entry in sorted(results["students"].items()):
-        cells = []
-        for lab in labs:
-            r = entry["labs"][lab]
-            mark = {"build error": " (build error)", "rejected": " (refused)", "missing": " (missing)"}.get(
-                r.get("status", ""), ""
-            )
-            cells.append(f"{report.lab_score(r):g}/{r.get('possible', 0):g}{mark}")
-        rows.append([student, *cells, f"{report.student_total(entry):g}"])
-    widths = [max(_width(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(c + " " * (w - _width(c)) for c, w in zip(r, widths, strict=True)) for r in rows
-    )
-
-
-def _width(text: str) -> int:
-    """Columns `text` takes in a terminal: Chinese, Japanese and Korean characters take two."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     try:
@@ -268,7 +246,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     if args.merge:
-        return merge(args.out)
+        try:
+            write_outputs(args.out, slurm.merge(args.out))
+        except slurm.MergeError as e:
+            print(f"grader: error: {e}", file=sys.stderr)
+            return 2
+        return 0
     if args.gradescope:
         if not args.submission.is_dir():
             print(f"grader: error: {args.submission}: no submission folder", file=sys.stderr)
@@ -295,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         k, n = map(int, args.shard.split("/"))
         subs = [sub for i, sub in enumerate(subs) if i % n == k]
     if args.slurm:
-        return submit_slurm(args)
+        return slurm.submit(args)
     for sub in subs:
         if sub.renamed_from:
             print(
@@ -333,7 +316,7 @@ def write_outputs(out: Path, results: dict) -> None:
     report.write_feedback(out / "feedback", results)
     figures = plots.write(out / "plots", results)
     print()
-    print(summary(results))
+    print(report.summary(results))
     print(
         f"\ngradebook: {out / 'gradebook.csv'}\nresults:   {out / 'results.json'}\n"
         f"feedback:  {out / 'feedback'}/<student>.md and .html"
@@ -343,81 +326,3 @@ def write_outputs(out: Path, results: dict) -> None:
         if figures
         else "plots:     none (matplotlib is not installed for this Python)"
     )
-
-
-def submit_slurm(args: argparse.Namespace) -> int:
-    """Writes a job array of one task per shard and submits it with sbatch. Each shard grades into
-    its own folder with its own cache, so a task that failed is simply run again."""
-    if shutil.which("sbatch") is None:
-        print("grader: error: --slurm needs sbatch (Slurm's client) on this machine", file=sys.stderr)
-        return 2
-    out = args.out.resolve()
-    (out / "slurm").mkdir(parents=True, exist_ok=True)
-    n = args.slurm
-    grade = Path(__file__).resolve().parents[1] / "grade"
-    task = [
-        sys.executable,
-        str(grade),
-        str(args.submissions.resolve()),
-        "--jobs",
-        str(args.jobs),
-        "--test-timeout",
-        str(args.test_timeout),
-        "--shard",
-        f"${{SLURM_ARRAY_TASK_ID}}/{n}",
-        "--out",
-        f"{out}/shard-${{SLURM_ARRAY_TASK_ID}}",
-    ]
-    if args.labs:
-        task += ["--labs", args.labs]
-    if args.backend:
-        task += ["--backend", args.backend]
-    if args.deadlines:
-        task += ["--deadlines", str(args.deadlines.resolve())]
-    lines = [
-        "#!/bin/bash",
-        "#SBATCH --job-name=cudalab-grade",
-        f"#SBATCH --array=0-{n - 1}",
-        f"#SBATCH --cpus-per-task={args.jobs}",
-        f"#SBATCH --output={out}/slurm/shard-%a.log",
-    ]
-    if args.gpus_per_task:
-        lines.append(f"#SBATCH --gres=gpu:{args.gpus_per_task}")
-    quoted = " ".join(shlex.quote(a) if "$" not in a else f'"{a}"' for a in task)
-    lines += ["set -e", f"exec {quoted}", ""]
-    script = out / "slurm" / "grade.sbatch"
-    script.write_text("\n".join(lines))
-    cmd = ["sbatch", "--parsable"] + (["--wait"] if args.wait else []) + [str(script)]
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    if run.returncode != 0:
-        print(f"grader: error: sbatch failed: {run.stderr.strip()}", file=sys.stderr)
-        return 1
-    job = run.stdout.strip().split(";")[0]
-    print(f"submitted Slurm job {job}: {n} shard(s), logs in {out}/slurm/")
-    print(f"when it is done: grader/grade --merge --out {args.out}")
-    return 0
-
-
-def merge(out: Path) -> int:
-    """One gradebook from the shards' results in out/shard-*/."""
-    shards = sorted(out.glob("shard-*/results.json"))
-    if not shards:
-        print(f"grader: error: {out}: no shard-*/results.json to merge", file=sys.stderr)
-        return 2
-    merged: dict = {}
-    for path in shards:
-        part = json.loads(path.read_text())
-        if not part["students"]:
-            continue
-        if not merged:
-            merged = {**part, "students": {}}
-        if part["labs"] != merged["labs"] or part["backend"] != merged["backend"]:
-            print(f"grader: error: {path}: graded other labs or on another backend", file=sys.stderr)
-            return 1
-        merged["students"].update(part["students"])
-    if not merged:
-        merged = json.loads(shards[0].read_text())
-    merged["students"] = dict(sorted(merged["students"].items()))
-    print(f"merged {len(shards)} shard(s), {len(merged['students'])} student(s)")
-    write_outputs(out, merged)
-    return 0

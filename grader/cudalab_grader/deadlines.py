@@ -53,4 +53,7 @@ def load(path: Path | None) -> Deadlines:
         if not isinstance(when, dt.datetime):
             raise DeadlineError(f"{path}: the deadline of {lab} must be a date or date-time, not {when!r}")
         due[lab] = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-    return Deadlines(float(data.get("penalty_per_day", 0)), float(data.get("max_penalty", 100)), due)
+    try:
+        return Deadlines(float(data.get("penalty_per_day", 0)), float(data.get("max_penalty", 100)), due)
+    except (TypeError, ValueError):
+        raise DeadlineError(f"{path}: penalty_per_day and max_penalty must be numbers (percent)") from None

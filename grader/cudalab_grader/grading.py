@@ -135,12 +135,11 @@ class Grader:
         )
         outcome = self.sandbox.run(
             ["sh", "-c", script],
-            self._binds(job, (SRC, BUILD)),
-            {job / "build"},
-            build,
-            self.settings.build_limits,
-            number,
-            gpu=False,
+            binds=self._binds(job, (SRC, BUILD)),
+            writable={job / "build"},
+            cwd=build,
+            limits=self.settings.build_limits,
+            slot=number,
         )
         return outcome.returncode == 0, _build_log(outcome)
 
@@ -218,11 +217,11 @@ class Grader:
             build = self._inside(job, BUILD)
             out = self.sandbox.run(
                 ["cmake", "--build", build, "--target", f"{lab}-labs"],
-                self._binds(job, (SRC, BUILD)),
-                {job / "build"},
-                build,
-                self.settings.build_limits,
-                number,
+                binds=self._binds(job, (SRC, BUILD)),
+                writable={job / "build"},
+                cwd=build,
+                limits=self.settings.build_limits,
+                slot=number,
             )
             ok, log = out.returncode == 0, _build_log(out)
         else:
@@ -298,11 +297,11 @@ class Grader:
         report = f"{self._inside(job, OUT)}/result.json"
         return self.sandbox.run(
             [binary, f"--gtest_filter={test}", f"--gtest_output=json:{report}"],
-            self._binds(job, (SRC, BUILD, OUT)),
-            {out_dir},
-            self._inside(job, OUT),
-            limits,
-            number,
+            binds=self._binds(job, (SRC, BUILD, OUT)),
+            writable={out_dir},
+            cwd=self._inside(job, OUT),
+            limits=limits,
+            slot=number,
             env={"CUDALAB_EMU_THREADS": "1"},
             gpu=self.settings.backend == "cuda",
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import html
 import json
+import unicodedata
 from pathlib import Path
 
 # How each way of not being graded is titled in the feedback ("grader error": the grader's fault).
@@ -169,3 +170,26 @@ def gradescope(entry: dict, results: dict) -> dict:
         "tests": tests,
         "output": f"Graded on the {results['backend']} backend.",
     }
+
+
+def summary(results: dict) -> str:
+    labs = results["labs"]
+    rows = [["student", *(lab[:2] for lab in labs), "total"]]
+    for student, entry in sorted(results["students"].items()):
+        cells = []
+        for lab in labs:
+            r = entry["labs"][lab]
+            mark = {"build error": " (build error)", "rejected": " (refused)", "missing": " (missing)"}.get(
+                r.get("status", ""), ""
+            )
+            cells.append(f"{lab_score(r):g}/{r.get('possible', 0):g}{mark}")
+        rows.append([student, *cells, f"{student_total(entry):g}"])
+    widths = [max(_width(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(c + " " * (w - _width(c)) for c, w in zip(r, widths, strict=True)) for r in rows
+    )
+
+
+def _width(text: str) -> int:
+    """Columns `text` takes in a terminal: Chinese, Japanese and Korean characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

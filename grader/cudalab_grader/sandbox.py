@@ -349,17 +349,19 @@ class Sandbox:
     def run(
         self,
         command: list[str],
+        *,
         binds: dict[Path, str],
         writable: set[Path],
         cwd: str,
         limits: Limits,
-        number: int = 0,
+        slot: int = 0,
         env: dict[str, str] | None = None,
         gpu: bool = False,
     ) -> Outcome:
-        """Runs `command`; inside bubblewrap each host folder in `binds` appears at its path, read-only
-        unless it is in `writable`. Without bubblewrap the command runs with the host paths, so
-        callers use the host paths in `command` and `cwd` (see path())."""
+        """Runs `command` as the user of job slot `slot` (see claim()); inside bubblewrap each host
+        folder in `binds` appears at its path, read-only unless it is in `writable`. Without
+        bubblewrap the command runs with the host paths, so callers use the host paths in `command`
+        and `cwd` (see path())."""
         if self.bwrap:
             argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all"]
             for d in SYSTEM:
@@ -390,7 +392,7 @@ class Sandbox:
             "LANG": "C.UTF-8",
         }
         base_env.update(env or {})
-        uid = self.uid(number)
+        uid = self.uid(slot)
 
         group = JobGroup(limits) if self.cgroups else None
 

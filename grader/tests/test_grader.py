@@ -369,7 +369,14 @@ def test_a_job_is_stopped_at_its_memory_and_disk_limits(what: str) -> None:
             "disk": "import time; open('big','wb').write(bytes(300<<20)); time.sleep(10)",
         }[what]
         limits = Limits(wall_seconds=30, job_memory_bytes=200 << 20, job_disk_bytes=200 << 20)
-        outcome = sandbox.run(["python3", "-c", program], {folder: "/job"}, {folder}, inside, limits, number)
+        outcome = sandbox.run(
+            ["python3", "-c", program],
+            binds={folder: "/job"},
+            writable={folder},
+            cwd=inside,
+            limits=limits,
+            slot=number,
+        )
     finally:
         sandbox.release(number)
         remove_tree(base)
@@ -396,6 +403,15 @@ def test_bad_arguments_are_named(tmp_path: Path) -> None:
     assert run.returncode == 2 and "nowhere: not a folder of submissions" in run.stderr
     run = grade(str(CORPUS), "--labs", "42")
     assert run.returncode == 2 and "no lab named '42'" in run.stderr
+    for text, says in (
+        ("penalty_per_day = 'ten'\n", "must be numbers"),
+        ("[deadlines]\n01_vector_add = 'Friday'\n", "must be a date or date-time"),
+        ("[deadlines\n", "deadlines.toml"),
+    ):
+        (tmp_path / "deadlines.toml").write_text(text)
+        run = grade(str(CORPUS), "--deadlines", str(tmp_path / "deadlines.toml"))
+        assert run.returncode == 2 and "argument --deadlines" in run.stderr and says in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr
 
 
 def test_late_penalty() -> None:
