@@ -163,15 +163,12 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
 
 // ---- host memory -----------------------------------------------------------------------------
 
-extern "C" char __executable_start[], _end[];
-
 // A kernel reads memory that is neither device, shared nor its own stack: if it lies behind a
 // host pointer given as an argument, name the argument.
 void check_host(const BlockState& b, uintptr_t a, const void* pc) {
   const LaunchConfig& c = *b.config;
   if (c.pointer_count == 0) return;
-  if (a - reinterpret_cast<uintptr_t>(__executable_start) <
-      static_cast<uintptr_t>(_end - __executable_start))
+  if (program_global(reinterpret_cast<const void*>(a)))
     return;  // the program's globals (__constant__ and __device__ variables)
   const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   if (a - (frame - (1 << 20)) < (2u << 20)) return;                        // this thread's stack
@@ -188,6 +185,13 @@ void check_host(const BlockState& b, uintptr_t a, const void* pc) {
 }
 
 }  // namespace
+
+extern "C" char __executable_start[], _end[];  // the linker's: where the program's image lies
+
+bool program_global(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(__executable_start) <
+         static_cast<uintptr_t>(_end - __executable_start);
+}
 
 void thread_fence() {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);

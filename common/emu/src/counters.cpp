@@ -87,7 +87,8 @@ void flush() {
 }
 
 std::mutex launches_mutex;
-std::vector<LaunchCounters> launches;        // since start_counting()
+std::vector<LaunchCounters> launches;        // since start_counting(): for the tests' questions
+std::vector<LaunchCounters> reported;        // every launch: for the report at exit
 std::map<SiteKey, AccessSite> launch_sites;  // of the launch running now, merged from the workers
 unsigned long long launch_barriers = 0, launch_atomics = 0;
 
@@ -167,6 +168,7 @@ void count_launch_end(const LaunchConfig& config) {
       same->add(s);
     }
   }
+  if (report_at_exit) reported.push_back(c);  // a test's start_counting() must not empty it
   launches.push_back(std::move(c));
   launch_sites.clear();
   launch_barriers = launch_atomics = 0;
@@ -175,9 +177,9 @@ void count_launch_end(const LaunchConfig& config) {
 namespace {
 void print_report() {
   std::lock_guard<std::mutex> lock(launches_mutex);
-  if (launches.empty()) return;
+  if (reported.empty()) return;
   std::map<std::string, std::pair<unsigned, std::map<std::string, AccessSite>>> kernels;
-  for (const LaunchCounters& c : launches) {
+  for (const LaunchCounters& c : reported) {
     auto& [count, sites] = kernels[c.kernel];
     ++count;
     for (const AccessSite& s : c.sites) {

@@ -63,19 +63,20 @@ Record* containing(const void* p, bool freed_too) {
 }  // namespace
 
 // Checks that [p, p + count) lies inside one device array; explains why not otherwise.
-cudaError_t check_range(const void* p, size_t count, const char* call, const char* role) {
+cudaError_t check_range(const void* p, size_t count, const std::string& call, const char* role,
+                        const std::string& meant) {
   std::lock_guard<std::mutex> lock(mutex);
   const Record* r = containing(p, true);
   if (r == nullptr || r->freed) {
-    diagnose(std::string(call) + ": the " + role + " is not device memory (" +
+    diagnose(call + ": the " + role + " is not device memory (" +
              (r ? "the array allocated at " + r->where + " was freed at " + r->freed_where
                 : std::string("it did not come from cudaMalloc, or it was freed")) +
-             ")");
+             ")" + meant);
     return cudaErrorInvalidValue;
   }
   size_t offset = static_cast<const char*>(p) - r->base;
   if (offset + count > r->bytes) {
-    diagnose(std::string(call) + ": " + std::to_string(count) + " bytes at the " + role + " run " +
+    diagnose(call + ": " + std::to_string(count) + " bytes at the " + role + " run " +
              std::to_string(offset + count - r->bytes) + " bytes past the end of the " +
              std::to_string(r->bytes) + "-byte array allocated at " + r->where);
     return cudaErrorInvalidValue;
@@ -89,6 +90,29 @@ bool is_device(cudaMemcpyKind kind, bool destination, const void* p) {
   if (kind == cudaMemcpyDefault) return arena().contains(p);
   if (destination) return kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   return kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+}
+
+const char* kind_name(cudaMemcpyKind kind) {
+  static const char* const names[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice",
+                                      "cudaMemcpyDeviceToHost", "cudaMemcpyDeviceToDevice",
+                                      "cudaMemcpyDefault"};
+  return names[kind];
+}
+
+// What a program most likely meant when the kind calls an end of its copy device memory and it is
+// not: a __constant__ or __device__ variable (a symbol's copy), or the other direction.
+std::string meant(const void* p, const void* other, bool destination) {
+  if (program_global(p))
+    return destination ? "; it is a global variable of the program: a __constant__ or __device__ "
+                         "variable is written with cudaMemcpyToSymbol(symbol, src, bytes)"
+                       : "; it is a global variable of the program: a __constant__ or __device__ "
+                         "variable is read with cudaMemcpyFromSymbol(dst, symbol, bytes)";
+  if (!arena().contains(p) && arena().contains(other))
+    return destination ? "; it is host memory, and the source is device memory: the kind is "
+                         "cudaMemcpyDeviceToHost"
+                       : "; it is host memory, and the destination is device memory: the kind is "
+                         "cudaMemcpyHostToDevice";
+  return "";
 }
 
 size_t device_memory_bytes() { return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * page(); }
@@ -350,32 +374,40 @@ cudaError_t cudaFree(void* devPtr, cudalab_source_location where) {
   return deallocate(devPtr, MemoryKind::device, "cudaFree", where);
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       cudalab_source_location where) {
   if (cudaError_t e = sticky_error()) return record(e);
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
     return record(cudaErrorInvalidMemcpyDirection);
   if (count == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) return record(cudaErrorInvalidValue);
+  const std::string call = std::string("cudaMemcpy(..., ") + kind_name(kind) + ") at " +
+                           site(where.file_name(), static_cast<int>(where.line()));
   if (is_device(kind, true, dst))
-    if (cudaError_t e = check_range(dst, count, "cudaMemcpy", "destination")) return record(e);
+    if (cudaError_t e = check_range(dst, count, call, "destination", meant(dst, src, true)))
+      return record(e);
   if (is_device(kind, false, src))
-    if (cudaError_t e = check_range(src, count, "cudaMemcpy", "source")) return record(e);
+    if (cudaError_t e = check_range(src, count, call, "source", meant(src, dst, false)))
+      return record(e);
   std::memmove(dst, src, count);
   note_copy_writers(dst, src, count);
   return cudaSuccess;
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                            cudaStream_t stream) {
-  if (!capturing(stream)) return cudaMemcpy(dst, src, count, kind);
-  enqueue(stream, [=] { cudaMemcpy(dst, src, count, kind); });
+                            cudaStream_t stream, cudalab_source_location where) {
+  if (!capturing(stream)) return cudaMemcpy(dst, src, count, kind, where);
+  enqueue(stream, [=] { cudaMemcpy(dst, src, count, kind, where); });
   return cudaSuccess;
 }
 
-cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+cudaError_t cudaMemset(void* devPtr, int value, size_t count, cudalab_source_location where) {
   if (cudaError_t e = sticky_error()) return record(e);
   if (count == 0) return cudaSuccess;
-  if (cudaError_t e = check_range(devPtr, count, "cudaMemset", "destination")) return record(e);
+  const std::string call =
+      "cudaMemset at " + site(where.file_name(), static_cast<int>(where.line()));
+  if (cudaError_t e = check_range(devPtr, count, call, "destination", meant(devPtr, nullptr, true)))
+    return record(e);
   std::memset(devPtr, value, count);
   mark_written(devPtr, count, kHostStamp);
   return cudaSuccess;
@@ -431,9 +463,10 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
   return cudaSuccess;
 }
 
-cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  if (!capturing(stream)) return cudaMemset(devPtr, value, count);
-  enqueue(stream, [=] { cudaMemset(devPtr, value, count); });
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream,
+                            cudalab_source_location where) {
+  if (!capturing(stream)) return cudaMemset(devPtr, value, count, where);
+  enqueue(stream, [=] { cudaMemset(devPtr, value, count, where); });
   return cudaSuccess;
 }
 

@@ -94,7 +94,11 @@ std::vector<Record>& records();
 std::vector<Record>::iterator first_record_after(uintptr_t a);
 // Checks that [p, p + count) lies inside one live device array (cudaMalloc, cudaMallocManaged,
 // cudaMallocHost); otherwise explains why not, naming `call` and the pointer's `role`.
-cudaError_t check_range(const void* p, size_t count, const char* call, const char* role);
+// `meant` ends the message where the caller knows what the program most likely meant.
+cudaError_t check_range(const void* p, size_t count, const std::string& call, const char* role,
+                        const std::string& meant = {});
+// Whether p lies in the program's own image: its globals, __constant__ and __device__ variables.
+bool program_global(const void* p);
 // Marks bytes as written by `writer` (kHostStamp: cudaMemcpy, cudaMemset; kEarlierKernelStamp:
 // a library's device work), or (forget_writers) every written byte by a kernel long ago.
 void mark_written(const void* p, size_t count, uint32_t writer);

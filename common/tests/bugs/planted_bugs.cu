@@ -210,6 +210,27 @@ cudaError_t histogram() {
   return e;
 }
 
+// ---- copies ------------------------------------------------------------------------------------
+__constant__ float c_weights[4];
+
+cudaError_t copy_back_wrong_kind() {
+  Arrays a;
+  std::vector<float> host(N);
+  a.status << cudaMemcpy(host.data(), a.in, N * sizeof(float), cudaMemcpyHostToDevice);  // BUG: copy_back_wrong_kind
+  return a.finish();
+}
+cudaError_t upload_wrong_kind() {
+  Arrays a;
+  std::vector<float> host(N, 2.0f);
+  a.status << cudaMemcpy(a.in, host.data(), N * sizeof(float), cudaMemcpyDeviceToHost);  // BUG: upload_wrong_kind
+  return a.finish();
+}
+cudaError_t memcpy_to_constant() {
+  Arrays a;
+  const float weights[4] = {0.25f, 0.5f, 0.25f, 0.0f};
+  a.status << cudaMemcpy(c_weights, weights, sizeof weights, cudaMemcpyHostToDevice);  // BUG: memcpy_to_constant
+  return a.finish();
+}
 }  // namespace
 
 const std::vector<PlantedBug>& planted_bugs() {
@@ -237,6 +258,9 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"blocks_write_same_word", "also wrote in this launch",
        [] { return launch(sum_without_atomics); }},
       {"histogram_without_atomics", "also wrote in this launch", histogram},
+      {"copy_back_wrong_kind", "the kind is cudaMemcpyDeviceToHost", copy_back_wrong_kind},
+      {"upload_wrong_kind", "the kind is cudaMemcpyHostToDevice", upload_wrong_kind},
+      {"memcpy_to_constant", "written with cudaMemcpyToSymbol", memcpy_to_constant},
   };
   return all;
 }

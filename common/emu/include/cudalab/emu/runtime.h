@@ -57,16 +57,19 @@ cudaError_t cudaHostGetFlags(unsigned* flags, void* pHost);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+// A copy's errors name the caller's line (where) and what the program meant by it.
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       CUDALAB_HERE);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                            cudaStream_t stream = nullptr);
+                            cudaStream_t stream = nullptr, CUDALAB_HERE);
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind);
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                               size_t width, size_t height, cudaMemcpyKind kind,
                               cudaStream_t stream = nullptr);
-cudaError_t cudaMemset(void* devPtr, int value, size_t count);
-cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream = nullptr);
+cudaError_t cudaMemset(void* devPtr, int value, size_t count, CUDALAB_HERE);
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream = nullptr,
+                            CUDALAB_HERE);
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height);
 cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream = nullptr);
