@@ -4,7 +4,8 @@
 // 13's launch code calls) or of cudaLaunchKernel (nvcc's older launch code, or the program's own
 // call). The harness's link wraps both symbols (--wrap, common/CMakeLists.txt): the call comes
 // here, is counted, and goes on to the CUDA runtime. (CUPTI's callbacks would also see launches
-// made otherwise, at the cost of a profiling library in every test; the labs launch with <<<...>>>.)
+// made otherwise, at the cost of a profiling library in every test; the labs launch with
+// <<<...>>>.)
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 

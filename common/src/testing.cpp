@@ -24,14 +24,18 @@ uint64_t test_seed() {
 std::string computed_on_device(const std::string& name, const void* got, size_t bytes) {
 #ifdef CUDALAB_EMU
   if (bytes == 0 || cudalab::emu::device_work(got, bytes).by_kernels > 0) return {};
-  return name + ": no kernel computed any of it. Its values were written on the host (or copied "
-                "from host memory) and then copied to the device, so the test cannot count them: "
-                "compute " + name + " in a kernel.";
+  return name +
+         ": no kernel computed any of it. Its values were written on the host (or copied "
+         "from host memory) and then copied to the device, so the test cannot count them: "
+         "compute " +
+         name + " in a kernel.";
 #else  // a GPU does not say who wrote the bytes, but the harness counts kernel launches
   (void)got;
   if (bytes == 0 || launches_in_this_test() > 0) return {};
-  return name + ": no kernel was launched in this test, so the device computed none of it: "
-                "compute " + name + " in a kernel.";
+  return name +
+         ": no kernel was launched in this test, so the device computed none of it: "
+         "compute " +
+         name + " in a kernel.";
 #endif
 }
 

@@ -522,8 +522,8 @@ cudaGraphNode_t add_kernel_node(cudaGraph_t graph, cudaGraphNode_t after, void* 
   params.kernel.blockDim = dim3(1);
   params.kernel.kernelParams = args;
   cudaGraphNode_t node;
-  CUDA_CHECK(cudaGraphAddNode(&node, graph, after ? &after : nullptr, nullptr, after ? 1 : 0,
-                              &params));
+  CUDA_CHECK(
+      cudaGraphAddNode(&node, graph, after ? &after : nullptr, nullptr, after ? 1 : 0, &params));
   return node;
 }
 

@@ -446,9 +446,9 @@ class BlockRunner {
   unsigned warp_waiting_ = 0;
   bool mixed_ = false;  // warps went on alone since the last barrier opened
   static constexpr unsigned kSites = 1024;
-  Site block_site_[kSites] = {};     // where each thread waits at __syncthreads()
-  std::vector<unsigned> exchanges_;  // warp-level calls per thread: picks the buffer
-  uint64_t exchange_[2][1024] = {};  // values published at warp-level calls, double-buffered
+  Site block_site_[kSites] = {};           // where each thread waits at __syncthreads()
+  std::vector<unsigned> exchanges_;        // warp-level calls per thread: picks the buffer
+  uint64_t exchange_[2][1024] = {};        // values published at warp-level calls, double-buffered
   std::vector<unsigned> block_exchanges_;  // the same for collectives of tiles beyond a warp
   uint64_t block_exchange_[2][1024] = {};
   cudaError_t error_code_ = cudaErrorLaunchFailure;

@@ -61,8 +61,8 @@ struct CUgraphExec_st {
 struct CUstream_st {
   unsigned flags = cudaStreamDefault;
   int priority = 0;
-  CUgraph_st* capture = nullptr;  // the graph this stream records into, while captured
-  bool capture_origin = false;    // cudaStreamBeginCapture was called on this stream
+  CUgraph_st* capture = nullptr;            // the graph this stream records into, while captured
+  bool capture_origin = false;              // cudaStreamBeginCapture was called on this stream
   cudaGraphNode_t last_captured = nullptr;  // for cudaStreamGetCaptureInfo
 };
 struct CUevent_st {
@@ -545,8 +545,8 @@ cudaError_t add_conditional_node(cudaGraphNode_t* node, cudaGraph_t graph,
                                                        : p.size == 1;
   if (p.handle == 0 || p.type > cudaGraphCondTypeSwitch || !sized)
     return record(cudaErrorInvalidValue);
-  auto* n = new ConditionalNode{reinterpret_cast<Condition*>(static_cast<uintptr_t>(p.handle)),
-                                p.type, {}, {}};
+  auto* n = new ConditionalNode{
+      reinterpret_cast<Condition*>(static_cast<uintptr_t>(p.handle)), p.type, {}, {}};
   for (unsigned i = 0; i < p.size; ++i) {
     n->bodies.push_back(std::make_unique<CUgraph_st>());
     n->body_handles.push_back(n->bodies.back().get());
@@ -567,9 +567,9 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
   if (p == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
   switch (p->type) {
     case cudaGraphNodeTypeKernel: {
-      const cudaKernelNodeParams k{p->kernel.func,           p->kernel.gridDim,
-                                   p->kernel.blockDim,       p->kernel.sharedMemBytes,
-                                   p->kernel.kernelParams,   p->kernel.extra};
+      const cudaKernelNodeParams k{p->kernel.func,         p->kernel.gridDim,
+                                   p->kernel.blockDim,     p->kernel.sharedMemBytes,
+                                   p->kernel.kernelParams, p->kernel.extra};
       return cudaGraphAddKernelNode(node, graph, dependencies, count, &k);
     }
     case cudaGraphNodeTypeMemset: {
@@ -583,8 +583,10 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
     }
     case cudaGraphNodeTypeGraph:
       return cudaGraphAddChildGraphNode(node, graph, dependencies, count, p->graph.graph);
-    case cudaGraphNodeTypeEmpty: return cudaGraphAddEmptyNode(node, graph, dependencies, count);
-    case cudaGraphNodeTypeConditional: return add_conditional_node(node, graph, p->conditional);
+    case cudaGraphNodeTypeEmpty:
+      return cudaGraphAddEmptyNode(node, graph, dependencies, count);
+    case cudaGraphNodeTypeConditional:
+      return add_conditional_node(node, graph, p->conditional);
     default:
       diagnose("cudaGraphAddNode: nodes of type " + std::to_string(p->type) +
                " are added on the emu backend through the call of their type "

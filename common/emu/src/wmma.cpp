@@ -1,6 +1,8 @@
 // mma_sync of the warp matrix functions (include/cudalab/emu/wmma.h states the algorithm): the
 // warp meets, and its first lane multiplies for all. This file is not instrumented: the lanes'
 // fragments are their registers, which no check watches.
+#include "cudalab/emu/wmma.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,7 +11,6 @@
 
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/half.h"
-#include "cudalab/emu/wmma.h"
 
 namespace cudalab::emu::wmma {
 namespace {
@@ -50,11 +51,16 @@ void read_run(Sum* out, const void* data, Element e, size_t count) {
         std::memcpy(&f, &bits, 4);
         return f;
       });
-    case Element::f32: return convert_run<Sum, float>(out, data, count, same);
-    case Element::f64: return convert_run<Sum, double>(out, data, count, same);
-    case Element::s8: return convert_run<Sum, signed char>(out, data, count, same);
-    case Element::u8: return convert_run<Sum, unsigned char>(out, data, count, same);
-    case Element::s32: return convert_run<Sum, int32_t>(out, data, count, same);
+    case Element::f32:
+      return convert_run<Sum, float>(out, data, count, same);
+    case Element::f64:
+      return convert_run<Sum, double>(out, data, count, same);
+    case Element::s8:
+      return convert_run<Sum, signed char>(out, data, count, same);
+    case Element::u8:
+      return convert_run<Sum, unsigned char>(out, data, count, same);
+    case Element::s32:
+      return convert_run<Sum, int32_t>(out, data, count, same);
   }
 }
 
@@ -88,10 +94,10 @@ void write_run(void* data, Element e, const Sum* values, size_t count) {
     case Element::f64:
       return store_run<double>(data, values, count, [](Sum v) { return static_cast<double>(v); });
     case Element::s32:
-      return store_run<int32_t>(data, values, count,
-                                [](Sum v) { return static_cast<int32_t>(v); });
+      return store_run<int32_t>(data, values, count, [](Sum v) { return static_cast<int32_t>(v); });
     case Element::s8:
-    case Element::u8: return;  // never an accumulator
+    case Element::u8:
+      return;  // never an accumulator
   }
 }
 
@@ -102,7 +108,7 @@ void multiply(int m, int n, int k, Element ab, Element c_type, Element d_type,
               const MmaOperands* const* operands, unsigned lanes, bool satf) {
   const size_t a_run = size_t(m) * k / 32, b_run = size_t(k) * n / 32, c_run = size_t(m) * n / 32;
   Sum A[512], B[512], D[256];  // the largest tiles: 32 x 16, 16 x 32, 16 x 16
-  if (lanes < 32) {  // the missing lanes' runs count as zeros
+  if (lanes < 32) {            // the missing lanes' runs count as zeros
     std::fill(std::begin(A), std::end(A), Sum{});
     std::fill(std::begin(B), std::end(B), Sum{});
     std::fill(std::begin(D), std::end(D), Sum{});

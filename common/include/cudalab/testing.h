@@ -30,9 +30,9 @@ std::string computed_on_device(const std::string& name, const void* got, size_t 
 
 // computed_on_device() as a non-fatal check, for an output the device must have computed:
 //   EXPECT_COMPUTED_ON_DEVICE("C", got, n);
-#define EXPECT_COMPUTED_ON_DEVICE(name, got, n)                                              \
-  if (std::string cudalab_report_ =                                                         \
-          ::cudalab::testing::computed_on_device(name, got, (n) * sizeof(*(got)));          \
-      cudalab_report_.empty()) {                                                            \
-  } else                                                                                    \
+#define EXPECT_COMPUTED_ON_DEVICE(name, got, n)                                    \
+  if (std::string cudalab_report_ =                                                \
+          ::cudalab::testing::computed_on_device(name, got, (n) * sizeof(*(got))); \
+      cudalab_report_.empty()) {                                                   \
+  } else                                                                           \
     ADD_FAILURE() << cudalab_report_

@@ -212,23 +212,26 @@ cudaError_t histogram() {
 
 // ---- copies ------------------------------------------------------------------------------------
 __constant__ float c_weights[4];
+constexpr size_t kBytes = N * sizeof(float);
 
 cudaError_t copy_back_wrong_kind() {
   Arrays a;
   std::vector<float> host(N);
-  a.status << cudaMemcpy(host.data(), a.in, N * sizeof(float), cudaMemcpyHostToDevice);  // BUG: copy_back_wrong_kind
+  float* h = host.data();
+  a.status << cudaMemcpy(h, a.in, kBytes, cudaMemcpyHostToDevice);  // BUG: copy_back_wrong_kind
   return a.finish();
 }
 cudaError_t upload_wrong_kind() {
   Arrays a;
   std::vector<float> host(N, 2.0f);
-  a.status << cudaMemcpy(a.in, host.data(), N * sizeof(float), cudaMemcpyDeviceToHost);  // BUG: upload_wrong_kind
+  float* h = host.data();
+  a.status << cudaMemcpy(a.in, h, kBytes, cudaMemcpyDeviceToHost);  // BUG: upload_wrong_kind
   return a.finish();
 }
 cudaError_t memcpy_to_constant() {
   Arrays a;
-  const float weights[4] = {0.25f, 0.5f, 0.25f, 0.0f};
-  a.status << cudaMemcpy(c_weights, weights, sizeof weights, cudaMemcpyHostToDevice);  // BUG: memcpy_to_constant
+  const float w[4] = {0.25f, 0.5f, 0.25f, 0.0f};
+  a.status << cudaMemcpy(c_weights, w, 16, cudaMemcpyHostToDevice);  // BUG: memcpy_to_constant
   return a.finish();
 }
 }  // namespace

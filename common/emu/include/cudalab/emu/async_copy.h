@@ -47,8 +47,8 @@ namespace cudalab::emu {
 // four bytes dealt out in turn (bytes where the pointers or the size are not word-aligned).
 inline void copy_share(void* dst, const void* src, std::size_t n, unsigned long long rank,
                        unsigned long long ranks) {
-  const bool words = (reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) |
-                      n) % 4 == 0;
+  const bool words =
+      (reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) | n) % 4 == 0;
   if (words) {
     auto* d = static_cast<std::uint32_t*>(dst);
     const auto* s = static_cast<const std::uint32_t*>(src);

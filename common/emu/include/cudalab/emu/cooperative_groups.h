@@ -207,8 +207,7 @@ class thread_block_tile : public thread_group {
 
 // A tile of Size threads, several warps (64 to 512): sync, ranks and collectives (reduce, scans).
 template <unsigned Size, class Parent>
-  requires(Size > 32)
-class thread_block_tile<Size, Parent> {
+requires(Size > 32) class thread_block_tile<Size, Parent> {
   static_assert(Size <= 512 && (Size & (Size - 1)) == 0,
                 "cudalab emu: tiles of several warps have 64, 128, 256 or 512 threads");
 
@@ -324,9 +323,8 @@ inline T over_ranks(const Group& g, T value, F f, const char* file, int line) {
 }
 // The same for a tile of several warps, through a block barrier.
 template <unsigned Size, class Parent, class T, class F>
-  requires(Size > 32)
-inline T over_ranks(const thread_block_tile<Size, Parent>& g, T value, F f, const char* file,
-                    int line) {
+requires(Size > 32) inline T
+    over_ranks(const thread_block_tile<Size, Parent>& g, T value, F f, const char* file, int line) {
   static_assert(sizeof(T) <= 8, "cudalab emu: collectives on values of at most 8 bytes");
   uint64_t mine = 0;
   std::memcpy(&mine, &value, sizeof(T));

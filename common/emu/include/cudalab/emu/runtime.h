@@ -58,8 +58,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
 
 // A copy's errors name the caller's line (where) and what the program meant by it.
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                       CUDALAB_HERE);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, CUDALAB_HERE);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream = nullptr, CUDALAB_HERE);
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
@@ -255,8 +254,7 @@ cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph
                                           const cudaGraphEdgeData* edges, size_t count,
                                           cudaStreamCaptureMode mode);
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status,
-                                     unsigned long long* id = nullptr,
-                                     cudaGraph_t* graph = nullptr,
+                                     unsigned long long* id = nullptr, cudaGraph_t* graph = nullptr,
                                      const cudaGraphNode_t** dependencies = nullptr,
                                      const cudaGraphEdgeData** edges = nullptr,
                                      size_t* count = nullptr);

@@ -99,7 +99,8 @@ struct element_of<int> {
   static constexpr Element name = Element::s32;
 };
 
-// The tile a fragment of `Use` holds in an m x n x k product: A is m x k, B is k x n, C and D m x n.
+// The tile a fragment of `Use` holds in an m x n x k product: A is m x k, B is k x n, C and D m x
+// n.
 template <class Use, int m, int n, int k>
 struct tile;
 template <int m, int n, int k>
@@ -144,7 +145,8 @@ template <class F, class P>
 P* element_address(P* p, unsigned ldm, bool col_major, int e) {
   const int at = static_cast<int>(cudalab::emu::lane_id()) * F::num_elements + e;
   const int row = at / F::cols, col = at % F::cols;
-  return col_major ? p + static_cast<size_t>(col) * ldm + row : p + static_cast<size_t>(row) * ldm + col;
+  return col_major ? p + static_cast<size_t>(col) * ldm + row
+                   : p + static_cast<size_t>(row) * ldm + col;
 }
 }  // namespace detail
 
@@ -184,9 +186,9 @@ inline void mma_sync(fragment<accumulator, m, n, k, TD>& d,
   static_assert(std::is_same_v<TA, TB>, "wmma::mma_sync: A and B hold the same element type");
   static_assert(std::is_same_v<TC, TD> || std::is_same_v<TA, __half>,
                 "wmma::mma_sync: C and D hold the same element type");
-  cudalab::emu::wmma::mma_sync(m, n, k, detail::element_of<TA>::name,
-                               detail::element_of<TC>::name, detail::element_of<TD>::name,
-                               {d.x, a.x, b.x, c.x}, satf, file, line);
+  cudalab::emu::wmma::mma_sync(m, n, k, detail::element_of<TA>::name, detail::element_of<TC>::name,
+                               detail::element_of<TD>::name, {d.x, a.x, b.x, c.x}, satf, file,
+                               line);
 }
 
 // A float rounded to the tf32 a tensor core reads (10 mantissa bits, to nearest, ties away).
