@@ -50,16 +50,6 @@ Arena reserve_arena() {
   return {reinterpret_cast<uintptr_t>(p), bytes};
 }
 
-// The array that contains `p`, or nullptr (freed arrays count only if `freed_too`).
-Record* containing(const void* p, bool freed_too) {
-  auto c = static_cast<const char*>(p);
-  auto it = first_record_after(reinterpret_cast<uintptr_t>(p));
-  if (it == records().begin()) return nullptr;
-  --it;
-  if (c >= it->base + std::max<size_t>(it->bytes, 1)) return nullptr;
-  return (it->freed && !freed_too) ? nullptr : &*it;
-}
-
 }  // namespace
 
 // Checks that [p, p + count) lies inside one device array; explains why not otherwise.
@@ -124,6 +114,15 @@ void release(Record& r) {
   r.shadow = nullptr;
 }
 }  // namespace
+
+Record* containing(const void* p, bool freed_too) {
+  auto c = static_cast<const char*>(p);
+  auto it = first_record_after(reinterpret_cast<uintptr_t>(p));
+  if (it == records().begin()) return nullptr;
+  --it;
+  if (c >= it->base + std::max<size_t>(it->bytes, 1)) return nullptr;
+  return (it->freed && !freed_too) ? nullptr : &*it;
+}
 
 const Arena& arena() {
   static const Arena a = reserve_arena();

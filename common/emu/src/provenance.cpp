@@ -33,21 +33,16 @@ bool by_kernel(uint32_t writer) { return writer > kHostStamp; }
 
 // The live array holding [p, p + count) with a shadow, or nullptr.
 const Record* shadowed(const void* p, size_t count) {
-  auto it = first_record_after(reinterpret_cast<uintptr_t>(p));
-  if (it == records().begin()) return nullptr;
-  --it;
-  const auto* c = static_cast<const char*>(p);
-  if (it->freed || it->shadow == nullptr || c < it->base || c + count > it->base + it->bytes)
+  const Record* r = containing(p, false);
+  if (r == nullptr || r->shadow == nullptr ||
+      static_cast<const char*>(p) + count > r->base + r->bytes)
     return nullptr;
-  return &*it;
+  return r;
 }
 const uint32_t* writers(const Record& r, const void* p) {
   return r.shadow + (static_cast<const char*>(p) - r.base);
 }
 
-}  // namespace
-
-namespace {
 void copy_writers(void* dst, const void* src, size_t count) {
   const Record* to = shadowed(dst, count);
   if (to == nullptr) return;

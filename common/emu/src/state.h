@@ -92,6 +92,8 @@ constexpr uint32_t kAtomicBit = 0x80000000u;
 std::vector<Record>& records();
 // The first record whose array starts after address `a` (the one before it may hold `a`).
 std::vector<Record>::iterator first_record_after(uintptr_t a);
+// The array that contains `p`, or nullptr (freed arrays count only if `freed_too`).
+Record* containing(const void* p, bool freed_too);
 // Checks that [p, p + count) lies inside one live device array (cudaMalloc, cudaMallocManaged,
 // cudaMallocHost); otherwise explains why not, naming `call` and the pointer's `role`.
 // `meant` ends the message where the caller knows what the program most likely meant.
