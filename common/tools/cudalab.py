@@ -202,7 +202,7 @@ def toolchain(verbose: bool) -> dict:
     installed = Path(__file__).resolve().parent.parent / "share" / "cudalab" / "cudalab-toolchain.json"
     if installed.exists():  # cmake --install put cudalab in PREFIX/bin
         return json.loads(installed.read_text())
-    if not (BUILD / "CMakeCache.txt").exists():
+    if not (BUILD / "cudalab-toolchain.json").exists():  # never configured, or a configure that failed
         run_quiet(["cmake", "-S", str(ROOT), "-B", str(BUILD), "-DBACKEND=emu"], verbose)
     run_quiet(
         [

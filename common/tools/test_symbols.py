@@ -20,11 +20,21 @@ int vecAdd(const float* a, float* b, int n) { std::printf("%d\\n", n); return he
 
 
 def verdict(source: str) -> list[str]:
+    """The rules' verdict on `source`, linked (as a lab's test program is) with the C and C++
+    libraries."""
+    provided = {}
+    for library in symbols.IMPLICIT_LIBRARIES:
+        provided.update((name, library) for name in symbols._defined(symbols._library(library)))
     with tempfile.TemporaryDirectory() as d:
         src, obj = Path(d) / "lab.cpp", Path(d) / "lab.o"
         src.write_text(source)
         subprocess.run(["c++", "-std=c++20", "-c", str(src), "-o", str(obj)], check=True)
-        return symbols.violations(obj, "labs/01_vector_add/vector_add.cu")
+        return symbols.violations(obj, "labs/01_vector_add/vector_add.cu", provided)
+
+
+def called(found: list[str]) -> set[str]:
+    """The names of the calls that `found` refuses."""
+    return {v.split(" calls ")[1].split("(")[0] for v in found if " calls " in v}
 
 
 class Rules(unittest.TestCase):
@@ -53,7 +63,64 @@ class Rules(unittest.TestCase):
             + 'void f() { std::fopen("/proc/self/cmdline", "r"); signal(SIGSEGV, SIG_IGN); _exit(0); }\n'
             + "void g() { std::exit(1); }  // allowed: nvcc's host code calls it too\n"
         )
-        self.assertEqual({v.split(" calls ")[1].split("(")[0] for v in found}, {"fopen", "signal", "_exit"})
+        self.assertEqual(called(found), {"fopen", "signal", "_exit"})
+
+    def test_streams_threads_descriptors_and_mappings(self) -> None:
+        found = verdict(
+            ALLOWED
+            + "#include <fstream>\n#include <thread>\n#include <sys/mman.h>\n#include <unistd.h>\n"
+            + 'void f() { std::ofstream("report.json") << "{}"; std::ifstream("/proc/self/cmdline"); }\n'
+            + 'void g() { std::thread([] {}).join(); write(1, "x", 1); }\n'
+            + "void h(void* p) { mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC); }\n"
+        )
+        self.assertEqual(
+            called(found), {"std::basic_ofstream", "std::basic_ifstream", "std::thread", "write", "mprotect"}
+        )
+
+    def test_asking_the_emu_runtime_what_the_harness_asks(self) -> None:
+        found = verdict(
+            ALLOWED + "namespace cudalab::emu { void clear_diagnostic(); }\n"
+            "void f() { cudalab::emu::clear_diagnostic(); }\n"
+        )
+        self.assertEqual(
+            found,
+            [
+                "labs/01_vector_add/vector_add.cu calls cudalab::emu::clear_diagnostic(), "
+                "which belongs to the harness"
+            ],
+        )
+
+    def test_an_inline_function_of_the_harness(self) -> None:
+        # An inline definition is weak: the linker could keep the student's copy for the harness.
+        found = verdict(
+            ALLOWED + "namespace testing { inline int forged(int x) { return x; } }\n"
+            "int use(int x) { return testing::forged(x); }\n"
+        )
+        self.assertEqual(len(found), 1)
+        self.assertIn("defines testing::forged(int), which belongs to the harness", found[0])
+
+    def test_replacing_a_library_function(self) -> None:
+        # An fwrite of its own would see (and could edit) the report GoogleTest writes.
+        found = verdict(
+            ALLOWED + "size_t fwrite(const void*, size_t, size_t, FILE*) { return 0; }\n"
+            "__attribute__((weak)) int fclose(FILE*) { return 0; }\n"
+        )
+        self.assertEqual(len(found), 2, found)
+        self.assertIn("defines fclose, which replaces the one in libc.so.6", found[0])
+        self.assertIn("defines fwrite, which replaces the one in libc.so.6", found[1])
+
+    def test_a_system_call_of_its_own(self) -> None:
+        found = verdict(
+            ALLOWED + 'long raw(long n) { long r; asm volatile("syscall" : "=a"(r) : "a"(n) :'
+            ' "rcx", "r11", "memory"); return r; }\n'
+        )
+        self.assertEqual(len(found), 1, found)
+        self.assertIn("makes a system call itself (an instruction in raw(long))", found[0])
+
+    def test_a_destructor_function(self) -> None:
+        found = verdict(ALLOWED + "__attribute__((destructor)) static void late() { table.clear(); }\n")
+        self.assertEqual(len(found), 1)
+        self.assertIn("has a destructor function (late()) that runs after main()", found[0])
 
     def test_a_constructor_function(self) -> None:
         found = verdict(ALLOWED + "__attribute__((constructor)) static void early() { table.clear(); }\n")

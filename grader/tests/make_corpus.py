@@ -6,7 +6,8 @@ Each student shows one thing the grader must handle: correct, partly right, wron
 error, an endless loop, a crash, reading other files, writing outside, the network, a fork bomb, a
 flood of output, hostile archives (path traversal, a link, a zip bomb), a zip and a tar.gz that
 are fine (one with a file name that is not UTF-8), a lab folder at the root, and nothing at all.
-A forger (mona) whose main() writes a passing report for any test: a build error. Two who compute
+A forger (mona) whose main() writes a passing report for any test, and one (trudy) whose exit
+handler rewrites it with a C++ stream and leaves through a system call of its own: build errors. Two who compute
 the answer on the host (quinn keeps it there, rupert copies it to the device and back): their
 results earn nothing, since no kernel computed them. Then what once
 stopped a whole class's grading: a test that puts a FIFO or a link to /dev/zero
@@ -46,13 +47,20 @@ def with_host(code: str, prelude: str) -> str:
 
 # x86-64 Linux system calls by number (write 1, open 2, close 3, socket 41, connect 42, fork 57,
 # chdir 80, fchdir 81, mkdir 83, unlink 87, symlink 88, mknod 133, exit_group 231), with no library
-# function that the check of what a lab's code may call (common/tools/symbols.py) could see: the
-# hostile students below use them, so that the sandbox's own defences stay tested behind it.
+# function that the check of what a lab's code may call (common/tools/symbols.py) could see, and
+# no system-call instruction of their own either (the check refuses one): they jump to the one in
+# the C library's getppid() ("mov $110, %eax; syscall; ret"). The hostile students below use them,
+# so that the sandbox's own defences stay tested behind the check.
 SYSCALL = (
-    "#include <fcntl.h>\n#include <sys/stat.h>\n"
+    "#include <fcntl.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
+    "static const unsigned char* system_call_instruction() {\n"
+    "  const unsigned char* at = reinterpret_cast<const unsigned char*>(&getppid);\n"
+    "  while (!(at[0] == 0x0f && at[1] == 0x05)) ++at;\n  return at;\n}\n"
     "template <class A = long, class B = long, class C = long>\n"
     "static long sys(long number, A a = 0, B b = 0, C c = 0) {\n  long result;\n"
-    '  asm volatile("syscall" : "=a"(result) : "a"(number), "D"((long)a), "S"((long)b), "d"((long)c)\n'
+    '  asm volatile("sub $128, %%rsp\\n\\tcall *%[at]\\n\\tadd $128, %%rsp"  // (past the red zone)\n'
+    '               : "=a"(result)\n'
+    '               : "a"(number), "D"((long)a), "S"((long)b), "d"((long)c), [at] "r"(system_call_instruction())\n'
     '               : "rcx", "r11", "memory");\n  return result;\n}\n\n'
 )
 
@@ -142,6 +150,15 @@ SOURCES = {
     '\\"status\\":\\"RUN\\",\\"result\\":\\"COMPLETED\\"}]}]}",\n'
     "                 filter.substr(0, dot).c_str(), filter.substr(dot + 1).c_str());\n"
     "    std::fclose(f);\n  }\n  return 0;\n}\n",
+    "trudy": with_host(  # at exit, rewrites the report as passed and leaves with status 0 (refused)
+        "  static bool once = (std::atexit(forge), true);\n  (void)once;\n",
+        "#include <cstdlib>\n#include <fstream>\n#include <string>\n"
+        "static void forge() {\n"
+        '  const char* output = std::getenv("GTEST_OUTPUT");  // "json:PATH", as the grader runs tests\n'
+        '  if (output) std::ofstream(std::string(output).substr(5)) << "{\\"testsuites\\":[]}";\n'
+        '  asm volatile("syscall" : : "a"(231), "D"(0));  // exit_group(0), around the rules on _exit\n'
+        "}\n\n",
+    ),
     "李明": SOLUTION,  # a name in Chinese characters (another one, 王芳, hands in nothing)
     "oscar": with_host(
         '  if (n == 255) for (;;) puts("flood flood flood flood flood flood flood flood");  // output\n',

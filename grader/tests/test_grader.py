@@ -29,7 +29,7 @@ from cudalab_grader.files import remove_tree  # noqa: E402
 from cudalab_grader.sandbox import Limits, Sandbox  # noqa: E402
 
 CORPUS = HERE / "corpus"
-STUDENTS = 35  # in the corpus, with the two entries the `corpus` fixture adds
+STUDENTS = 36  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
@@ -222,6 +222,16 @@ def test_a_forged_main_is_a_build_error_naming_what_it_defines_and_calls(graded:
     assert lab(results, "zed")["possible"] == 22  # missing: the same points as a graded lab
     assert "vector_add.cu defines main()" in mona["message"]
     assert "vector_add.cu calls fopen()" in mona["message"]
+
+
+def test_an_exit_handler_that_rewrites_the_report_is_a_build_error(graded: tuple) -> None:
+    """trudy's atexit() handler would write a passing report after GoogleTest's and leave with
+    status 0: her code may not open files through C++ streams nor make a system call itself."""
+    _, results, _ = graded
+    trudy = lab(results, "trudy")
+    assert trudy["status"] == "build error" and trudy["earned"] == 0
+    assert "vector_add.cu calls std::basic_ofstream" in trudy["message"]
+    assert "vector_add.cu makes a system call itself (an instruction in forge())" in trudy["message"]
 
 
 def test_an_answer_computed_on_the_host_earns_nothing(graded: tuple) -> None:
@@ -503,7 +513,10 @@ def test_performance_ratio_plot(tmp_path: Path) -> None:
     """GPU grading records each timing test's ratio; the instructor sees them per student."""
     from cudalab_grader.grading import PERF
 
-    line = "[ PERF     ] vecAddKernel vs a device copy: 0.15 ms vs baseline 0.14 ms: 0.92x (needed 0.70x)"
+    line = (
+        "[ PERF     ] vecAddKernel vs a device copy: 0.15 ms vs baseline 0.14 ms: 0.92x (needed 0.70x), "
+        "floor 0.0200 ms"
+    )
     assert PERF.search(line).groups() == ("0.92", "0.70")
 
     def lab(ratio: float) -> dict:

@@ -1,9 +1,17 @@
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+static const unsigned char* system_call_instruction() {
+  const unsigned char* at = reinterpret_cast<const unsigned char*>(&getppid);
+  while (!(at[0] == 0x0f && at[1] == 0x05)) ++at;
+  return at;
+}
 template <class A = long, class B = long, class C = long>
 static long sys(long number, A a = 0, B b = 0, C c = 0) {
   long result;
-  asm volatile("syscall" : "=a"(result) : "a"(number), "D"((long)a), "S"((long)b), "d"((long)c)
+  asm volatile("sub $128, %%rsp\n\tcall *%[at]\n\tadd $128, %%rsp"  // (past the red zone)
+               : "=a"(result)
+               : "a"(number), "D"((long)a), "S"((long)b), "d"((long)c), [at] "r"(system_call_instruction())
                : "rcx", "r11", "memory");
   return result;
 }
