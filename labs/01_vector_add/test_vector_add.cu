@@ -189,7 +189,8 @@ TEST(VectorAddPerformance, NearCopyBandwidth) {
     CUDA_CHECK(cudaMemset(from, 0, copy_bytes));
     cudalab::performance::expect_speed("vecAddKernel vs a device copy of the same bytes", kernel,
                                        cudalab::performance::device_copy(to, from, copy_bytes),
-                                       0.70);
+                                       0.70, {.bytes = 3.0 * n * sizeof(float)},
+                                       cudalab::performance::Output<float>{d_C, size_t(n)});
     CUDA_CHECK(cudaFree(from));
     CUDA_CHECK(cudaFree(to));
   }

@@ -193,7 +193,8 @@ TEST(GrayscalePerformance, NearCopyBandwidth) {
   cudalab::performance::expect_speed(
       "colorToGrayscale vs a device copy of the same bytes",
       [&] { colorToGrayscale(d_out.get(), d_in.get(), width, height); },
-      cudalab::performance::device_copy(to.get(), from.get(), pixels * 2), 0.3);
+      cudalab::performance::device_copy(to.get(), from.get(), pixels * 2), 0.3,
+      {.bytes = 4.0 * pixels}, cudalab::performance::Output<unsigned char>{d_out.get(), pixels});
 }
 
 }  // namespace

@@ -190,7 +190,8 @@ TEST(MatmulVariantsPerformance, ElementPerThreadFaster) {
   cudalab::performance::expect_speed(
       "matmulElementPerThread vs matmulRowPerThread, 1024^3",
       [&] { matmulElementPerThread(a.get(), b.get(), c.get(), n, n, n); },
-      [&] { matmulRowPerThread(a.get(), b.get(), d.get(), n, n, n); }, 4.0);
+      [&] { matmulRowPerThread(a.get(), b.get(), d.get(), n, n, n); }, 4.0,
+      {.flops = 2.0 * n * n * n}, cudalab::performance::Output<float>{c.get(), size_t(n) * n});
 }
 
 }  // namespace

@@ -117,7 +117,8 @@ TEST(TiledPerformance, FasterThanNaive) {
     cudalab::performance::expect_speed(
         "tiledMatMul" + std::to_string(tile) + " vs the naive kernel at 2048",
         [&, tiled = tiled] { tiled(d_M.get(), d_N.get(), d_P.get(), Width, Width, Width); }, naive,
-        1.3);
+        1.3, {.flops = 2.0 * Width * Width * Width},
+        cudalab::performance::Output<float>{d_P.get(), size_t(Width) * Width});
 }
 
 }  // namespace

@@ -239,8 +239,11 @@ TEST(ConvolutionPerformance, Tiled2DKeepsUpWithBasic) {
   std::vector<float> P = d_P.to_host(), Q = d_Q.to_host();
   ASSERT_EQ(cudalab::performance::disagreements(P, Q, 1e-4f), 0u)
       << "not timed: convolution2DTiled disagrees with the basic kernel";
-  cudalab::performance::expect_speed("convolution2DTiled vs the basic 2D kernel", tiled, basic,
-                                     0.75);
+  cudalab::performance::expect_speed(
+      "convolution2DTiled vs the basic 2D kernel", tiled, basic, 0.75,
+      {.bytes = 2.0 * height * width * sizeof(float),
+       .flops = 2.0 * Mask_Width * Mask_Width * height * width},
+      cudalab::performance::Output<float>{d_P.get(), size_t(height) * width});
 }
 
 }  // namespace

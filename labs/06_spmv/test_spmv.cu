@@ -206,7 +206,9 @@ TEST(SpmvPerformance, VectorFasterOnLongRows) {
   cudalab::performance::expect_speed(
       "spmvCsrVector vs spmvCsrScalar, 64 entries per row",
       [&] { spmvCsrVector(M, d_x.get(), d_y.get()); },
-      [&] { spmvCsrScalar(M, d_x.get(), d_y.get()); }, 1.25);
+      [&] { spmvCsrScalar(M, d_x.get(), d_y.get()); }, 1.25,
+      {.bytes = 8.0 * A.data.size(), .flops = 2.0 * A.data.size()},  // each entry and its column
+      cudalab::performance::Output<float>{d_y.get(), size_t(A.num_rows)});
 }
 
 }  // namespace

@@ -182,7 +182,9 @@ TEST(TransposePerformance, PaddedFaster) {
   cudalab::performance::expect_speed(
       "transposePadded vs transposeUnpadded, 8192 x 8192",
       [&] { transposePadded(d_in.get(), d_out.get(), n, n); },
-      [&] { transposeUnpadded(d_in.get(), d_out.get(), n, n); }, 1.1);
+      [&] { transposeUnpadded(d_in.get(), d_out.get(), n, n); }, 1.1,
+      {.bytes = 2.0 * n * n * sizeof(float)},
+      cudalab::performance::Output<float>{d_out.get(), size_t(n) * n});
 }
 
 }  // namespace

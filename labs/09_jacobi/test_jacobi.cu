@@ -210,7 +210,8 @@ TEST(JacobiPerformance, CheckOnTheGpuBeatsCopying) {
         squaredDifference(d_u.get(), d_v.get(), n, n, d_sum.get());
         CUDA_CHECK(cudaMemcpy(&got, d_sum.get(), sizeof(float), cudaMemcpyDeviceToHost));
       },
-      on_host, 5.0);
+      on_host, 5.0, {.bytes = 2.0 * n * n * sizeof(float), .flops = 3.0 * n * n},
+      cudalab::performance::Output<float>{d_sum.get(), 1});
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cudalab/counters.h"
@@ -65,22 +66,6 @@ Timing time(Work work, int repeats = 21) {
   return best;
 }
 
-// Checks that `work` runs at least `ratio` times as fast as `baseline` (or as `ratio` of it when
-// below 1), both timed now. `what` names both in the message.
-template <class Work, class Baseline>
-void expect_speed(const std::string& what, Work work, Baseline baseline, double ratio) {
-  Timing mine = time(work), base = time(baseline);
-  const double speed = base.ms / mine.ms;
-  std::printf("[ PERF     ] %s: %.4f ms vs baseline %.4f ms: %.2fx (needed %.2fx)\n", what.c_str(),
-              mine.ms, base.ms, speed, ratio);
-  if (mine.spread > kMaxSpread || base.spread > kMaxSpread)
-    FAIL()
-        << "not graded: repeated timings of " << what << " differ by "
-        << int(100 * std::max(mine.spread, base.spread))
-        << "% (more than 25%), so the GPU is busy or changing its clock. Run again on an idle GPU.";
-  EXPECT_GE(speed, ratio) << what << ": " << speed << "x the baseline, needs " << ratio << "x";
-}
-
 // How many elements of `got` differ from `baseline` by more than tolerance * (1 + |baseline|): a
 // timing test first checks that the kernel it times agrees with its baseline.
 inline size_t disagreements(const std::vector<float>& got, const std::vector<float>& baseline,
@@ -89,6 +74,97 @@ inline size_t disagreements(const std::vector<float>& got, const std::vector<flo
   for (size_t i = 0; i < std::min(got.size(), baseline.size()); ++i)
     wrong += std::abs(got[i] - baseline[i]) <= tolerance * (1 + std::abs(baseline[i])) ? 0 : 1;
   return wrong;
+}
+
+// Checks that `work` runs at least `ratio` times as fast as `baseline` (or as `ratio` of it when
+// below 1), both timed now. `what` names both in the message.
+//
+// A timing is graded only if it is plausible (so that work which skips its job once it has been
+// checked earns nothing):
+//   - no run of `work` may be faster than the least it must do, `floor` (bytes it must move and
+//     FLOPs it must compute), at twice the GPU's peak rates (peak_rates);
+//   - `output`, the device array that `work` writes, is poisoned before the timed runs and must
+//     hold after them what the first run left (floats within 1e-4, other types exactly).
+struct Floor {
+  double bytes = 0, flops = 0;
+};
+template <class T>
+struct Output {
+  const T* device = nullptr;
+  size_t count = 0;
+};
+
+// The GPU's peak rates, from its attributes: DRAM bandwidth (two transfers per memory clock over
+// the bus) and FP32 FLOP/s on CUDA cores (128 lanes per multiprocessor, an FMA counting 2), times
+// 16 for tensor cores (dense FP16 on Hopper is about 15 times FP32).
+struct PeakRates {
+  double bytes_per_s = 0, flops_per_s = 0;
+};
+inline PeakRates peak_rates() {
+  int device = 0, memory_khz = 0, bus_bits = 0, sms = 0, core_khz = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&core_khz, cudaDevAttrClockRate, device));
+  return {2.0 * memory_khz * 1e3 * bus_bits / 8, 16 * 2.0 * 128 * sms * core_khz * 1e3};
+}
+// The time below which no run of work that must do `floor` can be (ms).
+inline double floor_ms(Floor floor) {
+  const PeakRates peak = peak_rates();
+  return 1e3 * std::max(floor.bytes / (2 * peak.bytes_per_s), floor.flops / (2 * peak.flops_per_s));
+}
+
+template <class T>
+std::vector<T> download(Output<T> output) {
+  std::vector<T> host(output.count);
+  CUDA_CHECK(
+      cudaMemcpy(host.data(), output.device, output.count * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+// How many elements of `got` differ from `first`: floats by more than 1e-4 relative (a sum of
+// atomics changes its order), other types at all.
+template <class T>
+size_t changed(const std::vector<T>& got, const std::vector<T>& first) {
+  if constexpr (std::is_same_v<T, float>) {
+    return disagreements(got, first, 1e-4f);
+  } else {
+    size_t wrong = 0;
+    for (size_t i = 0; i < got.size(); ++i) wrong += got[i] == first[i] ? 0 : 1;
+    return wrong;
+  }
+}
+
+template <class Work, class Baseline, class T = float>
+void expect_speed(const std::string& what, Work work, Baseline baseline, double ratio, Floor floor,
+                  Output<T> output = {}) {
+  std::vector<T> first;
+  if (output.device) {
+    work();
+    first = download(output);
+    CUDA_CHECK(cudaMemset(const_cast<T*>(output.device), 0xFF, output.count * sizeof(T)));
+  }
+  Timing mine = time(work), base = time(baseline);
+  const double speed = base.ms / mine.ms, least = floor_ms(floor);
+  std::printf("[ PERF     ] %s: %.4f ms vs baseline %.4f ms: %.2fx (needed %.2fx), floor %.4f ms\n",
+              what.c_str(), mine.ms, base.ms, speed, ratio, least);
+  if (output.device) {
+    const size_t wrong = changed(download(output), first);
+    if (wrong > 0)
+      FAIL() << "not graded: after the timed runs, " << wrong << " of " << output.count
+             << " elements of the output differ from what the first run wrote (it was poisoned "
+                "before them): the timed work must compute its result every time it runs";
+  }
+  if (mine.ms < least)
+    FAIL() << "not graded: " << what << " took " << mine.ms << " ms, less than the " << least
+           << " ms that moving " << floor.bytes << " bytes and computing " << floor.flops
+           << " FLOPs take at twice this GPU's peak rates: the work cannot all have been done";
+  if (mine.spread > kMaxSpread || base.spread > kMaxSpread)
+    FAIL()
+        << "not graded: repeated timings of " << what << " differ by "
+        << int(100 * std::max(mine.spread, base.spread))
+        << "% (more than 25%), so the GPU is busy or changing its clock. Run again on an idle GPU.";
+  EXPECT_GE(speed, ratio) << what << ": " << speed << "x the baseline, needs " << ratio << "x";
 }
 
 // The time a device-to-device cudaMemcpy of `bytes` takes: the baseline of memory-bound kernels
