@@ -25,6 +25,7 @@ from pathlib import Path
 from . import deadlines, plots, report, slurm, submissions, workbook
 from .files import remove_tree, write_atomically
 from .grading import Grader, Settings, not_graded
+from .results import ClassResults, LabResult, LabStatus, StudentResult
 from .sandbox import Sandbox, Stopped
 
 
@@ -95,7 +96,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def grade_all(
     args: argparse.Namespace, subs: list[submissions.Submission], labs: list[str], out: Path
-) -> dict:
+) -> ClassResults:
     backend = args.backend or ("cuda" if gpu_count() > 0 else "emu")
     sandbox = Sandbox()
     print(f"grading {len(subs)} submission(s), labs {', '.join(labs)}, backend {backend}")
@@ -122,25 +123,19 @@ def grade_all(
             print(f"  protection: {note}")
         grader = Grader(settings, sandbox, work)
 
-        results: dict = {
-            "backend": backend,
-            "labs": labs,
-            "graded_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "protections": sandbox.protections() + notes,
-            "students": {},
-        }
+        results = ClassResults(backend, labs, now(), sandbox.protections() + notes)
         cache = out / "cache"
-        todo = []
+        todo, reused = [], 0
         for sub in subs:
-            entry = {"submitted_at": sub.submitted_at, "labs": {}}
-            results["students"][sub.student] = entry
+            entry = results.students[sub.student] = StudentResult(sub.submitted_at)
             try:
-                todo += plan(sub, entry, labs, grader, work, cache, backend)
+                planned = plan(sub, entry, labs, grader, work, cache, backend)
+                todo += planned.to_grade
+                reused += planned.reused
             except Exception as e:  # one submission's trouble is that student's, not the class's
                 for lab in labs:
-                    entry["labs"][lab] = not_graded(lab, "grader error", f"not graded: {e!r}")
+                    entry.labs[lab] = not_graded(lab, LabStatus.GRADER_ERROR, f"not graded: {e!r}")
 
-        reused = sum(1 for e in results["students"].values() for r in e["labs"].values() if "hash" in r)
         print(f"{len(todo)} lab(s) to grade, {reused} unchanged since an earlier run")
         if todo:
             print("building the instructor's workbook once ...", flush=True)
@@ -154,10 +149,10 @@ def grade_all(
             except Stopped:
                 return
             except Exception as e:  # a job's own failure must not stop the class's grading
-                r = not_graded(lab, "grader error", f"not graded: {e!r}")
-            results["students"][sub.student]["labs"][lab] = r
-            if r.get("status") in ("graded", "build error"):
-                write_atomically(cached, json.dumps({"key": key, "result": r}))
+                r = not_graded(lab, LabStatus.GRADER_ERROR, f"not graded: {e!r}")
+            results.students[sub.student].labs[lab] = r
+            if r.status in (LabStatus.GRADED, LabStatus.BUILD_ERROR):  # the student's own result
+                write_atomically(cached, json.dumps({"key": key, "result": r.to_json()}))
             progress.step(f"{sub.student} {lab}")
 
         pool = cf.ThreadPoolExecutor(max_workers=args.jobs)
@@ -171,14 +166,23 @@ def grade_all(
     finally:
         remove_tree(work)
 
+    # A lab not graded is out of a graded lab's points: those of a graded result (this run's or the
+    # cache's: a rerun may build nothing, and then knows no skipped tests), else the grader's.
+    graded = {
+        r.lab: r.possible for e in results.students.values() for r in e.labs.values() if r.status == "graded"
+    }
     for sub in subs:
-        entry = results["students"][sub.student]
+        entry = results.students[sub.student]
         for lab in labs:
-            if entry["labs"][lab].get("status") != "graded":  # as a graded lab's points
-                entry["labs"][lab]["possible"] = grader.possible(lab)
-            entry["labs"][lab]["penalty"] = args.rules.penalty(lab, sub.submitted_at)
-        entry["labs"] = {lab: entry["labs"][lab] for lab in labs}
+            if entry.labs[lab].status != LabStatus.GRADED:
+                entry.labs[lab].possible = graded.get(lab, grader.possible(lab))
+            entry.labs[lab].penalty = args.rules.penalty(lab, sub.submitted_at)
+        entry.labs = {lab: entry.labs[lab] for lab in labs}
     return results
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def fit_memory_to_machine(settings: Settings, jobs: int) -> str:
@@ -194,15 +198,21 @@ def fit_memory_to_machine(settings: Settings, jobs: int) -> str:
     )
 
 
+@dataclasses.dataclass
+class Plan:
+    to_grade: list[tuple]  # (submission, lab, unpacked folder, cache key, cache file)
+    reused: int  # labs whose files are unchanged since an earlier run: their cached result
+
+
 def plan(
     sub: submissions.Submission,
-    entry: dict,
+    entry: StudentResult,
     labs: list[str],
     grader: Grader,
     work: Path,
     cache: Path,
     backend: str,
-) -> list[tuple]:
+) -> Plan:
     """Unpacks one submission and fills `entry` with what needs no build (refused, missing,
     unchanged since the last run); returns the labs left to grade."""
     unpacked = work / "unpacked" / submissions.folder_name(sub.student)
@@ -210,31 +220,31 @@ def plan(
         submissions.unpack(sub, unpacked)
     except submissions.SubmissionError as e:
         for lab in labs:
-            entry["labs"][lab] = not_graded(lab, "rejected", str(e))
-        return []
-    todo = []
+            entry.labs[lab] = not_graded(lab, LabStatus.REJECTED, str(e))
+        return Plan([], 0)
+    todo, reused = [], 0
     for lab in labs:
         files = [submissions.find_lab_file(unpacked, lab, f) for f in workbook.student_files(lab)]
         if not all(files):  # nothing to build: the missing files are the verdict
-            entry["labs"][lab] = grader.grade(unpacked, sub.student, lab)
+            entry.labs[lab] = grader.grade(unpacked, sub.student, lab)
             continue
         key = "-".join([submissions.content_hash(files), workbook.fingerprint(lab), backend])
         cached = cache / submissions.folder_name(sub.student) / f"{lab}.json"
-        old = read_cached(cached)
-        if old is not None and old.get("key") == key:
-            entry["labs"][lab] = old["result"]
+        if (old := read_cached(cached, key)) is not None:
+            entry.labs[lab], reused = old, reused + 1
             continue
         todo.append((sub, lab, unpacked, key, cached))
-    return todo
+    return Plan(todo, reused)
 
 
-def read_cached(path: Path) -> dict | None:
-    """A cached result, or None where there is none or it is damaged (then the lab is regraded)."""
+def read_cached(path: Path, key: str) -> LabResult | None:
+    """The result cached for `key`, or None where there is none, it is for other files, or it is
+    damaged (then the lab is regraded)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return LabResult.from_json(data["result"]) if data["key"] == key else None
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    return data if isinstance(data, dict) and isinstance(data.get("result"), dict) else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -261,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             results = grade_all(args, [sub], labs, Path(scratch))
         args.results.parent.mkdir(parents=True, exist_ok=True)
         args.results.write_text(
-            json.dumps(report.gradescope(results["students"]["submission"], results), indent=2)
+            json.dumps(report.gradescope(results.students["submission"], results), indent=2)
         )
         print(f"Gradescope results: {args.results}")
         return 0
@@ -305,12 +315,11 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def empty_results(labs: list[str]) -> dict:
-    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return {"backend": "none", "labs": labs, "graded_at": now, "protections": [], "students": {}}
+def empty_results(labs: list[str]) -> ClassResults:
+    return ClassResults("none", labs, now())
 
 
-def write_outputs(out: Path, results: dict) -> None:
+def write_outputs(out: Path, results: ClassResults) -> None:
     report.write_gradebook(out / "gradebook.csv", results)
     report.write_results(out / "results.json", results)
     report.write_feedback(out / "feedback", results)

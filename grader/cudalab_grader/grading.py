@@ -27,6 +27,7 @@ from pathlib import Path
 
 from . import submissions, workbook
 from .files import read_regular_file, remove_tree
+from .results import LabResult, LabStatus, Points, TestResult, TestVerdict
 from .sandbox import Limits, Outcome, Sandbox
 from .workbook import GTEST_NOISE as NOISE
 from .workbook import symbols, useful_build_errors
@@ -48,20 +49,12 @@ class Settings:
     test_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=60, cpu_seconds=120))
 
 
-def not_graded(lab: str, status: str, message: str) -> dict:
+def not_graded(lab: str, status: LabStatus, message: str) -> LabResult:
     """A lab result without points: missing files, a refused submission, or the grader's failure."""
-    possible = sum(workbook.points(lab).values())
-    return {
-        "lab": lab,
-        "status": status,
-        "message": message,
-        "earned": 0.0,
-        "possible": possible,
-        "tests": {},
-    }
+    return LabResult.not_graded(lab, status, message, possible=sum(workbook.points(lab).values()))
 
 
-def gtest_verdicts(report: bytes | None) -> dict[str, str]:
+def gtest_verdicts(report: bytes | None) -> dict[str, TestVerdict]:
     """Each test's verdict ("Suite.Name": passed, failed or skipped) in a GoogleTest JSON report;
     none when there is no report or it is not GoogleTest's."""
     verdicts = {}
@@ -71,7 +64,7 @@ def gtest_verdicts(report: bytes | None) -> dict[str, str]:
                 ran = t.get("status") == "RUN" and t.get("result") == "COMPLETED" and not t.get("failures")
                 skipped = t.get("result") == "SKIPPED"
                 verdicts[f"{suite.get('name')}.{t.get('name')}"] = (
-                    "skipped" if skipped else "passed" if ran else "failed"
+                    TestVerdict.SKIPPED if skipped else TestVerdict.PASSED if ran else TestVerdict.FAILED
                 )
     except (ValueError, AttributeError, TypeError):  # no report, not JSON, or not GoogleTest's
         pass
@@ -170,7 +163,7 @@ class Grader:
 
     # ---- one job -----------------------------------------------------------------------------
 
-    def grade(self, unpacked: Path, student: str, lab: str) -> dict:
+    def grade(self, unpacked: Path, student: str, lab: str) -> LabResult:
         """Builds and tests `lab` of the student whose files are in `unpacked`."""
         number = self.sandbox.claim()  # the job's own user: what it leaves behind stays its own
         try:
@@ -178,16 +171,17 @@ class Grader:
         finally:
             self.sandbox.release(number)
 
-    def _grade(self, unpacked: Path, student: str, lab: str, number: int) -> dict:
+    def _grade(self, unpacked: Path, student: str, lab: str, number: int) -> LabResult:
         started = time.monotonic()
         files = workbook.student_files(lab)
         found = {name: submissions.find_lab_file(unpacked, lab, name) for name in files}
         missing = [name for name, path in found.items() if path is None]
         if missing:
-            return not_graded(lab, "missing", f"no labs/{lab}/{' or '.join(missing)} in the submission")
-        rubric = workbook.points(lab)
-        result: dict = {"lab": lab, "possible": sum(rubric.values()), "earned": 0.0, "tests": {}}
-        result["hash"] = submissions.content_hash([p for p in found.values() if p])
+            return not_graded(
+                lab, LabStatus.MISSING, f"no labs/{lab}/{' or '.join(missing)} in the submission"
+            )
+        files_hash = submissions.content_hash([p for p in found.values() if p])
+        result = LabResult(lab, LabStatus.GRADED, sum(workbook.points(lab).values()), files_hash=files_hash)
 
         job = self.work / "jobs" / f"{submissions.folder_name(student)}-{lab}"
         remove_tree(job)
@@ -198,8 +192,14 @@ class Grader:
             remove_tree(job)  # whatever the job left there, however deep
 
     def _build_and_test(
-        self, job: Path, found: dict[str, Path | None], result: dict, lab: str, number: int, started: float
-    ) -> dict:
+        self,
+        job: Path,
+        found: dict[str, Path | None],
+        result: LabResult,
+        lab: str,
+        number: int,
+        started: float,
+    ) -> LabResult:
         rubric = workbook.points(lab)
         _copy(self.base / "src", job / "src")
         if self.sandbox.bwrap:  # the base build is valid at the same paths inside the sandbox
@@ -229,33 +229,25 @@ class Grader:
         # What the student's code defines and calls, read from its object files (as make check does).
         refused = symbols.check(job / "build", lab, list(found)) if ok else ""
         if not ok or refused:
-            result["status"] = "build error"
-            result["message"] = refused or useful_build_errors(log)
-            result["seconds"] = round(time.monotonic() - started, 1)
+            result.status = LabStatus.BUILD_ERROR
+            result.message = refused or useful_build_errors(log)
+            result.seconds = round(time.monotonic() - started, 1)
             return result
 
-        result["status"] = "graded"
         with self.settings.gpus or contextlib.nullcontext():
             verdicts = self._verdicts(job, lab, list(rubric), number)
         for test, pts in rubric.items():
-            state, message, speed = verdicts[test]
-            entry = {"result": state, "points": pts if state == "passed" else 0.0, "possible": pts}
-            if speed:  # a timing test: the ratio measured, and the one needed
-                entry["ratio"], entry["needed"] = speed
-            if state == "skipped":
-                entry["possible"] = 0.0  # a test this backend cannot run counts for nothing
-            if message:
-                entry["message"] = message[-6000:]
-            result["tests"][test] = entry
-        result["earned"] = sum(t["points"] for t in result["tests"].values())
-        result["possible"] = sum(t["possible"] for t in result["tests"].values())
-        by_kind: dict[str, dict[str, float]] = {}
+            verdict, message, speed = verdicts[test]
+            # a test this backend cannot run counts for nothing
+            possible = 0.0 if verdict == TestVerdict.SKIPPED else pts
+            ratio, needed = speed or (None, None)  # a timing test: the ratio measured, and the one needed
+            result.tests[test] = TestResult(verdict, possible, message[-6000:], ratio, needed)
+        result.possible = sum(t.possible for t in result.tests.values())
         for test, category in workbook.categories(lab).items():
-            part = by_kind.setdefault(category, {"earned": 0.0, "possible": 0.0})
-            part["earned"] += result["tests"][test]["points"]
-            part["possible"] += result["tests"][test]["possible"]
-        result["categories"] = by_kind
-        result["seconds"] = round(time.monotonic() - started, 1)
+            part = result.categories.setdefault(category, Points())
+            part.earned += result.tests[test].points
+            part.possible += result.tests[test].possible
+        result.seconds = round(time.monotonic() - started, 1)
         return result
 
     def possible(self, lab: str) -> float:
@@ -269,22 +261,22 @@ class Grader:
         verdicts = {}
         for test in tests:
             if test in self.skipped[lab]:
-                verdicts[test] = ("skipped", "", None)
+                verdicts[test] = (TestVerdict.SKIPPED, "", None)
                 continue
-            state, message, speed = self._run_test(job, lab, test, number)
-            if state == "skipped":
-                state, message = (
-                    "failed",
+            verdict, message, speed = self._run_test(job, lab, test, number)
+            if verdict == TestVerdict.SKIPPED:
+                verdict, message = (
+                    TestVerdict.FAILED,
                     "reported as skipped, but this test runs on this backend\n" + message,
                 )
-            verdicts[test] = (state, message, speed)
+            verdicts[test] = (verdict, message, speed)
         return verdicts
 
-    def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str, tuple | None]:
+    def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[TestVerdict, str, tuple | None]:
         """passed, failed or skipped; what the student should read; a timing test's (ratio, needed)."""
-        state, message, printed = self._run_test_process(job, lab, test, number)
+        verdict, message, printed = self._run_test_process(job, lab, test, number)
         speed = PERF.search(printed)
-        return state, message, (float(speed[1]), float(speed[2])) if speed else None
+        return verdict, message, (float(speed[1]), float(speed[2])) if speed else None
 
     def _run_gtest(self, job: Path, lab: str, number: int, test: str, limits: Limits) -> Outcome:
         """Runs `lab`'s test program of `job` (the tests matching `test`) in a fresh working folder
@@ -320,30 +312,31 @@ class Grader:
                 f"the instructor's tests of {lab} wrote no GoogleTest report in the sandbox:\n"
                 + outcome.output[-4000:]
             )
-        return {test for test, verdict in gtest_verdicts(data).items() if verdict == "skipped"}
+        return {test for test, verdict in gtest_verdicts(data).items() if verdict == TestVerdict.SKIPPED}
 
-    def _run_test_process(self, job: Path, lab: str, test: str, number: int) -> tuple[str, str, str]:
+    def _run_test_process(self, job: Path, lab: str, test: str, number: int) -> tuple[TestVerdict, str, str]:
+        """The test's verdict, decided from how its process ended and GoogleTest's report (passed:
+        exit status 0 and a report saying so); what the student reads; what the test printed."""
         outcome = self._run_gtest(job, lab, number, test, self.settings.test_limits)
-        out_dir = job / "out"
         printed = "\n".join(line for line in outcome.output.splitlines() if not NOISE.match(line))
-        limit = self.settings.test_limits.wall_seconds
+        failed = TestVerdict.FAILED
         if outcome.timed_out:
-            return "failed", f"stopped after {limit:g} s (time limit): an endless loop?\n{printed}", printed
+            limit = self.settings.test_limits.wall_seconds
+            return failed, f"stopped after {limit:g} s (time limit): an endless loop?\n{printed}", printed
         if outcome.over_limit:
-            return "failed", f"stopped: {outcome.over_limit}\n{printed}", printed
-        verdict = self._read_report(out_dir / "result.json", test)
-        if outcome.returncode == 0 and verdict in ("passed", "skipped"):
-            return verdict, printed if verdict == "skipped" else "", printed
-        signal = self._signal(outcome.returncode)
-        if signal:
-            return "failed", f"crashed (signal {signal})\n{printed}", printed
-        if verdict == "missing" and outcome.returncode == 0:
+            return failed, f"stopped: {outcome.over_limit}\n{printed}", printed
+        verdict = self._read_report(job / "out" / "result.json", test)
+        if outcome.returncode == 0 and verdict in (TestVerdict.PASSED, TestVerdict.SKIPPED):
+            return verdict, printed if verdict == TestVerdict.SKIPPED else "", printed
+        if signal := self._signal(outcome.returncode):
+            return failed, f"crashed (signal {signal})\n{printed}", printed
+        if verdict == TestVerdict.MISSING and outcome.returncode == 0:
             return (
-                "failed",
-                "the test ended before GoogleTest wrote its report (exit() in the code?)\n" + printed,
+                failed,
+                f"the test ended before GoogleTest wrote its report (exit() in the code?)\n{printed}",
                 printed,
             )
-        return "failed", printed or f"failed (exit status {outcome.returncode})", printed
+        return failed, printed or f"failed (exit status {outcome.returncode})", printed
 
     @staticmethod
     def _signal(returncode: int | None) -> int:
@@ -355,7 +348,7 @@ class Grader:
         return returncode - 128 if 128 < returncode <= 128 + 64 else 0
 
     @staticmethod
-    def _read_report(path: Path, test: str) -> str:
+    def _read_report(path: Path, test: str) -> TestVerdict:
         """passed, failed, skipped or missing, from GoogleTest's JSON report: a regular file of at
         most 4 MiB (the test's code may have put a link, a FIFO or a huge file in its place)."""
-        return gtest_verdicts(read_regular_file(path, 4 << 20)).get(test, "missing")
+        return gtest_verdicts(read_regular_file(path, 4 << 20)).get(test, TestVerdict.MISSING)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .report import lab_score
+from .results import ClassResults, TestVerdict
 
 
-def write(folder: Path, results: dict) -> list[Path]:
+def write(folder: Path, results: ClassResults) -> list[Path]:
     """Writes the figures; returns their paths (none when matplotlib is missing)."""
     try:
         import matplotlib
@@ -17,13 +17,13 @@ def write(folder: Path, results: dict) -> list[Path]:
     except ImportError:
         return []
     folder.mkdir(parents=True, exist_ok=True)
-    labs, students = results["labs"], results["students"]
+    labs, students = results.labs, results.students
     made = []
 
     fig, axes = plt.subplots(1, len(labs), figsize=(3.2 * len(labs), 3), squeeze=False)
     for ax, lab in zip(axes[0], labs, strict=True):
-        scores = [lab_score(s["labs"][lab]) for s in students.values()]
-        possible = max((s["labs"][lab].get("possible", 0) for s in students.values()), default=0)
+        scores = [s.labs[lab].score for s in students.values()]
+        possible = max((s.labs[lab].possible for s in students.values()), default=0)
         ax.hist(scores, bins=10, range=(0, max(possible, 1)), color="#4477aa")
         ax.set_title(lab, fontsize=9)
         ax.set_xlabel("points")
@@ -37,9 +37,9 @@ def write(folder: Path, results: dict) -> list[Path]:
     for lab in labs:
         tests: dict[str, list[bool]] = {}
         for s in students.values():
-            for test, t in s["labs"][lab].get("tests", {}).items():
-                if t["result"] != "skipped":
-                    tests.setdefault(test, []).append(t["result"] == "passed")
+            for test, t in s.labs[lab].tests.items():
+                if t.verdict != TestVerdict.SKIPPED:
+                    tests.setdefault(test, []).append(t.verdict == TestVerdict.PASSED)
         for test, passes in tests.items():
             names.append(f"{lab[:2]} {test}")
             rates.append(100.0 * sum(passes) / len(passes))
@@ -59,9 +59,9 @@ def write(folder: Path, results: dict) -> list[Path]:
     ratios: dict[str, dict[str, float]] = {}
     for student, s in sorted(students.items()):
         for lab in labs:
-            for test, t in s["labs"][lab].get("tests", {}).items():
-                if "ratio" in t:
-                    ratios.setdefault(f"{lab[:2]} {test}", {})[student] = t["ratio"] / t["needed"]
+            for test, t in s.labs[lab].tests.items():
+                if t.ratio is not None and t.needed:
+                    ratios.setdefault(f"{lab[:2]} {test}", {})[student] = t.ratio / t.needed
     if ratios:
         fig, axes = plt.subplots(len(ratios), 1, figsize=(7, 2.2 * len(ratios)), squeeze=False)
         for ax, (test, per_student) in zip(axes[:, 0], ratios.items(), strict=True):

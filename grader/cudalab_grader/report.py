@@ -9,21 +9,7 @@ import json
 import unicodedata
 from pathlib import Path
 
-# How each way of not being graded is titled in the feedback ("grader error": the grader's fault).
-NOT_GRADED_TITLES = {
-    "missing": "not found",
-    "rejected": "submission refused",
-    "build error": "does not build",
-    "grader error": "not graded: the grader failed on this submission (tell your instructor)",
-}
-
-
-def lab_score(result: dict) -> float:
-    return round(result.get("earned", 0.0) * (1.0 - result.get("penalty", 0.0)), 2)
-
-
-def student_total(entry: dict) -> float:
-    return round(sum(lab_score(r) for r in entry["labs"].values()), 2)
+from .results import ClassResults, LabResult, LabStatus, StudentResult, TestVerdict
 
 
 def _cell(text: str) -> str:
@@ -31,64 +17,59 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def write_gradebook(path: Path, results: dict) -> None:
+def write_gradebook(path: Path, results: ClassResults) -> None:
     """One row per student, a column per lab, the total, and which labs were not graded and why:
     importable into Canvas or Moodle."""
-    labs = results["labs"]
+    labs = results.labs
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["student", *labs, "total", "not graded"])
-        for student, entry in sorted(results["students"].items()):
+        for student, entry in sorted(results.students.items()):
             not_graded = [
-                f"{lab}: {entry['labs'][lab].get('status')}"
-                for lab in labs
-                if entry["labs"][lab].get("status") != "graded"
+                f"{lab}: {r.status}" for lab, r in entry.labs.items() if r.status != LabStatus.GRADED
             ]
             w.writerow(
                 [
                     _cell(student),
-                    *(f"{lab_score(entry['labs'][lab]):g}" for lab in labs),
-                    f"{student_total(entry):g}",
+                    *(f"{entry.labs[lab].score:g}" for lab in labs),
+                    f"{entry.score:g}",
                     "; ".join(not_graded),
                 ]
             )
 
 
-def write_results(path: Path, results: dict) -> None:
-    path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+def write_results(path: Path, results: ClassResults) -> None:
+    path.write_text(json.dumps(results.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def _lab_lines(lab: str, r: dict) -> tuple[str, list[tuple[str, str, str]]]:
+def _lab_lines(lab: str, r: LabResult) -> tuple[str, list[tuple[str, str, str]]]:
     """The lab's headline and its (title, status, message) items, for both feedback formats."""
-    score = lab_score(r)
-    head = f"{lab}: {score:g} of {r.get('possible', 0):g} points"
-    if r.get("penalty"):
-        head += f" (late: {r['earned']:g} minus {r['penalty'] * 100:g}%)"
-    kinds = r.get("categories", {})
-    if len(kinds) > 1:
-        head += " - " + ", ".join(f"{k} {v['earned']:g}/{v['possible']:g}" for k, v in sorted(kinds.items()))
+    head = f"{lab}: {r.score:g} of {r.possible:g} points"
+    if r.penalty:
+        head += f" (late: {r.earned:g} minus {r.penalty * 100:g}%)"
+    if len(r.categories) > 1:
+        head += " - " + ", ".join(f"{k} {v.earned:g}/{v.possible:g}" for k, v in sorted(r.categories.items()))
     items = []
-    status = r.get("status")
-    if status != "graded":
-        items.append((NOT_GRADED_TITLES.get(status, "not graded"), status, r.get("message", "")))
+    if r.status != LabStatus.GRADED:
+        items.append((r.status.title, r.status.value, r.message))
     else:
-        for test, t in r["tests"].items():
-            if t["result"] == "failed":
-                items.append((f"{test} (0 of {t['possible']:g} points)", "failed", t.get("message", "")))
-            elif t["result"] == "skipped":
+        for test, t in r.tests.items():
+            if t.verdict == TestVerdict.FAILED:
+                items.append((f"{test} (0 of {t.possible:g} points)", "failed", t.message))
+            elif t.verdict == TestVerdict.SKIPPED:
                 items.append((f"{test} (skipped on this backend, not counted)", "skipped", ""))
     return head, items
 
 
-def feedback_markdown(student: str, entry: dict, results: dict) -> str:
-    out = [f"# Feedback: {student}", "", f"Backend: {results['backend']}. Graded {results['graded_at']}.", ""]
+def feedback_markdown(student: str, entry: StudentResult, results: ClassResults) -> str:
+    out = [f"# Feedback: {student}", "", f"Backend: {results.backend}. Graded {results.graded_at}.", ""]
     out += ["| lab | points |", "| --- | --- |"]
-    for lab in results["labs"]:
-        r = entry["labs"][lab]
-        out.append(f"| {lab} | {lab_score(r):g} / {r.get('possible', 0):g} |")
-    out += [f"| total | {student_total(entry):g} |", ""]
-    for lab in results["labs"]:
-        head, items = _lab_lines(lab, entry["labs"][lab])
+    for lab in results.labs:
+        r = entry.labs[lab]
+        out.append(f"| {lab} | {r.score:g} / {r.possible:g} |")
+    out += [f"| total | {entry.score:g} |", ""]
+    for lab in results.labs:
+        head, items = _lab_lines(lab, entry.labs[lab])
         out += [f"## {head}", ""]
         if not items:
             out += ["Every test passed.", ""]
@@ -99,20 +80,20 @@ def feedback_markdown(student: str, entry: dict, results: dict) -> str:
     return "\n".join(out)
 
 
-def feedback_html(student: str, entry: dict, results: dict) -> str:
+def feedback_html(student: str, entry: StudentResult, results: ClassResults) -> str:
     e = html.escape
     rows = ""
-    for lab in results["labs"]:
-        r = entry["labs"][lab]
-        rows += f"<tr><td>{e(lab)}</td><td>{lab_score(r):g} / {r.get('possible', 0):g}</td></tr>"
+    for lab in results.labs:
+        r = entry.labs[lab]
+        rows += f"<tr><td>{e(lab)}</td><td>{r.score:g} / {r.possible:g}</td></tr>"
     body = [
         f"<h1>Feedback: {e(student)}</h1>",
-        f"<p>Backend: {e(results['backend'])}. Graded {e(results['graded_at'])}.</p>",
+        f"<p>Backend: {e(results.backend)}. Graded {e(results.graded_at)}.</p>",
         f"<table><tr><th>lab</th><th>points</th></tr>{rows}"
-        f"<tr><th>total</th><th>{student_total(entry):g}</th></tr></table>",
+        f"<tr><th>total</th><th>{entry.score:g}</th></tr></table>",
     ]
-    for lab in results["labs"]:
-        head, items = _lab_lines(lab, entry["labs"][lab])
+    for lab in results.labs:
+        head, items = _lab_lines(lab, entry.labs[lab])
         body.append(f"<h2>{e(head)}</h2>")
         if not items:
             body.append("<p>Every test passed.</p>")
@@ -130,60 +111,49 @@ def feedback_html(student: str, entry: dict, results: dict) -> str:
     )
 
 
-def write_feedback(folder: Path, results: dict) -> None:
+def write_feedback(folder: Path, results: ClassResults) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    for student, entry in results["students"].items():
+    for student, entry in results.students.items():
         (folder / f"{student}.md").write_text(feedback_markdown(student, entry, results), encoding="utf-8")
         (folder / f"{student}.html").write_text(feedback_html(student, entry, results), encoding="utf-8")
 
 
-def gradescope(entry: dict, results: dict) -> dict:
+def gradescope(entry: StudentResult, results: ClassResults) -> dict:
     """Gradescope's autograder results format for one submission."""
     tests = []
-    for lab in results["labs"]:
-        r = entry["labs"][lab]
-        if r.get("status") != "graded":
+    for lab in results.labs:
+        r = entry.labs[lab]
+        if r.status != LabStatus.GRADED:
             tests.append(
-                {
-                    "name": lab,
-                    "score": 0,
-                    "max_score": r.get("possible", 0),
-                    "status": "failed",
-                    "output": r.get("message", ""),
-                }
+                {"name": lab, "score": 0, "max_score": r.possible, "status": "failed", "output": r.message}
             )
             continue
-        for test, t in r["tests"].items():
-            if t["result"] == "skipped":
+        for test, t in r.tests.items():
+            if t.verdict == TestVerdict.SKIPPED:
                 continue
             tests.append(
                 {
                     "name": f"{lab}/{test}",
-                    "score": t["points"] * (1.0 - r.get("penalty", 0.0)),
-                    "max_score": t["possible"],
-                    "status": "passed" if t["result"] == "passed" else "failed",
-                    "output": t.get("message", ""),
+                    "score": t.points * (1.0 - r.penalty),
+                    "max_score": t.possible,
+                    "status": "passed" if t.verdict == TestVerdict.PASSED else "failed",
+                    "output": t.message,
                 }
             )
-    return {
-        "score": student_total(entry),
-        "tests": tests,
-        "output": f"Graded on the {results['backend']} backend.",
+    return {"score": entry.score, "tests": tests, "output": f"Graded on the {results.backend} backend."}
+
+
+def summary(results: ClassResults) -> str:
+    rows = [["student", *(lab[:2] for lab in results.labs), "total"]]
+    marks = {
+        LabStatus.BUILD_ERROR: " (build error)",
+        LabStatus.REJECTED: " (refused)",
+        LabStatus.MISSING: " (missing)",
     }
-
-
-def summary(results: dict) -> str:
-    labs = results["labs"]
-    rows = [["student", *(lab[:2] for lab in labs), "total"]]
-    for student, entry in sorted(results["students"].items()):
-        cells = []
-        for lab in labs:
-            r = entry["labs"][lab]
-            mark = {"build error": " (build error)", "rejected": " (refused)", "missing": " (missing)"}.get(
-                r.get("status", ""), ""
-            )
-            cells.append(f"{lab_score(r):g}/{r.get('possible', 0):g}{mark}")
-        rows.append([student, *cells, f"{student_total(entry):g}"])
+    for student, entry in sorted(results.students.items()):
+        labs = [entry.labs[lab] for lab in results.labs]
+        cells = [f"{r.score:g}/{r.possible:g}{marks.get(r.status, '')}" for r in labs]
+        rows.append([student, *cells, f"{entry.score:g}"])
     widths = [max(_width(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(c + " " * (w - _width(c)) for c, w in zip(r, widths, strict=True)) for r in rows

@@ -4,12 +4,15 @@ the shards' results into one gradebook."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from .results import ClassResults
 
 
 class MergeError(Exception):
@@ -69,23 +72,18 @@ def submit(args: argparse.Namespace) -> int:
     return 0
 
 
-def merge(out: Path) -> dict:
+def merge(out: Path) -> ClassResults:
     """One set of results from the shards' results in out/shard-*/."""
     shards = sorted(out.glob("shard-*/results.json"))
     if not shards:
         raise MergeError(f"{out}: no shard-*/results.json to merge")
-    merged: dict = {}
-    for path in shards:
-        part = json.loads(path.read_text())
-        if not part["students"]:
-            continue
-        if not merged:
-            merged = {**part, "students": {}}
-        if part["labs"] != merged["labs"] or part["backend"] != merged["backend"]:
+    parts = [(path, ClassResults.from_json(json.loads(path.read_text()))) for path in shards]
+    graded = [(path, part) for path, part in parts if part.students]
+    merged = dataclasses.replace(graded[0][1] if graded else parts[0][1], students={})
+    for path, part in graded:
+        if part.labs != merged.labs or part.backend != merged.backend:
             raise MergeError(f"{path}: graded other labs or on another backend")
-        merged["students"].update(part["students"])
-    if not merged:
-        merged = json.loads(shards[0].read_text())
-    merged["students"] = dict(sorted(merged["students"].items()))
-    print(f"merged {len(shards)} shard(s), {len(merged['students'])} student(s)")
+        merged.students.update(part.students)
+    merged.students = dict(sorted(merged.students.items()))
+    print(f"merged {len(shards)} shard(s), {len(merged.students)} student(s)")
     return merged

@@ -26,6 +26,14 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "grader"))
 from cudalab_grader import deadlines, plots, submissions  # noqa: E402
 from cudalab_grader.files import remove_tree  # noqa: E402
+from cudalab_grader.results import (  # noqa: E402
+    ClassResults,
+    LabResult,
+    LabStatus,
+    StudentResult,
+    TestResult,
+    TestVerdict,
+)
 from cudalab_grader.sandbox import Limits, Sandbox  # noqa: E402
 
 CORPUS = HERE / "corpus"
@@ -197,6 +205,8 @@ def test_rerun_grades_only_what_changed(corpus: Path, graded: tuple) -> None:
     assert "0 lab(s) to grade" in run.stdout
     again = json.loads((out / "results.json").read_text())
     assert again["students"]["alice"] == results["students"]["alice"]
+    # a build error is out of a graded lab's points, also when the rerun built nothing
+    assert lab(again, "mona")["possible"] == lab(results, "mona")["possible"] == 22
 
 
 def test_a_damaged_cache_entry_is_regraded(corpus: Path, graded: tuple) -> None:
@@ -456,10 +466,10 @@ def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
     grader.prepare_base(["01_vector_add"])
     unpacked = tmp_path / "alice"
     submissions.unpack(submissions.Submission("alice", CORPUS / "alice", 0), unpacked)
-    assert grader.grade(unpacked, "alice", "01_vector_add")["earned"] == 22
+    assert grader.grade(unpacked, "alice", "01_vector_add").earned == 22
     submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
     grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")
-    assert grace["tests"]["VectorAdd.One"]["result"] == "failed" and grace["earned"] == 21
+    assert grace.tests["VectorAdd.One"].verdict == "failed" and grace.earned == 21
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -519,20 +529,17 @@ def test_performance_ratio_plot(tmp_path: Path) -> None:
     )
     assert PERF.search(line).groups() == ("0.92", "0.70")
 
-    def lab(ratio: float) -> dict:
-        test = {"result": "passed" if ratio >= 0.7 else "failed", "points": 2, "possible": 2}
-        return {
-            "earned": 2,
-            "possible": 2,
-            "tests": {"VectorAddPerformance.NearCopyBandwidth": test | {"ratio": ratio, "needed": 0.7}},
-        }
+    def lab(ratio: float) -> LabResult:
+        test = TestResult(
+            TestVerdict.PASSED if ratio >= 0.7 else TestVerdict.FAILED, 2, ratio=ratio, needed=0.7
+        )
+        return LabResult(
+            "01_vector_add", LabStatus.GRADED, 2, {"VectorAddPerformance.NearCopyBandwidth": test}
+        )
 
-    results = {
-        "labs": ["01_vector_add"],
-        "students": {
-            "ann": {"labs": {"01_vector_add": lab(0.92)}},
-            "ben": {"labs": {"01_vector_add": lab(0.41)}},
-        },
+    results = ClassResults("cuda", ["01_vector_add"], "now")
+    results.students = {
+        name: StudentResult(0, {"01_vector_add": lab(r)}) for name, r in (("ann", 0.92), ("ben", 0.41))
     }
     made = plots.write(tmp_path, results)
     assert tmp_path / "performance_ratios.png" in made
