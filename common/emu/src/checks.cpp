@@ -18,7 +18,9 @@
 
 #include "block.h"
 #include "cudalab/poison.h"
-#include "state.h"
+#include "errors.h"
+#include "memory.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {
@@ -66,17 +68,17 @@ void warn_once(const BlockState& b, const void* pc, const std::string& what) {
 
 // ---- global memory ---------------------------------------------------------------------------
 
-// Most accesses hit the array of the one before. An index, not a pointer: records only grow
+// Most accesses hit the array of the one before. An index, not a pointer: allocations only grow
 // (cudaMalloc appends; cudaDeviceReset clears), and a pointer would dangle when the vector grows.
 thread_local size_t last_record = 0;
 
 // The record whose span (array, red zone, rest of the page) holds `a`, or nullptr.
-const Record* span_holding(uintptr_t a) {
-  auto& all = records();
+const Allocation* span_holding(uintptr_t a) {
+  auto& all = allocations();
   if (last_record < all.size() &&
       a - reinterpret_cast<uintptr_t>(all[last_record].base) < all[last_record].span)
     return &all[last_record];
-  auto it = first_record_after(a);
+  auto it = first_allocation_after(a);
   if (it == all.begin()) return nullptr;
   --it;
   if (a - reinterpret_cast<uintptr_t>(it->base) >= it->span) return nullptr;
@@ -86,9 +88,9 @@ const Record* span_holding(uintptr_t a) {
 
 // Where an access outside every array went: "element 103 of the 100-element array allocated at
 // f.cu:9: 3 past its last element", or before the first element of the next array.
-std::string missed(const Record* r, uintptr_t a, unsigned size) {
-  auto& all = records();
-  auto next = first_record_after(a);
+std::string missed(const Allocation* r, uintptr_t a, unsigned size) {
+  auto& all = allocations();
+  auto next = first_allocation_after(a);
   const size_t before = next == all.end() ? SIZE_MAX : reinterpret_cast<uintptr_t>(next->base) - a;
   std::ostringstream s;
   if (r != nullptr && a - (reinterpret_cast<uintptr_t>(r->base) + r->bytes) < before) {
@@ -109,7 +111,7 @@ std::string missed(const Record* r, uintptr_t a, unsigned size) {
 
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
                   const void* pc) {
-  const Record* r = span_holding(a);
+  const Allocation* r = span_holding(a);
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
   if (b == nullptr) {                                           // host code of the student's file
     if (r != nullptr && r->kind != MemoryKind::device) return;  // managed or page-locked memory

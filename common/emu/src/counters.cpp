@@ -11,7 +11,9 @@
 
 #include "block.h"
 #include "cudalab/emu/inspect.h"
-#include "state.h"
+#include "errors.h"
+#include "memory.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 using cudalab::AccessSite;

@@ -11,7 +11,8 @@
 #include <cstring>
 #include <string>
 
-#include "state.h"
+#include "memory.h"
+#include "symbolize.h"
 
 struct cublasContext {
   cudaStream_t stream = nullptr;

@@ -16,7 +16,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "state.h"
+#include "errors.h"
+#include "memory.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {

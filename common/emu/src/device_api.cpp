@@ -6,7 +6,10 @@
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
-#include "state.h"
+#include "errors.h"
+#include "launches.h"
+#include "memory.h"
+#include "symbolize.h"
 
 using namespace cudalab::emu;
 
@@ -217,9 +220,9 @@ cudaError_t cudaDeviceSynchronize() {
         "cudaDeviceSynchronize() in a kernel: CUDA 12 removed waiting for child grids in device "
         "code (compute capability 9.0); use tail launches (cudaStreamTailLaunch) or a later "
         "kernel");
-    return record(cudaErrorNotSupported);
+    return set_last_error(cudaErrorNotSupported);
   }
-  return record(cudaSuccess);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaDeviceReset() {
@@ -230,48 +233,48 @@ cudaError_t cudaDeviceReset() {
 }
 
 cudaError_t cudaGetDeviceCount(int* count) {
-  if (count == nullptr) return record(cudaErrorInvalidValue);
+  if (count == nullptr) return set_last_error(cudaErrorInvalidValue);
   *count = 1;
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int* device) {
-  if (device == nullptr) return record(cudaErrorInvalidValue);
+  if (device == nullptr) return set_last_error(cudaErrorInvalidValue);
   *device = 0;
   return cudaSuccess;
 }
 
 cudaError_t cudaSetDevice(int device) {
-  return device == 0 ? record(cudaSuccess) : record(cudaErrorInvalidDevice);
+  return device == 0 ? set_last_error(cudaSuccess) : set_last_error(cudaErrorInvalidDevice);
 }
 
 cudaError_t cudaInitDevice(int device, unsigned, unsigned) { return cudaSetDevice(device); }
 
 cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) {
-  if (device == nullptr || prop == nullptr) return record(cudaErrorInvalidValue);
+  if (device == nullptr || prop == nullptr) return set_last_error(cudaErrorInvalidValue);
   *device = 0;
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
-  if (p == nullptr) return record(cudaErrorInvalidValue);
-  if (device != 0) return record(cudaErrorInvalidDevice);
+  if (p == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   *p = properties();
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
-  if (value == nullptr) return record(cudaErrorInvalidValue);
-  if (device != 0) return record(cudaErrorInvalidDevice);
+  if (value == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   const long v = attribute(attr, properties());
   if (v == -1 && attr != cudaDevAttrNumaId && attr != cudaDevAttrHostNumaId)
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   *value = static_cast<int>(v);
   return cudaSuccess;
 }
 
 cudaError_t cudaDriverGetVersion(int* version) {
-  if (version == nullptr) return record(cudaErrorInvalidValue);
+  if (version == nullptr) return set_last_error(cudaErrorInvalidValue);
   *version = 13000;  // CUDART_VERSION: the runtime emu follows
   return cudaSuccess;
 }
@@ -279,28 +282,28 @@ cudaError_t cudaDriverGetVersion(int* version) {
 cudaError_t cudaRuntimeGetVersion(int* version) { return cudaDriverGetVersion(version); }
 
 cudaError_t cudaSetDeviceFlags(unsigned flags) {
-  if (flags & ~0x1Fu) return record(cudaErrorInvalidValue);
+  if (flags & ~0x1Fu) return set_last_error(cudaErrorInvalidValue);
   device_flags = flags;
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceFlags(unsigned* flags) {
-  if (flags == nullptr) return record(cudaErrorInvalidValue);
+  if (flags == nullptr) return set_last_error(cudaErrorInvalidValue);
   *flags = device_flags | cudaDeviceMapHost;
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   if (limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
-    return record(cudaErrorUnsupportedLimit);
+    return set_last_error(cudaErrorUnsupportedLimit);
   limits[limit] = value;
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
-  if (value == nullptr) return record(cudaErrorInvalidValue);
+  if (value == nullptr) return set_last_error(cudaErrorInvalidValue);
   if (limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
-    return record(cudaErrorUnsupportedLimit);
+    return set_last_error(cudaErrorUnsupportedLimit);
   *value = limits[limit];
   return cudaSuccess;
 }
@@ -311,7 +314,7 @@ cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config) {
 }
 
 cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
-  if (config == nullptr) return record(cudaErrorInvalidValue);
+  if (config == nullptr) return set_last_error(cudaErrorInvalidValue);
   *config = cache_config;
   return cudaSuccess;
 }
@@ -326,8 +329,8 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
 }
 
 cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer) {
-  if (can == nullptr) return record(cudaErrorInvalidValue);
-  if (device != 0 || peer != 0) return record(cudaErrorInvalidDevice);
+  if (can == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (device != 0 || peer != 0) return set_last_error(cudaErrorInvalidDevice);
   *can = 0;
   return cudaSuccess;
 }

@@ -1,4 +1,6 @@
 // Error codes, their names and strings, and the last/sticky error of the emu runtime.
+#include "errors.h"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -6,7 +8,9 @@
 
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
-#include "state.h"
+#include "launches.h"
+#include "memory.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {
@@ -34,7 +38,7 @@ const ErrorText* find(cudaError_t code) {
 }
 }  // namespace
 
-cudaError_t record(cudaError_t error) {
+cudaError_t set_last_error(cudaError_t error) {
   if (cudaError_t s = sticky.load(); s != cudaSuccess) error = s;
   if (error != cudaSuccess) last_error = error;
   return error;
@@ -76,7 +80,7 @@ void fail(cudaError_t error, const std::string& message) {
     }
   }
   diagnose(message);
-  record(error);
+  set_last_error(error);
 }
 
 void skipped_after_error() { ++skipped; }
@@ -120,7 +124,7 @@ std::string launch_site(const LaunchConfig& c) {
 
 }  // namespace cudalab::emu
 
-using cudalab::emu::record;
+using cudalab::emu::set_last_error;
 
 cudaError_t cudaGetLastError() {
   // Returns the last error and resets it, except that a sticky error never goes away.

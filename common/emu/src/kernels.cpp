@@ -4,7 +4,10 @@
 #include <mutex>
 
 #include "cudalab/emu/launch.h"
-#include "state.h"
+#include "errors.h"
+#include "launches.h"
+#include "memory.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {
@@ -94,7 +97,7 @@ cudaError_t launch_untyped(const char* call, const void* kernel, dim3 grid, dim3
              ": the emu backend does not know this kernel by its address (a template kernel "
              "given as a void*, or a function that is not a kernel): it needs the kernel's type "
              "to read its arguments. Pass the kernel itself, not a void* to it.");
-    return record(cudaErrorInvalidDeviceFunction);
+    return set_last_error(cudaErrorInvalidDeviceFunction);
   }
   launcher(kernel, grid, block, args, shared_bytes, stream, cooperative);
   return cudaPeekAtLastError();

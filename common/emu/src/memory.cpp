@@ -4,6 +4,8 @@
 // behind it, and its addresses are never reused until cudaDeviceReset: so a kernel's access is
 // known to be device memory by one comparison, and a use after cudaFree is recognised as such.
 // Each array has a shadow (see shadow.h) that says who wrote each byte last.
+#include "memory.h"
+
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -18,7 +20,9 @@
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
 #include "cudalab/poison.h"
-#include "state.h"
+#include "errors.h"
+#include "launches.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {
@@ -27,7 +31,7 @@ constexpr size_t kRedZone = 4096;                   // bytes checked behind ever
 constexpr unsigned char kRedByte = 0xFD;            // the red zone's pattern
 constexpr size_t kShadowLimit = size_t{512} << 20;  // larger arrays get no shadow
 
-std::mutex mutex;  // guards the records; kernels only read them (no cudaMalloc during a kernel)
+std::mutex mutex;  // guards the allocations; kernels only read them (no cudaMalloc during a kernel)
 struct InjectedFailure {
   unsigned successes = 0;
   cudaError_t error = cudaSuccess;
@@ -56,7 +60,7 @@ Arena reserve_arena() {
 cudaError_t check_range(const void* p, size_t count, const std::string& call, const char* role,
                         const std::string& meant) {
   std::lock_guard<std::mutex> lock(mutex);
-  const Record* r = containing(p, true);
+  const Allocation* r = containing(p, true);
   if (r == nullptr || r->freed) {
     diagnose(call + ": the " + role + " is not device memory (" +
              (r ? "the array allocated at " + r->where + " was freed at " + r->freed_where
@@ -107,7 +111,7 @@ std::string meant(const void* p, const void* other, bool destination) {
 
 size_t device_memory_bytes() { return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * page(); }
 
-void release(Record& r) {
+void release(Allocation& r) {
   madvise(r.base, r.span, MADV_DONTNEED);
   mprotect(r.base, r.span, PROT_NONE);
   if (r.shadow) munmap(r.shadow, r.bytes * sizeof(uint32_t));
@@ -115,10 +119,10 @@ void release(Record& r) {
 }
 }  // namespace
 
-Record* containing(const void* p, bool freed_too) {
+Allocation* containing(const void* p, bool freed_too) {
   auto c = static_cast<const char*>(p);
-  auto it = first_record_after(reinterpret_cast<uintptr_t>(p));
-  if (it == records().begin()) return nullptr;
+  auto it = first_allocation_after(reinterpret_cast<uintptr_t>(p));
+  if (it == allocations().begin()) return nullptr;
   --it;
   if (c >= it->base + std::max<size_t>(it->bytes, 1)) return nullptr;
   return (it->freed && !freed_too) ? nullptr : &*it;
@@ -129,20 +133,20 @@ const Arena& arena() {
   return a;
 }
 
-std::vector<Record>& records() {
-  static std::vector<Record> all;
+std::vector<Allocation>& allocations() {
+  static std::vector<Allocation> all;
   return all;
 }
 
-std::vector<Record>::iterator first_record_after(uintptr_t a) {
-  auto& all = records();
-  return std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const Record& r) {
+std::vector<Allocation>::iterator first_allocation_after(uintptr_t a) {
+  auto& all = allocations();
+  return std::upper_bound(all.begin(), all.end(), a, [](uintptr_t x, const Allocation& r) {
     return x < reinterpret_cast<uintptr_t>(r.base);
   });
 }
 
 void mark_written(const void* p, size_t count, uint32_t writer) {
-  Record* r = containing(p, false);
+  Allocation* r = containing(p, false);
   if (r == nullptr || r->shadow == nullptr) return;
   size_t offset = static_cast<const char*>(p) - r->base;
   std::fill_n(r->shadow + offset, std::min(count, r->bytes - offset), writer);
@@ -150,7 +154,7 @@ void mark_written(const void* p, size_t count, uint32_t writer) {
 
 void forget_writers() {
   std::lock_guard<std::mutex> lock(mutex);
-  for (Record& r : records())
+  for (Allocation& r : allocations())
     if (r.shadow)
       for (size_t i = 0; i < r.bytes; ++i)
         if (r.shadow[i] > kHostStamp) r.shadow[i] = kEarlierKernelStamp;
@@ -158,7 +162,7 @@ void forget_writers() {
 
 std::string check_redzones(const LaunchConfig& config) {
   std::lock_guard<std::mutex> lock(mutex);
-  for (Record& r : records()) {
+  for (Allocation& r : allocations()) {
     if (r.freed) continue;
     unsigned char* zone = reinterpret_cast<unsigned char*>(r.base) + r.bytes;
     size_t first = kRedZone, last = 0;  // changed bytes
@@ -189,16 +193,16 @@ std::recursive_mutex& device_mutex() {
 void free_all_allocations() {
   std::lock_guard<std::recursive_mutex> device(device_mutex());
   std::lock_guard<std::mutex> lock(mutex);
-  for (Record& r : records())
+  for (Allocation& r : allocations())
     if (!r.freed) release(r);
-  records().clear();
+  allocations().clear();
   next_free = reinterpret_cast<char*>(arena().base) + page();
 }
 
 std::vector<AllocationInfo> live_allocations() {
   std::lock_guard<std::mutex> lock(mutex);
   std::vector<AllocationInfo> out;
-  for (const Record& r : records())
+  for (const Allocation& r : allocations())
     if (!r.freed && r.kind != MemoryKind::host) out.push_back({r.bytes, r.where});
   return out;
 }
@@ -229,22 +233,23 @@ namespace cudalab::emu {
 // Places `size` bytes in the arena: poisoned, with a red zone behind and a shadow of who wrote
 // each byte. Memory the host may write directly (managed, page-locked) counts as written.
 cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source_location& where) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (ptr == nullptr) return record(cudaErrorInvalidValue);
-  if (cudaError_t e = injected_failure()) return record(e);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (ptr == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (cudaError_t e = injected_failure()) return set_last_error(e);
   if (size == 0) {  // as on a GPU: success, and no memory
     *ptr = nullptr;
     return cudaSuccess;
   }
-  if (size > device_memory_bytes()) return record(cudaErrorMemoryAllocation);
+  if (size > device_memory_bytes()) return set_last_error(cudaErrorMemoryAllocation);
   std::lock_guard<std::recursive_mutex> device(device_mutex());
   std::lock_guard<std::mutex> lock(mutex);
   const Arena& a = arena();
   size_t span = round_up(size + kRedZone, page());
   if (next_free == nullptr || span > a.base + a.size - reinterpret_cast<uintptr_t>(next_free))
-    return record(cudaErrorMemoryAllocation);
+    return set_last_error(cudaErrorMemoryAllocation);
   char* p = next_free;
-  if (mprotect(p, span, PROT_READ | PROT_WRITE) != 0) return record(cudaErrorMemoryAllocation);
+  if (mprotect(p, span, PROT_READ | PROT_WRITE) != 0)
+    return set_last_error(cudaErrorMemoryAllocation);
   next_free += span;
   // New device memory holds the poison, so that results nobody wrote are recognised as such.
   for (size_t i = 0; i < size; i += 4)
@@ -257,7 +262,7 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
     shadow = s == MAP_FAILED ? nullptr : static_cast<uint32_t*>(s);
     if (shadow != nullptr && kind != MemoryKind::device) std::fill_n(shadow, size, kHostStamp);
   }
-  records().push_back(
+  allocations().push_back(
       {p, size, span, site(where.file_name(), where.line()), {}, false, shadow, kind});
   *ptr = p;
   return cudaSuccess;
@@ -266,11 +271,11 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
 // Frees the array that starts at `ptr`, if it is of `kind`.
 cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
                        const std::source_location& where) {
-  if (cudaError_t e = sticky_error()) return record(e);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (ptr == nullptr) return cudaSuccess;
   std::lock_guard<std::recursive_mutex> device(device_mutex());
   std::lock_guard<std::mutex> lock(mutex);
-  Record* r = containing(ptr, true);
+  Allocation* r = containing(ptr, true);
   const bool host_call = kind == MemoryKind::host;
   if (r == nullptr || r->freed || r->base != ptr || (r->kind == MemoryKind::host) != host_call) {
     diagnose(std::string(call) + " at " + site(where.file_name(), where.line()) +
@@ -284,7 +289,7 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
                   ? "it points into the array allocated at " + r->where
                   : std::string("it is ") + describe(r->kind) + " allocated at " + r->where) +
              ")");
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   }
   release(*r);
   r->freed = true;
@@ -295,16 +300,16 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
 cudaError_t revive(void* base, const std::source_location& where) {
   std::lock_guard<std::recursive_mutex> device(device_mutex());
   std::lock_guard<std::mutex> lock(mutex);
-  Record* r = containing(base, true);
-  if (r == nullptr || r->base != base) return record(cudaErrorInvalidValue);
+  Allocation* r = containing(base, true);
+  if (r == nullptr || r->base != base) return set_last_error(cudaErrorInvalidValue);
   if (!r->freed) {
     diagnose("a graph allocates again, at " + site(where.file_name(), where.line()) +
              ", the array it allocated before (at " + r->where +
              ") that nobody freed: free it in the graph or with cudaFree first");
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   }
   if (mprotect(r->base, r->span, PROT_READ | PROT_WRITE) != 0)
-    return record(cudaErrorMemoryAllocation);
+    return set_last_error(cudaErrorMemoryAllocation);
   for (size_t i = 0; i < r->bytes; i += 4)  // poisoned again: nothing from before counts
     std::memcpy(r->base + i, &cudalab::kPoisonBits, std::min<size_t>(4, r->bytes - i));
   std::memset(r->base + r->bytes, kRedByte, kRedZone);
@@ -320,7 +325,7 @@ cudaError_t revive(void* base, const std::source_location& where) {
 
 bool is_live(const void* base) {
   std::lock_guard<std::mutex> lock(mutex);
-  const Record* r = containing(base, false);
+  const Allocation* r = containing(base, false);
   return r != nullptr && r->base == base;
 }
 
@@ -344,7 +349,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size, cudalab_source_location where
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned flags,
                               cudalab_source_location where) {
   if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   return allocate(devPtr, size, MemoryKind::managed, where);
 }
 
@@ -354,7 +359,7 @@ cudaError_t cudaMallocHost(void** ptr, size_t size, cudalab_source_location wher
 
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned flags, cudalab_source_location where) {
   if (flags > (cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   return allocate(ptr, size, MemoryKind::host, where);
 }
 
@@ -364,7 +369,7 @@ cudaError_t cudaFreeHost(void* ptr, cudalab_source_location where) {
 
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height,
                             cudalab_source_location where) {
-  if (pitch == nullptr) return record(cudaErrorInvalidValue);
+  if (pitch == nullptr) return set_last_error(cudaErrorInvalidValue);
   *pitch = round_up(std::max<size_t>(width, 1), 512);  // the H100's texturePitchAlignment is 32;
   return allocate(devPtr, *pitch * height, MemoryKind::device, where);  // CUDA pads rows to 512
 }
@@ -375,19 +380,19 @@ cudaError_t cudaFree(void* devPtr, cudalab_source_location where) {
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                        cudalab_source_location where) {
-  if (cudaError_t e = sticky_error()) return record(e);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
-    return record(cudaErrorInvalidMemcpyDirection);
+    return set_last_error(cudaErrorInvalidMemcpyDirection);
   if (count == 0) return cudaSuccess;
-  if (dst == nullptr || src == nullptr) return record(cudaErrorInvalidValue);
+  if (dst == nullptr || src == nullptr) return set_last_error(cudaErrorInvalidValue);
   const std::string call = std::string("cudaMemcpy(..., ") + kind_name(kind) + ") at " +
                            site(where.file_name(), static_cast<int>(where.line()));
   if (is_device(kind, true, dst))
     if (cudaError_t e = check_range(dst, count, call, "destination", meant(dst, src, true)))
-      return record(e);
+      return set_last_error(e);
   if (is_device(kind, false, src))
     if (cudaError_t e = check_range(src, count, call, "source", meant(src, dst, false)))
-      return record(e);
+      return set_last_error(e);
   std::memmove(dst, src, count);
   note_copy_writers(dst, src, count);
   return cudaSuccess;
@@ -401,12 +406,12 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
 }
 
 cudaError_t cudaMemset(void* devPtr, int value, size_t count, cudalab_source_location where) {
-  if (cudaError_t e = sticky_error()) return record(e);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (count == 0) return cudaSuccess;
   const std::string call =
       "cudaMemset at " + site(where.file_name(), static_cast<int>(where.line()));
   if (cudaError_t e = check_range(devPtr, count, call, "destination", meant(devPtr, nullptr, true)))
-    return record(e);
+    return set_last_error(e);
   std::memset(devPtr, value, count);
   mark_written(devPtr, count, kHostStamp);
   return cudaSuccess;
@@ -415,12 +420,12 @@ cudaError_t cudaMemset(void* devPtr, int value, size_t count, cudalab_source_loc
 namespace cudalab::emu {
 cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset, size_t symbol_size,
                         bool to_symbol) {
-  if (cudaError_t e = sticky_error()) return record(e);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (offset + count > symbol_size) {
     diagnose("cudaMemcpy" + std::string(to_symbol ? "To" : "From") +
              "Symbol: " + std::to_string(offset + count) + " bytes do not fit in a " +
              std::to_string(symbol_size) + "-byte symbol");
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   }
   if (to_symbol)
     std::memcpy(static_cast<char*>(dst) + offset, src, count);
@@ -433,18 +438,20 @@ cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset,
 // ---- 2D copies, asynchronous forms -------------------------------------------------------
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (width > dpitch || width > spitch) return set_last_error(cudaErrorInvalidPitchValue);
   if (width == 0 || height == 0) return cudaSuccess;
   // Each end must hold its last row: checking the whole span checks every row.
   const size_t dst_span = dpitch * (height - 1) + width, src_span = spitch * (height - 1) + width;
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
-    return record(cudaErrorInvalidMemcpyDirection);
-  if (dst == nullptr || src == nullptr) return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidMemcpyDirection);
+  if (dst == nullptr || src == nullptr) return set_last_error(cudaErrorInvalidValue);
   if (is_device(kind, true, dst))
-    if (cudaError_t e = check_range(dst, dst_span, "cudaMemcpy2D", "destination")) return record(e);
+    if (cudaError_t e = check_range(dst, dst_span, "cudaMemcpy2D", "destination"))
+      return set_last_error(e);
   if (is_device(kind, false, src))
-    if (cudaError_t e = check_range(src, src_span, "cudaMemcpy2D", "source")) return record(e);
+    if (cudaError_t e = check_range(src, src_span, "cudaMemcpy2D", "source"))
+      return set_last_error(e);
   for (size_t row = 0; row < height; ++row) {
     char* d = static_cast<char*>(dst) + row * dpitch;
     const char* s = static_cast<const char*>(src) + row * spitch;
@@ -470,12 +477,12 @@ cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t 
 }
 
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (width > pitch) return record(cudaErrorInvalidPitchValue);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (width > pitch) return set_last_error(cudaErrorInvalidPitchValue);
   if (width == 0 || height == 0) return cudaSuccess;
   if (cudaError_t e =
           check_range(devPtr, pitch * (height - 1) + width, "cudaMemset2D", "destination"))
-    return record(e);
+    return set_last_error(e);
   for (size_t row = 0; row < height; ++row) {
     char* d = static_cast<char*>(devPtr) + row * pitch;
     std::memset(d, value, width);
@@ -509,51 +516,52 @@ bool registered_host_memory(uintptr_t a) {
 }  // namespace cudalab::emu
 
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned flags) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (ptr == nullptr || size == 0 || arena().contains(ptr)) return record(cudaErrorInvalidValue);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (ptr == nullptr || size == 0 || arena().contains(ptr))
+    return set_last_error(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> lock(mutex);
   const auto base = reinterpret_cast<uintptr_t>(ptr);
   for (const Registered& r : registered)
     if (base < r.base + r.bytes && r.base < base + size)
-      return record(cudaErrorHostMemoryAlreadyRegistered);
+      return set_last_error(cudaErrorHostMemoryAlreadyRegistered);
   registered.push_back({base, size, flags});
   return cudaSuccess;
 }
 
 cudaError_t cudaHostUnregister(void* ptr) {
-  if (cudaError_t e = sticky_error()) return record(e);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = std::find_if(registered.begin(), registered.end(), [&](const Registered& r) {
     return r.base == reinterpret_cast<uintptr_t>(ptr);
   });
-  if (it == registered.end()) return record(cudaErrorHostMemoryNotRegistered);
+  if (it == registered.end()) return set_last_error(cudaErrorHostMemoryNotRegistered);
   registered.erase(it);
   return cudaSuccess;
 }
 
 // Unified addressing: a kernel uses page-locked host memory at the host's own address.
 cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned flags) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (pDevice == nullptr || flags != 0) return record(cudaErrorInvalidValue);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (pDevice == nullptr || flags != 0) return set_last_error(cudaErrorInvalidValue);
   const auto a = reinterpret_cast<uintptr_t>(pHost);
   bool ok = registered_host_memory(a);
   if (!ok) {
     std::lock_guard<std::mutex> lock(mutex);
-    const Record* r = containing(pHost, false);
+    const Allocation* r = containing(pHost, false);
     ok = r != nullptr && r->kind == MemoryKind::host;
   }
   if (!ok) {
     diagnose(
         "cudaHostGetDevicePointer: the pointer is not page-locked host memory (it did not "
         "come from cudaHostAlloc or cudaMallocHost, nor was it given to cudaHostRegister)");
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   }
   *pDevice = pHost;
   return cudaSuccess;
 }
 
 cudaError_t cudaHostGetFlags(unsigned* flags, void* pHost) {
-  if (flags == nullptr) return record(cudaErrorInvalidValue);
+  if (flags == nullptr) return set_last_error(cudaErrorInvalidValue);
   void* device = nullptr;
   if (cudaError_t e = cudaHostGetDevicePointer(&device, pHost, 0)) return e;
   *flags = cudaHostAllocMapped;
@@ -561,7 +569,7 @@ cudaError_t cudaHostGetFlags(unsigned* flags, void* pHost) {
 }
 
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
-  if (attributes == nullptr) return record(cudaErrorInvalidValue);
+  if (attributes == nullptr) return set_last_error(cudaErrorInvalidValue);
   *attributes = cudaPointerAttributes{};
   attributes->device = 0;
   attributes->type = cudaMemoryTypeUnregistered;
@@ -569,7 +577,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
     attributes->type = cudaMemoryTypeHost;
   } else {
     std::lock_guard<std::mutex> lock(mutex);
-    if (const Record* r = containing(ptr, false))
+    if (const Allocation* r = containing(ptr, false))
       attributes->type = r->kind == MemoryKind::device    ? cudaMemoryTypeDevice
                          : r->kind == MemoryKind::managed ? cudaMemoryTypeManaged
                                                           : cudaMemoryTypeHost;
@@ -583,7 +591,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
 }
 
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
-  if (free == nullptr || total == nullptr) return record(cudaErrorInvalidValue);
+  if (free == nullptr || total == nullptr) return set_last_error(cudaErrorInvalidValue);
   *total = device_memory_bytes();
   *free = static_cast<size_t>(sysconf(_SC_AVPHYS_PAGES)) * page();
   return cudaSuccess;
@@ -592,9 +600,9 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
 // ---- unified memory hints ------------------------------------------------------------------
 namespace {
 cudaError_t check_managed(const void* p, size_t count, const char* call) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (count == 0) return record(cudaErrorInvalidValue);
-  return record(check_range(p, count, call, "range"));
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (count == 0) return set_last_error(cudaErrorInvalidValue);
+  return set_last_error(check_range(p, count, call, "range"));
 }
 }  // namespace
 
@@ -612,6 +620,6 @@ cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise, in
   return check_managed(devPtr, count, "cudaMemAdvise");
 }
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void* devPtr, size_t, unsigned) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  return devPtr == nullptr ? record(cudaErrorInvalidValue) : cudaSuccess;
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  return devPtr == nullptr ? set_last_error(cudaErrorInvalidValue) : cudaSuccess;
 }

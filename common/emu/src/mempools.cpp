@@ -25,7 +25,10 @@
 
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
-#include "state.h"
+#include "errors.h"
+#include "launches.h"
+#include "memory.h"
+#include "symbolize.h"
 
 struct CUmemPoolHandle_st {
   size_t release_threshold = 0;
@@ -111,7 +114,7 @@ using namespace cudalab::emu;
 cudaError_t cudaMallocFromPoolAsync(void** devPtr, size_t size, cudaMemPool_t pool, cudaStream_t,
                                     cudalab_source_location where) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (!is_pool(pool)) return record(cudaErrorInvalidValue);
+  if (!is_pool(pool)) return set_last_error(cudaErrorInvalidValue);
   if (cudaError_t e = allocate(devPtr, size, MemoryKind::device, where)) return e;
   if (*devPtr == nullptr) return cudaSuccess;
   pool->arrays[*devPtr] = size;
@@ -136,24 +139,24 @@ cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream, cudalab_source_loca
 }
 
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
-  if (pool == nullptr) return record(cudaErrorInvalidValue);
-  if (device != 0) return record(cudaErrorInvalidDevice);
+  if (pool == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   *pool = &default_pool;
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
-  if (pool == nullptr) return record(cudaErrorInvalidValue);
-  if (device != 0) return record(cudaErrorInvalidDevice);
+  if (pool == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   std::lock_guard<std::mutex> lock(mutex);
   *pool = current_pool;
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
-  if (device != 0) return record(cudaErrorInvalidDevice);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   std::lock_guard<std::mutex> lock(mutex);
-  if (!is_pool(pool)) return record(cudaErrorInvalidValue);
+  if (!is_pool(pool)) return set_last_error(cudaErrorInvalidValue);
   current_pool = pool;
   return cudaSuccess;
 }
@@ -161,10 +164,10 @@ cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
 cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) {
   if (pool == nullptr || props == nullptr || props->allocType != cudaMemAllocationTypePinned ||
       props->location.type != cudaMemLocationTypeDevice)
-    return record(cudaErrorInvalidValue);
-  if (props->location.id != 0) return record(cudaErrorInvalidDevice);
+    return set_last_error(cudaErrorInvalidValue);
+  if (props->location.id != 0) return set_last_error(cudaErrorInvalidDevice);
   if (props->handleTypes != cudaMemHandleTypeNone)
-    return record(cudaErrorNotSupported);  // IPC: see the limitations
+    return set_last_error(cudaErrorNotSupported);  // IPC: see the limitations
   std::lock_guard<std::mutex> lock(mutex);
   auto state = std::make_unique<CUmemPoolHandle_st>();
   *pool = state.get();
@@ -175,7 +178,8 @@ cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props
 cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = created_pools.find(pool);
-  if (it == created_pools.end()) return record(cudaErrorInvalidValue);  // the default one, too
+  if (it == created_pools.end())
+    return set_last_error(cudaErrorInvalidValue);  // the default one, too
   if (current_pool == pool) current_pool = &default_pool;
   created_pools.erase(it);  // its live arrays stay valid until freed, as on a GPU
   return cudaSuccess;
@@ -183,7 +187,7 @@ cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
 
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (!is_pool(pool) || value == nullptr) return record(cudaErrorInvalidValue);
+  if (!is_pool(pool) || value == nullptr) return set_last_error(cudaErrorInvalidValue);
   switch (attr) {
     case cudaMemPoolReuseFollowEventDependencies:
     case cudaMemPoolReuseAllowOpportunistic:
@@ -195,17 +199,17 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
       return cudaSuccess;
     case cudaMemPoolAttrReservedMemHigh:  // only a reset to zero is allowed
     case cudaMemPoolAttrUsedMemHigh:
-      if (*static_cast<uint64_t*>(value) != 0) return record(cudaErrorInvalidValue);
+      if (*static_cast<uint64_t*>(value) != 0) return set_last_error(cudaErrorInvalidValue);
       (attr == cudaMemPoolAttrUsedMemHigh ? pool->used_high : pool->reserved_high) = 0;
       return cudaSuccess;
     default:
-      return record(cudaErrorInvalidValue);
+      return set_last_error(cudaErrorInvalidValue);
   }
 }
 
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (!is_pool(pool) || value == nullptr) return record(cudaErrorInvalidValue);
+  if (!is_pool(pool) || value == nullptr) return set_last_error(cudaErrorInvalidValue);
   auto as_u64 = [&](size_t v) {
     *static_cast<uint64_t*>(value) = v;
     return cudaSuccess;
@@ -227,12 +231,12 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
     case cudaMemPoolAttrUsedMemHigh:
       return as_u64(pool->used_high);
   }
-  return record(cudaErrorInvalidValue);
+  return set_last_error(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t minBytesToKeep) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (!is_pool(pool)) return record(cudaErrorInvalidValue);
+  if (!is_pool(pool)) return set_last_error(cudaErrorInvalidValue);
   pool->reserved = std::max(pool->used(), std::min(pool->reserved, minBytesToKeep));
   return cudaSuccess;
 }
@@ -240,11 +244,12 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t minBytesToKeep) {
 cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* descList,
                                  size_t count) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (!is_pool(pool) || (descList == nullptr && count > 0)) return record(cudaErrorInvalidValue);
+  if (!is_pool(pool) || (descList == nullptr && count > 0))
+    return set_last_error(cudaErrorInvalidValue);
   for (size_t i = 0; i < count; ++i) {
     if (descList[i].location.type != cudaMemLocationTypeDevice)
-      return record(cudaErrorInvalidValue);
-    if (descList[i].location.id != 0) return record(cudaErrorInvalidDevice);
+      return set_last_error(cudaErrorInvalidValue);
+    if (descList[i].location.id != 0) return set_last_error(cudaErrorInvalidDevice);
     pool->access = descList[i].flags;
   }
   return cudaSuccess;
@@ -254,15 +259,15 @@ cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool,
                                  cudaMemLocation* location) {
   std::lock_guard<std::mutex> lock(mutex);
   if (flags == nullptr || location == nullptr || !is_pool(pool))
-    return record(cudaErrorInvalidValue);
-  if (location->type != cudaMemLocationTypeDevice) return record(cudaErrorInvalidValue);
-  if (location->id != 0) return record(cudaErrorInvalidDevice);
+    return set_last_error(cudaErrorInvalidValue);
+  if (location->type != cudaMemLocationTypeDevice) return set_last_error(cudaErrorInvalidValue);
+  if (location->id != 0) return set_last_error(cudaErrorInvalidDevice);
   *flags = pool->access;
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGraphMemTrim(int device) {
-  if (device != 0) return record(cudaErrorInvalidDevice);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   std::lock_guard<std::mutex> lock(mutex);
   graph_memory.trim();
   return cudaSuccess;
@@ -270,27 +275,28 @@ cudaError_t cudaDeviceGraphMemTrim(int device) {
 
 cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
                                            void* value) {
-  if (device != 0) return record(cudaErrorInvalidDevice);
-  if (value == nullptr) return record(cudaErrorInvalidValue);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
+  if (value == nullptr) return set_last_error(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> lock(mutex);
   const size_t bytes[] = {graph_memory.used(), graph_memory.used_high, graph_memory.used(),
                           graph_memory.reserved_high};
   if (attr < cudaGraphMemAttrUsedMemCurrent || attr > cudaGraphMemAttrReservedMemHigh)
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   *static_cast<uint64_t*>(value) = bytes[attr];
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
                                            void* value) {
-  if (device != 0) return record(cudaErrorInvalidDevice);
-  if (value == nullptr || *static_cast<uint64_t*>(value) != 0) return record(cudaErrorInvalidValue);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
+  if (value == nullptr || *static_cast<uint64_t*>(value) != 0)
+    return set_last_error(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> lock(mutex);
   if (attr == cudaGraphMemAttrUsedMemHigh)
     graph_memory.used_high = 0;  // only the highs reset
   else if (attr == cudaGraphMemAttrReservedMemHigh)
     graph_memory.reserved_high = 0;
   else
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   return cudaSuccess;
 }

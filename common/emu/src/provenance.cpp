@@ -1,7 +1,7 @@
 // Which bytes of a program's output kernels computed: a lab's test passes only if the device did
 // the work (an answer computed on the host and copied to the device earns nothing).
 //
-// Device memory says it through its shadow (state.h: who wrote each byte last), which only the
+// Device memory says it through its shadow (memory.h: who wrote each byte last), which only the
 // checks keep: the answer is known where the kernels are instrumented (a lab's code always is).
 // A cudaMemcpy between arrays carries the writers along with the bytes. Host memory has no
 // shadow: each copy from device to host memory is remembered instead (where it went, the bytes
@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "cudalab/emu/inspect.h"
-#include "state.h"
+#include "errors.h"
+#include "memory.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {
@@ -32,29 +34,29 @@ constexpr size_t kDeliveryLimit = 256 << 20;  // older copies are forgotten beyo
 bool by_kernel(uint32_t writer) { return writer > kHostStamp; }
 
 // The live array holding [p, p + count) with a shadow, or nullptr.
-const Record* shadowed(const void* p, size_t count) {
-  const Record* r = containing(p, false);
+const Allocation* shadowed(const void* p, size_t count) {
+  const Allocation* r = containing(p, false);
   if (r == nullptr || r->shadow == nullptr ||
       static_cast<const char*>(p) + count > r->base + r->bytes)
     return nullptr;
   return r;
 }
-const uint32_t* writers(const Record& r, const void* p) {
+const uint32_t* writers(const Allocation& r, const void* p) {
   return r.shadow + (static_cast<const char*>(p) - r.base);
 }
 
 void copy_writers(void* dst, const void* src, size_t count) {
-  const Record* to = shadowed(dst, count);
+  const Allocation* to = shadowed(dst, count);
   if (to == nullptr) return;
   uint32_t* out = to->shadow + (static_cast<char*>(dst) - to->base);
-  if (const Record* from = shadowed(src, count))
+  if (const Allocation* from = shadowed(src, count))
     std::memmove(out, writers(*from, src), count * sizeof(uint32_t));
   else
     std::fill_n(out, count, kEarlierKernelStamp);  // a writer not known: not held against anyone
 }
 
 void remember_delivery(void* dst, const void* src, size_t count) {
-  const Record* from = shadowed(src, count);
+  const Allocation* from = shadowed(src, count);
   if (from == nullptr || count > kDeliveryLimit) return;
   Delivery d{static_cast<const char*>(dst), std::vector<char>(count), std::vector<bool>(count)};
   std::memcpy(d.bytes.data(), src, count);
@@ -92,7 +94,7 @@ DeviceWork device_work(const void* p, size_t bytes) {
   DeviceWork work{bytes, 0};
   if (bytes == 0) return work;
   if (arena().contains(p)) {  // managed memory, read by the host where it lies
-    if (const Record* r = shadowed(p, bytes)) {
+    if (const Allocation* r = shadowed(p, bytes)) {
       const uint32_t* w = writers(*r, p);
       work.by_kernels = static_cast<size_t>(std::count_if(w, w + bytes, by_kernel));
     }

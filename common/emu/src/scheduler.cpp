@@ -26,7 +26,10 @@
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
-#include "state.h"
+#include "errors.h"
+#include "launches.h"
+#include "memory.h"
+#include "symbolize.h"
 
 namespace ctx = boost::context;
 
@@ -692,13 +695,13 @@ bool in_kernel() { return current_block != nullptr; }
 void execute(const LaunchConfig& config, ThreadFn fn) {
   if (cudaError_t e = sticky_error()) {
     skipped_after_error();
-    record(e);
+    set_last_error(e);
     return;
   }
   std::string why;
   if (cudaError_t e = validate(config, why)) {
     diagnose(launch_site(config) + " was refused: " + why + " (" + cudaGetErrorName(e) + ")");
-    record(e);
+    set_last_error(e);
     return;
   }
   std::lock_guard<std::recursive_mutex> device(device_mutex());  // one launch at a time
@@ -721,7 +724,7 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
                std::to_string(resident) + " blocks of " + std::to_string(threads) +
                " threads at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor times the " +
                "multiprocessors) (cudaErrorCooperativeLaunchTooLarge)");
-      record(cudaErrorCooperativeLaunchTooLarge);
+      set_last_error(cudaErrorCooperativeLaunchTooLarge);
       return;
     }
     grid_blocks = blocks;

@@ -19,7 +19,10 @@
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
 #include "cudalab/emu/textures.h"
-#include "state.h"
+#include "errors.h"
+#include "launches.h"
+#include "memory.h"
+#include "symbolize.h"
 
 using namespace cudalab::emu;
 
@@ -131,58 +134,59 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority) {
-  if (stream == nullptr || flags > cudaStreamNonBlocking) return record(cudaErrorInvalidValue);
+  if (stream == nullptr || flags > cudaStreamNonBlocking)
+    return set_last_error(cudaErrorInvalidValue);
   *stream = new CUstream_st{flags, std::clamp(priority, -5, 0)};
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   if (stream == nullptr || resolve(stream) == &legacy_stream)
-    return record(cudaErrorInvalidResourceHandle);
+    return set_last_error(cudaErrorInvalidResourceHandle);
   delete stream;
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  if (capturing(stream)) return record(cudaErrorStreamCaptureUnsupported);
-  return record(cudaSuccess);
+  if (capturing(stream)) return set_last_error(cudaErrorStreamCaptureUnsupported);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  if (capturing(stream)) return record(cudaErrorStreamCaptureUnsupported);
-  return record(cudaSuccess);
+  if (capturing(stream)) return set_last_error(cudaErrorStreamCaptureUnsupported);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flags) {
-  if (flags == nullptr) return record(cudaErrorInvalidValue);
+  if (flags == nullptr) return set_last_error(cudaErrorInvalidValue);
   *flags = resolve(stream)->flags;
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
-  if (priority == nullptr) return record(cudaErrorInvalidValue);
+  if (priority == nullptr) return set_last_error(cudaErrorInvalidValue);
   *priority = resolve(stream)->priority;
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned) {
-  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (event == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   CUstream_st* s = resolve(stream);
   if (event->capture != nullptr && s->capture == nullptr) s->capture = event->capture;  // joins
-  return record(cudaSuccess);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void* userData, unsigned flags) {
-  if (callback == nullptr || flags != 0) return record(cudaErrorInvalidValue);
+  if (callback == nullptr || flags != 0) return set_last_error(cudaErrorInvalidValue);
   enqueue(stream, [=] { callback(stream, sticky_error(), userData); });
-  return record(cudaSuccess);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
-  if (fn == nullptr) return record(cudaErrorInvalidValue);
+  if (fn == nullptr) return set_last_error(cudaErrorInvalidValue);
   enqueue(stream, [=] { fn(userData); });
-  return record(cudaSuccess);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
@@ -190,44 +194,44 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags) {
-  if (event == nullptr || flags > 0xF) return record(cudaErrorInvalidValue);
+  if (event == nullptr || flags > 0xF) return set_last_error(cudaErrorInvalidValue);
   *event = new CUevent_st;
   (*event)->flags = flags;
   return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (event == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   delete event;
   return cudaSuccess;
 }
 
 // Kernels have finished when their launch returns, so an event is the CPU's wall clock.
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (event == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   event->capture = resolve(stream)->capture;
-  if (event->capture != nullptr) return record(cudaSuccess);
+  if (event->capture != nullptr) return set_last_error(cudaSuccess);
   event->time = std::chrono::steady_clock::now();
   event->recorded = true;
-  return record(cudaSuccess);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
-  return record(cudaSuccess);
+  if (event == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  if (event == nullptr) return record(cudaErrorInvalidResourceHandle);
-  return record(cudaSuccess);
+  if (event == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  if (ms == nullptr) return record(cudaErrorInvalidValue);
-  if (start == nullptr || end == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (ms == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (start == nullptr || end == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   if ((start->flags | end->flags) & cudaEventDisableTiming)
-    return record(cudaErrorInvalidResourceHandle);
-  if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
+    return set_last_error(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !end->recorded) return set_last_error(cudaErrorInvalidResourceHandle);
   *ms = std::chrono::duration<float, std::milli>(end->time - start->time).count();
   return cudaSuccess;
 }
@@ -236,8 +240,8 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
   CUstream_st* s = resolve(stream);
-  if (s == &legacy_stream) return record(cudaErrorStreamCaptureUnsupported);
-  if (s->capture != nullptr) return record(cudaErrorIllegalState);
+  if (s == &legacy_stream) return set_last_error(cudaErrorStreamCaptureUnsupported);
+  if (s->capture != nullptr) return set_last_error(cudaErrorIllegalState);
   s->capture = new CUgraph_st;
   s->capture_origin = true;
   return cudaSuccess;
@@ -247,9 +251,9 @@ cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph
                                           const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t,
                                           cudaStreamCaptureMode) {
   CUstream_st* s = resolve(stream);
-  if (graph == nullptr) return record(cudaErrorInvalidValue);
-  if (s == &legacy_stream) return record(cudaErrorStreamCaptureUnsupported);
-  if (s->capture != nullptr) return record(cudaErrorIllegalState);
+  if (graph == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (s == &legacy_stream) return set_last_error(cudaErrorStreamCaptureUnsupported);
+  if (s->capture != nullptr) return set_last_error(cudaErrorIllegalState);
   s->capture = graph;
   s->capture_origin = true;
   return cudaSuccess;
@@ -259,7 +263,7 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatu
                                      unsigned long long* id, cudaGraph_t* graph,
                                      const cudaGraphNode_t** dependencies,
                                      const cudaGraphEdgeData** edges, size_t* count) {
-  if (status == nullptr) return record(cudaErrorInvalidValue);
+  if (status == nullptr) return set_last_error(cudaErrorInvalidValue);
   CUstream_st* s = resolve(stream);
   *status = s->capture != nullptr ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
   if (s->capture == nullptr) return cudaSuccess;
@@ -276,13 +280,13 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatu
 // The emu's captured graphs are chains: the next node depends on the last one, whatever is set.
 cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t*,
                                                 const cudaGraphEdgeData*, size_t, unsigned flags) {
-  if (flags > cudaStreamSetCaptureDependencies) return record(cudaErrorInvalidValue);
-  return capturing(stream) ? cudaSuccess : record(cudaErrorIllegalState);
+  if (flags > cudaStreamSetCaptureDependencies) return set_last_error(cudaErrorInvalidValue);
+  return capturing(stream) ? cudaSuccess : set_last_error(cudaErrorIllegalState);
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
   CUstream_st* s = resolve(stream);
-  if (s->capture == nullptr || !s->capture_origin) return record(cudaErrorIllegalState);
+  if (s->capture == nullptr || !s->capture_origin) return set_last_error(cudaErrorIllegalState);
   if (graph != nullptr) *graph = s->capture;  // none for a capture into a graph that exists
   s->capture = nullptr;
   s->capture_origin = false;
@@ -290,20 +294,20 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
 }
 
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
-  if (status == nullptr) return record(cudaErrorInvalidValue);
+  if (status == nullptr) return set_last_error(cudaErrorInvalidValue);
   *status = capturing(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
   return cudaSuccess;
 }
 
 cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned flags) {
-  if (graph == nullptr || flags != 0) return record(cudaErrorInvalidValue);
+  if (graph == nullptr || flags != 0) return set_last_error(cudaErrorInvalidValue);
   *graph = new CUgraph_st;
   return cudaSuccess;
 }
 
 // A captured graph is a chain: its nodes are its recorded operations, in order.
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count) {
-  if (graph == nullptr || count == nullptr) return record(cudaErrorInvalidValue);
+  if (graph == nullptr || count == nullptr) return set_last_error(cudaErrorInvalidValue);
   const size_t n = graph->work->size();
   if (nodes != nullptr)
     for (size_t i = 0; i < std::min(n, *count); ++i)
@@ -314,22 +318,22 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 }
 
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
-  if (exec == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
+  if (exec == nullptr || graph == nullptr) return set_last_error(cudaErrorInvalidValue);
   *exec = new CUgraphExec_st{graph->work, graph->conditions};
   return cudaSuccess;
 }
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
-  if (exec == nullptr) return record(cudaErrorInvalidResourceHandle);
-  if (capturing(stream)) return record(cudaErrorStreamCaptureUnsupported);
+  if (exec == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
+  if (capturing(stream)) return set_last_error(cudaErrorStreamCaptureUnsupported);
   for (const auto& c : *exec->conditions)
     if (c->assign_at_launch) c->value = c->launch_value;
   for (const auto& w : *exec->work) w->run(w->context);
-  return record(cudaSuccess);
+  return set_last_error(cudaSuccess);
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
-  if (exec == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (exec == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   delete exec;
   return cudaSuccess;
 }
@@ -340,20 +344,20 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t gra
 }
 
 cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
-  return exec == nullptr ? record(cudaErrorInvalidResourceHandle) : cudaSuccess;
+  return exec == nullptr ? set_last_error(cudaErrorInvalidResourceHandle) : cudaSuccess;
 }
 
 // A clone shares the recorded work: nodes are never changed after they are added, except through
 // an instance (cudaGraphExecKernelNodeSetParams), which changes the graphs that share them too.
 cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original) {
-  if (clone == nullptr || original == nullptr) return record(cudaErrorInvalidValue);
+  if (clone == nullptr || original == nullptr) return set_last_error(cudaErrorInvalidValue);
   *clone = new CUgraph_st{original->work, original->conditions};
   return cudaSuccess;
 }
 
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo* result) {
-  if (exec == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
+  if (exec == nullptr || graph == nullptr) return set_last_error(cudaErrorInvalidValue);
   exec->work = graph->work;
   exec->conditions = graph->conditions;
   if (result != nullptr) *result = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
@@ -364,7 +368,7 @@ namespace {
 // A node is added by doing its operation on a stream that records into the graph.
 template <class Op>
 cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, Op op) {
-  if (graph == nullptr) return record(cudaErrorInvalidValue);
+  if (graph == nullptr) return set_last_error(cudaErrorInvalidValue);
   CUstream_st recorder;
   recorder.capture = graph;
   const size_t before = graph->work->size();
@@ -378,7 +382,7 @@ cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, Op op) {
 
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
                                    size_t, const cudaKernelNodeParams* p) {
-  if (p == nullptr) return record(cudaErrorInvalidValue);
+  if (p == nullptr) return set_last_error(cudaErrorInvalidValue);
   return add_node(node, graph, [&](cudaStream_t s) {
     return launch_untyped("cudaGraphAddKernelNode", p->func, p->gridDim, p->blockDim,
                           p->kernelParams, p->sharedMemBytes, s, false);
@@ -387,7 +391,7 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, con
 
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
                                    size_t, const cudaMemcpy3DParms* p) {
-  if (p == nullptr) return record(cudaErrorInvalidValue);
+  if (p == nullptr) return set_last_error(cudaErrorInvalidValue);
   return add_node(node, graph, [&](cudaStream_t s) {
     enqueue(s, [copy = *p] { cudaMemcpy3D(&copy); });
     return cudaSuccess;
@@ -404,7 +408,7 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
                                    size_t, const cudaMemsetParams* p) {
   if (p == nullptr || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   return add_node(node, graph, [&](cudaStream_t s) {
     std::vector<char> row(p->width * p->elementSize);  // one row of elements of 1, 2 or 4 bytes
     for (size_t i = 0; i < p->width; ++i)
@@ -420,7 +424,7 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, con
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t*,
                                  size_t, const cudaHostNodeParams* p) {
-  if (p == nullptr) return record(cudaErrorInvalidValue);
+  if (p == nullptr) return set_last_error(cudaErrorInvalidValue);
   return add_node(node, graph,
                   [&](cudaStream_t s) { return cudaLaunchHostFunc(s, p->fn, p->userData); });
 }
@@ -434,7 +438,7 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                      const cudaGraphNode_t*, size_t, cudaMemAllocNodeParams* p,
                                      cudalab_source_location where) {
   if (p == nullptr || p->bytesize == 0 || p->poolProps.allocType != cudaMemAllocationTypePinned)
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   return add_node(node, graph, [&](cudaStream_t s) {
     return cudalab::emu::graph_allocate(&p->dptr, p->bytesize, s, where);
   });
@@ -443,14 +447,14 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
 cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                     const cudaGraphNode_t*, size_t, void* dptr,
                                     cudalab_source_location where) {
-  if (dptr == nullptr) return record(cudaErrorInvalidValue);
+  if (dptr == nullptr) return set_last_error(cudaErrorInvalidValue);
   return add_node(node, graph,
                   [&](cudaStream_t s) { return cudalab::emu::graph_free(dptr, s, where); });
 }
 
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                        const cudaGraphNode_t*, size_t, cudaGraph_t child) {
-  if (child == nullptr) return record(cudaErrorInvalidValue);
+  if (child == nullptr) return set_last_error(cudaErrorInvalidValue);
   return add_node(node, graph, [&](cudaStream_t s) {
     enqueue(s, [work = child->work] {
       for (const auto& w : *work) w->run(w->context);
@@ -462,7 +466,7 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
 // Later dependencies must not reorder nodes: a node may only come to depend on an earlier one.
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, size_t count) {
-  if (graph == nullptr) return record(cudaErrorInvalidValue);
+  if (graph == nullptr) return set_last_error(cudaErrorInvalidValue);
   auto at = [&](cudaGraphNode_t n) {
     for (size_t i = 0; i < graph->work->size(); ++i)
       if (reinterpret_cast<cudaGraphNode_t>((*graph->work)[i].get()) == n) return i;
@@ -473,14 +477,14 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
       diagnose(
           "cudaGraphAddDependencies: a dependency on a node added later is not supported by "
           "the emu backend (its nodes run in the order they were added)");
-      return record(cudaErrorNotSupported);
+      return set_last_error(cudaErrorNotSupported);
     }
   return cudaSuccess;
 }
 
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                              const cudaKernelNodeParams* p) {
-  if (exec == nullptr || p == nullptr) return record(cudaErrorInvalidValue);
+  if (exec == nullptr || p == nullptr) return set_last_error(cudaErrorInvalidValue);
   for (auto& w : *exec->work) {
     if (reinterpret_cast<cudaGraphNode_t>(w.get()) != node) continue;
     CUgraph_st scratch;
@@ -488,7 +492,7 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
     swap(*w, *scratch.work->back());  // the node keeps its handle, with the new launch
     return cudaSuccess;
   }
-  return record(cudaErrorInvalidValue);
+  return set_last_error(cudaErrorInvalidValue);
 }
 
 // ---- conditional nodes ---------------------------------------------------------------------
@@ -496,7 +500,7 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
 cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
                                              unsigned defaultLaunchValue, unsigned flags) {
   if (handle == nullptr || graph == nullptr || flags > cudaGraphCondAssignDefault)
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   auto c = std::make_shared<Condition>();
   c->value = c->launch_value = defaultLaunchValue;
   c->assign_at_launch = flags & cudaGraphCondAssignDefault;
@@ -544,7 +548,7 @@ cudaError_t add_conditional_node(cudaGraphNode_t* node, cudaGraph_t graph,
                      : p.type == cudaGraphCondTypeIf   ? p.size == 1 || p.size == 2
                                                        : p.size == 1;
   if (p.handle == 0 || p.type > cudaGraphCondTypeSwitch || !sized)
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   auto* n = new ConditionalNode{
       reinterpret_cast<Condition*>(static_cast<uintptr_t>(p.handle)), p.type, {}, {}};
   for (unsigned i = 0; i < p.size; ++i) {
@@ -564,7 +568,7 @@ cudaError_t add_conditional_node(cudaGraphNode_t* node, cudaGraph_t graph,
 cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
                              const cudaGraphNode_t* dependencies, const cudaGraphEdgeData*,
                              size_t count, cudaGraphNodeParams* p) {
-  if (p == nullptr || graph == nullptr) return record(cudaErrorInvalidValue);
+  if (p == nullptr || graph == nullptr) return set_last_error(cudaErrorInvalidValue);
   switch (p->type) {
     case cudaGraphNodeTypeKernel: {
       const cudaKernelNodeParams k{p->kernel.func,         p->kernel.gridDim,
@@ -591,12 +595,12 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
       diagnose("cudaGraphAddNode: nodes of type " + std::to_string(p->type) +
                " are added on the emu backend through the call of their type "
                "(cudaGraphAddMemcpyNode, cudaGraphAddMemAllocNode...)");
-      return record(cudaErrorNotSupported);
+      return set_last_error(cudaErrorNotSupported);
   }
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  if (graph == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (graph == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   delete graph;
   return cudaSuccess;
 }
@@ -611,14 +615,14 @@ cudaStreamAttrValue& attribute_of(cudaStream_t stream, cudaStreamAttrID attr) {
 
 cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
                                    const cudaStreamAttrValue* value) {
-  if (value == nullptr) return record(cudaErrorInvalidValue);
+  if (value == nullptr) return set_last_error(cudaErrorInvalidValue);
   attribute_of(stream, attr) = *value;
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
                                    cudaStreamAttrValue* value) {
-  if (value == nullptr) return record(cudaErrorInvalidValue);
+  if (value == nullptr) return set_last_error(cudaErrorInvalidValue);
   *value = attribute_of(stream, attr);
   return cudaSuccess;
 }

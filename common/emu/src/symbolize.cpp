@@ -1,5 +1,7 @@
 // Code address -> source line, for diagnostics and counters. The debug info says it; binutils'
 // addr2line reads it (run only when a message is written, and remembered).
+#include "symbolize.h"
+
 #include <dlfcn.h>
 #include <elf.h>
 
@@ -8,7 +10,8 @@
 #include <mutex>
 #include <vector>
 
-#include "state.h"
+#include "errors.h"
+#include "memory.h"
 
 namespace cudalab::emu {
 

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "block.h"
-#include "state.h"
+#include "errors.h"
+#include "memory.h"
+#include "symbolize.h"
 
 struct cudaArray {
   cudaChannelFormatDesc desc;
@@ -312,12 +314,12 @@ cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* des
 
 cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
                               cudaExtent extent, unsigned flags) {
-  if (cudaError_t e = sticky_error()) return record(e);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (array == nullptr || desc == nullptr || !valid_format(*desc) || extent.width == 0)
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   if ((flags & cudaArrayCubemap) &&
       (extent.width != extent.height || extent.depth == 0 || extent.depth % 6 != 0))
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   auto* a = new cudaArray{
       *desc, extent.width, extent.height, extent.depth, flags, texel_bytes(*desc), {}};
   a->data.assign(a->slice() * std::max<size_t>(extent.depth, 1), 0);
@@ -332,7 +334,7 @@ cudaError_t cudaFreeArray(cudaArray_t array) {
 
 cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned* flags,
                              cudaArray_t array) {
-  if (array == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (array == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   if (desc) *desc = array->desc;
   if (extent) *extent = {array->width, array->height, array->depth};
   if (flags) *flags = array->flags;
@@ -344,13 +346,13 @@ namespace {
 cudaError_t copy_rows(cudaArray* a, size_t x, size_t y, size_t z, unsigned char* linear,
                       size_t pitch, size_t width, size_t height, size_t depth, size_t slice_pitch,
                       bool to_array) {
-  if (a == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (a == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   if (x + width > a->row() || y + height > std::max<size_t>(a->height, 1) ||
       z + depth > std::max<size_t>(a->depth, 1)) {
     diagnose("a copy of " + std::to_string(width) + " bytes x " + std::to_string(height) +
              " rows does not fit in the CUDA array (" + std::to_string(a->row()) + " bytes x " +
              std::to_string(std::max<size_t>(a->height, 1)) + " rows)");
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   }
   for (size_t s = 0; s < depth; ++s)
     for (size_t r = 0; r < height; ++r) {
@@ -367,8 +369,8 @@ cudaError_t copy_rows(cudaArray* a, size_t x, size_t y, size_t z, unsigned char*
 
 cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,
                                 size_t spitch, size_t width, size_t height, cudaMemcpyKind) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (width > spitch) return record(cudaErrorInvalidPitchValue);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (width > spitch) return set_last_error(cudaErrorInvalidPitchValue);
   return copy_rows(dst, wOffset, hOffset, 0, static_cast<unsigned char*>(const_cast<void*>(src)),
                    spitch, width, height, 1, 0, true);
 }
@@ -381,29 +383,29 @@ cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOf
 
 cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset,
                                   size_t hOffset, size_t width, size_t height, cudaMemcpyKind) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (width > dpitch) return record(cudaErrorInvalidPitchValue);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (width > dpitch) return set_last_error(cudaErrorInvalidPitchValue);
   return copy_rows(const_cast<cudaArray*>(src), wOffset, hOffset, 0,
                    static_cast<unsigned char*>(dst), dpitch, width, height, 1, 0, false);
 }
 
 cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,
                               size_t count, cudaMemcpyKind kind) {
-  if (dst == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (dst == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, dst->row(), std::min(count, dst->row()),
                              (count + dst->row() - 1) / dst->row(), kind);
 }
 
 cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset,
                                 size_t count, cudaMemcpyKind kind) {
-  if (src == nullptr) return record(cudaErrorInvalidResourceHandle);
+  if (src == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
   return cudaMemcpy2DFromArray(dst, src->row(), src, wOffset, hOffset, std::min(count, src->row()),
                                (count + src->row() - 1) / src->row(), kind);
 }
 
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
-  if (cudaError_t e = sticky_error()) return record(e);
-  if (p == nullptr) return record(cudaErrorInvalidValue);
+  if (cudaError_t e = sticky_error()) return set_last_error(e);
+  if (p == nullptr) return set_last_error(cudaErrorInvalidValue);
   const cudaExtent& e = p->extent;
   const size_t depth = std::max<size_t>(e.depth, 1), height = std::max<size_t>(e.height, 1);
   if (p->dstArray != nullptr && p->srcArray == nullptr) {  // linear -> array (width in texels)
@@ -434,17 +436,18 @@ cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
     return cudaSuccess;
   }
   diagnose("cudaMemcpy3D from one CUDA array to another is not supported by the emu backend");
-  return record(cudaErrorNotSupported);
+  return set_last_error(cudaErrorNotSupported);
 }
 
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t) { return cudaMemcpy3D(p); }
 
 cudaError_t cudaCreateTextureObject(cudaTextureObject_t* tex, const cudaResourceDesc* res,
                                     const cudaTextureDesc* desc, const cudaResourceViewDesc*) {
-  if (tex == nullptr || res == nullptr || desc == nullptr) return record(cudaErrorInvalidValue);
+  if (tex == nullptr || res == nullptr || desc == nullptr)
+    return set_last_error(cudaErrorInvalidValue);
   bool ok = false;
   Texels t = texels_of(*res, ok);
-  if (!ok) return record(cudaErrorInvalidValue);
+  if (!ok) return set_last_error(cudaErrorInvalidValue);
   std::lock_guard<std::recursive_mutex> device(device_mutex());
   objects.push_back({t, *desc, true});
   *tex = objects.size();
@@ -454,14 +457,14 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* tex, const cudaResource
 cudaError_t cudaDestroyTextureObject(cudaTextureObject_t tex) {
   std::lock_guard<std::recursive_mutex> device(device_mutex());
   if (tex == 0 || tex > objects.size() || !objects[tex - 1].live)
-    return record(cudaErrorInvalidResourceHandle);
+    return set_last_error(cudaErrorInvalidResourceHandle);
   objects[tex - 1].live = false;
   return cudaSuccess;
 }
 
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* surf, const cudaResourceDesc* res) {
   if (surf == nullptr || res == nullptr || res->resType != cudaResourceTypeArray)
-    return record(cudaErrorInvalidValue);
+    return set_last_error(cudaErrorInvalidValue);
   cudaTextureDesc desc{};
   return cudaCreateTextureObject(surf, res, &desc);
 }

@@ -21,7 +21,9 @@
 
 #include "block.h"
 #include "cudalab/emu/inspect.h"
-#include "state.h"
+#include "errors.h"
+#include "memory.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {

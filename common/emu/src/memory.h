@@ -1,4 +1,5 @@
-// State shared by the emu runtime's modules: errors, device memory and its shadow.
+// Internal header of the emu runtime (not for programs): device memory, its arrays and the shadow
+// of who wrote each byte (memory.cpp, provenance.cpp).
 #pragma once
 
 #include <cstdint>
@@ -12,32 +13,10 @@
 
 namespace cudalab::emu {
 
-// Records `error` as this host thread's last error and returns it.
-cudaError_t record(cudaError_t error);
-// An execution error: like a GPU context after a fault, every later call returns it until
-// cudaDeviceReset. The diagnostic explains it to the student.
-void fail(cudaError_t error, const std::string& diagnostic);
-// The sticky error, or cudaSuccess.
-cudaError_t sticky_error();
-// Prints the explanation on stderr and keeps it for last_diagnostic().
-void diagnose(const std::string& message);
-// A launch or call did nothing because an earlier error stopped a kernel (counted for the report
-// at exit).
-void skipped_after_error();
-// Forgets the sticky error and the diagnostic (cudaDeviceReset).
-void reset_errors();
-
 // Held by a launch and by every change to device memory: host threads may launch kernels and
-// allocate concurrently (a GPU takes them in some order), and a kernel's checks read the records
+// allocate concurrently (a GPU takes them in some order), and a kernel's checks read the arrays
 // of device arrays without a lock of their own.
 std::recursive_mutex& device_mutex();
-
-// Runs the grids that kernels launched (dynamic parallelism), after the launch that made them.
-void run_child_grids();
-
-// "file.cu:12", with the file's directory dropped.
-std::string site(const char* file, int line);
-std::string launch_site(const LaunchConfig& config);
 
 // The address range that holds every cudaMalloc array.
 struct Arena {
@@ -54,7 +33,7 @@ enum class MemoryKind : uint8_t {
   managed,  // cudaMallocManaged: host and kernels alike
   host,     // cudaMallocHost, cudaHostAlloc: page-locked host memory that kernels may use too
 };
-struct Record {
+struct Allocation {
   char* base;
   size_t bytes;
   size_t span;  // bytes of the arena it occupies: the array, its red zone, up to a page
@@ -89,11 +68,11 @@ constexpr uint32_t kHostStamp = 1;
 constexpr uint32_t kEarlierKernelStamp = 2;
 constexpr uint32_t kAtomicBit = 0x80000000u;
 // Every array since the last cudaDeviceReset, in address order (freed ones too).
-std::vector<Record>& records();
+std::vector<Allocation>& allocations();
 // The first record whose array starts after address `a` (the one before it may hold `a`).
-std::vector<Record>::iterator first_record_after(uintptr_t a);
+std::vector<Allocation>::iterator first_allocation_after(uintptr_t a);
 // The array that contains `p`, or nullptr (freed arrays count only if `freed_too`).
-Record* containing(const void* p, bool freed_too);
+Allocation* containing(const void* p, bool freed_too);
 // Checks that [p, p + count) lies inside one live device array (cudaMalloc, cudaMallocManaged,
 // cudaMallocHost); otherwise explains why not, naming `call` and the pointer's `role`.
 // `meant` ends the message where the caller knows what the program most likely meant.
@@ -115,13 +94,5 @@ void forget_deliveries();
 std::string check_redzones(const LaunchConfig& config);
 // cudaDeviceReset frees every allocation.
 void free_all_allocations();
-
-// "file.cu:12" for a code address in the program (addr2line), or "" when it has no line info.
-std::string source_line(const void* pc);
-// The demangled name of the function at `function` ("" when unknown).
-std::string symbol_name(const void* function);
-// The dynamic shared memory a launch of `kernel` (as written) may ask for: 48 KiB, or more if a
-// kernel of that name opted in with cudaFuncSetAttribute.
-size_t allowed_dynamic_shared(const char* kernel);
 
 }  // namespace cudalab::emu

@@ -1,0 +1,31 @@
+// Internal header of the emu runtime (not for programs): errors, the sticky error and diagnostics
+// (errors.cpp).
+#pragma once
+
+#include <string>
+
+#include "cudalab/emu/launch.h"
+#include "cudalab/emu/types.h"
+
+namespace cudalab::emu {
+
+// Records `error` as this host thread's last error and returns it.
+cudaError_t set_last_error(cudaError_t error);
+// An execution error: like a GPU context after a fault, every later call returns it until
+// cudaDeviceReset. The diagnostic explains it to the student.
+void fail(cudaError_t error, const std::string& diagnostic);
+// The sticky error, or cudaSuccess.
+cudaError_t sticky_error();
+// Prints the explanation on stderr and keeps it for last_diagnostic().
+void diagnose(const std::string& message);
+// A launch or call did nothing because an earlier error stopped a kernel (counted for the report
+// at exit).
+void skipped_after_error();
+// Forgets the sticky error and the diagnostic (cudaDeviceReset).
+void reset_errors();
+
+// "file.cu:12", with the file's directory dropped.
+std::string site(const char* file, int line);
+std::string launch_site(const LaunchConfig& config);
+
+}  // namespace cudalab::emu
