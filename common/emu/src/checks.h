@@ -1,0 +1,47 @@
+// Internal header of the emu runtime (not for programs): what the checks of device accesses share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "block.h"
+#include "cudalab/emu/types.h"
+
+namespace cudalab::emu {
+
+// What the checks of each kind of memory share (checks.cpp): how they word a fault and stop
+// the kernel.
+std::string dim(uint3 d);
+// "file.cu:12" of a code address, or a hint to build with -g.
+std::string at(const void* pc);
+// Stops the kernel of block `b` with `code`: the launch, block, thread and line, then `what`.
+[[noreturn]] void fault(const BlockState& b, const void* pc, cudaError_t code,
+                        const std::string& what);
+std::string bytes_of(unsigned size);
+// A read of memory nobody wrote stops the kernel (the labs' tests), or, with
+// CUDALAB_EMU_UNWRITTEN=warn (as `cudalab run` sets), is told once per source line and the kernel
+// goes on: real programs sometimes read garbage they then ignore.
+bool unwritten_reads_stop();
+void warn_once(const BlockState& b, const void* pc, const std::string& what);
+
+// The check of each kind of memory (check_access picks one).
+// Global memory (global_checks.cpp): inside a live array, not unwritten, one block writing a byte.
+void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
+                  const void* pc);
+// Host memory (host_checks.cpp): not behind a host pointer given as an argument.
+void check_host(const BlockState& b, uintptr_t a, const void* pc);
+
+// What the shared-memory checks remember about each 4-byte word (shared_races.cpp); its region
+// is the __shared__ variable that holds it (shared_layout.cpp).
+constexpr uint16_t kNobody = 0xFFFF;  // no thread (and, as a writer: an atomic)
+
+// Which bytes of the word the writer and the readers touched: threads that use different bytes
+// of one word (a histogram of uchar counters) do not race.
+struct SharedSpace::Word {
+  uint32_t write_epoch, read_epoch;
+  uint16_t writer, reader, other_reader, region;
+  uint8_t write_bytes, read_bytes, other_bytes;
+  const void *write_pc, *read_pc, *other_pc;
+};
+
+}  // namespace cudalab::emu

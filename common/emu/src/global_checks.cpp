@@ -1,0 +1,112 @@
+// The checks of global memory: an access must lie inside a live cudaMalloc array, must not read
+// bytes that nobody wrote, and two blocks of one launch must not write the same byte without
+// atomics. Each array's shadow (memory.h) says who wrote each byte last.
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+
+#include "checks.h"
+#include "errors.h"
+#include "memory.h"
+
+namespace cudalab::emu {
+namespace {
+
+// Most accesses hit the array of the one before. An index, not a pointer: allocations only grow
+// (cudaMalloc appends; cudaDeviceReset clears), and a pointer would dangle when the vector grows.
+thread_local size_t last_record = 0;
+
+// The record whose span (array, red zone, rest of the page) holds `a`, or nullptr.
+const Allocation* span_holding(uintptr_t a) {
+  auto& all = allocations();
+  if (last_record < all.size() &&
+      a - reinterpret_cast<uintptr_t>(all[last_record].base) < all[last_record].span)
+    return &all[last_record];
+  auto it = first_allocation_after(a);
+  if (it == all.begin()) return nullptr;
+  --it;
+  if (a - reinterpret_cast<uintptr_t>(it->base) >= it->span) return nullptr;
+  last_record = static_cast<size_t>(it - all.begin());
+  return &*it;
+}
+
+// Where an access outside every array went: "element 103 of the 100-element array allocated at
+// f.cu:9: 3 past its last element", or before the first element of the next array.
+std::string missed(const Allocation* r, uintptr_t a, unsigned size) {
+  auto& all = allocations();
+  auto next = first_allocation_after(a);
+  const size_t before = next == all.end() ? SIZE_MAX : reinterpret_cast<uintptr_t>(next->base) - a;
+  std::ostringstream s;
+  if (r != nullptr && a - (reinterpret_cast<uintptr_t>(r->base) + r->bytes) < before) {
+    const auto base = reinterpret_cast<uintptr_t>(r->base);
+    const size_t elements = r->bytes / size;
+    s << "element " << (a - base) / size << " of the " << elements << "-element array (" << r->bytes
+      << " bytes, counted in " << bytes_of(size) << ") allocated at " << r->where << ": "
+      << (a - base) / size - elements + 1 << " past its last element";
+  } else if (next != all.end()) {
+    s << (before + size - 1) / size << " element(s) of " << bytes_of(size)
+      << " before the first element of the array allocated at " << next->where
+      << " (a negative index?)";
+  } else {
+    s << "no array lies near it";
+  }
+  return s.str();
+}
+
+}  // namespace
+
+void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
+                  const void* pc) {
+  const Allocation* r = span_holding(a);
+  const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
+  if (b == nullptr) {                                           // host code of the student's file
+    if (r != nullptr && r->kind != MemoryKind::device) return;  // managed or page-locked memory
+    diagnose(
+        std::string("host code at ") + at(pc) + " makes " + verb + " device memory" +
+        (r ? " (the array allocated at " + r->where + ")" : std::string()) +
+        ". The host cannot touch device memory (on a GPU this is a segmentation fault): copy it "
+        "with cudaMemcpy, or do the work in a kernel.");
+    std::abort();
+  }
+  if (r == nullptr || a - reinterpret_cast<uintptr_t>(r->base) + size > r->bytes)
+    fault(*b, pc, cudaErrorIllegalAddress,
+          std::string(verb) + " memory outside every array: " + missed(r, a, size) +
+              ". Guard the access with a bounds check (if (i < n)) or fix the index.");
+  const auto base = reinterpret_cast<uintptr_t>(r->base);
+  if (r->freed)
+    fault(*b, pc, cudaErrorIllegalAddress,
+          std::string(verb) + " the array allocated at " + r->where + " after cudaFree at " +
+              r->freed_where + " released it");
+  if (r->shadow == nullptr) return;
+  uint32_t* shadow = r->shadow + (a - base);
+  for (unsigned i = 0; i < size; ++i) {
+    uint32_t writer = __atomic_load_n(shadow + i, __ATOMIC_RELAXED);
+    if ((!store || (atomic && !atomic_overwrites)) && writer == 0) {
+      const std::string what = std::string(verb) + " element " + std::to_string((a - base) / size) +
+                               " of the array allocated at " + r->where +
+                               ", which nobody wrote since cudaMalloc: copy the input there with "
+                               "cudaMemcpy (or cudaMemset it) before the kernel reads it";
+      if (unwritten_reads_stop()) fault(*b, pc, cudaErrorLaunchFailure, what);
+      warn_once(*b, pc, what);
+      std::fill_n(shadow, size, kHostStamp);  // told: the same bytes are not checked again
+      break;
+    }
+    if (store && !atomic && writer >= b->launch_stamp && !(writer & kAtomicBit) &&
+        writer != b->stamp &&
+        !(b->made_atomic && b->fenced && b->fenced[writer - b->launch_stamp].load())) {
+      const dim3 g = b->config->grid;
+      const uint32_t other = writer - b->launch_stamp;
+      const uint3 o{other % g.x, other / g.x % g.y, other / (g.x * g.y)};
+      fault(*b, pc, cudaErrorLaunchFailure,
+            "a write to element " + std::to_string((a - base) / size) +
+                " of the array allocated at " + r->where + ", which block " + dim(o) +
+                " also wrote in this launch: blocks run in any order, so the result depends on "
+                "which one comes last. Give each element one writer, or use atomics.");
+    }
+  }
+  const uint32_t stamp = atomic ? (b->stamp | kAtomicBit) : b->stamp;
+  for (unsigned i = 0; i < size; ++i)
+    if (store || atomic) __atomic_store_n(shadow + i, stamp, __ATOMIC_RELAXED);
+}
+
+}  // namespace cudalab::emu

@@ -1,0 +1,39 @@
+// The check of host memory in a kernel: a kernel that reads through a host pointer given as an
+// argument (h_A instead of d_A) is stopped with the argument's number.
+#include <cstdint>
+#include <string>
+
+#include "checks.h"
+#include "memory.h"
+
+namespace cudalab::emu {
+
+// A kernel reads memory that is neither device, shared nor its own stack: if it lies behind a
+// host pointer given as an argument, name the argument.
+void check_host(const BlockState& b, uintptr_t a, const void* pc) {
+  const LaunchConfig& c = *b.config;
+  if (c.pointer_count == 0) return;
+  if (program_global(reinterpret_cast<const void*>(a)))
+    return;  // the program's globals (__constant__ and __device__ variables)
+  const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (a - (frame - (1 << 20)) < (2u << 20)) return;                        // this thread's stack
+  if (a - reinterpret_cast<uintptr_t>(c.params) < c.params_bytes) return;  // the kernel's arguments
+  for (unsigned i = 0; i < c.pointer_count; ++i) {
+    auto p = reinterpret_cast<uintptr_t>(c.pointers[i]);
+    if (p == 0 || arena().contains(c.pointers[i])) continue;
+    if (a - p < (64u << 20) && !registered_host_memory(a))
+      fault(b, pc, cudaErrorIllegalAddress,
+            "a read of host memory through argument " + std::to_string(i + 1) +
+                " of the kernel, a host pointer. A kernel can only use device memory: pass the "
+                "pointer that cudaMalloc gave (d_...), not the host array (h_...).");
+  }
+}
+
+extern "C" char __executable_start[], _end[];  // the linker's: where the program's image lies
+
+bool program_global(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(__executable_start) <
+         static_cast<uintptr_t>(_end - __executable_start);
+}
+
+}  // namespace cudalab::emu

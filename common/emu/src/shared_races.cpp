@@ -1,0 +1,103 @@
+// The checks of shared memory: an access must not read what this block never wrote, and between
+// two barriers a word that one thread wrote must not be read or written by another (the missing
+// __syncthreads()). Each word remembers its last writer and readers, with the barrier epoch.
+#include <cstdint>
+#include <string>
+
+#include "checks.h"
+#include "errors.h"
+
+namespace cudalab::emu {
+
+void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic,
+                         const void* pc) {
+  const uintptr_t offset = a - base_;
+  const uint16_t me = static_cast<uint16_t>(thread_rank());
+  const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
+  for (uintptr_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
+    Word& s = words_[w];
+    // The bytes of this word that the access touches.
+    const uintptr_t first = std::max<uintptr_t>(offset, 4 * w),
+                    last = std::min<uintptr_t>(offset + size, 4 * w + 4);
+    const uint8_t bytes = static_cast<uint8_t>(((1u << (last - first)) - 1) << (first - 4 * w));
+    if (s.region == 0)
+      fault(b, pc, cudaErrorIllegalAddress,
+            std::string(verb) + " shared memory " + describe_outside(offset, size) +
+                ". Check the index against the array's size (and the dynamic size given at the "
+                "launch).");
+    auto other = [&](uint16_t t, const void* their_pc, const char* did) {
+      const dim3 d = b.config->block;
+      std::string them = t == kNobody ? "an atomic of another thread"
+                                      : "thread (" + std::to_string(t % d.x) + "," +
+                                            std::to_string(t / d.x % d.y) + "," +
+                                            std::to_string(t / (d.x * d.y)) + ")";
+      std::string line = t == kNobody ? std::string() : " at " + at(their_pc);
+      return them + " " + did + " the same shared word" + line +
+             " with no __syncthreads() in between: the result depends on which thread runs first. "
+             "Put a "
+             "__syncthreads() between the write and the reads.";
+    };
+    if (atomic) {
+      if (s.write_epoch < b.block_epoch && !atomic_overwrites)
+        fault(b, pc, cudaErrorLaunchFailure,
+              std::string(verb) +
+                  " shared memory that no thread of this block wrote: initialise it (and "
+                  "__syncthreads()) first");
+      s.write_epoch = b.epoch;
+      s.writer = kNobody;
+      s.write_bytes = bytes;
+      continue;
+    }
+    if (!store) {
+      // Read before any write: a missing barrier if another thread writes it later in this
+      // round (reported then), else uninitialised memory (reported when the round ends).
+      if (s.write_epoch < b.block_epoch && b.unwritten_read.empty()) {
+        const std::string what = std::string(verb) +
+                                 " shared memory that no thread of this block wrote (shared "
+                                 "memory starts as garbage in every block): the value read is "
+                                 "undefined";
+        if (unwritten_reads_stop())
+          b.unwritten_read =
+              launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + what;
+        else
+          warn_once(b, pc, what);
+      }
+      if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
+        fault(b, pc, cudaErrorLaunchFailure,
+              std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "wrote"));
+      if (s.read_epoch != b.epoch) {
+        s.read_epoch = b.epoch;
+        s.reader = me;
+        s.read_pc = pc;
+        s.read_bytes = bytes;
+        s.other_reader = kNobody;
+      } else if (s.reader == me) {
+        s.read_bytes |= bytes;
+      } else if (s.other_reader == kNobody) {
+        s.other_reader = me;
+        s.other_pc = pc;
+        s.other_bytes = bytes;
+      }
+      continue;
+    }
+    if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
+      fault(b, pc, cudaErrorLaunchFailure,
+            std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "also wrote"));
+    if (s.read_epoch == b.epoch && s.reader != me && (s.read_bytes & bytes))
+      fault(b, pc, cudaErrorLaunchFailure,
+            std::string(verb) + " shared memory that " + other(s.reader, s.read_pc, "read"));
+    if (s.read_epoch == b.epoch && s.other_reader != kNobody && s.other_reader != me &&
+        (s.other_bytes & bytes))
+      fault(b, pc, cudaErrorLaunchFailure,
+            std::string(verb) + " shared memory that " + other(s.other_reader, s.other_pc, "read"));
+    if (s.write_epoch == b.epoch && s.writer == me)
+      s.write_bytes |= bytes;
+    else
+      s.write_bytes = bytes;
+    s.write_epoch = b.epoch;
+    s.writer = me;
+    s.write_pc = pc;
+  }
+}
+
+}  // namespace cudalab::emu
