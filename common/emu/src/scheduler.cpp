@@ -1,13 +1,24 @@
-// How the emu backend runs a grid: blocks in parallel on a pool of worker threads; inside a block,
-// GPU threads as fibers (Boost.Context) that switch only at __syncthreads().
+// How the emu backend runs a grid: blocks in parallel on a pool of worker threads (Workers); inside
+// a block, GPU threads as fibers (Boost.Context) that switch only where a GPU's threads must meet.
 //
-// A fiber runs threads one after another until one of them stops at a barrier; then a new fiber
-// takes the next thread. A kernel without barriers thus costs one fiber per block, and a kernel
-// with barriers one fiber per thread. A fiber that stops switches straight to the next one of the
-// round (one context switch per thread and barrier); the last returns to the block's scheduler.
-// When every thread has stopped, the barrier is released if all of them wait at the same
-// __syncthreads(); otherwise the block can never finish on a GPU (it hangs or misbehaves), and
-// here it ends with an error that names the threads and lines.
+// The algorithm, per block (BlockRunner::run). A round runs fibers one after another; a fiber runs
+// threads, one after another, until the thread it runs stops: at a __syncthreads() (BarrierSites
+// writes down where), at a warp-level call such as a shuffle (WarpMeetings keeps what the lane
+// published), or because it finished (then the fiber takes the next thread not yet started). A
+// stopping fiber switches straight to the next fiber of the round, or to a new one while threads
+// are left to start: one context switch per thread and meeting, and a kernel without barriers costs
+// one fiber per block. When every thread has stopped, the round ends and the runner decides:
+//   - lanes waiting at warp-level calls whose warps are complete go on alone in the next round
+//     (WarpMeetings::ready); if no warp can, the block is stuck: warp divergence;
+//   - otherwise the barrier opens if every thread that has not finished waits at the same
+//     __syncthreads() (BarrierSites::divergence); if not, the block could never finish on a GPU
+//     (it hangs or misbehaves), and here it ends with an error that names the threads and lines;
+//   - a block ends when all its threads have finished; its fibers park for the worker's next block.
+//
+// Limitations: threads of a block never run at the same time, so a race shows only through the
+// checks (checks.cpp), never as a torn value; a spin-wait on another thread of the same block
+// without a barrier never ends (the watchdog stops it); more than 1024 threads per block are
+// refused.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -91,7 +102,193 @@ std::string describe_threads(const std::vector<unsigned>& ids, dim3 block) {
   return s.str();
 }
 
-// Runs the blocks a worker is given, one at a time.
+// Where a block's threads wait at __syncthreads(), and whether the barrier may open: every thread
+// that has not finished waits at the same one. Only a thread that waits somewhere else than the
+// round's first one is written down, so that the common case stays cheap.
+class BarrierSites {
+ public:
+  void start_block(unsigned threads) {
+    elsewhere_.assign(threads, {nullptr, 0, 0});
+    regather_ = false;
+  }
+  void start_round() {
+    arrived_ = 0;
+    same_site_ = true;
+  }
+  // Warps went on alone since the last barrier opened: threads reached this barrier in several
+  // rounds, so their sites are compared again when the block stops.
+  void regather() { regather_ = true; }
+
+  void arrive(unsigned thread, const char* file, int line, unsigned round) {
+    site_of_[thread % kSites] = {file, line};
+    if (arrived_++ == 0) {
+      first_ = {file, line};
+    } else if (line != first_.line || file != first_.file) {
+      same_site_ = false;
+      elsewhere_[thread] = {file, line, round};
+    }
+  }
+
+  // Every thread has stopped at a barrier or finished (done[t]): "" when the barrier may open;
+  // otherwise the block could never finish on a GPU, and the text says why.
+  std::string divergence(const std::vector<bool>& done, unsigned finished, unsigned round,
+                         const LaunchConfig& config) {
+    const auto threads = static_cast<unsigned>(done.size());
+    if (regather_) {
+      regather_ = false;
+      same_site_ = true;
+      first_ = {nullptr, 0};
+      for (unsigned t = 0; t < threads; ++t) {
+        if (done[t]) continue;
+        const Site& s = site_of_[t % kSites];
+        if (first_.file == nullptr) first_ = s;  // the first waiting thread
+        if (s.line != first_.line || s.file != first_.file) {
+          same_site_ = false;
+          elsewhere_[t] = {s.file, s.line, round};
+        }
+      }
+    }
+    if (finished == 0 && same_site_) return {};
+    std::vector<unsigned> here, elsewhere, gone;
+    for (unsigned t = 0; t < threads; ++t) {
+      if (done[t])
+        gone.push_back(t);
+      else
+        (elsewhere_[t].round == round ? elsewhere : here).push_back(t);
+    }
+    std::ostringstream s;
+    s << "barrier divergence in " << launch_site(config) << ", block (" << ::blockIdx.x << ","
+      << ::blockIdx.y << "," << ::blockIdx.z << "): " << describe_threads(here, config.block)
+      << " wait at __syncthreads() at " << site(first_.file, first_.line) << ", but ";
+    if (!gone.empty()) {
+      s << describe_threads(gone, config.block)
+        << " finished without reaching it, so the block can never go on. Every thread of a block "
+           "must reach every __syncthreads(): do not return early or put the barrier in a branch "
+           "that only some threads take.";
+    } else {
+      const Elsewhere& other = elsewhere_[elsewhere.front()];
+      s << describe_threads(elsewhere, config.block) << " wait at a different __syncthreads() at "
+        << site(other.file, other.line)
+        << ". All threads of a block must meet at the same barrier.";
+    }
+    return s.str();
+  }
+
+ private:
+  struct Site {
+    const char* file;
+    int line;
+  };
+  struct Elsewhere {  // a thread waiting at another barrier than first_ in round `round`
+    const char* file;
+    int line;
+    unsigned round;
+  };
+  static constexpr unsigned kSites = 1024;
+  Site site_of_[kSites] = {};  // where each thread waits
+  Site first_{nullptr, 0};     // where the round's first thread waits
+  std::vector<Elsewhere> elsewhere_;
+  unsigned arrived_ = 0;
+  bool same_site_ = true, regather_ = false;
+};
+
+// The warp-level calls (shuffles, votes, __syncwarp, coalesced_threads) of a block's threads: what
+// each lane published, double-buffered so that a lane may publish again before its warp has read
+// the last values, and which warps may go on; and the same buffers for the collectives of tiles
+// larger than a warp, which meet at block barriers.
+class WarpMeetings {
+ public:
+  void start_block(unsigned threads) {
+    threads_ = threads;
+    wait_.assign(threads, {0, nullptr, 0, false});
+    published_.assign(threads, 0);
+    block_published_.assign(threads, 0);
+    waiting_ = 0;
+  }
+  unsigned waiting() const { return waiting_; }
+  bool waits(unsigned t) const { return wait_[t].mask != 0; }
+
+  // Lane `t` publishes `value` at a call for the lanes of `mask`; returns the buffer its warp's
+  // values go to.
+  unsigned publish(unsigned t, unsigned mask, uint64_t value, const char* file, int line) {
+    const unsigned parity = published_[t]++ % 2;
+    values_[parity][t] = value;
+    wait_[t] = {mask, file, line, false};
+    ++waiting_;
+    return parity;
+  }
+  // Lane `t` waits at coalesced_threads(): its group is the lanes that wait at the same line.
+  void wait_coalesced(unsigned t, const char* file, int line) {
+    wait_[t] = {0xffffffffu, file, line, true};
+    ++waiting_;
+  }
+  const uint64_t* warp_values(unsigned parity, unsigned t) const {
+    return &values_[parity][t / 32 * 32];
+  }
+  unsigned coalesced_mask(unsigned t) const { return coalesced_[t]; }
+
+  // The same for a collective of a tile beyond a warp (a block barrier follows).
+  unsigned publish_to_block(unsigned t, uint64_t value) {
+    const unsigned parity = block_published_[t]++ % 2;
+    block_values_[parity][t] = value;
+    return parity;
+  }
+  const uint64_t* block_values(unsigned parity) const { return block_values_[parity]; }
+
+  // Whether the call lane `t` waits at may complete now: every lane of its mask that exists waits
+  // too (at coalesced_threads(), the lanes waiting at the same line form its group).
+  bool ready(unsigned t) {
+    const unsigned first = t / 32 * 32;
+    if (wait_[t].coalesced) {
+      unsigned group = 0;
+      for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane) {
+        const Wait& w = wait_[first + lane];
+        if (w.mask != 0 && w.coalesced && w.line == wait_[t].line && w.file == wait_[t].file)
+          group |= 1u << lane;
+      }
+      coalesced_[t] = group;
+      return true;
+    }
+    return missing_lanes(t).empty();
+  }
+  // Why lane `t` can never go on: the lanes of its mask that never reach its call.
+  std::string stuck(unsigned t, dim3 block) const {
+    return describe_threads({t}, block) +
+           " waits at a warp-level call (shuffle, vote or __syncwarp) at " +
+           site(wait_[t].file, wait_[t].line) + ", but " +
+           describe_threads(missing_lanes(t), block) +
+           " of its warp, named in the mask, never get there (they finished, or wait at "
+           "__syncthreads()). Every lane of the mask must make the same call.";
+  }
+  void go_on(unsigned t) {
+    wait_[t] = {0, nullptr, 0, false};
+    --waiting_;
+  }
+
+ private:
+  std::vector<unsigned> missing_lanes(unsigned t) const {
+    const unsigned first = t / 32 * 32;
+    std::vector<unsigned> missing;
+    for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane)
+      if ((wait_[t].mask >> lane & 1u) && wait_[first + lane].mask == 0)
+        missing.push_back(first + lane);
+    return missing;
+  }
+  struct Wait {
+    unsigned mask;  // 0: not waiting at a warp-level call
+    const char* file;
+    int line;
+    bool coalesced;  // at coalesced_threads(): the mask is found when the block stops
+  };
+  unsigned threads_ = 0, waiting_ = 0;
+  std::vector<Wait> wait_;
+  std::vector<unsigned> published_, block_published_;  // calls per thread: pick the buffer
+  uint64_t values_[2][1024] = {}, block_values_[2][1024] = {};
+  unsigned coalesced_[1024] = {};
+};
+
+// Runs the blocks a worker is given, one at a time: a block's threads on fibers, in rounds that
+// each end when every thread has stopped (at a barrier, at a warp-level call, or finished).
 class BlockRunner {
  public:
   // Runs the block that `state` names; on failure returns the error and its explanation.
@@ -107,13 +304,10 @@ class BlockRunner {
     next_index_ = {0, 0, 0};
     done_ = 0;
     done_flag_.assign(threads_, false);
-    elsewhere_.assign(threads_, {nullptr, 0, 0});
-    warp_wait_.assign(threads_, {0, nullptr, 0, false});
+    barrier_.start_block(threads_);
+    warps_.start_block(threads_);
     vote_.assign(threads_, 0);
     votes_used_ = grid_wait_ = false;
-    exchanges_.assign(threads_, 0);
-    block_exchanges_.assign(threads_, 0);
-    warp_waiting_ = 0;
     round_ = 0;
     error_.clear();
     error_code_ = cudaErrorLaunchFailure;
@@ -125,13 +319,13 @@ class BlockRunner {
     live_.clear();
     run_round();
     while (no_unwritten_read(state) && done_ < threads_) {
-      if (warp_waiting_ > 0) {  // warps meet at a shuffle or __syncwarp(): they go on alone
+      if (warps_.waiting() > 0) {  // warps meet at a shuffle or __syncwarp(): they go on alone
         if (!release_warps()) break;
         ++state.epoch;  // the shared-memory checks treat it as ordering (see docs/diagnostics.md)
         run_round();
         continue;
       }
-      if (!barrier_may_open()) break;
+      if (error_ = barrier_.divergence(done_flag_, done_, round_, *config_); !error_.empty()) break;
       if (votes_used_) {  // __syncthreads_count() and friends: count once for every thread
         vote_total_ = 0;
         for (unsigned t = 0; t < threads_; ++t) vote_total_ += std::exchange(vote_[t], 0);
@@ -160,13 +354,7 @@ class BlockRunner {
   // round's first one is written down: the common case stays cheap.
   void arrive(const char* file, int line) {
     Fiber& me = *current_;
-    block_site_[me.thread % kSites] = {file, line};
-    if (arrived_++ == 0) {
-      first_ = {file, line};
-    } else if (line != first_.line || file != first_.file) {
-      same_site_ = false;
-      elsewhere_[me.thread] = {file, line, round_};
-    }
+    barrier_.arrive(me.thread, file, line, round_);
     switch_to(me, next_in_round());
   }
 
@@ -188,32 +376,26 @@ class BlockRunner {
   // for the lanes of `mask`, and returns what the warp's 32 lanes published.
   const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
     Fiber& me = *current_;
-    const unsigned t = me.thread, parity = exchanges_[t]++ % 2;
-    exchange_[parity][t] = value;
-    warp_wait_[t] = {mask == 0 ? 1u : mask, file, line, false};
-    ++warp_waiting_;
+    const unsigned parity = warps_.publish(me.thread, mask == 0 ? 1u : mask, value, file, line);
     switch_to(me, next_in_round());
-    return &exchange_[parity][t / 32 * 32];
+    return warps_.warp_values(parity, me.thread);
   }
 
   // A collective of a tile larger than a warp: publishes `value` at a block barrier, and returns
   // what the block's threads published (double-buffered, as warp_exchange is).
   const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
-    const unsigned t = current_->thread, parity = block_exchanges_[t]++ % 2;
-    block_exchange_[parity][t] = value;
+    const unsigned parity = warps_.publish_to_block(current_->thread, value);
     arrive(file, line);
-    return block_exchange_[parity];
+    return warps_.block_values(parity);
   }
 
   // coalesced_threads(): the lanes of the running thread's warp that reach this call together
   // (those waiting at the same line when the block's threads have all stopped).
   unsigned coalesce(const char* file, int line) {
     Fiber& me = *current_;
-    const unsigned t = me.thread;
-    warp_wait_[t] = {0xffffffffu, file, line, true};
-    ++warp_waiting_;
+    warps_.wait_coalesced(me.thread, file, line);
     switch_to(me, next_in_round());
-    return coalesced_mask_[t];
+    return warps_.coalesced_mask(me.thread);
   }
 
  private:
@@ -224,39 +406,11 @@ class BlockRunner {
     live_.clear();
     std::string stuck;
     for (auto& f : fibers_) {
-      if (f->parked || warp_wait_[f->thread].mask == 0) continue;
-      const unsigned t = f->thread, first = t / 32 * 32;
-      if (warp_wait_[t].coalesced) {  // the group is whoever waits at the same line
-        unsigned group = 0;
-        for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane) {
-          const WarpWait& w = warp_wait_[first + lane];
-          if (w.mask != 0 && w.coalesced && w.line == warp_wait_[t].line &&
-              w.file == warp_wait_[t].file)
-            group |= 1u << lane;
-        }
-        coalesced_mask_[t] = group;
+      if (f->parked || !warps_.waits(f->thread)) continue;
+      if (warps_.ready(f->thread))
         live_.push_back(f.get());
-        continue;
-      }
-      bool complete = true;
-      for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane)
-        if ((warp_wait_[t].mask >> lane & 1u) && warp_wait_[first + lane].mask == 0)
-          complete = false;
-      if (complete) {
-        live_.push_back(f.get());
-      } else if (stuck.empty()) {
-        std::vector<unsigned> missing;
-        for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane)
-          if ((warp_wait_[t].mask >> lane & 1u) && warp_wait_[first + lane].mask == 0)
-            missing.push_back(first + lane);
-        stuck = describe_threads({t}, config_->block) +
-                " waits at a warp-level call (shuffle, vote or "
-                "__syncwarp) at " +
-                site(warp_wait_[t].file, warp_wait_[t].line) + ", but " +
-                describe_threads(missing, config_->block) +
-                " of its warp, named in the mask, never get there (they finished, or wait at "
-                "__syncthreads()). Every lane of the mask must make the same call.";
-      }
+      else if (stuck.empty())
+        stuck = warps_.stuck(f->thread, config_->block);
     }
     if (live_.empty()) {
       std::ostringstream s;
@@ -266,9 +420,8 @@ class BlockRunner {
       return false;
     }
     std::sort(live_.begin(), live_.end(), [](Fiber* a, Fiber* b) { return a->thread < b->thread; });
-    for (Fiber* f : live_) warp_wait_[f->thread] = {0, nullptr, 0, false};
-    warp_waiting_ -= static_cast<unsigned>(live_.size());
-    mixed_ = true;
+    for (Fiber* f : live_) warps_.go_on(f->thread);
+    barrier_.regather();
     return true;
   }
 
@@ -284,16 +437,6 @@ class BlockRunner {
     uint3 index{};        // and that thread's threadIdx
     bool parked = false;  // it has no thread: its block has none left to start
   };
-  struct Site {
-    const char* file;
-    int line;
-  };
-  struct Elsewhere {  // a thread waiting at another barrier than first_ in round `round`
-    const char* file;
-    int line;
-    unsigned round;
-  };
-
   // threadIdx of the next thread to start, counted up without divisions (they cost more than a
   // thread of a small kernel).
   uint3 take_index() {
@@ -312,8 +455,7 @@ class BlockRunner {
   // Runs live_ in order, and new fibers while threads are left to start; returns when all stopped.
   void run_round() {
     ++round_;
-    arrived_ = 0;
-    same_site_ = true;
+    barrier_.start_round();
     pos_ = 0;
     switch_to(scheduler_, next_in_round());
   }
@@ -372,60 +514,13 @@ class BlockRunner {
     return f;
   }
 
-  // Every thread has stopped at a barrier or finished: may the barrier open? If not, the block
-  // could never finish on a GPU, and error_ says why.
-  bool barrier_may_open() {
-    if (mixed_) {  // threads reached the barrier in several rounds: compare their sites
-      mixed_ = false;
-      same_site_ = true;
-      first_ = {nullptr, 0};
-      for (unsigned t = 0; t < threads_; ++t) {
-        if (done_flag_[t]) continue;
-        const Site& s = block_site_[t % kSites];
-        if (first_.file == nullptr) first_ = s;  // the first waiting thread
-        if (s.line != first_.line || s.file != first_.file) {
-          same_site_ = false;
-          elsewhere_[t] = {s.file, s.line, round_};
-        }
-      }
-    }
-    if (done_ == 0 && same_site_) return true;
-    std::vector<unsigned> here, elsewhere, done;
-    for (unsigned t = 0; t < threads_; ++t) {
-      if (done_flag_[t])
-        done.push_back(t);
-      else
-        (elsewhere_[t].round == round_ ? elsewhere : here).push_back(t);
-    }
-    std::ostringstream s;
-    s << "barrier divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
-      << ::blockIdx.y << "," << ::blockIdx.z << "): " << describe_threads(here, config_->block)
-      << " wait at __syncthreads() at " << site(first_.file, first_.line) << ", but ";
-    if (!done.empty()) {
-      s << describe_threads(done, config_->block)
-        << " finished without reaching it, so the block can never go on. Every thread of a block "
-           "must reach every __syncthreads(): do not return early or put the barrier in a branch "
-           "that only some threads take.";
-    } else {
-      const Elsewhere& other = elsewhere_[elsewhere.front()];
-      s << describe_threads(elsewhere, config_->block) << " wait at a different __syncthreads() at "
-        << site(other.file, other.line)
-        << ". All threads of a block must meet at the same barrier.";
-    }
-    error_ = s.str();
-    return false;
-  }
-
   StackPool stacks_;  // declared first: destroyed after the fibers that use it
   const LaunchConfig* config_ = nullptr;
   ThreadFn fn_{};
-  unsigned threads_ = 0, next_ = 0, done_ = 0, arrived_ = 0;
-  uint3 next_index_{0, 0, 0};
-  bool same_site_ = true;
-  Site first_{nullptr, 0};  // where the round's first thread waits
+  unsigned threads_ = 0, next_ = 0, done_ = 0;  // threads: in the block, started, finished
+  uint3 next_index_{0, 0, 0};                   // threadIdx of the next to start
   unsigned round_ = 0;
   std::vector<bool> done_flag_;
-  std::vector<Elsewhere> elsewhere_;
   std::vector<std::unique_ptr<Fiber>> fibers_;  // fibers hold references to their own records
   std::vector<Fiber*> idle_;                    // parked fibers, for round 0
   size_t idle_pos_ = 0;                         // idle_[idle_pos_] is taken next
@@ -434,26 +529,12 @@ class BlockRunner {
   Fiber scheduler_;                             // the worker's own context
   Fiber* from_ = nullptr;                       // the context that switched last
   Fiber* current_ = nullptr;
-  std::string error_;
-  struct WarpWait {
-    unsigned mask;  // 0: not waiting at a warp-level call
-    const char* file;
-    int line;
-    bool coalesced;  // at coalesced_threads(): the mask is found when the block stops
-  };
+  BarrierSites barrier_;
+  WarpMeetings warps_;
   std::vector<int> vote_;  // the predicates of __syncthreads_count()
   int vote_total_ = 0;
   bool votes_used_ = false, grid_wait_ = false;
-  unsigned coalesced_mask_[1024] = {};
-  std::vector<WarpWait> warp_wait_;
-  unsigned warp_waiting_ = 0;
-  bool mixed_ = false;  // warps went on alone since the last barrier opened
-  static constexpr unsigned kSites = 1024;
-  Site block_site_[kSites] = {};           // where each thread waits at __syncthreads()
-  std::vector<unsigned> exchanges_;        // warp-level calls per thread: picks the buffer
-  uint64_t exchange_[2][1024] = {};        // values published at warp-level calls, double-buffered
-  std::vector<unsigned> block_exchanges_;  // the same for collectives of tiles beyond a warp
-  uint64_t block_exchange_[2][1024] = {};
+  std::string error_;
   cudaError_t error_code_ = cudaErrorLaunchFailure;
 };
 
