@@ -46,7 +46,7 @@ function(cudalab_add_lab lab)
     set_target_properties(${lab}-demo PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
   endif()
 
-  # make check: the student's code, one CTest test per GoogleTest test.
+  # The student's tests, one CTest test per GoogleTest test (for IDEs; make check runs them itself).
   gtest_discover_tests(${lab}-labs TEST_PREFIX "${lab}/" DISCOVERY_MODE PRE_TEST
                        PROPERTIES LABELS "check" TIMEOUT 120)
   if(TARGET ${lab}-solutions)

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """`make check`: builds the student's labs, runs their tests and totals the points.
 
-Each lab builds on its own, so a lab that does not compile costs that lab's points only. Tests run
-through CTest, one process per test, with a time limit. The summary table ends the output; the
-exit status is 0 only when every test passed.
+Each lab builds on its own, so a lab that does not compile costs that lab's points only. Each test
+runs in a process of its own with a time limit, and its verdict is decided as the grader decides
+it (cudalab_tools/gtest.py). The summary table ends the output; the exit status is 0 only when
+every test passed.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -19,15 +20,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rubric  # noqa: E402
-import symbols  # noqa: E402
+from cudalab_tools import gtest, labs, rubric, symbols
+from cudalab_tools.build_log import useful_build_errors
+from cudalab_tools.gtest import TestVerdict
 
-ROOT = Path(__file__).resolve().parents[2]
-GTEST_NOISE = re.compile(
-    r"^(Running main\(\)|Note: Google Test filter|\[(==========|----------|  PASSED  | RUN      |"
-    r"       OK |   SEED   |  FAILED  )\]|Failed$|\s*\d+ FAILED TESTS?$|$)"
-)
+ROOT = labs.ROOT
+TEST_SECONDS = 120  # each test's time limit
 
 
 @dataclass
@@ -38,6 +36,7 @@ class LabResult:
     failed: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     points: dict[str, float] = field(default_factory=dict)
+    messages: dict[str, str] = field(default_factory=dict)  # of the failed tests
 
     def earned(self) -> float:
         return sum(self.points.get(t, 0.0) for t in self.passed)
@@ -46,16 +45,6 @@ class LabResult:
         if self.build_error:
             return sum(self.points.values())
         return sum(self.points.get(t, 0.0) for t in self.passed + self.failed)
-
-
-def find_labs(selector: str | None) -> list[str]:
-    labs = sorted(p.name for p in (ROOT / "labs").glob("[0-9][0-9]_*") if p.is_dir())
-    if not selector:
-        return labs
-    chosen = [lab for lab in labs if selector in (lab, lab[:2], lab[3:])]
-    if not chosen:
-        sys.exit(f"check: error: no lab named '{selector}'; the labs are: {', '.join(labs)}")
-    return chosen
 
 
 def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
@@ -78,73 +67,52 @@ def configure(build: Path, backend: str | None) -> None:
         sys.exit(f"check: error: cmake could not configure the build:\n{r.stdout}{r.stderr}")
 
 
-def useful_build_errors(log: str, limit: int = 40) -> str:
-    """The compiler's error lines and their context, without the build tool's chatter."""
-    keep = [
-        line
-        for line in log.splitlines()
-        if not re.match(r"^(\[\s*\d+%\]|gmake|make|Consolidate|Scanning|Translating|-- )", line)
-    ]
-    errors = [i for i, line in enumerate(keep) if "error" in line]
-    if not errors:
-        return "\n".join(keep[-limit:])
-    start = max(0, errors[0] - 2)
-    return "\n".join(keep[start : start + limit])
-
-
-def student_files(lab_dir: Path) -> list[str]:
-    """The files a student writes in a lab: its .cu files other than tests and demos."""
-    return sorted(p.name for p in lab_dir.glob("*.cu") if not p.name.startswith(("test_", "demo_")))
-
-
 def build_lab(build: Path, lab: str, jobs: int) -> str:
     """The build's errors, or what the student's code defines or calls against the rules
     (symbols.py); "" when it built and keeps them."""
     r = run(["cmake", "--build", str(build), "--target", f"{lab}-labs", "-j", str(jobs)])
     if r.returncode != 0:
         return useful_build_errors(r.stdout + r.stderr)
-    return symbols.check(build, lab, student_files(ROOT / "labs" / lab))
+    return symbols.check(build, lab, labs.student_files(lab))
 
 
-def run_tests(build: Path, labs: list[str], jobs: int, junit: Path) -> None:
-    """All tests but the performance ones in parallel, then those one at a time (a timing taken
-    while other tests share the GPU is neither stable nor fair); one JUnit file for both."""
-    pattern = "^(" + "|".join(re.escape(lab) for lab in labs) + ")/"
-    parts = [junit.with_suffix(".1.xml"), junit.with_suffix(".2.xml")]
-    passes = (["-R", pattern, "-E", "Performance"], ["-R", pattern + ".*Performance"])
-    for part, select, j in zip(parts, passes, (jobs, 1), strict=True):
-        part.unlink(missing_ok=True)
-        cmd = ["ctest", "--test-dir", str(build), "-L", "^check$", *select, "-j", str(j)]
-        run([*cmd, "--output-junit", str(part)])
-    merged = ET.Element("testsuite", name="check")
-    for part in parts:
-        if part.exists():
-            merged.extend(ET.parse(part).getroot().iter("testcase"))
-            part.unlink()
-    ET.ElementTree(merged).write(junit, encoding="utf-8", xml_declaration=True)
+def run_tests(build: Path, lab: str, result: LabResult, jobs: int) -> None:
+    """Runs the lab's tests, each in a process of its own: all but the performance ones in
+    parallel, then those one at a time (a timing taken while other tests share the GPU is neither
+    stable nor fair); fills in `result`."""
+    program = build / "labs" / f"{lab}-labs"
+    env = {k: v for k, v in os.environ.items() if k != "CUDALAB_REPORT"}  # reported once per lab, at the end
+    tests = gtest.list_tests(program)
+    for chosen, workers in (
+        ([t for t in tests if "Performance" not in t], jobs),
+        ([t for t in tests if "Performance" in t], 1),
+    ):
+        with cf.ThreadPoolExecutor(max_workers=workers) as pool:
+            verdicts = pool.map(lambda t: gtest.run_test(program, t, TEST_SECONDS, env), chosen)
+            for test, (verdict, message, _) in zip(chosen, verdicts, strict=True):
+                if verdict == TestVerdict.PASSED:
+                    result.passed.append(test)
+                elif verdict == TestVerdict.SKIPPED:
+                    result.skipped.append(test)
+                else:
+                    result.failed.append(test)
+                    result.messages[test] = message or "(the test printed nothing)"
 
 
-def read_junit(junit: Path, results: dict[str, LabResult]) -> dict[str, str]:
-    """Fills in each lab's passed/failed/skipped tests; returns the failed tests' messages."""
-    messages: dict[str, str] = {}
-    if not junit.exists():
-        return messages
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        lab, _, test = case.get("name", "").partition("/")
-        if lab not in results:
-            continue
-        out = case.findtext("system-out") or ""
-        status = case.get("status")
-        if status == "run":
-            results[lab].passed.append(test)
-        elif status in ("notrun", "disabled") or "[  SKIPPED ]" in out:
-            results[lab].skipped.append(test)
-        else:
-            results[lab].failed.append(test)
-            lines = [line for line in out.splitlines() if not GTEST_NOISE.match(line)]
-            silent = "(the test printed nothing: it crashed or timed out)"
-            messages[f"{lab}/{test}"] = "\n".join(lines) or silent
-    return messages
+def write_junit(path: Path, results: dict[str, LabResult]) -> None:
+    """make check's verdicts as JUnit XML (REPORT=junit), one testcase per test."""
+    suite = ET.Element("testsuite", name="check")
+    for lab, r in results.items():
+        if r.build_error:
+            case = ET.SubElement(suite, "testcase", name=f"{lab}/build", classname=lab)
+            ET.SubElement(case, "error", message="does not build").text = r.build_error
+        for test in r.passed + r.failed + r.skipped:
+            case = ET.SubElement(suite, "testcase", name=f"{lab}/{test}", classname=lab)
+            if test in r.failed:
+                ET.SubElement(case, "failure", message="failed").text = r.messages[test]
+            elif test in r.skipped:
+                ET.SubElement(case, "skipped")
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
 def counters_report(build: Path, lab: str) -> str:
@@ -178,7 +146,7 @@ def table(results: list[LabResult]) -> str:
     return "\n".join([line(rows[0]), rule, *map(line, rows[1:-1]), rule, line(rows[-1])])
 
 
-def feedback(results: dict[str, LabResult], messages: dict[str, str]) -> str:
+def feedback(results: dict[str, LabResult]) -> str:
     """The student's feedback file: the table, then every failure with its message."""
     out = ["# make check", "", "```text", table(list(results.values())), "```", ""]
     for lab, r in results.items():
@@ -186,7 +154,7 @@ def feedback(results: dict[str, LabResult], messages: dict[str, str]) -> str:
             out += [f"## {lab}: does not build", "", "```text", r.build_error, "```", ""]
         for test in r.failed:
             out += [f"## {lab}/{test} failed ({r.points.get(test, 0):g} points)", ""]
-            out += ["```text", messages.get(f"{lab}/{test}", ""), "```", ""]
+            out += ["```text", r.messages[test], "```", ""]
     return "\n".join(out)
 
 
@@ -203,31 +171,31 @@ def main() -> int:
 
     build = args.build_dir.resolve()
     configure(build, args.backend)
-    labs = find_labs(args.lab)
-    results = {lab: LabResult(lab) for lab in labs}
-    for lab in labs:
+    try:
+        chosen = labs.select(args.lab)
+    except ValueError as e:
+        sys.exit(f"check: error: {e}")
+    results = {lab: LabResult(lab) for lab in chosen}
+    for lab in chosen:
         try:
-            results[lab].points = rubric.load(ROOT / "labs" / lab / "rubric.toml")
+            results[lab].points = labs.points(lab)
         except rubric.RubricError as e:
             sys.exit(f"check: error: {e}")
         print(f"building {lab} ...", flush=True)
         results[lab].build_error = build_lab(build, lab, args.jobs)
 
-    built = [lab for lab in labs if not results[lab].build_error]
-    junit = build / "check-junit.xml"
-    junit.unlink(missing_ok=True)
-    if built:
-        print(f"testing {', '.join(built)} ...", flush=True)
-        run_tests(build, built, args.jobs, junit)
-    messages = read_junit(junit, results)
+    built = [lab for lab in chosen if not results[lab].build_error]
+    for lab in built:
+        print(f"testing {lab} ...", flush=True)
+        run_tests(build, lab, results[lab], args.jobs)
 
-    for lab in labs:
+    for lab in chosen:
         r = results[lab]
         if r.build_error:
             print(f"\n=== {lab}: does not build\n{r.build_error}")
         for test in r.failed:
             points = r.points.get(test, 0)
-            print(f"\n=== FAILED {lab}/{test} ({points:g} points)\n{messages.get(f'{lab}/{test}', '')}")
+            print(f"\n=== FAILED {lab}/{test} ({points:g} points)\n{r.messages[test]}")
     on_emu = "BACKEND:STRING=emu" in (build / "CMakeCache.txt").read_text()
     if os.environ.get("CUDALAB_REPORT") and on_emu:
         for lab in built:
@@ -245,12 +213,14 @@ def main() -> int:
                 "skipped": r.skipped,
                 "build_error": r.build_error,
                 "points": r.points,
-                "messages": {t: messages.get(f"{lab}/{t}", "") for t in r.failed},
+                "messages": r.messages,
             }
             for lab, r in results.items()
         }
+        junit = build / "check-junit.xml"
+        write_junit(junit, results)
         (build / "check-points.json").write_text(json.dumps(summary, indent=2) + "\n")
-        (build / "check-feedback.md").write_text(feedback(results, messages))
+        (build / "check-feedback.md").write_text(feedback(results))
         print(f"\nJUnit XML: {junit}\npoints:    {build / 'check-points.json'}")
         print(f"feedback:  {build / 'check-feedback.md'}")
     ok = all(not r.build_error and not r.failed for r in results.values())

@@ -11,40 +11,20 @@ selftest.py rubric RUBRIC.toml TEST_BINARY
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rubric  # noqa: E402
-
-
-def list_tests(binary: str) -> list[str]:
-    out = subprocess.run([binary, "--gtest_list_tests"], capture_output=True, text=True, check=True).stdout
-    tests, suite = [], ""
-    for line in out.splitlines():
-        if not line.strip() or line.startswith(" " * 2) and line.strip().startswith("#"):
-            continue
-        if not line.startswith(" "):
-            suite = line.split("#")[0].strip()
-        else:
-            tests.append(suite + line.split("#")[0].strip())
-    return tests
+from cudalab_tools import rubric
+from cudalab_tools.gtest import TestVerdict, list_tests, run_test
 
 
 def skeleton_fails(binary: str) -> int:
     passed = []
-    for test in list_tests(binary):
-        try:
-            run = subprocess.run(
-                [binary, f"--gtest_filter={test}"], capture_output=True, text=True, timeout=120
-            )
-        except subprocess.TimeoutExpired:
-            print(f"fails (timeout)  {test}")
-            continue
-        if run.returncode == 0 and "[  SKIPPED ]" in run.stdout:
+    for test in list_tests(Path(binary)):
+        verdict, _, _ = run_test(Path(binary), test, timeout=120)  # decided as make check decides
+        if verdict == TestVerdict.SKIPPED:
             print(f"skipped          {test}")
-        elif run.returncode == 0:
+        elif verdict == TestVerdict.PASSED:
             print(f"PASSES           {test}")
             passed.append(test)
         else:
@@ -63,7 +43,7 @@ def check_rubric(path: str, binary: str) -> int:
     except rubric.RubricError as e:
         print(f"error: {e}")
         return 1
-    problems = rubric.mismatch(points, set(list_tests(binary)), Path(path))
+    problems = rubric.mismatch(points, set(list_tests(Path(binary))), Path(path))
     for p in problems:
         print(f"error: {p}")
     if not problems:

@@ -8,7 +8,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-import symbols
+from cudalab_tools import symbols
 
 ALLOWED = """
 #include <cstdio>

@@ -6,16 +6,16 @@ files in, and rebuilds only what changed. Inside bubblewrap every job sees its c
 paths (/grade/workbook, /grade/build), which is what makes the copy of the base build valid.
 Without bubblewrap each job configures and builds on its own.
 
-A test passes when its process exits with 0 and GoogleTest's own JSON report says it ran without a
-failure: a submission that calls exit(0) from inside a test does not pass it. Tests run with the
-build folder read-only, so a submission cannot change the tests that grade it.
+A test's verdict is decided as make check decides it (cudalab_tools/gtest.py): it passes when its
+process exits with 0 and GoogleTest's own JSON report says it ran without a failure, so a
+submission that calls exit(0) from inside a test does not pass it. Tests run with the build folder
+read-only, so a submission cannot change the tests that grade it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
 import re
 import shlex
@@ -25,12 +25,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cudalab_tools import symbols
+from cudalab_tools.build_log import useful_build_errors
+from cudalab_tools.gtest import Ending, TestVerdict, decide, report_verdicts
+
 from . import submissions, workbook
 from .files import read_regular_file, remove_tree
-from .results import LabResult, LabStatus, Points, TestResult, TestVerdict
+from .results import LabResult, LabStatus, Points, TestResult
 from .sandbox import Limits, Outcome, Sandbox
-from .workbook import GTEST_NOISE as NOISE
-from .workbook import symbols, useful_build_errors
 
 # The line a timing test prints (common/include/cudalab/performance.h): the ratio and the one needed.
 PERF = re.compile(r"\[ PERF +\] .*: ([0-9.]+)x \(needed ([0-9.]+)x\)")
@@ -52,23 +54,6 @@ class Settings:
 def not_graded(lab: str, status: LabStatus, message: str) -> LabResult:
     """A lab result without points: missing files, a refused submission, or the grader's failure."""
     return LabResult.not_graded(lab, status, message, possible=sum(workbook.points(lab).values()))
-
-
-def gtest_verdicts(report: bytes | None) -> dict[str, TestVerdict]:
-    """Each test's verdict ("Suite.Name": passed, failed or skipped) in a GoogleTest JSON report;
-    none when there is no report or it is not GoogleTest's."""
-    verdicts = {}
-    try:
-        for suite in json.loads(report.decode("utf-8", errors="replace")).get("testsuites", []):
-            for t in suite.get("testsuite", []):
-                ran = t.get("status") == "RUN" and t.get("result") == "COMPLETED" and not t.get("failures")
-                skipped = t.get("result") == "SKIPPED"
-                verdicts[f"{suite.get('name')}.{t.get('name')}"] = (
-                    TestVerdict.SKIPPED if skipped else TestVerdict.PASSED if ran else TestVerdict.FAILED
-                )
-    except (ValueError, AttributeError, TypeError):  # no report, not JSON, or not GoogleTest's
-        pass
-    return verdicts
 
 
 def _build_log(outcome: Outcome) -> str:
@@ -312,43 +297,16 @@ class Grader:
                 f"the instructor's tests of {lab} wrote no GoogleTest report in the sandbox:\n"
                 + outcome.output[-4000:]
             )
-        return {test for test, verdict in gtest_verdicts(data).items() if verdict == TestVerdict.SKIPPED}
+        return {test for test, verdict in report_verdicts(data).items() if verdict == TestVerdict.SKIPPED}
 
     def _run_test_process(self, job: Path, lab: str, test: str, number: int) -> tuple[TestVerdict, str, str]:
-        """The test's verdict, decided from how its process ended and GoogleTest's report (passed:
-        exit status 0 and a report saying so); what the student reads; what the test printed."""
+        """The test's verdict (cudalab_tools.gtest.decide, from how its process ended and its
+        GoogleTest report); what the student reads; what the test printed."""
         outcome = self._run_gtest(job, lab, number, test, self.settings.test_limits)
-        printed = "\n".join(line for line in outcome.output.splitlines() if not NOISE.match(line))
-        failed = TestVerdict.FAILED
-        if outcome.timed_out:
-            limit = self.settings.test_limits.wall_seconds
-            return failed, f"stopped after {limit:g} s (time limit): an endless loop?\n{printed}", printed
-        if outcome.over_limit:
-            return failed, f"stopped: {outcome.over_limit}\n{printed}", printed
-        verdict = self._read_report(job / "out" / "result.json", test)
-        if outcome.returncode == 0 and verdict in (TestVerdict.PASSED, TestVerdict.SKIPPED):
-            return verdict, printed if verdict == TestVerdict.SKIPPED else "", printed
-        if signal := self._signal(outcome.returncode):
-            return failed, f"crashed (signal {signal})\n{printed}", printed
-        if verdict == TestVerdict.MISSING and outcome.returncode == 0:
-            return (
-                failed,
-                f"the test ended before GoogleTest wrote its report (exit() in the code?)\n{printed}",
-                printed,
-            )
-        return failed, printed or f"failed (exit status {outcome.returncode})", printed
-
-    @staticmethod
-    def _signal(returncode: int | None) -> int:
-        """The signal that ended the test, or 0 (bubblewrap reports signal N as exit status 128 + N)."""
-        if returncode is None:
-            return 0
-        if returncode < 0:
-            return -returncode
-        return returncode - 128 if 128 < returncode <= 128 + 64 else 0
-
-    @staticmethod
-    def _read_report(path: Path, test: str) -> TestVerdict:
-        """passed, failed, skipped or missing, from GoogleTest's JSON report: a regular file of at
-        most 4 MiB (the test's code may have put a link, a FIFO or a huge file in its place)."""
-        return gtest_verdicts(read_regular_file(path, 4 << 20)).get(test, TestVerdict.MISSING)
+        limit = self.settings.test_limits.wall_seconds
+        ending = Ending(outcome.returncode, limit if outcome.timed_out else None, outcome.over_limit or "")
+        # The report: a regular file of at most 4 MiB (the test's code may have put a link, a FIFO
+        # or a huge file in its place).
+        report = read_regular_file(job / "out" / "result.json", 4 << 20)
+        verdict, message = decide(test, ending, report, outcome.output)
+        return verdict, message, outcome.output

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from cudalab_tools.gtest import TestVerdict
+
 
 class LabStatus(StrEnum):
     GRADED = "graded"
@@ -25,14 +27,6 @@ class LabStatus(StrEnum):
             LabStatus.MISSING: "not found",
             LabStatus.GRADER_ERROR: "not graded: the grader failed on this submission (tell your instructor)",
         }[self]
-
-
-class TestVerdict(StrEnum):
-    __test__ = False  # (not a test class, for pytest)
-    PASSED = "passed"
-    FAILED = "failed"
-    SKIPPED = "skipped"  # cannot run on this backend: counts neither way
-    MISSING = "missing"  # no verdict in GoogleTest's report (there was none, or not for this test)
 
 
 @dataclass

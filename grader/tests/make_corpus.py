@@ -47,7 +47,7 @@ def with_host(code: str, prelude: str) -> str:
 
 # x86-64 Linux system calls by number (write 1, open 2, close 3, socket 41, connect 42, fork 57,
 # chdir 80, fchdir 81, mkdir 83, unlink 87, symlink 88, mknod 133, exit_group 231), with no library
-# function that the check of what a lab's code may call (common/tools/symbols.py) could see, and
+# function that the check of what a lab's code may call (common/tools/cudalab_tools/symbols.py) could see, and
 # no system-call instruction of their own either (the check refuses one): they jump to the one in
 # the C library's getppid() ("mov $110, %eax; syscall; ret"). The hostile students below use them,
 # so that the sandbox's own defences stay tested behind the check.

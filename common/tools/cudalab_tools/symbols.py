@@ -67,7 +67,7 @@ RUNTIME_NAMESPACE = "cudalab::emu::"  # the emu runtime, which translated code c
 COMPILER_DATA = ("DW.ref.",)  # what g++ emits for exceptions (the personality routine's address)
 STRONG_DEFINITIONS = set("TDBRGS")  # nm's letters for global definitions that are not weak
 WEAK_DEFINITIONS = set("WVu")  # weak, weak object, unique global (inline functions, templates)
-EMU_INSPECTION = Path(__file__).resolve().parents[1] / "emu/include/cudalab/emu/inspect.h"
+EMU_INSPECTION = Path(__file__).resolve().parents[2] / "emu/include/cudalab/emu/inspect.h"
 # The libraries every C++ program links besides those its link command names.
 IMPLICIT_LIBRARIES = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1")
 

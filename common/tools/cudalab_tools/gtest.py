@@ -1,0 +1,132 @@
+"""One GoogleTest test's verdict, decided in one place for `make check`, `make test`'s self-checks
+and the grader: a test passes only if its process exits with status 0 **and** GoogleTest's own
+JSON report says it passed (a program that calls exit(0) inside a test passes nothing); it skips
+only if the report says so; anything else fails, with what the student should read first (the
+time limit, the limit that stopped it, the signal that crashed it, a report never written).
+
+Each test runs in a process of its own (run_test here; the grader runs it in its sandbox and
+calls decide with what it saw).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from .build_log import test_output
+
+
+class TestVerdict(StrEnum):
+    __test__ = False  # (not a test class, for pytest)
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # cannot run on this backend: counts neither way
+    MISSING = "missing"  # no verdict in GoogleTest's report (there was none, or not for this test)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a test's process ended."""
+
+    exit_status: int | None  # negative: killed by that signal (Python's way); 128 + N: a shell's
+    timed_out_after: float | None = None  # seconds, when the time limit stopped it
+    stopped: str = ""  # another limit that stopped it, in words
+
+
+def report_verdicts(report: bytes | None) -> dict[str, TestVerdict]:
+    """Each test's verdict ("Suite.Name") in a GoogleTest JSON report; none when there is no report
+    or it is not GoogleTest's."""
+    verdicts = {}
+    try:
+        for suite in json.loads(report.decode("utf-8", errors="replace")).get("testsuites", []):
+            for t in suite.get("testsuite", []):
+                ran = t.get("status") == "RUN" and t.get("result") == "COMPLETED" and not t.get("failures")
+                skipped = t.get("result") == "SKIPPED"
+                verdicts[f"{suite.get('name')}.{t.get('name')}"] = (
+                    TestVerdict.SKIPPED if skipped else TestVerdict.PASSED if ran else TestVerdict.FAILED
+                )
+    except (ValueError, AttributeError, TypeError):  # no report, not JSON, or not GoogleTest's
+        pass
+    return verdicts
+
+
+def signal_of(exit_status: int | None) -> int:
+    """The signal that ended a process, or 0 (a shell or bubblewrap reports signal N as 128 + N)."""
+    if exit_status is None:
+        return 0
+    if exit_status < 0:
+        return -exit_status
+    return exit_status - 128 if 128 < exit_status <= 128 + 64 else 0
+
+
+def decide(test: str, ending: Ending, report: bytes | None, output: str) -> tuple[TestVerdict, str]:
+    """The verdict of `test` from how its process ended, its GoogleTest report (None: none was
+    read) and what it printed; and what the student reads (empty when it passed)."""
+    printed = test_output(output)
+    if ending.timed_out_after is not None:
+        return (
+            TestVerdict.FAILED,
+            f"stopped after {ending.timed_out_after:g} s (time limit): an endless loop?\n{printed}",
+        )
+    if ending.stopped:
+        return TestVerdict.FAILED, f"stopped: {ending.stopped}\n{printed}"
+    verdict = report_verdicts(report).get(test, TestVerdict.MISSING)
+    if ending.exit_status == 0 and verdict == TestVerdict.PASSED:
+        return verdict, ""
+    if ending.exit_status == 0 and verdict == TestVerdict.SKIPPED:
+        return verdict, printed
+    if signal := signal_of(ending.exit_status):
+        return TestVerdict.FAILED, f"crashed (signal {signal})\n{printed}"
+    if verdict == TestVerdict.MISSING and ending.exit_status == 0:
+        return (
+            TestVerdict.FAILED,
+            f"the test ended before GoogleTest wrote its report (exit() in the code?)\n{printed}",
+        )
+    return TestVerdict.FAILED, printed or f"failed (exit status {ending.exit_status})"
+
+
+def list_tests(binary: Path) -> list[str]:
+    """The tests of a GoogleTest program, as Suite.Name."""
+    out = subprocess.run(
+        [str(binary), "--gtest_list_tests"], capture_output=True, text=True, check=True
+    ).stdout
+    tests, suite = [], ""
+    for line in out.splitlines():
+        if not line.strip():
+            continue
+        if not line.startswith(" "):
+            suite = line.split("#")[0].strip()
+        else:
+            tests.append(suite + line.split("#")[0].strip())
+    return tests
+
+
+def run_test(
+    binary: Path, test: str, timeout: float, env: dict[str, str] | None = None
+) -> tuple[TestVerdict, str, str]:
+    """Runs one test of `binary` in a process of its own; its verdict, what the student reads, and
+    all it printed."""
+    with tempfile.TemporaryDirectory(prefix="cudalab-test-") as scratch:
+        report = Path(scratch) / "report.json"
+        command = [str(binary), f"--gtest_filter={test}", f"--gtest_output=json:{report}"]
+        try:
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=timeout,
+                env=env or dict(os.environ),
+            )
+            ending, output = Ending(done.returncode), done.stdout + done.stderr
+        except subprocess.TimeoutExpired as e:
+            output = (e.stdout or b"").decode(errors="replace") + (e.stderr or b"").decode(errors="replace")
+            ending = Ending(None, timed_out_after=timeout)
+        data = report.read_bytes() if report.is_file() else None
+        verdict, message = decide(test, ending, data, output)
+        return verdict, message, output
