@@ -91,9 +91,25 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
       std::fill_n(shadow, size, kHostStamp);  // told: the same bytes are not checked again
       break;
     }
-    if (store && !atomic && writer >= b->launch_stamp && !(writer & kAtomicBit) &&
-        writer != b->stamp &&
-        !(b->made_atomic && b->fenced && b->fenced[writer - b->launch_stamp].load())) {
+    // Another block of this launch wrote the byte (not with an atomic, and without a
+    // __threadfence() that would publish it): a read sees it only if that block happened to run
+    // first, and a write of this block's own overwrites it in whatever order the blocks ran.
+    const bool other_block =
+        writer >= b->launch_stamp && !(writer & kAtomicBit) && writer != b->stamp;
+    const bool fenced = b->fenced && other_block && b->fenced[writer - b->launch_stamp].load();
+    if (!store && !atomic && other_block && !fenced) {
+      const dim3 g = b->config->grid;
+      const uint32_t other = writer - b->launch_stamp;
+      const uint3 o{other % g.x, other / g.x % g.y, other / (g.x * g.y)};
+      fault(
+          *b, pc, cudaErrorLaunchFailure,
+          "a read of element " + std::to_string((a - base) / size) + " of the array allocated at " +
+              r->where + ", which block " + dim(o) +
+              " also wrote in this launch: blocks run in any order (and at once), so the read sees "
+              "the old or the new value by chance. Read what another block writes in the next "
+              "launch (or after grid.sync()), or write the result to a second array.");
+    }
+    if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
       const dim3 g = b->config->grid;
       const uint32_t other = writer - b->launch_stamp;
       const uint3 o{other % g.x, other / g.x % g.y, other / (g.x * g.y)};

@@ -120,6 +120,13 @@ __global__ void histogram_without_atomics(const int* in, int* bins, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) bins[in[i] % 4] = bins[in[i] % 4] + 1;  // BUG: histogram_without_atomics
 }
+__global__ void shift_in_place(float* a, int n) {  // a[i] = a[i - 1], in one array
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n) {
+    float left = a[i - 1];  // BUG: read_other_blocks_write
+    a[i] = left;
+  }
+}
 
 // ---- host side -------------------------------------------------------------------------------
 
@@ -210,6 +217,12 @@ cudaError_t histogram() {
   return e;
 }
 
+cudaError_t shift() {
+  Arrays a;
+  shift_in_place<<<BLOCKS, THREADS>>>(a.in, N);
+  return a.finish();
+}
+
 // ---- copies ------------------------------------------------------------------------------------
 __constant__ float c_weights[4];
 constexpr size_t kBytes = N * sizeof(float);
@@ -261,6 +274,7 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"blocks_write_same_word", "also wrote in this launch",
        [] { return launch(sum_without_atomics); }},
       {"histogram_without_atomics", "also wrote in this launch", histogram},
+      {"read_other_blocks_write", "also wrote in this launch", shift},
       {"copy_back_wrong_kind", "the kind is cudaMemcpyDeviceToHost", copy_back_wrong_kind},
       {"upload_wrong_kind", "the kind is cudaMemcpyHostToDevice", upload_wrong_kind},
       {"memcpy_to_constant", "written with cudaMemcpyToSymbol", memcpy_to_constant},
