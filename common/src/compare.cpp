@@ -6,37 +6,20 @@
 #include <vector>
 
 #include "cudalab/data.h"
+#include "wrong_result.h"
 
 namespace cudalab {
 namespace {
 
 constexpr size_t kShown = 5;  // wrong elements listed in a report
 
-// What the positions of the wrong elements suggest.
-std::string pattern(const std::vector<size_t>& wrong, size_t n, size_t unwritten) {
-  if (wrong.size() == n && unwritten == n)
-    return "No element was written: did the kernel run? Check the launch configuration and "
-           "the error that cudaGetLastError() returns after it.";
-  size_t first = wrong.front();
-  if (first > 0 && wrong.size() == n - first && unwritten == wrong.size())
-    return "Elements 0.." + std::to_string(first - 1) + " are right and none from " +
-           std::to_string(first) + " on was written: do the grid's threads cover all " +
-           std::to_string(n) + " elements?";
-  if (unwritten == wrong.size())
-    return "The wrong elements were never written: some threads skip their element or the "
-           "index computation leaves gaps.";
-  return "";
-}
-
 template <class Got, class Expected, class Close>
 std::string report(const std::string& name, const Got* got, const Expected* expected, size_t n,
-                   Close close, const std::string& tolerance, bool (*unwritten)(Got)) {
+                   Close close, const std::string& tolerance, bool (*unwritten)(Got), Shape shape) {
   std::vector<size_t> wrong;
-  size_t never = 0;
   for (size_t i = 0; i < n; ++i) {
     if (!close(got[i], expected[i])) {
       wrong.push_back(i);
-      never += unwritten(got[i]) ? 1 : 0;
     }
   }
   if (wrong.empty()) return "";
@@ -53,7 +36,18 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
     s << ", expected " << expected[i] << "\n";
   }
   if (wrong.size() > kShown) s << "  ... and " << wrong.size() - kShown << " more\n";
-  if (std::string p = pattern(wrong, n, never); !p.empty()) s << "  " << p << "\n";
+  detail::Evidence evidence{
+      .wrong = std::move(wrong),
+      .n = n,
+      .rows = shape.cols > 0 ? shape.rows : 0,
+      .cols = shape.rows * shape.cols == n ? shape.cols : 0,  // (a shape that does not fit: 1D)
+      .got = [got](size_t i) { return double(got[i]); },
+      .want = [expected](size_t j) { return double(expected[j]); },
+      .matches = [&](size_t i, size_t j) { return close(got[i], expected[j]); },
+      .never_written = [got, unwritten](size_t i) { return unwritten(got[i]); },
+  };
+  if (evidence.cols == 0) evidence.rows = 0;
+  if (std::string p = detail::wrong_result_pattern(evidence); !p.empty()) s << "  " << p << "\n";
   return s.str();
 }
 
@@ -64,7 +58,7 @@ bool byte_unwritten(unsigned char) { return false; }  // every byte value is a p
 }  // namespace
 
 std::string compare(const std::string& name, const float* got, const double* expected, size_t n,
-                    Tolerance tol) {
+                    Tolerance tol, Shape shape) {
   std::ostringstream t;
   t << " (an element passes when |got - expected| <= " << tol.rel << " * |expected| + " << tol.abs
     << ")";
@@ -72,23 +66,25 @@ std::string compare(const std::string& name, const float* got, const double* exp
     return std::isfinite(g) == std::isfinite(e) &&
            std::fabs(double(g) - e) <= tol.rel * std::fabs(e) + tol.abs;
   };
-  return report(name, got, expected, n, close, t.str(), float_unwritten);
+  return report(name, got, expected, n, close, t.str(), float_unwritten, shape);
 }
 
-std::string compare(const std::string& name, const int* got, const long long* expected, size_t n) {
+std::string compare(const std::string& name, const int* got, const long long* expected, size_t n,
+                    Shape shape) {
   auto close = [](int g, long long e) { return g == e; };
-  return report(name, got, expected, n, close, " (integers must match exactly)", int_unwritten);
+  return report(name, got, expected, n, close, " (integers must match exactly)", int_unwritten,
+                shape);
 }
 
 std::string compare(const std::string& name, const unsigned char* got, const long long* expected,
-                    size_t n, int max_difference) {
+                    size_t n, int max_difference, Shape shape) {
   auto close = [max_difference](unsigned char g, long long e) {
     return std::llabs(g - e) <= max_difference;
   };
   std::string t = max_difference == 0 ? " (bytes must match exactly)"
                                       : " (a byte passes within " + std::to_string(max_difference) +
                                             " of expected)";
-  return report(name, got, expected, n, close, t, byte_unwritten);
+  return report(name, got, expected, n, close, t, byte_unwritten, shape);
 }
 
 }  // namespace cudalab

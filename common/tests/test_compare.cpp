@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "cudalab/compare.h"
 #include "cudalab/data.h"
@@ -67,6 +69,109 @@ TEST(Compare, BytesWithinAMaximumDifference) {
   EXPECT_NE(r.find("1 of 3 elements are wrong"), std::string::npos) << r;
   EXPECT_NE(r.find("gray[2] = 200, expected 198"), std::string::npos) << r;
   EXPECT_EQ(compare("gray", got, want, 2, 1), "");
+}
+
+// What the data of a wrong result says (src/wrong_result.cpp): each typical mistake, planted in
+// an output of distinct values, must be named, and a right one must not be.
+std::vector<double> distinct(size_t n) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = 1.0 + double((i * 7919) % 1000003) / 7.0;
+  return v;
+}
+std::vector<float> as_floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+std::string check(const std::vector<float>& got, const std::vector<double>& want,
+                  cudalab::Shape shape = {}) {
+  return compare("P", got.data(), want.data(), want.size(), {1e-6, 0}, shape);
+}
+
+TEST(WrongResult, ShiftedByOne) {
+  auto want = distinct(1000);
+  auto got = as_floats(want);
+  for (size_t i = 0; i + 1 < 1000; ++i) got[i] = float(want[i + 1]);
+  std::string r = check(got, want);
+  EXPECT_NE(r.find("shifted by 1 element: element i holds what belongs at i + 1"),
+            std::string::npos)
+      << r;
+}
+
+TEST(WrongResult, AConstantFactor) {
+  auto want = distinct(300);
+  auto got = as_floats(want);
+  for (size_t i = 0; i < 300; ++i) got[i] = float(want[i] / 5);
+  std::string r = check(got, want);
+  EXPECT_NE(r.find("Every wrong element is 0.2 times the expected value"), std::string::npos) << r;
+}
+
+TEST(WrongResult, Transposed) {
+  const size_t n = 40;
+  auto want = distinct(n * n);
+  auto got = as_floats(want);
+  for (size_t r = 0; r < n; ++r)
+    for (size_t c = 0; c < n; ++c) got[r * n + c] = float(want[c * n + r]);
+  std::string r = check(got, want, {n, n});
+  EXPECT_NE(r.find("The output is transposed"), std::string::npos) << r;
+  EXPECT_EQ(r.find("Where the wrong elements are"), std::string::npos) << "(all of them)\n" << r;
+}
+
+TEST(WrongResult, OnlyTheBorderOfAnImage) {
+  const size_t rows = 30, cols = 50;
+  auto want = distinct(rows * cols);
+  auto got = as_floats(want);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c)
+      if (r < 2 || c < 2 || r >= rows - 2 || c >= cols - 2) got[r * cols + c] += 1.0f;
+  std::string r = check(got, want, {rows, cols});
+  EXPECT_NE(r.find("Only a border 2 elements wide is wrong"), std::string::npos) << r;
+  EXPECT_NE(r.find("Where the wrong elements are (30 x 50"), std::string::npos) << r;
+  EXPECT_NE(r.find("    XXXXXXXX"), std::string::npos) << r;  // the first row of the map
+  EXPECT_NE(r.find("    X......"), std::string::npos) << r;   // and inside
+}
+
+TEST(WrongResult, RowsFromSomeOn) {
+  const size_t rows = 20, cols = 16;
+  auto want = distinct(rows * cols);
+  auto got = as_floats(want);
+  for (size_t i = 16 * cols; i < rows * cols; ++i) got[i] = cudalab::poison_float();
+  got[16 * cols] = 3.0f;  // (one written wrong: not "none written from there on")
+  std::string r = check(got, want, {rows, cols});
+  EXPECT_NE(r.find("the wrong elements are in rows 16..19"), std::string::npos) << r;
+}
+
+TEST(WrongResult, EveryTileWidthElement) {
+  auto want = distinct(1024);
+  auto got = as_floats(want);
+  for (size_t i = 15; i < 1024; i += 16) got[i] += 1.0f;  // the last element of each tile of 16
+  std::string r = check(got, want);
+  EXPECT_NE(r.find("repeat every 16 elements (positions 15 of each 16)"), std::string::npos) << r;
+}
+
+TEST(WrongResult, OnlyTheLastPartialBlock) {
+  auto want = distinct(1000);  // 3 blocks of 256 and 232 more
+  auto got = as_floats(want);
+  for (size_t i = 768; i < 1000; ++i) got[i] = float(want[i]) + 1.0f;
+  std::string r = check(got, want);
+  EXPECT_NE(r.find("Only the last, partial group of 232 elements (from 768"), std::string::npos)
+      << r;
+}
+
+TEST(WrongResult, NanAndZeros) {
+  auto want = distinct(10);
+  auto got = as_floats(want);
+  got[3] = NAN;
+  EXPECT_NE(check(got, want).find("1 wrong element(s) are NaN or Inf"), std::string::npos);
+  got = as_floats(want);
+  got[2] = got[7] = 0.0f;
+  EXPECT_NE(check(got, want).find("Every wrong element is 0"), std::string::npos);
+}
+
+TEST(WrongResult, ScatteredErrorsClaimNoPattern) {
+  auto want = distinct(1000);
+  auto got = as_floats(want);
+  for (size_t i : {3u, 97u, 412u, 413u, 998u}) got[i] = float(want[i]) * (1 + 0.01f * float(i % 7));
+  std::string r = check(got, want);
+  for (const char* claim :
+       {"shifted", "times the expected", "repeat every", "partial group", "border"})
+    EXPECT_EQ(r.find(claim), std::string::npos) << claim << "\n" << r;
 }
 
 TEST(Data, SeedsAreStablePerTestAndOverridable) {

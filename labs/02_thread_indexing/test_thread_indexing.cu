@@ -47,7 +47,8 @@ void check_scale(int n, int m) {
   if (err != cudaSuccess)
     FAIL() << "scalePicture(" << n << " x " << m << ") returned " << cudalab::error_text(err);
   std::vector<float> out = d_out.to_host();
-  EXPECT_MATCHES("Pout", out.data(), expected.data(), pixels, {0.0, 0.0}) << kHowToIndex;
+  EXPECT_MATCHES("Pout", out.data(), expected.data(), pixels, {0.0, 0.0}, {size_t(m), size_t(n)})
+      << kHowToIndex;
   EXPECT_COMPUTED_ON_DEVICE("Pout", out.data(), pixels);
   int stray = 0;
   for (size_t i = pixels; i < out.size(); ++i) stray += cudalab::is_poison(out[i]) ? 0 : 1;
@@ -93,7 +94,7 @@ void check_grey(int width, int height, const std::vector<unsigned char>& rgb) {
   std::vector<long long> expected = grey_reference(rgb, pixels);
   // The GPU computes in float: near a whole number, its truncation may land one lower or higher.
   EXPECT_COMPUTED_ON_DEVICE("Pout", grey.data(), pixels);
-  EXPECT_MATCHES("Pout", grey.data(), expected.data(), pixels, 1)
+  EXPECT_MATCHES("Pout", grey.data(), expected.data(), pixels, 1, {size_t(height), size_t(width)})
       << "grey = 0.21 red + 0.71 green + 0.07 blue, where the pixel's bytes are at 3 * (Row * "
          "width "
          "+ Col) + 0, 1 and 2. "
@@ -139,7 +140,7 @@ void check_blur(int w, int h, const std::vector<unsigned char>& in) {
   std::vector<unsigned char> out = d_out.to_host();
   std::vector<long long> expected = blur_reference(in, w, h);
   EXPECT_COMPUTED_ON_DEVICE("out", out.data(), pixels);
-  EXPECT_MATCHES("out", out.data(), expected.data(), pixels, 0)
+  EXPECT_MATCHES("out", out.data(), expected.data(), pixels, 0, {size_t(h), size_t(w)})
       << "Each pixel is the integer average of the pixels of its (2 * BLUR_SIZE + 1)^2 box that "
          "lie "
          "inside the image: count only those (at an edge or a corner the box has fewer).";

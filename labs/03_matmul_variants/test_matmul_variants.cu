@@ -74,7 +74,8 @@ void check_int(Variant v, int ha, int wa, int wb, const std::vector<int>& a,
     FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned "
            << cudalab::error_text(err);
   EXPECT_COMPUTED_ON_DEVICE("c", c.data(), expected.size());
-  EXPECT_MATCHES("c", c.data(), expected.data(), expected.size()) << hint(v);
+  EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {size_t(ha), size_t(wb)})
+      << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
     ASSERT_EQ(c[i], cudalab::kPoisonInt)
         << "the kernel wrote past the end of c (element " << i << ")";
@@ -102,7 +103,9 @@ void check_random_float(Variant v, int ha, int wa, int wb) {
            << cudalab::error_text(err);
   // A float sum of wa products of numbers below 1 is off by at most about wa * 6e-8 per term.
   EXPECT_COMPUTED_ON_DEVICE("c", c.data(), expected.size());
-  EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {1e-5, 2e-6 * wa}) << hint(v);
+  EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {1e-5, 2e-6 * wa},
+                 {size_t(ha), size_t(wb)})
+      << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
     ASSERT_TRUE(cudalab::is_poison(c[i]))
         << "the kernel wrote past the end of c (element " << i << ")";

@@ -34,7 +34,8 @@ void check(TiledMatMul tiled, int tile, int I, int J, int K) {
   std::vector<float> P = d_P.to_host();
   // J products of numbers below 1, summed in float: off by at most about J * 6e-8 each.
   EXPECT_COMPUTED_ON_DEVICE("P", P.data(), expected.size());
-  EXPECT_MATCHES("P", P.data(), expected.data(), expected.size(), {1e-5, 2e-6 * J + 1e-7})
+  EXPECT_MATCHES("P", P.data(), expected.data(), expected.size(), {1e-5, 2e-6 * J + 1e-7},
+                 {size_t(I), size_t(K)})
       << "With TILE_WIDTH " << tile << ": are there ceil(J / TILE_WIDTH) phases, does every thread "
       << "load 0 where a tile sticks out of M or N, and are there two __syncthreads() per phase?";
   int stray = 0;

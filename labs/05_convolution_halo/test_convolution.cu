@@ -131,7 +131,8 @@ void check_2d(int mask_width, int height, int width, const std::vector<float>& M
            << cudalab::error_text(err);
   std::vector<float> P = d_P.to_host();
   EXPECT_COMPUTED_ON_DEVICE("P", P.data(), N.size());
-  EXPECT_MATCHES("P", P.data(), expected.data(), N.size(), {1e-5, 1e-6 * mask_width * mask_width})
+  EXPECT_MATCHES("P", P.data(), expected.data(), N.size(), {1e-5, 1e-6 * mask_width * mask_width},
+                 {size_t(height), size_t(width)})
       << "(" << height << " x " << width << " image, Mask_Width " << mask_width << ") Each block "
       << "loads an input tile of (O_TILE_WIDTH + Mask_Width - 1)^2 pixels starting Mask_Width/2 up "
          "and left of its output tile, ghost pixels as 0; only threads with ty, tx < O_TILE_WIDTH "

@@ -135,7 +135,8 @@ void check_transpose(cudaError_t (*transpose)(const float*, float*, int, int), c
     FAIL() << name << "(" << rows << " x " << cols << ") returned " << cudalab::error_text(err);
   std::vector<float> out = d_out.to_host();
   EXPECT_COMPUTED_ON_DEVICE("out", out.data(), expected.size());
-  EXPECT_MATCHES("out", out.data(), expected.data(), expected.size(), {0, 0})
+  EXPECT_MATCHES("out", out.data(), expected.data(), expected.size(), {0, 0},
+                 {size_t(cols), size_t(rows)})  // (the transpose has cols rows)
       << name << " of a " << rows << " x " << cols
       << " matrix: element (r, c) of in goes to (c, r) of out, "
       << "out[c * rows + r]. Check both bounds tests when the tile sticks out of the matrix.";

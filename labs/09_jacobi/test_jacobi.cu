@@ -38,7 +38,8 @@ void check_sweep(Sweep sweep, const char* name, const char* hint) {
     std::vector<float> v = d_v.to_host();
     // Three additions and a multiplication by 0.25 (exact) in float: within 4 ulps.
     EXPECT_COMPUTED_ON_DEVICE("v", v.data(), expected.size());
-    EXPECT_MATCHES("v", v.data(), expected.data(), expected.size(), {1e-6, 1e-6})
+    EXPECT_MATCHES("v", v.data(), expected.data(), expected.size(), {1e-6, 1e-6},
+                   {size_t(ny), size_t(nx)})
         << name << " on a " << ny << " x " << nx << " grid. " << hint;
   }
 }
