@@ -128,6 +128,36 @@ __global__ void shift_in_place(float* a, int n) {  // a[i] = a[i - 1], in one ar
   }
 }
 
+// ---- more typical mistakes ---------------------------------------------------------------------
+__global__ void grid_stride_by_block(const float* in, float* out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)  // not * gridDim.x
+    out[i] = 2.0f * in[i];  // BUG: grid_stride_by_block
+}
+__global__ void index_without_block(const float* in, float* out, int n) {
+  int i = threadIdx.x;  // blockIdx.x * blockDim.x forgotten: every block does elements 0..255
+  if (i < n) out[i] = in[i] + 1.0f;  // BUG: index_without_block
+}
+constexpr int ROWS = 24, COLS = 40;  // a matrix that is not square
+__global__ void scale_rows_cols_swapped(const float* in, float* out, int rows, int cols) {
+  int Row = blockIdx.y * blockDim.y + threadIdx.y, Col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Row < rows && Col < cols)
+    out[Row * cols + Col] = 2.0f * in[Col * cols + Row];  // BUG: row_col_swapped
+}
+__global__ void shuffle_in_branch(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;
+  if (threadIdx.x % 32 < 16) v += __shfl_down_sync(0xffffffff, v, 16);  // BUG: shuffle_in_branch
+  if (i < n) out[i] = v;
+}
+__global__ void copy_kernel(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 3.0f * in[i];  // BUG: memcpy_elements_not_bytes
+}
+__global__ void fill_kernel(const float*, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 1.0f;  // BUG: malloc_without_sizeof
+}
+
 // ---- host side -------------------------------------------------------------------------------
 
 // The first error of a sequence of calls.
@@ -247,6 +277,58 @@ cudaError_t memcpy_to_constant() {
   a.status << cudaMemcpy(c_weights, w, 16, cudaMemcpyHostToDevice);  // BUG: memcpy_to_constant
   return a.finish();
 }
+
+cudaError_t rows_cols_swapped() {
+  float *in, *out;
+  First status;
+  std::vector<float> host(ROWS * COLS, 1.0f);
+  status << cudaMalloc(&in, ROWS * COLS * sizeof(float))
+         << cudaMalloc(&out, ROWS * COLS * sizeof(float))
+         << cudaMemcpy(in, host.data(), ROWS * COLS * sizeof(float), cudaMemcpyHostToDevice);
+  scale_rows_cols_swapped<<<dim3((COLS + 15) / 16, (ROWS + 15) / 16), dim3(16, 16)>>>(in, out, ROWS,
+                                                                                      COLS);
+  status << cudaGetLastError() << cudaDeviceSynchronize();
+  cudaFree(in);
+  cudaFree(out);
+  return status.error;
+}
+cudaError_t short_upload() {
+  Arrays a;
+  float* in;
+  std::vector<float> host(N, 1.0f);
+  a.status << cudaMalloc(&in, N * sizeof(float))
+           << cudaMemcpy(in, host.data(), N, cudaMemcpyHostToDevice);  // N bytes
+  copy_kernel<<<BLOCKS, THREADS>>>(in, a.out, N);
+  cudaError_t e = a.finish();
+  cudaFree(in);
+  return e;
+}
+cudaError_t malloc_without_sizeof() {
+  Arrays a;
+  float* out;
+  a.status << cudaMalloc(&out, N);  // N bytes: room for N / 4 floats
+  fill_kernel<<<BLOCKS, THREADS>>>(a.in, out, N);
+  cudaError_t e = a.finish();
+  cudaFree(out);
+  return e;
+}
+cudaError_t free_twice() {
+  float* p;
+  First status;
+  status << cudaMalloc(&p, kBytes) << cudaFree(p);
+  status << cudaFree(p);  // BUG: free_twice
+  return status.error;
+}
+cudaError_t copy_back_after_free() {
+  Arrays a;
+  float* d;
+  std::vector<float> host(N);
+  float* h = host.data();
+  a.status << cudaMalloc(&d, kBytes) << cudaMemcpy(d, a.in, kBytes, cudaMemcpyDeviceToDevice);
+  a.status << cudaFree(d);
+  a.status << cudaMemcpy(h, d, kBytes, cudaMemcpyDeviceToHost);  // BUG: copy_back_after_free
+  return a.finish();
+}
 }  // namespace
 
 const std::vector<PlantedBug>& planted_bugs() {
@@ -275,9 +357,19 @@ const std::vector<PlantedBug>& planted_bugs() {
        [] { return launch(sum_without_atomics); }},
       {"histogram_without_atomics", "also wrote in this launch", histogram},
       {"read_other_blocks_write", "also wrote in this launch", shift},
+      {"grid_stride_by_block", "also wrote in this launch",
+       [] { return launch(grid_stride_by_block); }},
+      {"index_without_block", "also wrote in this launch",
+       [] { return launch(index_without_block); }},
+      {"row_col_swapped", "outside every array", rows_cols_swapped},
+      {"shuffle_in_branch", "warp divergence", [] { return launch(shuffle_in_branch); }},
+      {"memcpy_elements_not_bytes", "nobody wrote since cudaMalloc", short_upload},
+      {"malloc_without_sizeof", "outside every array", malloc_without_sizeof},
       {"copy_back_wrong_kind", "the kind is cudaMemcpyDeviceToHost", copy_back_wrong_kind},
       {"upload_wrong_kind", "the kind is cudaMemcpyHostToDevice", upload_wrong_kind},
       {"memcpy_to_constant", "written with cudaMemcpyToSymbol", memcpy_to_constant},
+      {"free_twice", "was already freed", free_twice},
+      {"copy_back_after_free", "was freed at", copy_back_after_free},
   };
   return all;
 }
