@@ -38,6 +38,9 @@ struct BlockState {
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;
   uint32_t block_rank = 0;
+  // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
+  std::vector<const void*> stuck_at;
+  unsigned stuck_samples = 0;
 };
 // The first stamp of the blocks of a cooperative launch after its last grid.sync(): every block
 // writes with new stamps then, so what was written before the sync is no race.

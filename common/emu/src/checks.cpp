@@ -11,6 +11,7 @@
 // checks themselves: global_checks.cpp, host_checks.cpp, shared_layout.cpp and shared_races.cpp.
 #include "checks.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -73,16 +74,50 @@ std::string who(const BlockState& b) {
   return "block " + dim(b.block) + ", thread " + dim(::threadIdx);
 }
 
+namespace {
+
+// After the time limit, a thread's next kStuckSamples accesses are watched before it is stopped,
+// and the stop names the last source line among them: the same line every run (the first access
+// after the limit could be any line of the loop, or of a helper it calls).
+constexpr unsigned kStuckSamples = 4096;
+
+[[noreturn]] void stop_stuck_thread(BlockState& b) {
+  const void* at_last = b.stuck_at.front();
+  std::string last = source_line(at_last), lines;
+  auto line_of = [](const std::string& where) {
+    return std::atoi(where.c_str() + where.rfind(':') + 1);
+  };
+  std::vector<std::string> seen;
+  for (const void* pc : b.stuck_at) seen.push_back(source_line(pc));
+  std::sort(seen.begin(), seen.end());
+  seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+  for (size_t i = 0; i < b.stuck_at.size(); ++i) {
+    const std::string where = source_line(b.stuck_at[i]);
+    if (line_of(where) > line_of(last)) at_last = b.stuck_at[i], last = where;
+  }
+  for (const std::string& where : seen) lines += (lines.empty() ? "" : ", ") + where;
+  b.stuck_at.clear();
+  b.stuck_samples = 0;
+  fault(
+      b, at_last, cudaErrorLaunchTimeout,
+      "the kernel was stopped here: it ran past its time limit (CUDALAB_EMU_TIMEOUT seconds) or "
+      "was interrupted (Ctrl-C), and kept running " +
+          lines +
+          ". Look for a loop whose condition never changes (a missing increment, a wrong bound).");
+}
+
+}  // namespace
+
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc) {
   const auto a = reinterpret_cast<uintptr_t>(address);
   BlockState* b = current_block;
   if (atomic && b != nullptr) b->made_atomic = true;  // on any memory: __device__ counters too
-  if (b != nullptr && timed_out())
-    fault(*b, pc, cudaErrorLaunchTimeout,
-          "the kernel was stopped here: it ran past its time limit (CUDALAB_EMU_TIMEOUT seconds) "
-          "or was "
-          "interrupted (Ctrl-C). "
-          "Look for a loop whose condition never changes (a missing increment, a wrong bound).");
+  if (b != nullptr && timed_out()) {
+    if (std::find(b->stuck_at.begin(), b->stuck_at.end(), pc) == b->stuck_at.end() &&
+        b->stuck_at.size() < 64)
+      b->stuck_at.push_back(pc);
+    if (++b->stuck_samples >= kStuckSamples) stop_stuck_thread(*b);
+  }
   if (arena().contains(address)) {
     check_global(b, a, size, store, atomic, pc);
     if (counting()) count_access(*b, a, size, store, false, atomic, pc);

@@ -105,6 +105,15 @@ __global__ void stride_not_added(const float* in, float* out, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i + gridDim.x * blockDim.x)
     out[i] = in[i];  // BUG: loop_without_increment
 }
+__device__ float load(const float* p, int i) { return p[i]; }
+__global__ void running_sum_without_step(const float* in, float* out, int n) {
+  float sum = 0.0f;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  while (i < n) {  // i never changes
+    sum += load(in, i);
+    out[i] = sum;  // BUG: loop_through_helper
+  }
+}
 __global__ void wait_for_flag(const volatile int* flag, float* out) {
   while (flag[0] == 0) {  // BUG: spin_on_flag
   }
@@ -353,6 +362,7 @@ const std::vector<PlantedBug>& planted_bugs() {
        [] { return launch(halo_not_loaded); }},
       {"loop_without_increment", "time limit", [] { return launch(stride_not_added); }},
       {"spin_on_flag", "time limit", spin},
+      {"loop_through_helper", "time limit", [] { return launch(running_sum_without_step); }},
       {"blocks_write_same_word", "also wrote in this launch",
        [] { return launch(sum_without_atomics); }},
       {"histogram_without_atomics", "also wrote in this launch", histogram},
