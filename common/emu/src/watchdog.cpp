@@ -3,11 +3,11 @@
 //
 // When a launch runs past CUDALAB_EMU_TIMEOUT seconds (default 20 for the labs' tests; 0: no
 // limit, as under `cudalab run`), or the user presses Ctrl-C during a launch (CUDALAB_EMU_PROGRESS
-// set, as under `cudalab run`), timed_out() turns true and the next checked access of each running
-// thread stops the kernel with that thread and its line. A loop that touches no memory cannot be
-// stopped that way: after as long again (or a second Ctrl-C), the program ends with a message.
-// With CUDALAB_EMU_PROGRESS, a launch that runs longer than 5 s prints blocks done of total every
-// 5 s on stderr.
+// set, as under `cudalab run`), timed_out() turns true and each running thread is stopped a few
+// thousand checked accesses later, with that thread and the loop's lines (checks.cpp). A loop that
+// touches no memory cannot be stopped that way: after as long again (or a second Ctrl-C), the
+// program ends with a message. With CUDALAB_EMU_PROGRESS, a launch that runs longer than 5 s prints
+// blocks done of total every 5 s on stderr.
 #include <unistd.h>
 
 #include <atomic>
