@@ -157,8 +157,9 @@ TEST(VectorAddPerformance, CoalescedTraffic) {
       << "each element of A and B is read once";
   EXPECT_EQ(c.global_store_bytes, 1ull * n * sizeof(float)) << "each element of C is written once";
   EXPECT_DOUBLE_EQ(c.load_efficiency(), 1.0)
-      << "neighbouring threads should read neighbouring elements (index with threadIdx.x last)";
-  EXPECT_DOUBLE_EQ(c.store_efficiency(), 1.0);
+      << "neighbouring threads should read neighbouring elements (index with threadIdx.x last). "
+      << c.worst_line(false);
+  EXPECT_DOUBLE_EQ(c.store_efficiency(), 1.0) << c.worst_line(false);
 }
 
 // On a GPU: at least 70% of the device's own copy speed. A vector add reads 2n and writes n

@@ -173,10 +173,12 @@ TEST(GrayscalePerformance, NeighbouringThreadsNeighbouringPixels) {
               launches[0].load_efficiency(), launches[0].store_efficiency());
   EXPECT_GE(launches[0].load_efficiency(), 0.15)
       << "neighbouring threads (threadIdx.x) should read neighbouring pixels: col from x, row from "
-         "y";
+         "y. "
+      << launches[0].worst_line(false);
   EXPECT_GE(launches[0].store_efficiency(), 0.25)
       << "neighbouring threads (threadIdx.x) should write neighbouring pixels: col from x, row "
-         "from y";
+         "from y. "
+      << launches[0].worst_line(false);
 }
 
 // On a GPU: grey conversion of an 8192 x 8192 picture (192 MiB in, 64 MiB out) against a

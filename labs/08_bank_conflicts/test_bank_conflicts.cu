@@ -37,28 +37,34 @@ TEST(StridedCopy, EveryStrideRoundTrips) {
           << ", then reads the same word into out[t]";
 }
 
-// The bank-conflict degree of the copy's shared accesses, counted by the emu backend.
-double degree(int stride, bool padded) {
+// The counters of the copy's launch, counted by the emu backend.
+cudalab::LaunchCounters counted(int stride, bool padded) {
   auto launches = cudalab::performance::count([&] { strided(stride, padded); });
   if (launches.size() != 1 || launches[0].shared_load_requests == 0) {
     ADD_FAILURE() << "stridedCopy(stride " << stride << ") made no shared-memory access";
-    return 0;
+    return {};
   }
-  return launches[0].bank_conflict_degree();
+  return launches[0];
 }
 
 TEST(StridedCopyBanks, StrideSIsGcdWay) {
   CUDALAB_COUNTING_TEST();
-  for (int stride : {1, 2, 4, 8, 16, 32, 3, 6})
-    EXPECT_DOUBLE_EQ(degree(stride, false), std::gcd(stride, 32))
-        << "stride " << stride << ": words t * stride fall into 32 / gcd(stride, 32) banks";
+  for (int stride : {1, 2, 4, 8, 16, 32, 3, 6}) {
+    const cudalab::LaunchCounters c = counted(stride, false);
+    EXPECT_DOUBLE_EQ(c.bank_conflict_degree(), std::gcd(stride, 32))
+        << "stride " << stride << ": words t * stride fall into 32 / gcd(stride, 32) banks. "
+        << c.worst_line(true);
+  }
 }
 
 TEST(StridedCopyBanks, PaddingMakesPowersOfTwoConflictFree) {
   CUDALAB_COUNTING_TEST();
-  for (int stride : {1, 2, 4, 8, 16, 32})
-    EXPECT_DOUBLE_EQ(degree(stride, true), 1.0)
-        << "stride " << stride << " padded: word i + i / 32 moves each row of 32 one bank further";
+  for (int stride : {1, 2, 4, 8, 16, 32}) {
+    const cudalab::LaunchCounters c = counted(stride, true);
+    EXPECT_DOUBLE_EQ(c.bank_conflict_degree(), 1.0)
+        << "stride " << stride << " padded: word i + i / 32 moves each row of 32 one bank further. "
+        << c.worst_line(true);
+  }
 }
 
 // A permutation of 0..31 from the test's seed.
@@ -112,12 +118,12 @@ TEST(PermutedAndBroadcastBanks, ConflictFree) {
   ASSERT_EQ(counted.size(), 1u);
   EXPECT_GT(counted[0].shared_load_requests, 0u) << "the copy should go through shared memory";
   EXPECT_DOUBLE_EQ(counted[0].bank_conflict_degree(), 1.0)
-      << "a permutation of one row's words is conflict-free";
+      << "a permutation of one row's words is conflict-free. " << counted[0].worst_line(true);
   run_broadcast(&counted);
   ASSERT_EQ(counted.size(), 1u);
   EXPECT_GT(counted[0].shared_load_requests, 0u) << "the copy should go through shared memory";
   EXPECT_DOUBLE_EQ(counted[0].bank_conflict_degree(), 1.0)
-      << "32 threads reading one word is one pass";
+      << "32 threads reading one word is one pass. " << counted[0].worst_line(true);
 }
 
 // A rows x cols matrix of distinct values, transposed on the host.
@@ -164,12 +170,14 @@ TEST(TransposeBanks, PaddingRemovesColumnConflicts) {
   EXPECT_EQ(plain[0].shared_wavefronts, 4u * (32 + 32 * 32))
       << "the unpadded tile's columns are 32-way";
   EXPECT_DOUBLE_EQ(padded[0].bank_conflict_degree(), 1.0)
-      << "[TILE_DIM][TILE_DIM + 1] has no conflicts";
+      << "[TILE_DIM][TILE_DIM + 1] has no conflicts. " << padded[0].worst_line(true);
   for (const auto& c : {plain[0], padded[0]}) {
     EXPECT_DOUBLE_EQ(c.load_efficiency(), 1.0)
-        << "reads of `in` should be coalesced: threadIdx.x picks the column";
+        << "reads of `in` should be coalesced: threadIdx.x picks the column. "
+        << c.worst_line(false);
     EXPECT_DOUBLE_EQ(c.store_efficiency(), 1.0)
-        << "writes of `out` should be coalesced: threadIdx.x picks the column of out";
+        << "writes of `out` should be coalesced: threadIdx.x picks the column of out. "
+        << c.worst_line(false);
   }
 }
 

@@ -54,6 +54,30 @@ struct LaunchCounters {
     return shared_ideal_wavefronts ? double(shared_wavefronts) / double(shared_ideal_wavefronts)
                                    : 1.0;
   }
+  // The line whose shared accesses conflict worst, for a failed test: "bank_conflicts.cu:41:
+  // 32-way bank conflict on its loads (32 passes per request where 1 would do)"; or, for global
+  // memory (shared == false), the line whose requests use their sectors worst.
+  std::string worst_line(bool shared) const {
+    const AccessSite* worst = nullptr;
+    auto ratio = [](const AccessSite& a) {
+      return a.ideal_transactions ? double(a.transactions) / double(a.ideal_transactions) : 1.0;
+    };
+    for (const AccessSite& a : sites)
+      if (a.shared == shared && ratio(a) > 1.0 && (worst == nullptr || ratio(a) > ratio(*worst)))
+        worst = &a;
+    if (worst == nullptr) return shared ? "no line has a bank conflict" : "every line is coalesced";
+    const std::string what = worst->atomic ? "atomics" : worst->store ? "stores" : "loads";
+    const auto per_request = [&](unsigned long long n) {
+      return std::to_string(double(n) / double(worst->requests)).substr(0, 4);
+    };
+    if (shared)
+      return worst->where + ": up to " + std::to_string(worst->max_degree) +
+             "-way bank conflict on its " + what + " (" + per_request(worst->transactions) +
+             " passes per request where " + per_request(worst->ideal_transactions) + " would do)";
+    return worst->where + ": its " + what + " move " + per_request(worst->transactions) +
+           " sectors per request where " + per_request(worst->ideal_transactions) +
+           " would do (neighbouring threads should touch neighbouring addresses)";
+  }
 };
 
 }  // namespace cudalab
