@@ -125,7 +125,7 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
     b->shared->access(*b, a, size, store, atomic, pc);
     if (counting()) count_access(*b, a, size, store, true, atomic, pc);
   } else if (b != nullptr) {
-    check_host(*b, a, pc);
+    check_host(*b, a, store, pc);
   }
 }
 

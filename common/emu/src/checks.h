@@ -29,7 +29,7 @@ void warn_once(const BlockState& b, const void* pc, const std::string& what);
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
                   const void* pc);
 // Host memory (host_checks.cpp): not behind a host pointer given as an argument.
-void check_host(const BlockState& b, uintptr_t a, const void* pc);
+void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc);
 
 // What the shared-memory checks remember about each 4-byte word (shared_races.cpp); its region
 // is the __shared__ variable that holds it (shared_layout.cpp).

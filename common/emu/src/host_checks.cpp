@@ -10,7 +10,7 @@ namespace cudalab::emu {
 
 // A kernel reads memory that is neither device, shared nor its own stack: if it lies behind a
 // host pointer given as an argument, name the argument.
-void check_host(const BlockState& b, uintptr_t a, const void* pc) {
+void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc) {
   const LaunchConfig& c = *b.config;
   if (c.pointer_count == 0) return;
   if (program_global(reinterpret_cast<const void*>(a)))
@@ -23,7 +23,8 @@ void check_host(const BlockState& b, uintptr_t a, const void* pc) {
     if (p == 0 || arena().contains(c.pointers[i])) continue;
     if (a - p < (64u << 20) && !registered_host_memory(a))
       fault(b, pc, cudaErrorIllegalAddress,
-            "a read of host memory through argument " + std::to_string(i + 1) +
+            std::string(store ? "a write to" : "a read of") + " host memory through argument " +
+                std::to_string(i + 1) +
                 " of the kernel, a host pointer. A kernel can only use device memory: pass the "
                 "pointer that cudaMalloc gave (d_...), not the host array (h_...).");
   }

@@ -167,6 +167,43 @@ __global__ void fill_kernel(const float*, float* out, int n) {
   if (i < n) out[i] = 1.0f;  // BUG: malloc_without_sizeof
 }
 
+__global__ void tile_load_without_guard(const float* in, float* out, int n) {
+  __shared__ float tile[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = in[i];  // BUG: tile_load_without_guard
+  __syncthreads();
+  if (i < n) out[i] = tile[threadIdx.x] + tile[(threadIdx.x + 1) % THREADS];
+}
+__global__ void reduction_without_guard(const float* in, float* out, int n) {
+  __shared__ float partial[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {  // the `if (threadIdx.x < s)` is missing
+    float other = partial[threadIdx.x + s];           // BUG: reduction_without_guard
+    __syncthreads();
+    partial[threadIdx.x] += other;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+__global__ void shared_counter_not_cleared(const float* in, float* out, int n) {
+  __shared__ int positive;  // nobody sets it to 0
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && in[i] > 0.0f) atomicAdd(&positive, 1);  // BUG: shared_counter_not_cleared
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = float(positive);
+}
+__global__ void barrier_in_divergent_loop(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (unsigned k = 0; k < threadIdx.x % 4; ++k) __syncthreads();  // BUG: barrier_in_divergent_loop
+  if (i < n) out[i] = in[i];
+}
+__global__ void write_host_output(const float* in, float* host_out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) host_out[i] = in[i] - 1.0f;  // BUG: write_through_host_pointer
+}
+
 // ---- host side -------------------------------------------------------------------------------
 
 // The first error of a sequence of calls.
@@ -338,6 +375,12 @@ cudaError_t copy_back_after_free() {
   a.status << cudaMemcpy(h, d, kBytes, cudaMemcpyDeviceToHost);  // BUG: copy_back_after_free
   return a.finish();
 }
+cudaError_t write_through_host_pointer() {
+  Arrays a;
+  std::vector<float> host(N);
+  write_host_output<<<BLOCKS, THREADS>>>(a.in, host.data(), N);
+  return a.finish();
+}
 }  // namespace
 
 const std::vector<PlantedBug>& planted_bugs() {
@@ -363,6 +406,15 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"loop_without_increment", "time limit", [] { return launch(stride_not_added); }},
       {"spin_on_flag", "time limit", spin},
       {"loop_through_helper", "time limit", [] { return launch(running_sum_without_step); }},
+      {"tile_load_without_guard", "outside every array",
+       [] { return launch(tile_load_without_guard); }},
+      {"reduction_without_guard", "past the end of __shared__ array 'partial'",
+       [] { return launch(reduction_without_guard); }},
+      {"shared_counter_not_cleared", "no thread of this block wrote",
+       [] { return launch(shared_counter_not_cleared); }},
+      {"barrier_in_divergent_loop", "barrier divergence",
+       [] { return launch(barrier_in_divergent_loop); }},
+      {"write_through_host_pointer", "a host pointer", write_through_host_pointer},
       {"blocks_write_same_word", "also wrote in this launch",
        [] { return launch(sum_without_atomics); }},
       {"histogram_without_atomics", "also wrote in this launch", histogram},
