@@ -23,6 +23,34 @@ function(cudalab_add_lab lab)
     message(FATAL_ERROR "labs/${lab} has no test_*.cu harness")
   endif()
 
+  # The remote runner (common/remote): NN_name-checker decides (the harness, no student code) and
+  # runs each variant's program with --serve, which holds the student's code.
+  file(GLOB header CONFIGURE_DEPENDS ${lab_dir}/*.h)
+  set(remote_dir ${PROJECT_BINARY_DIR}/remote)
+  foreach(side checker runner)
+    add_custom_command(
+      OUTPUT ${remote_dir}/${lab}-${side}.cu
+      COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${CUDALAB_TOOLS} ${Python3_EXECUTABLE}
+              -m cudalab_tools.interface ${side} ${header} ${harness} ${remote_dir}/${lab}-${side}.cu
+      DEPENDS ${header} ${harness} ${CUDALAB_TOOLS}/cudalab_tools/interface.py
+      COMMENT "Writing the ${side} of ${lab}" VERBATIM)
+  endforeach()
+  if(CUDALAB_BACKEND STREQUAL "emu")
+    set(checker_cpp ${remote_dir}/${lab}-checker.cu.cpp)
+    add_custom_command(
+      OUTPUT ${checker_cpp}
+      COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${remote_dir}/${lab}-checker.cu ${checker_cpp}
+              --checker --depfile ${checker_cpp}.d
+      DEPENDS ${remote_dir}/${lab}-checker.cu ${CUDALAB_TRANSLATE}
+      DEPFILE ${checker_cpp}.d
+      COMMENT "Translating the checker of ${lab}" VERBATIM)
+    add_executable(${lab}-checker ${checker_cpp})
+    target_include_directories(${lab}-checker PRIVATE ${lab_dir})
+    target_compile_definitions(${lab}-checker PRIVATE CUDALAB_LAB_DIR="${lab_dir}")
+    target_link_libraries(${lab}-checker PRIVATE cudalab_remote_checker)
+    set_target_properties(${lab}-checker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
+  endif()
+
   foreach(variant labs solutions)
     set(code ${student})
     if(variant STREQUAL "solutions")
@@ -32,11 +60,14 @@ function(cudalab_add_lab lab)
       set(code ${reference})
     endif()
     set(target ${lab}-${variant})
-    cudalab_executable(${target} ${harness} INSTRUMENT ${code})
+    cudalab_executable(${target} ${remote_dir}/${lab}-runner.cu INSTRUMENT ${code})
     target_include_directories(${target} PRIVATE ${lab_dir})
     target_compile_definitions(${target} PRIVATE CUDALAB_LAB_DIR="${lab_dir}")  # the lab's data files
-    target_link_libraries(${target} PRIVATE cudalab_testing)
+    target_link_libraries(${target} PRIVATE cudalab_testing cudalab_remote_runner)
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
+    if(TARGET ${lab}-checker)
+      add_dependencies(${target} ${lab}-checker)  # make check runs each test through it
+    endif()
   endforeach()
 
   if(demo)

@@ -26,7 +26,14 @@ __shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included f
 cudaErrorAssert), and a `(void*)` cast of the kernel given to cudaLaunchKernel or
 cudaLaunchCooperativeKernel is removed (the emu's launch APIs need the kernel's type).
 
-Usage: translate.py INPUT.cu OUTPUT.cpp [--depfile OUTPUT.d]
+With --checker, the output is for the remote runner's checker (common/remote): a test program
+that holds no device code. Every __global__ and __device__ function loses its body (it runs in the
+runner), and a launch sends the kernel's name and arguments there:
+
+    kernel<<<grid, block>>>(args)
+      -> ::cudalab::remote::Launch<decltype(&kernel)>("kernel", __FILE__, __LINE__, grid, block)(args)
+
+Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUTPUT.d]
 """
 
 from __future__ import annotations
@@ -159,7 +166,7 @@ def config_end(src: str, mask: list[bool], pos: int) -> tuple[int, int]:
     raise TranslateError(src, pos, "'<<<' without a matching '>>>'")
 
 
-def rewrite_launches(src: str) -> str:
+def rewrite_launches(src: str, checker: bool = False) -> str:
     out: list[str] = []
     mask = code_mask(src)
     done = 0
@@ -187,11 +194,18 @@ def rewrite_launches(src: str) -> str:
                 "{ cudalab_kernel(cudalab_args...); }"
             )
         quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
-        text = (
-            f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})('
-            + body
-            + (", " if args_follow else "")
-        )
+        if checker and not NAME.match(kernel):
+            raise TranslateError(src, start, "the checker launches a kernel by its name, not an expression")
+        if checker:
+            text = (
+                f'::cudalab::remote::Launch<decltype(&{kernel})>("{quoted}", __FILE__, __LINE__, {config})('
+            )
+        else:
+            text = (
+                f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})('
+                + body
+                + (", " if args_follow else "")
+            )
         text = text.replace("\n", " ")
         # Keep every line where it was (a macro's continued lines stay continued).
         newline = "\\\n" if "\\\n" in src[start : paren + 1] else "\n"
@@ -509,6 +523,27 @@ THRUST_INCLUDE = re.compile(r"^\s*#\s*include\s*<thrust/", re.M)
 THRUST_AS_ON_CUDA = "#include <thrust/system_error.h>\n"
 
 
+def strip_device_bodies(src: str) -> str:
+    """Each __global__ or __device__ (not also __host__) function's body -> `;`, its lines kept."""
+    mask = code_mask(src)
+    out: list[str] = []
+    done = 0
+    for keyword, start, end in function_bodies(src, mask):
+        before = max(src.rfind(c, 0, keyword) for c in ";{}")
+        if "__host__" in src[before + 1 : start]:
+            continue
+        out.append(src[done:start])
+        out.append(";" + "\n" * src.count("\n", start, end + 1))
+        done = end + 1
+    out.append(src[done:])
+    return "".join(out)
+
+
+def translate_for_checker(src: str, path: str) -> str:
+    body = rewrite_launches(strip_device_bodies(src), checker=True)
+    return f'{PRELUDE}#include "cudalab/remote/checker.h"\n#line 1 "{path}"\n{body}'
+
+
 def translate(src: str, path: str) -> str:
     body = rewrite_launches(src)
     body = rewrite_shared(rewrite_extern_shared(body))
@@ -528,8 +563,9 @@ class Translation:
     A header with CUDA constructs gets a translated copy, included by its absolute path; every
     other quoted include is rewritten to the absolute path of the original."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, checker: bool = False) -> None:
         self.out_dir = out_dir
+        self.checker = checker
         self.done: dict[Path, Path] = {}
         self.read: list[Path] = []
 
@@ -537,7 +573,7 @@ class Translation:
         self.read.append(source)
         text = source.read_text(encoding="utf-8")
         try:
-            translated = translate(text, str(source))
+            translated = (translate_for_checker if self.checker else translate)(text, str(source))
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
         translated = INCLUDE.sub(lambda m: self.include(source.parent, m), translated)
@@ -565,6 +601,8 @@ def write_if_changed(target: Path, text: str) -> None:
 
 def main(argv: list[str]) -> int:
     args = argv[1:]
+    checker = "--checker" in args
+    args = [a for a in args if a != "--checker"]
     depfile = None
     if len(args) == 4 and args[2] == "--depfile":
         depfile = Path(args[3])
@@ -573,7 +611,7 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     source, target = Path(args[0]).resolve(), Path(args[1]).resolve()
-    translation = Translation(target.parent / (target.name + ".headers"))
+    translation = Translation(target.parent / (target.name + ".headers"), checker)
     try:
         translation.file(source, target)
     except SystemExit as e:

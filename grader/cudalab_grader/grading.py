@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import re
 import shlex
 import shutil
+import socket
+import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -27,7 +31,7 @@ from pathlib import Path
 
 from cudalab_tools import symbols
 from cudalab_tools.build_log import useful_build_errors
-from cudalab_tools.gtest import Ending, TestVerdict, decide, report_verdicts
+from cudalab_tools.gtest import Ending, TestVerdict, decide, report_verdicts, signal_of
 
 from . import submissions, workbook
 from .files import read_regular_file, remove_tree
@@ -65,6 +69,22 @@ def _build_log(outcome: Outcome) -> str:
     return outcome.output
 
 
+@dataclass(frozen=True)
+class TestRun:
+    """One run of a lab's tests: how it ended, GoogleTest's report (None: none), what it printed."""
+
+    ending: Ending
+    report: bytes | None
+    output: str
+
+
+def _drain(process: subprocess.Popen, into: bytearray, limit: int) -> None:
+    """Keeps the first `limit` bytes that `process` prints."""
+    assert process.stdout is not None
+    while chunk := process.stdout.read(1 << 16):
+        into.extend(chunk[: max(0, limit - len(into))])
+
+
 def _copy(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copy2)
 
@@ -75,6 +95,7 @@ class Grader:
         self.sandbox = sandbox
         self.work = work
         self.base = work / "base"
+        self.checkers = work / "checkers"
         self.skipped: dict[str, set[str]] = {}  # per lab, the tests that skip on this backend
 
     # ---- paths as the command inside the sandbox sees them -----------------------------------
@@ -142,6 +163,12 @@ class Grader:
             ok, log = self._configure_and_build(self.base, labs, number)
             if not ok:
                 raise RuntimeError("the instructor's workbook does not build in the sandbox:\n" + log[-4000:])
+            # The checkers (common/remote), where the backend has them: copied where no job can
+            # write, since they run outside the sandbox and decide every student's verdicts.
+            remove_tree(self.checkers)
+            self.checkers.mkdir()
+            for checker in (self.base / "build" / "labs").glob("*-checker"):
+                shutil.copy2(checker, self.checkers / checker.name)
             self.skipped = {lab: self._tests_that_skip(lab, number) for lab in labs}
         finally:
             self.sandbox.release(number)
@@ -263,17 +290,20 @@ class Grader:
         speed = PERF.search(printed)
         return verdict, message, (float(speed[1]), float(speed[2])) if speed else None
 
-    def _run_gtest(self, job: Path, lab: str, number: int, test: str, limits: Limits) -> Outcome:
-        """Runs `lab`'s test program of `job` (the tests matching `test`) in a fresh working folder
-        that receives GoogleTest's report, out/result.json."""
+    def _run_gtest(self, job: Path, lab: str, number: int, test: str, limits: Limits) -> TestRun:
+        """Runs `lab`'s tests matching `test` against the code of `job`. Where the backend has
+        checkers, the instructor's checker runs outside the sandbox, decides, and writes GoogleTest's
+        report into a folder of the grader's; the job's test program runs in the sandbox only as the
+        checker's runner (common/remote), talking to it over a socket. Otherwise the job's test
+        program runs the tests in the sandbox, with the report in its working folder."""
         out_dir = job / "out"
         remove_tree(out_dir)  # what the previous test left in its working folder
         out_dir.mkdir()
         self.sandbox.prepare(out_dir, number)
         binary = f"{self._inside(job, BUILD)}/labs/{lab}-labs"
-        report = f"{self._inside(job, OUT)}/result.json"
-        return self.sandbox.run(
-            [binary, f"--gtest_filter={test}", f"--gtest_output=json:{report}"],
+        checker = self.checkers / f"{lab}-checker"
+        run = functools.partial(
+            self.sandbox.run,
             binds=self._binds(job, (SRC, BUILD, OUT)),
             writable={out_dir},
             cwd=self._inside(job, OUT),
@@ -282,6 +312,54 @@ class Grader:
             env={"CUDALAB_EMU_THREADS": "1"},
             gpu=self.settings.backend == "cuda",
         )
+        if not checker.is_file():
+            report_inside = f"{self._inside(job, OUT)}/result.json"
+            outcome = run([binary, f"--gtest_filter={test}", f"--gtest_output=json:{report_inside}"])
+            report = read_regular_file(out_dir / "result.json", 4 << 20)
+            return TestRun(self._ending(outcome, None, limits), report, outcome.output)
+        with tempfile.TemporaryDirectory(prefix="checker-", dir=self.work) as private:
+            report_path = Path(private) / "result.json"
+            checker_end, runner_end = socket.socketpair()
+            with checker_end, runner_end:
+                fd = checker_end.fileno()
+                process = subprocess.Popen(
+                    [str(checker), f"--gtest_filter={test}", f"--gtest_output=json:{report_path}"],
+                    cwd=private,
+                    env={"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8", "CUDALAB_RUNNER_FD": str(fd)},
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    pass_fds=(fd,),
+                    start_new_session=True,
+                )
+                checker_end.close()
+                printed = bytearray()
+                reader = threading.Thread(
+                    target=_drain, args=(process, printed, limits.output_bytes), daemon=True
+                )
+                reader.start()
+                outcome = run([binary, "--serve", str(runner_end.fileno())], pass_fds=(runner_end.fileno(),))
+            try:  # the runner has ended, and with it the checker's reason to wait
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            reader.join(timeout=10)
+            report = read_regular_file(report_path, 4 << 20)
+        output = printed.decode("utf-8", "replace") + outcome.output
+        return TestRun(self._ending(outcome, process.returncode, limits), report, output)
+
+    @staticmethod
+    def _ending(runner: Outcome, checker_status: int | None, limits: Limits) -> Ending:
+        """How a test ended: the limit that stopped the student's code or the signal that crashed
+        it, else the checker's exit status (the test program's, without a checker)."""
+        if runner.timed_out:
+            return Ending(None, timed_out_after=limits.wall_seconds)
+        if runner.over_limit:
+            return Ending(runner.returncode, stopped=runner.over_limit)
+        if checker_status is None or signal_of(runner.returncode):
+            return Ending(runner.returncode)
+        return Ending(checker_status)
 
     def _tests_that_skip(self, lab: str, number: int) -> set[str]:
         """The tests of `lab` that skip on this backend, as the instructor's build (the skeleton,
@@ -290,23 +368,20 @@ class Grader:
         limits = dataclasses.replace(
             self.settings.test_limits, wall_seconds=self.settings.build_limits.wall_seconds
         )
-        outcome = self._run_gtest(self.base, lab, number, "*", limits)
-        data = read_regular_file(self.base / "out" / "result.json", 64 << 20)
+        done = self._run_gtest(self.base, lab, number, "*", limits)
+        data = done.report
         if data is None:
             raise RuntimeError(
                 f"the instructor's tests of {lab} wrote no GoogleTest report in the sandbox:\n"
-                + outcome.output[-4000:]
+                + done.output[-4000:]
             )
         return {test for test, verdict in report_verdicts(data).items() if verdict == TestVerdict.SKIPPED}
 
     def _run_test_process(self, job: Path, lab: str, test: str, number: int) -> tuple[TestVerdict, str, str]:
         """The test's verdict (cudalab_tools.gtest.decide, from how its process ended and its
         GoogleTest report); what the student reads; what the test printed."""
-        outcome = self._run_gtest(job, lab, number, test, self.settings.test_limits)
-        limit = self.settings.test_limits.wall_seconds
-        ending = Ending(outcome.returncode, limit if outcome.timed_out else None, outcome.over_limit or "")
-        # The report: a regular file of at most 4 MiB (the test's code may have put a link, a FIFO
-        # or a huge file in its place).
-        report = read_regular_file(job / "out" / "result.json", 4 << 20)
-        verdict, message = decide(test, ending, report, outcome.output)
-        return verdict, message, outcome.output
+        done = self._run_gtest(job, lab, number, test, self.settings.test_limits)
+        # The report: a regular file of at most 4 MiB (without a checker, the test's code may
+        # have put a link, a FIFO or a huge file in its place).
+        verdict, message = decide(test, done.ending, done.report, done.output)
+        return verdict, message, done.output

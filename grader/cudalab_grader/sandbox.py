@@ -357,11 +357,12 @@ class Sandbox:
         slot: int = 0,
         env: dict[str, str] | None = None,
         gpu: bool = False,
+        pass_fds: tuple[int, ...] = (),
     ) -> Outcome:
         """Runs `command` as the user of job slot `slot` (see claim()); inside bubblewrap each host
         folder in `binds` appears at its path, read-only unless it is in `writable`. Without
         bubblewrap the command runs with the host paths, so callers use the host paths in `command`
-        and `cwd` (see path())."""
+        and `cwd` (see path()). `pass_fds`: descriptors the command keeps (a socket to the checker)."""
         if self.bwrap:
             argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all"]
             for d in SYSTEM:
@@ -423,6 +424,7 @@ class Sandbox:
                     stderr=subprocess.STDOUT,
                     preexec_fn=limit,
                     start_new_session=True,
+                    pass_fds=pass_fds,
                 )
             except BaseException:
                 if group is not None:

@@ -7,7 +7,9 @@ error, an endless loop, a crash, reading other files, writing outside, the netwo
 flood of output, hostile archives (path traversal, a link, a zip bomb), a zip and a tar.gz that
 are fine (one with a file name that is not UTF-8), a lab folder at the root, and nothing at all.
 A forger (mona) whose main() writes a passing report for any test, and one (trudy) whose exit
-handler rewrites it with a C++ stream and leaves through a system call of its own: build errors. Two who compute
+handler rewrites it with a C++ stream and leaves through a system call of its own: build errors.
+One (forrest) who gets past those rules (the C library's system call) to write a passing report
+where the test program once wrote it, and leave with status 0: the checker's report is out of reach. Two who compute
 the answer on the host (quinn keeps it there, rupert copies it to the device and back): their
 results earn nothing, since no kernel computed them. Then what once
 stopped a whole class's grading: a test that puts a FIFO or a link to /dev/zero
@@ -158,6 +160,21 @@ SOURCES = {
         '  if (output) std::ofstream(std::string(output).substr(5)) << "{\\"testsuites\\":[]}";\n'
         '  asm volatile("syscall" : : "a"(231), "D"(0));  // exit_group(0), around the rules on _exit\n'
         "}\n\n",
+    ),
+    "forrest": (  # no kernel work; writes a report that every VectorAdd test passed and leaves
+        SYSCALL  # with status 0, through the C library's system call: past every symbol rule
+        + SOLUTION.replace(KERNEL_LINE, "  (void)i;").replace(
+            HOST_START,
+            HOST_START
+            + '  static const char report[] = "{\\"testsuites\\":[{\\"name\\":\\"VectorAdd\\",\\"testsuite\\":['
+            + ",".join(
+                f'{{\\"name\\":\\"{t}\\",\\"status\\":\\"RUN\\",\\"result\\":\\"COMPLETED\\"}}'
+                for t in ("Empty", "One", "Size255", "Size256", "Size257", "Size1M", "SizePrime")
+            )
+            + ']}]}";\n'
+            + '  const long fd = sys(2, "result.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);\n'
+            + "  sys(1, fd, report, sizeof report - 1);\n  sys(231, 0);\n",
+        )
     ),
     "李明": SOLUTION,  # a name in Chinese characters (another one, 王芳, hands in nothing)
     "oscar": with_host(

@@ -37,7 +37,7 @@ from cudalab_grader.results import (  # noqa: E402
 from cudalab_grader.sandbox import Limits, Sandbox  # noqa: E402
 
 CORPUS = HERE / "corpus"
-STUDENTS = 36  # in the corpus, with the two entries the `corpus` fixture adds
+STUDENTS = 37  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
@@ -279,11 +279,22 @@ def test_a_test_that_skips_on_this_backend_never_counts_as_passed() -> None:
     assert verdicts["VectorAdd.Empty"][0] == "passed"
 
 
+def test_a_report_forged_past_the_symbol_rules_earns_nothing(graded: tuple) -> None:
+    """forrest computes nothing, and his vecAdd writes a report that every VectorAdd test passed
+    where the test program once wrote it, then leaves with status 0, through the C library's
+    system call (no symbol rule sees it). The checker, outside the sandbox, keeps its own report."""
+    _, results, _ = graded
+    forrest = lab(results, "forrest")
+    assert forrest["status"] == "graded" and forrest["earned"] == 0, forrest
+    assert "the code under test ended its process" in failed(results, "forrest")["VectorAdd.Size255"]
+
+
 def test_a_report_made_a_fifo_or_a_link_to_dev_zero_fails_only_that_test(graded: tuple) -> None:
     _, results, _ = graded
     for student in ("fiona", "zoe"):
         assert set(failed(results, student)) == {"VectorAdd.Size255"}, student
-        assert "before GoogleTest wrote its report" in failed(results, student)["VectorAdd.Size255"]
+        # (the report is the checker's, out of the student's reach: the runner's end fails the test)
+        assert "the code under test ended its process" in failed(results, student)["VectorAdd.Size255"]
 
 
 def test_a_folder_3000_levels_deep_is_cleaned_up(graded: tuple) -> None:

@@ -112,7 +112,21 @@ void clear_diagnostic() {
   diagnostic.clear();
 }
 
+namespace {
+thread_local const char* caller_file = nullptr;  // set_caller_site()
+thread_local int caller_line = 0;
+}  // namespace
+
+void set_caller_site(const char* file, int line) {
+  caller_file = file;
+  caller_line = line;
+}
+
 std::string site(const char* file, int line) {
+  if (caller_file != nullptr) {
+    file = caller_file;
+    line = caller_line;
+  }
   std::string f = file ? file : "?";
   if (auto slash = f.find_last_of('/'); slash != std::string::npos) f = f.substr(slash + 1);
   return f + ":" + std::to_string(line);

@@ -48,7 +48,13 @@ Arena reserve_arena() {
   if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
     bytes = std::min<size_t>(bytes, limit.rlim_cur / 4);
   bytes = bytes / page() * page();
-  void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // At a fixed address where possible, far from where Linux puts a process's heap and mappings:
+  // the remote runner's checker (common/remote) reserves the same addresses in its own process.
+  constexpr uintptr_t kPreferred = uintptr_t{0x2000} << 32;
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  void* p = mmap(reinterpret_cast<void*>(kPreferred), bytes, PROT_NONE, flags | MAP_FIXED_NOREPLACE,
+                 -1, 0);
+  if (p == MAP_FAILED) p = mmap(nullptr, bytes, PROT_NONE, flags, -1, 0);
   if (p == MAP_FAILED) return {0, 0};
   next_free = static_cast<char*>(p) + page();  // a gap first: a negative index lands in the arena
   return {reinterpret_cast<uintptr_t>(p), bytes};

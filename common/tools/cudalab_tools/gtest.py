@@ -5,7 +5,9 @@ only if the report says so; anything else fails, with what the student should re
 time limit, the limit that stopped it, the signal that crashed it, a report never written).
 
 Each test runs in a process of its own (run_test here; the grader runs it in its sandbox and
-calls decide with what it saw).
+calls decide with what it saw). Where the backend builds a lab's checker (common/remote), the
+checker is that process: it decides, and runs the lab's test program, which holds the student's
+code, as its runner in a process of its own.
 """
 
 from __future__ import annotations
@@ -106,14 +108,24 @@ def list_tests(binary: Path) -> list[str]:
     return tests
 
 
+def checker_of(program: Path) -> Path | None:
+    """The checker beside a lab's test program (NN_name-labs: NN_name-checker), if built."""
+    checker = program.with_name(program.name.rsplit("-", 1)[0] + "-checker")
+    return checker if checker.is_file() else None
+
+
 def run_test(
     binary: Path, test: str, timeout: float, env: dict[str, str] | None = None
 ) -> tuple[TestVerdict, str, str]:
-    """Runs one test of `binary` in a process of its own; its verdict, what the student reads, and
-    all it printed."""
+    """Runs one test of `binary` (through its checker, where there is one) in a process of its
+    own; its verdict, what the student reads, and all it printed."""
+    env = dict(env or os.environ)
+    checker = checker_of(binary)
+    if checker is not None:
+        env["CUDALAB_RUNNER"] = str(binary.resolve())
     with tempfile.TemporaryDirectory(prefix="cudalab-test-") as scratch:
         report = Path(scratch) / "report.json"
-        command = [str(binary), f"--gtest_filter={test}", f"--gtest_output=json:{report}"]
+        command = [str(checker or binary), f"--gtest_filter={test}", f"--gtest_output=json:{report}"]
         try:
             done = subprocess.run(
                 command,
@@ -121,7 +133,7 @@ def run_test(
                 text=True,
                 errors="replace",
                 timeout=timeout,
-                env=env or dict(os.environ),
+                env=env,
             )
             ending, output = Ending(done.returncode), done.stdout + done.stderr
         except subprocess.TimeoutExpired as e:

@@ -33,6 +33,10 @@ struct DeviceWork {
 };
 DeviceWork device_work(const void* p, size_t bytes);
 
+// The host calls that follow are made for another program's line (the remote runner's checker,
+// common/remote): their errors name `file`:`line`; nullptr: each call's own line again.
+void set_caller_site(const char* file, int line);
+
 // A launch that runs longer is stopped (default 20 s, or CUDALAB_EMU_TIMEOUT; 0: no limit).
 void set_time_limit(unsigned seconds);
 

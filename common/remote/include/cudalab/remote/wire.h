@@ -1,0 +1,100 @@
+// Internal header of the remote runner (not for programs): the messages between the checker (the
+// test program that decides, holding no student code) and the runner (the student's code, in its
+// own process and sandbox). A message is a length and that many bytes; values are written in
+// order and read back in the same order.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cudalab::remote {
+
+// What the checker asks the runner to do.
+enum class Op : uint32_t {
+  hello,  // the runner's backend; the first message
+  malloc,
+  free,
+  memcpy,
+  memset,
+  memcpy_to_symbol,
+  synchronize,
+  get_last_error,
+  peek_at_last_error,
+  event_create,
+  event_destroy,
+  event_record,
+  event_synchronize,
+  event_elapsed_time,
+  device_attribute,
+  get_device,
+  launch,
+  call,  // a host function of the lab's interface
+  forget_host_block,
+  live_allocations,
+  fail_malloc_after,
+  device_work,
+  start_counting,
+  stop_counting,
+  launches,  // kernel launches so far (the check that the device did the work)
+};
+
+// A host pointer as the checker sends it: which of its memory blocks, and where in the block.
+enum class PointerKind : uint8_t { null, device, host };
+
+// The runner's contract with the checker was broken (a truncated or malformed message).
+struct WireError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Message {
+ public:
+  template <class T>
+  requires std::is_trivially_copyable_v<T>
+  void put(const T& value) { put_bytes(&value, sizeof(T)); }
+  void put(const std::string& s) {
+    put<uint64_t>(s.size());
+    put_bytes(s.data(), s.size());
+  }
+  void put_bytes(const void* p, size_t n) {
+    const char* c = static_cast<const char*>(p);
+    bytes_.insert(bytes_.end(), c, c + n);
+  }
+
+  template <class T>
+  requires std::is_trivially_copyable_v<T> T get() {
+    T value;
+    get_bytes(&value, sizeof(T));
+    return value;
+  }
+  std::string get_string() {
+    auto n = get<uint64_t>();
+    if (n > left()) throw WireError("a string longer than its message");
+    std::string s(bytes_.data() + read_, n);
+    read_ += n;
+    return s;
+  }
+  void get_bytes(void* to, size_t n) {
+    if (n > left()) throw WireError("a message shorter than its contents");
+    if (n) std::memcpy(to, bytes_.data() + read_, n);
+    read_ += n;
+  }
+  size_t left() const { return bytes_.size() - read_; }
+
+  std::vector<char>& bytes() { return bytes_; }
+  const std::vector<char>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<char> bytes_;
+  size_t read_ = 0;
+};
+
+// Sends one message on a socket; false if the other side has gone.
+bool send(int fd, const Message& m);
+// Receives one message of at most `limit` bytes; false if the other side has gone (or sent more).
+bool receive(int fd, Message& m, uint64_t limit);
+
+}  // namespace cudalab::remote

@@ -1,0 +1,561 @@
+// The checker's CUDA runtime: every call goes to the runner (include/cudalab/remote/checker.h).
+//
+// Algorithm: the first request starts the runner (CUDALAB_RUNNER: the lab's test program, which
+// gets one end of a socket pair as --serve 3) or uses a runner that the grader started in its
+// sandbox (CUDALAB_RUNNER_FD: the socket's end). Each request waits for its answer. The checker
+// follows its own heap blocks (operator new and delete below) so that a host pointer can travel as
+// the block that holds it; it reserves, in its own address space, the runner's device memory, so
+// that a pointer into it can never be one of its own. What the runner sends is bounded by what
+// the request asked for; a runner that breaks that, or goes, ends the checker with the reason.
+//
+// Limitations: the calls the nine harnesses make (cudaMalloc, cudaFree, cudaMemcpy, cudaMemset,
+// cudaMemcpyToSymbol, synchronisation, last error, events, two device queries) and the emu's
+// questions (inspect.h); a harness that makes another call does not link.
+#include "cudalab/remote/checker.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <new>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "cudalab/emu/inspect.h"
+#include "cudalab/emu/runtime.h"
+
+namespace cudalab::remote {
+namespace {
+
+// ---- the checker's heap blocks -------------------------------------------------------------
+// A map that allocates with malloc, so that following the heap does not follow itself.
+template <class T>
+struct MallocAllocator {
+  using value_type = T;
+  MallocAllocator() = default;
+  template <class U>
+  MallocAllocator(const MallocAllocator<U>&) {}
+  T* allocate(size_t n) {
+    if (void* p = std::malloc(n * sizeof(T))) return static_cast<T*>(p);
+    throw std::bad_alloc();
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+  bool operator==(const MallocAllocator&) const { return true; }
+};
+template <class K, class V>
+using MallocMap = std::map<K, V, std::less<K>, MallocAllocator<std::pair<const K, V>>>;
+
+std::mutex heap_mutex;
+MallocMap<uintptr_t, size_t>& heap_blocks() {
+  static auto* blocks =
+      new (std::malloc(sizeof(MallocMap<uintptr_t, size_t>))) MallocMap<uintptr_t, size_t>();
+  return *blocks;
+}
+MallocMap<uintptr_t, bool>& twinned() {  // blocks the runner holds a twin of
+  static auto* blocks =
+      new (std::malloc(sizeof(MallocMap<uintptr_t, bool>))) MallocMap<uintptr_t, bool>();
+  return *blocks;
+}
+std::vector<uint64_t, MallocAllocator<uint64_t>> forgotten;  // twins to drop, with the next request
+
+struct Block {
+  uintptr_t base;
+  size_t size;
+};
+// The heap block that holds p, if any.
+bool heap_block(const void* p, Block& b) {
+  std::lock_guard<std::mutex> lock(heap_mutex);
+  auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = heap_blocks().upper_bound(a);
+  if (it == heap_blocks().begin()) return false;
+  --it;
+  if (a - it->first >= std::max<size_t>(it->second, 1)) return false;
+  b = {it->first, it->second};
+  twinned()[it->first] = true;
+  return true;
+}
+
+// ---- the runner ----------------------------------------------------------------------------
+int runner_fd = -1;
+pid_t runner_pid = -1;
+bool runner_is_emu = true;
+MallocMap<uintptr_t, size_t> device_ranges;  // the runner's device memory, reserved here too
+uint64_t reply_budget = 0;                   // the bytes the current request may bring back
+
+[[noreturn]] void runner_gone(const std::string& why) {
+  std::fflush(stdout);
+  int status = 0;
+  if (runner_pid > 0) {
+    kill(runner_pid, SIGKILL);  // (it may be alive but broken)
+    if (waitpid(runner_pid, &status, 0) == runner_pid && WIFSIGNALED(status) &&
+        WTERMSIG(status) != SIGKILL) {
+      std::fprintf(stderr, "the code under test crashed (signal %d: %s) %s\n", WTERMSIG(status),
+                   strsignal(WTERMSIG(status)), why.c_str());
+      std::_Exit(128 + WTERMSIG(status));
+    }
+    if (WIFEXITED(status)) {
+      std::fprintf(stderr,
+                   "the code under test ended the program (exit status %d) %s: a kernel's "
+                   "host code must return to its caller, not exit\n",
+                   WEXITSTATUS(status), why.c_str());
+      std::_Exit(1);
+    }
+  }
+  std::fprintf(stderr,
+               "the code under test ended its process %s (an exit, a crash or a limit): a lab's "
+               "functions must return to their caller\n",
+               why.c_str());
+  std::_Exit(1);
+}
+
+void start_runner() {
+  if (const char* fd = std::getenv("CUDALAB_RUNNER_FD")) {
+    runner_fd = std::atoi(fd);
+    return;
+  }
+  const char* path = std::getenv("CUDALAB_RUNNER");
+  if (path == nullptr || *path == '\0') {
+    std::fprintf(stderr,
+                 "this checker runs the student's code in a program of its own: set "
+                 "CUDALAB_RUNNER to the lab's test program (make check does)\n");
+    std::exit(2);
+  }
+  int ends[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+    std::perror("socketpair");
+    std::exit(2);
+  }
+  std::fflush(nullptr);
+  runner_pid = fork();
+  if (runner_pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    dup2(ends[1], 3);  // (dup2 clears close-on-exec)
+    execl(path, path, "--serve", "3", static_cast<char*>(nullptr));
+    std::fprintf(stderr, "cannot start the runner %s: %s\n", path, std::strerror(errno));
+    std::_Exit(127);
+  }
+  close(ends[1]);
+  runner_fd = ends[0];
+}
+
+void connect() {
+  // A reply that does not read as it should ends the test (WireError, not caught elsewhere).
+  std::set_terminate([] { runner_gone("(it answered with a broken message)"); });
+  start_runner();
+  Message hello;
+  Message reply = request(Op::hello, hello);
+  runner_is_emu = reply.get_string() == "emu";
+}
+
+// Reserves the runner's device memory [p, p + size) here too, so that it is never host memory of
+// the checker's.
+void reserve_device_range(uintptr_t p, size_t size) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  uintptr_t first = p / page * page, end = (p + std::max<size_t>(size, 1) + page - 1) / page * page;
+  void* got = mmap(reinterpret_cast<void*>(first), end - first, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (got == MAP_FAILED) {
+    std::fprintf(stderr,
+                 "the runner's device memory at %p lies where the checker has memory of its "
+                 "own: run the test again\n",
+                 reinterpret_cast<void*>(p));
+    std::exit(2);
+  }
+  device_ranges[p] = std::max<size_t>(size, 1);
+}
+
+bool is_device(const void* p) {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = device_ranges.upper_bound(a);
+  if (it == device_ranges.begin()) return false;
+  --it;
+  return a - it->first < it->second;
+}
+
+// A host pointer: the block that holds it (outside the heap: the `bytes` bytes at p), with the
+// `count` bytes from `from` (an offset into the block) that travel along.
+enum class Send { nothing, block, from_pointer };
+Block put_host(Message& m, const void* p, size_t bytes, Send send, size_t count = 0) {
+  Block b{reinterpret_cast<uintptr_t>(p), bytes};
+  if (!heap_block(p, b)) {
+    std::lock_guard<std::mutex> lock(heap_mutex);
+    twinned()[b.base] = true;
+  }
+  const size_t offset = reinterpret_cast<uintptr_t>(p) - b.base;
+  const size_t from = send == Send::from_pointer ? offset : 0;
+  count = send == Send::nothing ? 0
+          : send == Send::block ? b.size
+                                : std::min(count, b.size - offset);
+  m.put(PointerKind::host);
+  for (uint64_t v :
+       {uint64_t(b.base), uint64_t(b.size), uint64_t(offset), uint64_t(from), uint64_t(count)})
+    m.put(v);
+  m.put_bytes(reinterpret_cast<const char*>(b.base) + from, count);
+  return b;
+}
+
+// The blocks a host function may write, as sent: they come back after the call.
+MallocMap<uintptr_t, size_t> expected_blocks;
+
+MallocMap<const void*, const char*>& symbol_names() {
+  static MallocMap<const void*, const char*> names;
+  return names;
+}
+
+void put_site(Message& m, const std::source_location& where) {
+  m.put(std::string(where.file_name()));
+  m.put<int>(int(where.line()));
+}
+
+// A count of items in a reply, each at least a byte long.
+size_t count(Message& reply) {
+  auto n = reply.get<uint64_t>();
+  if (n > reply.left()) throw WireError("more items than bytes");
+  return n;
+}
+
+cudaError_t plain(Op op, const Message& m = Message()) { return request(op, m).get<cudaError_t>(); }
+
+}  // namespace
+
+Message request(Op op, const Message& m) {
+  if (runner_fd < 0 && op != Op::hello) connect();
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<uint64_t, MallocAllocator<uint64_t>> drop;
+  {
+    std::lock_guard<std::mutex> lock(heap_mutex);
+    drop.swap(forgotten);
+  }
+  for (uint64_t id : drop) {  // twins of blocks the checker has freed
+    Message f;
+    f.put(Op::forget_host_block);
+    f.put(id);
+    Message ignored;
+    if (!send(runner_fd, f) || !receive(runner_fd, ignored, 64)) runner_gone("");
+  }
+  Message out;
+  out.put(op);
+  out.put_bytes(m.bytes().data(), m.bytes().size());
+  Message reply;
+  const uint64_t limit = reply_budget + (uint64_t{16} << 20);
+  reply_budget = 0;
+  if (!send(runner_fd, out) || !receive(runner_fd, reply, limit)) runner_gone("during the test");
+  try {
+    if (reply.get<uint8_t>() != 0) {
+      std::fprintf(stderr, "the runner could not do what the test asked: %s\n",
+                   reply.get_string().c_str());
+      std::exit(1);
+    }
+  } catch (const WireError&) {
+    runner_gone("(it answered with a broken message)");
+  }
+  return reply;
+}
+
+void put_pointer(Message& m, const void* p, bool writable, size_t element_bytes) {
+  if (p == nullptr) {
+    m.put(PointerKind::null);
+  } else if (is_device(p)) {
+    m.put(PointerKind::device);
+    m.put(reinterpret_cast<uintptr_t>(p));
+  } else {
+    // Outside the heap (a local variable), one element is all the checker knows of: the
+    // harnesses pass arrays as vectors, and a scalar's address only for a scalar.
+    Block b = put_host(m, p, element_bytes, Send::block);
+    if (writable) {
+      expected_blocks[b.base] = b.size;
+      reply_budget += b.size + 64;
+    }
+  }
+}
+
+void receive_blocks(Message& reply) {
+  try {
+    auto count = reply.get<uint64_t>();
+    for (uint64_t i = 0; i < count; ++i) {
+      auto id = reply.get<uint64_t>(), size = reply.get<uint64_t>();
+      auto it = expected_blocks.find(id);
+      if (it == expected_blocks.end() || it->second != size)
+        throw WireError("a block the test did not send");
+      reply.get_bytes(reinterpret_cast<void*>(id), size);
+    }
+  } catch (const WireError& e) {
+    runner_gone(std::string("(it answered with a broken message: ") + e.what() + ")");
+  }
+  expected_blocks.clear();
+}
+
+SymbolNames::SymbolNames(std::initializer_list<std::pair<const char*, const void*>> symbols) {
+  for (const auto& [name, address] : symbols) symbol_names()[address] = name;
+}
+
+}  // namespace cudalab::remote
+
+// ---- the heap, followed ----------------------------------------------------------------------
+namespace {
+void* follow(void* p, size_t n) {
+  if (p == nullptr) throw std::bad_alloc();
+  std::lock_guard<std::mutex> lock(cudalab::remote::heap_mutex);
+  cudalab::remote::heap_blocks()[reinterpret_cast<uintptr_t>(p)] = n;
+  return p;
+}
+void unfollow(void* p) {
+  if (p == nullptr) return;
+  std::lock_guard<std::mutex> lock(cudalab::remote::heap_mutex);
+  auto a = reinterpret_cast<uintptr_t>(p);
+  cudalab::remote::heap_blocks().erase(a);
+  if (cudalab::remote::twinned().erase(a)) cudalab::remote::forgotten.push_back(a);
+}
+}  // namespace
+
+void* operator new(size_t n) { return follow(std::malloc(n ? n : 1), n); }
+void* operator new[](size_t n) { return follow(std::malloc(n ? n : 1), n); }
+void* operator new(size_t n, std::align_val_t a) {
+  return follow(std::aligned_alloc(size_t(a), (n + size_t(a) - 1) / size_t(a) * size_t(a)), n);
+}
+void* operator new[](size_t n, std::align_val_t a) { return operator new(n, a); }
+void operator delete(void* p) noexcept {
+  unfollow(p);
+  std::free(p);
+}
+void operator delete[](void* p) noexcept { operator delete(p); }
+void operator delete(void* p, size_t) noexcept { operator delete(p); }
+void operator delete[](void* p, size_t) noexcept { operator delete(p); }
+void operator delete(void* p, std::align_val_t) noexcept { operator delete(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { operator delete(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { operator delete(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { operator delete(p); }
+
+// ---- the CUDA runtime, forwarded ---------------------------------------------------------------
+using cudalab::remote::Message;
+using cudalab::remote::Op;
+namespace remote = cudalab::remote;
+
+cudaError_t cudaMalloc(void** devPtr, size_t size, std::source_location where) {
+  if (devPtr == nullptr) return cudaErrorInvalidValue;
+  Message m;
+  remote::put_site(m, where);
+  m.put<uint64_t>(size);
+  Message reply = remote::request(Op::malloc, m);
+  auto err = reply.get<cudaError_t>();
+  auto p = reply.get<uintptr_t>();
+  if (err == cudaSuccess && p != 0) remote::reserve_device_range(p, size);
+  *devPtr = err == cudaSuccess ? reinterpret_cast<void*>(p) : nullptr;
+  return err;
+}
+
+cudaError_t cudaFree(void* devPtr, std::source_location where) {
+  Message m;
+  remote::put_site(m, where);
+  m.put(reinterpret_cast<uintptr_t>(devPtr));
+  return remote::plain(Op::free, m);
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       std::source_location where) {
+  Message m;
+  remote::put_site(m, where);
+  m.put(kind);
+  m.put<uint64_t>(count);
+  const bool host_dst = dst != nullptr && !remote::is_device(dst);
+  if (host_dst)
+    remote::put_host(m, dst, count, remote::Send::nothing);
+  else
+    remote::put_pointer(m, dst, false, 1);
+  if (src != nullptr && !remote::is_device(src))
+    remote::put_host(m, src, count, remote::Send::from_pointer, count);
+  else
+    remote::put_pointer(m, src, false, 1);
+  m.put<uint8_t>(host_dst);
+  if (host_dst) remote::reply_budget += count;
+  Message reply = remote::request(Op::memcpy, m);
+  auto err = reply.get<cudaError_t>();
+  if (host_dst && err == cudaSuccess) reply.get_bytes(dst, count);
+  return err;
+}
+
+cudaError_t cudaMemset(void* devPtr, int value, size_t count, std::source_location where) {
+  Message m;
+  remote::put_site(m, where);
+  m.put(reinterpret_cast<uintptr_t>(devPtr));
+  m.put(value);
+  m.put<uint64_t>(count);
+  return remote::plain(Op::memset, m);
+}
+
+cudaError_t cudaDeviceSynchronize() { return remote::plain(Op::synchronize); }
+cudaError_t cudaGetLastError() { return remote::plain(Op::get_last_error); }
+cudaError_t cudaPeekAtLastError() { return remote::plain(Op::peek_at_last_error); }
+
+cudaError_t cudaGetDevice(int* device) {
+  Message reply = remote::request(Op::get_device, Message());
+  auto err = reply.get<cudaError_t>();
+  *device = reply.get<int>();
+  return err;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  Message m;
+  m.put(attr);
+  m.put(device);
+  Message reply = remote::request(Op::device_attribute, m);
+  auto err = reply.get<cudaError_t>();
+  *value = reply.get<int>();
+  return err;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  Message reply = remote::request(Op::event_create, Message());
+  auto err = reply.get<cudaError_t>();
+  *event = reinterpret_cast<cudaEvent_t>(reply.get<uintptr_t>());
+  return err;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned) {
+  return cudaEventCreate(event);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  Message m;
+  m.put(reinterpret_cast<uintptr_t>(event));
+  return remote::plain(Op::event_destroy, m);
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  Message m;
+  m.put(reinterpret_cast<uintptr_t>(event));
+  m.put(reinterpret_cast<uintptr_t>(stream));
+  return remote::plain(Op::event_record, m);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  Message m;
+  m.put(reinterpret_cast<uintptr_t>(event));
+  return remote::plain(Op::event_synchronize, m);
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  Message m;
+  m.put(reinterpret_cast<uintptr_t>(start));
+  m.put(reinterpret_cast<uintptr_t>(end));
+  Message reply = remote::request(Op::event_elapsed_time, m);
+  auto err = reply.get<cudaError_t>();
+  *ms = reply.get<float>();
+  return err;
+}
+
+// Names and texts need no runner.
+namespace {
+struct ErrorText {
+  cudaError_t code;
+  const char *name, *text;
+};
+constexpr ErrorText kErrors[] = {
+#define CUDALAB_ERROR(name, code, text) {name, #name, text},
+#include "cudalab/emu/errors.def"
+#undef CUDALAB_ERROR
+};
+const ErrorText* find_error(cudaError_t code) {
+  for (const ErrorText& e : kErrors)
+    if (e.code == code) return &e;
+  return nullptr;
+}
+}  // namespace
+const char* cudaGetErrorString(cudaError_t error) {
+  const auto* e = find_error(error);
+  return e ? e->text : "unrecognized error code";
+}
+const char* cudaGetErrorName(cudaError_t error) {
+  const auto* e = find_error(error);
+  return e ? e->name : "unrecognized error code";
+}
+
+namespace cudalab::emu {
+
+cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset, size_t,
+                        bool to_symbol) {
+  auto name = remote::symbol_names().find(to_symbol ? dst : src);
+  if (!to_symbol || name == remote::symbol_names().end()) {
+    std::fprintf(stderr, "the checker knows no such symbol, or copies from one: not forwarded\n");
+    std::exit(2);
+  }
+  Message m;
+  m.put(std::string(name->second));
+  m.put<uint64_t>(offset);
+  m.put<uint64_t>(count);
+  m.put_bytes(src, count);
+  return remote::plain(Op::memcpy_to_symbol, m);
+}
+
+std::vector<AllocationInfo> live_allocations() {
+  Message reply = remote::request(Op::live_allocations, Message());
+  std::vector<AllocationInfo> live(remote::count(reply));
+  for (AllocationInfo& a : live) {
+    a.bytes = reply.get<uint64_t>();
+    a.where = reply.get_string();
+  }
+  return live;
+}
+
+void fail_malloc_after(unsigned successes, cudaError_t error) {
+  Message m;
+  m.put(successes);
+  m.put(error);
+  remote::request(Op::fail_malloc_after, m);
+}
+
+DeviceWork device_work(const void* p, size_t bytes) {
+  Message m;
+  if (p != nullptr && !remote::is_device(p))
+    remote::put_host(m, p, bytes, remote::Send::nothing);
+  else
+    remote::put_pointer(m, p, false, 1);
+  m.put<uint64_t>(bytes);
+  Message reply = remote::request(Op::device_work, m);
+  DeviceWork work{};
+  work.bytes = reply.get<uint64_t>();
+  work.by_kernels = reply.get<uint64_t>();
+  return work;
+}
+
+void start_counting() { remote::request(Op::start_counting, Message()); }
+
+std::vector<LaunchCounters> stop_counting() {
+  Message reply = remote::request(Op::stop_counting, Message());
+  std::vector<LaunchCounters> launches(remote::count(reply));
+  for (LaunchCounters& c : launches) {
+    c.kernel = reply.get_string();
+    c.where = reply.get_string();
+    for (auto* v : {&c.global_load_requests, &c.global_store_requests, &c.global_load_sectors,
+                    &c.global_store_sectors, &c.global_load_bytes, &c.global_store_bytes,
+                    &c.shared_load_requests, &c.shared_store_requests, &c.shared_wavefronts,
+                    &c.shared_ideal_wavefronts, &c.barriers, &c.atomics})
+      *v = reply.get<unsigned long long>();
+    c.sites.resize(remote::count(reply));
+    for (AccessSite& s : c.sites) {
+      s.where = reply.get_string();
+      s.shared = reply.get<bool>();
+      s.store = reply.get<bool>();
+      s.atomic = reply.get<bool>();
+      for (auto* v : {&s.requests, &s.transactions, &s.ideal_transactions, &s.bytes})
+        *v = reply.get<unsigned long long>();
+      s.max_degree = reply.get<unsigned>();
+    }
+  }
+  return launches;
+}
+
+}  // namespace cudalab::emu

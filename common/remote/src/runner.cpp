@@ -1,0 +1,348 @@
+// The runner: the lab's test program, started by the checker with --serve FD. It runs no test;
+// it reads the checker's requests from socket FD, does each with the CUDA runtime (the GPU's, or
+// the emu's) and the student's code, and answers. Started otherwise, it is the test program as it
+// always was (GoogleTest's main), for a student who runs it by hand or in a debugger.
+//
+// Algorithm: one request at a time, in order. Host memory the checker sends (a block of its own,
+// an argument of a host function or a cudaMemcpy's host side) lives here in the block's twin,
+// keyed by the checker's address of the block, so that a later question about it (did a kernel
+// write these bytes?) finds the same memory. What the program prints is flushed before each
+// answer, so that it appears in order with the checker's output.
+//
+// Limitations: streams other than the default stream, graphs and any runtime call the harnesses
+// do not make are not forwarded; the checker refuses them at build time (no definition).
+#include "cudalab/remote/runner.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#ifdef CUDALAB_EMU
+#include "cudalab/emu/inspect.h"
+#endif
+
+#ifndef CUDALAB_EMU
+namespace cudalab::testing {
+unsigned long long launches_so_far();  // src/launch_count.cpp
+}
+#endif
+
+namespace cudalab::remote {
+namespace {
+
+std::map<std::string, Entry>& table() {
+  static std::map<std::string, Entry> entries;
+  return entries;
+}
+
+std::map<uint64_t, std::vector<char>> twins;  // by the checker's address of the block
+std::set<uint64_t> written;                   // twins a host function may have written
+
+std::vector<char>& twin(uint64_t id, uint64_t size) {
+  auto& t = twins[id];
+  if (t.size() != size) t.assign(size, 0);
+  return t;
+}
+
+// A pointer as the checker sent it; a host block's bytes fill its twin when they come along.
+void* read_pointer(Message& in, bool writable) {
+  switch (in.get<PointerKind>()) {
+    case PointerKind::null:
+      return nullptr;
+    case PointerKind::device:
+      return reinterpret_cast<void*>(in.get<uintptr_t>());
+    case PointerKind::host: {
+      auto id = in.get<uint64_t>(), size = in.get<uint64_t>(), offset = in.get<uint64_t>();
+      auto from = in.get<uint64_t>(), count = in.get<uint64_t>();  // the bytes that come along
+      std::vector<char>& t = twin(id, size);
+      if (offset > size || from > size || count > size - from)
+        throw WireError("a host block's bytes do not fit in it");
+      in.get_bytes(t.data() + from, count);
+      if (writable) written.insert(id);
+      return t.data() + offset;
+    }
+  }
+  throw WireError("an unknown kind of pointer");
+}
+
+#ifdef CUDALAB_EMU
+// Errors of the host calls made for the checker name the checker's line, not this file's.
+struct CallerSite {
+  CallerSite(const std::string& file, int line) { emu::set_caller_site(file.c_str(), line); }
+  ~CallerSite() { emu::set_caller_site(nullptr, 0); }
+};
+#else
+struct CallerSite {
+  CallerSite(const std::string&, int) {}
+};
+#endif
+
+const Entry& entry(const std::string& key, const char* what) {
+  auto found = table().find(key);
+  if (found == table().end() || (found->second.run == nullptr) != (what[0] == 's'))
+    throw WireError(std::string("the test program has no ") + what + " " + key);
+  return found->second;
+}
+
+#ifdef CUDALAB_EMU
+void put_counters(Message& out, const std::vector<LaunchCounters>& launches) {
+  out.put<uint64_t>(launches.size());
+  for (const LaunchCounters& c : launches) {
+    out.put(c.kernel);
+    out.put(c.where);
+    for (auto v : {c.global_load_requests, c.global_store_requests, c.global_load_sectors,
+                   c.global_store_sectors, c.global_load_bytes, c.global_store_bytes,
+                   c.shared_load_requests, c.shared_store_requests, c.shared_wavefronts,
+                   c.shared_ideal_wavefronts, c.barriers, c.atomics})
+      out.put(v);
+    out.put<uint64_t>(c.sites.size());
+    for (const AccessSite& s : c.sites) {
+      out.put(s.where);
+      out.put(s.shared);
+      out.put(s.store);
+      out.put(s.atomic);
+      for (auto v : {s.requests, s.transactions, s.ideal_transactions, s.bytes}) out.put(v);
+      out.put(s.max_degree);
+    }
+  }
+}
+#endif
+
+// Does one request; its answer goes into `out` after the status.
+void serve_one(Op op, Message& in, Message& out) {
+  switch (op) {
+    case Op::hello: {
+#ifdef CUDALAB_EMU
+      out.put(std::string("emu"));
+#else
+      out.put(std::string("cuda"));
+#endif
+      return;
+    }
+    case Op::malloc: {
+      std::string file = in.get_string();
+      int line = in.get<int>();
+      auto size = in.get<uint64_t>();
+      CallerSite at(file, line);
+      void* p = nullptr;
+      out.put(cudaMalloc(&p, size));
+      out.put(reinterpret_cast<uintptr_t>(p));
+      return;
+    }
+    case Op::free: {
+      std::string file = in.get_string();
+      int line = in.get<int>();
+      CallerSite at(file, line);
+      out.put(cudaFree(reinterpret_cast<void*>(in.get<uintptr_t>())));
+      return;
+    }
+    case Op::memcpy: {
+      std::string file = in.get_string();
+      int line = in.get<int>();
+      auto kind = in.get<cudaMemcpyKind>();
+      auto count = in.get<uint64_t>();
+      void* dst = read_pointer(in, false);
+      const void* src = read_pointer(in, false);
+      CallerSite at(file, line);
+      cudaError_t err = cudaMemcpy(dst, src, count, kind);
+      out.put(err);
+      bool host_dst = in.get<uint8_t>();
+      if (host_dst) out.put_bytes(dst, err == cudaSuccess ? count : 0);
+      return;
+    }
+    case Op::memset: {
+      std::string file = in.get_string();
+      int line = in.get<int>();
+      void* p = reinterpret_cast<void*>(in.get<uintptr_t>());
+      int value = in.get<int>();
+      auto count = in.get<uint64_t>();
+      CallerSite at(file, line);
+      out.put(cudaMemset(p, value, count));
+      return;
+    }
+    case Op::memcpy_to_symbol: {
+      const Entry& s = entry(in.get_string(), "symbol");
+      auto offset = in.get<uint64_t>(), count = in.get<uint64_t>();
+      std::vector<char> bytes(count);
+      in.get_bytes(bytes.data(), count);
+#ifdef CUDALAB_EMU
+      out.put(emu::copy_symbol(s.symbol, bytes.data(), count, offset, s.symbol_bytes, true));
+#else
+      out.put(cudaMemcpyToSymbol(s.symbol, bytes.data(), count, offset, cudaMemcpyHostToDevice));
+#endif
+      return;
+    }
+    case Op::synchronize:
+      out.put(cudaDeviceSynchronize());
+      return;
+    case Op::get_last_error:
+      out.put(cudaGetLastError());
+      return;
+    case Op::peek_at_last_error:
+      out.put(cudaPeekAtLastError());
+      return;
+    case Op::event_create: {
+      cudaEvent_t e = nullptr;
+      out.put(cudaEventCreate(&e));
+      out.put(reinterpret_cast<uintptr_t>(e));
+      return;
+    }
+    case Op::event_destroy:
+      out.put(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(in.get<uintptr_t>())));
+      return;
+    case Op::event_record: {
+      auto e = reinterpret_cast<cudaEvent_t>(in.get<uintptr_t>());
+      out.put(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(in.get<uintptr_t>())));
+      return;
+    }
+    case Op::event_synchronize:
+      out.put(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(in.get<uintptr_t>())));
+      return;
+    case Op::event_elapsed_time: {
+      auto start = reinterpret_cast<cudaEvent_t>(in.get<uintptr_t>());
+      auto end = reinterpret_cast<cudaEvent_t>(in.get<uintptr_t>());
+      float ms = 0;
+      out.put(cudaEventElapsedTime(&ms, start, end));
+      out.put(ms);
+      return;
+    }
+    case Op::device_attribute: {
+      auto attr = in.get<cudaDeviceAttr>();
+      int device = in.get<int>(), value = 0;
+      out.put(cudaDeviceGetAttribute(&value, attr, device));
+      out.put(value);
+      return;
+    }
+    case Op::get_device: {
+      int device = 0;
+      out.put(cudaGetDevice(&device));
+      out.put(device);
+      return;
+    }
+    case Op::launch:
+    case Op::call: {
+      std::string key = in.get_string();
+      entry(key, op == Op::launch ? "kernel" : "function").run(in, out);
+      return;
+    }
+    case Op::forget_host_block:
+      twins.erase(in.get<uint64_t>());
+      return;
+#ifdef CUDALAB_EMU
+    case Op::live_allocations: {
+      auto live = emu::live_allocations();
+      out.put<uint64_t>(live.size());
+      for (const auto& a : live) {
+        out.put<uint64_t>(a.bytes);
+        out.put(a.where);
+      }
+      return;
+    }
+    case Op::fail_malloc_after: {
+      auto successes = in.get<unsigned>();
+      emu::fail_malloc_after(successes, in.get<cudaError_t>());
+      return;
+    }
+    case Op::device_work: {
+      const void* p = read_pointer(in, false);
+      auto work = emu::device_work(p, in.get<uint64_t>());
+      out.put<uint64_t>(work.bytes);
+      out.put<uint64_t>(work.by_kernels);
+      return;
+    }
+    case Op::start_counting:
+      emu::start_counting();
+      return;
+    case Op::stop_counting:
+      put_counters(out, emu::stop_counting());
+      return;
+#else
+    case Op::live_allocations:
+    case Op::fail_malloc_after:
+    case Op::device_work:
+    case Op::start_counting:
+    case Op::stop_counting:
+      throw WireError("only the emu backend answers that question");
+#endif
+    case Op::launches:
+#ifdef CUDALAB_EMU
+      throw WireError("the emu backend follows the bytes, not the launches");
+#else
+      out.put<uint64_t>(testing::launches_so_far());
+      return;
+#endif
+  }
+  throw WireError("an unknown request");
+}
+
+void flush_output() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(stdout);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+// Answers until the checker hangs up. Each answer: 0 and the results, or 1 and why the request
+// could not be done (a message the checker prints before it stops).
+int serve(int fd) {
+  Message in;
+  while (receive(fd, in, uint64_t{1} << 40)) {
+    Message out;
+    try {
+      auto op = in.get<Op>();
+      Message results;
+      serve_one(op, in, results);
+      flush_output();
+      out.put<uint8_t>(0);
+      out.put_bytes(results.bytes().data(), results.bytes().size());
+    } catch (const std::exception& e) {
+      flush_output();
+      out = Message();
+      out.put<uint8_t>(1);
+      out.put(std::string(e.what()));
+    }
+    if (!send(fd, out)) break;
+    in = Message();
+  }
+  return 0;
+}
+
+void* get_pointer(Message& in, bool writable) { return read_pointer(in, writable); }
+
+void put_blocks(Message& out) {
+  out.put<uint64_t>(written.size());
+  for (uint64_t id : written) {
+    const std::vector<char>& t = twins.at(id);
+    out.put(id);
+    out.put<uint64_t>(t.size());
+    out.put_bytes(t.data(), t.size());
+  }
+  written.clear();
+}
+
+LaunchSite get_launch_site(Message& in) {
+  // The string lives until the next request: a launch on the default stream is over by then.
+  static std::string file;
+  file = in.get_string();
+  LaunchSite at{file.c_str(), in.get<int>(), {}, {}, 0, nullptr};
+  at.grid = in.get<dim3>();
+  at.block = in.get<dim3>();
+  at.shared_bytes = in.get<uint64_t>();
+  at.stream = reinterpret_cast<cudaStream_t>(in.get<uintptr_t>());
+  return at;
+}
+
+Registry::Registry(std::initializer_list<Entry> entries) {
+  for (const Entry& e : entries) table()[e.key] = e;
+}
+
+}  // namespace cudalab::remote
