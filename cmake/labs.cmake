@@ -35,21 +35,20 @@ function(cudalab_add_lab lab)
       DEPENDS ${header} ${harness} ${CUDALAB_TOOLS}/cudalab_tools/interface.py
       COMMENT "Writing the ${side} of ${lab}" VERBATIM)
   endforeach()
-  if(CUDALAB_BACKEND STREQUAL "emu")
-    set(checker_cpp ${remote_dir}/${lab}-checker.cu.cpp)
-    add_custom_command(
-      OUTPUT ${checker_cpp}
-      COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${remote_dir}/${lab}-checker.cu ${checker_cpp}
-              --checker --depfile ${checker_cpp}.d
-      DEPENDS ${remote_dir}/${lab}-checker.cu ${CUDALAB_TRANSLATE}
-      DEPFILE ${checker_cpp}.d
-      COMMENT "Translating the checker of ${lab}" VERBATIM)
-    add_executable(${lab}-checker ${checker_cpp})
-    target_include_directories(${lab}-checker PRIVATE ${lab_dir})
-    target_compile_definitions(${lab}-checker PRIVATE CUDALAB_LAB_DIR="${lab_dir}")
-    target_link_libraries(${lab}-checker PRIVATE cudalab_remote_checker)
-    set_target_properties(${lab}-checker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
-  endif()
+  # The checker is translated and compiled as C++ on either backend.
+  set(checker_cpp ${remote_dir}/${lab}-checker.cu.cpp)
+  add_custom_command(
+    OUTPUT ${checker_cpp}
+    COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${remote_dir}/${lab}-checker.cu ${checker_cpp}
+            --checker --depfile ${checker_cpp}.d
+    DEPENDS ${remote_dir}/${lab}-checker.cu ${CUDALAB_TRANSLATE}
+    DEPFILE ${checker_cpp}.d
+    COMMENT "Translating the checker of ${lab}" VERBATIM)
+  add_executable(${lab}-checker ${checker_cpp})
+  target_include_directories(${lab}-checker PRIVATE ${lab_dir})
+  target_compile_definitions(${lab}-checker PRIVATE CUDALAB_LAB_DIR="${lab_dir}")
+  target_link_libraries(${lab}-checker PRIVATE cudalab_remote_checker)
+  set_target_properties(${lab}-checker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
 
   foreach(variant labs solutions)
     set(code ${student})
@@ -65,9 +64,7 @@ function(cudalab_add_lab lab)
     target_compile_definitions(${target} PRIVATE CUDALAB_LAB_DIR="${lab_dir}")  # the lab's data files
     target_link_libraries(${target} PRIVATE cudalab_testing cudalab_remote_runner)
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
-    if(TARGET ${lab}-checker)
-      add_dependencies(${target} ${lab}-checker)  # make check runs each test through it
-    endif()
+    add_dependencies(${target} ${lab}-checker)  # make check runs each test through it
   endforeach()
 
   if(demo)

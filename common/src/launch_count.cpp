@@ -43,6 +43,7 @@ cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block
 }
 
 namespace cudalab::testing {
+unsigned long long launches_so_far() { return launches; }  // (the runner's answer to its checker)
 unsigned long long launches_in_this_test() {
   (void)listening;
   return launches - launches_before_this_test;

@@ -13,6 +13,7 @@
 // questions (inspect.h); a harness that makes another call does not link.
 #include "cudalab/remote/checker.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -149,28 +151,43 @@ void start_runner() {
   runner_fd = ends[0];
 }
 
-void connect() {
+void connect_runner() {
   // A reply that does not read as it should ends the test (WireError, not caught elsewhere).
   std::set_terminate([] { runner_gone("(it answered with a broken message)"); });
   start_runner();
+  widen_buffers(runner_fd);
   Message hello;
   Message reply = request(Op::hello, hello);
   runner_is_emu = reply.get_string() == "emu";
 }
 
 // Reserves the runner's device memory [p, p + size) here too, so that it is never host memory of
-// the checker's.
+// the checker's. (A GPU's runtime may place small arrays in the same page: the pages already
+// reserved are skipped.)
+MallocMap<uintptr_t, uintptr_t> reserved_pages;  // start -> end
+
 void reserve_device_range(uintptr_t p, size_t size) {
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
-  uintptr_t first = p / page * page, end = (p + std::max<size_t>(size, 1) + page - 1) / page * page;
-  void* got = mmap(reinterpret_cast<void*>(first), end - first, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-  if (got == MAP_FAILED) {
-    std::fprintf(stderr,
-                 "the runner's device memory at %p lies where the checker has memory of its "
-                 "own: run the test again\n",
-                 reinterpret_cast<void*>(p));
-    std::exit(2);
+  uintptr_t at = p / page * page;
+  const uintptr_t end = (p + std::max<size_t>(size, 1) + page - 1) / page * page;
+  while (at < end) {
+    auto next = reserved_pages.upper_bound(at);
+    if (next != reserved_pages.begin() && std::prev(next)->second > at) {
+      at = std::prev(next)->second;  // already ours
+      continue;
+    }
+    const uintptr_t gap_end = next == reserved_pages.end() ? end : std::min(end, next->first);
+    void* got = mmap(reinterpret_cast<void*>(at), gap_end - at, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == MAP_FAILED) {
+      std::fprintf(stderr,
+                   "the runner's device memory at %p lies where the checker has memory of its "
+                   "own: run the test again\n",
+                   reinterpret_cast<void*>(p));
+      std::exit(2);
+    }
+    reserved_pages[at] = gap_end;
+    at = gap_end;
   }
   device_ranges[p] = std::max<size_t>(size, 1);
 }
@@ -230,7 +247,7 @@ cudaError_t plain(Op op, const Message& m = Message()) { return request(op, m).g
 }  // namespace
 
 Message request(Op op, const Message& m) {
-  if (runner_fd < 0 && op != Op::hello) connect();
+  if (runner_fd < 0 && op != Op::hello) connect_runner();
   std::cout.flush();
   std::cerr.flush();
   std::fflush(stdout);
@@ -250,6 +267,10 @@ Message request(Op op, const Message& m) {
   Message out;
   out.put(op);
   out.put_bytes(m.bytes().data(), m.bytes().size());
+  if (!answered(op)) {  // sent now, answered with the next request's answer
+    if (!send(runner_fd, out)) runner_gone("during the test");
+    return Message();
+  }
   Message reply;
   const uint64_t limit = reply_budget + (uint64_t{16} << 20);
   reply_budget = 0;
@@ -438,7 +459,8 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   Message m;
   m.put(reinterpret_cast<uintptr_t>(event));
   m.put(reinterpret_cast<uintptr_t>(stream));
-  return remote::plain(Op::event_record, m);
+  remote::request(Op::event_record, m);  // unanswered: an error surfaces at the next call
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
@@ -559,3 +581,28 @@ std::vector<LaunchCounters> stop_counting() {
 }
 
 }  // namespace cudalab::emu
+
+#ifdef CUDALAB_CHECKER_OF_CUDA
+// A GPU does not say who wrote memory: the harness counts the runner's launches in each test
+// (common/src/launch_count.cpp counts them there).
+namespace cudalab::testing {
+namespace {
+unsigned long long launches() {
+  return cudalab::remote::request(Op::launches, Message()).get<uint64_t>();
+}
+unsigned long long launches_before_this_test = 0;
+class LaunchesPerTest : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { launches_before_this_test = launches(); }
+};
+const bool listening = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new LaunchesPerTest);
+  return true;
+}();
+}  // namespace
+
+unsigned long long launches_in_this_test() {
+  (void)listening;
+  return launches() - launches_before_this_test;
+}
+}  // namespace cudalab::testing
+#endif

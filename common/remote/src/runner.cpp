@@ -115,7 +115,7 @@ void put_counters(Message& out, const std::vector<LaunchCounters>& launches) {
 }
 #endif
 
-// Does one request; its answer goes into `out` after the status.
+// Does one request; its answer goes into `out`, after the status.
 void serve_one(Op op, Message& in, Message& out) {
   switch (op) {
     case Op::hello: {
@@ -175,7 +175,9 @@ void serve_one(Op op, Message& in, Message& out) {
 #ifdef CUDALAB_EMU
       out.put(emu::copy_symbol(s.symbol, bytes.data(), count, offset, s.symbol_bytes, true));
 #else
-      out.put(cudaMemcpyToSymbol(s.symbol, bytes.data(), count, offset, cudaMemcpyHostToDevice));
+      // (as a const void*: CUDA's template overload would take the address of the pointer)
+      out.put(cudaMemcpyToSymbol(static_cast<const void*>(s.symbol), bytes.data(), count, offset,
+                                 cudaMemcpyHostToDevice));
 #endif
       return;
     }
@@ -294,21 +296,28 @@ void flush_output() {
 // Answers until the checker hangs up. Each answer: 0 and the results, or 1 and why the request
 // could not be done (a message the checker prints before it stops).
 int serve(int fd) {
+  widen_buffers(fd);
   Message in;
+  std::string unanswered_failure;  // of a request without an answer: told with the next answer
   while (receive(fd, in, uint64_t{1} << 40)) {
     Message out;
+    out.put<uint8_t>(0);
+    Op op = Op::hello;
     try {
-      auto op = in.get<Op>();
-      Message results;
-      serve_one(op, in, results);
-      flush_output();
-      out.put<uint8_t>(0);
-      out.put_bytes(results.bytes().data(), results.bytes().size());
+      op = in.get<Op>();
+      serve_one(op, in, out);
     } catch (const std::exception& e) {
-      flush_output();
+      if (unanswered_failure.empty()) unanswered_failure = e.what();
+    }
+    flush_output();
+    if (!answered(op)) {
+      in = Message();
+      continue;
+    }
+    if (!unanswered_failure.empty()) {
       out = Message();
       out.put<uint8_t>(1);
-      out.put(std::string(e.what()));
+      out.put(unanswered_failure);
     }
     if (!send(fd, out)) break;
     in = Message();

@@ -33,6 +33,12 @@ bool read_all(int fd, char* p, size_t n) {
 
 }  // namespace
 
+void widen_buffers(int fd) {
+  int bytes = 8 << 20;
+  setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+}
+
 bool send(int fd, const Message& m) {
   uint64_t n = m.bytes().size();
   return write_all(fd, reinterpret_cast<const char*>(&n), sizeof n) &&

@@ -13,6 +13,11 @@
 // twin) and sends back the blocks that the function may write (those not behind a const pointer).
 #pragma once
 
+// The runner is a GPU's program: the harness takes the branches it takes on a GPU.
+#ifdef CUDALAB_CHECKER_OF_CUDA
+#undef CUDALAB_EMU
+#endif
+
 #include <initializer_list>
 #include <string>
 #include <tuple>

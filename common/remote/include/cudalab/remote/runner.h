@@ -64,10 +64,10 @@ Entry kernel(const char* name, void (*k)(P...)) {
             std::tuple<std::decay_t<P>...> params{in.get<std::decay_t<P>>()...};
             std::apply(
                 [&](auto&... p) {
-#ifdef CUDALAB_EMU
+#if defined(CUDALAB_EMU)
                   ::cudalab::emu::Launch(name, at.file, at.line, at.grid, at.block, at.shared_bytes,
                                          at.stream)([k](auto&&... a) { k(a...); }, p...);
-#else
+#elif defined(__CUDACC__)  // (the table is a .cu file; runner.cpp instantiates no kernel)
                   k<<<at.grid, at.block, at.shared_bytes, at.stream>>>(p...);
 #endif
                 },

@@ -1,7 +1,8 @@
 // Internal header of the remote runner (not for programs): the messages between the checker (the
 // test program that decides, holding no student code) and the runner (the student's code, in its
 // own process and sandbox). A message is a length and that many bytes; values are written in
-// order and read back in the same order.
+// order and read back in the same order. (C++17: the runner's table is compiled by nvcc.) (C++17:
+// the runner's table is compiled by nvcc.)
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,11 @@ enum class Op : uint32_t {
   launches,  // kernel launches so far (the check that the device did the work)
 };
 
+// Requests that get no answer: the checker sends them with the next request that does, so that a
+// kernel and the events around it reach the GPU back to back, as in one process. Their errors
+// surface as CUDA's do, through cudaGetLastError() and the next synchronising call.
+inline bool answered(Op op) { return op != Op::launch && op != Op::event_record; }
+
 // A host pointer as the checker sends it: which of its memory blocks, and where in the block.
 enum class PointerKind : uint8_t { null, device, host };
 
@@ -53,8 +59,10 @@ struct WireError : std::runtime_error {
 class Message {
  public:
   template <class T>
-  requires std::is_trivially_copyable_v<T>
-  void put(const T& value) { put_bytes(&value, sizeof(T)); }
+  void put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>, "a value travels as its bytes");
+    put_bytes(&value, sizeof(T));
+  }
   void put(const std::string& s) {
     put<uint64_t>(s.size());
     put_bytes(s.data(), s.size());
@@ -65,7 +73,8 @@ class Message {
   }
 
   template <class T>
-  requires std::is_trivially_copyable_v<T> T get() {
+  T get() {
+    static_assert(std::is_trivially_copyable_v<T>, "a value travels as its bytes");
     T value;
     get_bytes(&value, sizeof(T));
     return value;
@@ -92,6 +101,8 @@ class Message {
   size_t read_ = 0;
 };
 
+// Gives a socket buffers for large arrays (a runner's outputs of tens of MiB).
+void widen_buffers(int fd);
 // Sends one message on a socket; false if the other side has gone.
 bool send(int fd, const Message& m);
 // Receives one message of at most `limit` bytes; false if the other side has gone (or sent more).
