@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cudalab_tools import gtest, labs, rubric, symbols
+from cudalab_tools import build_log, gtest, labs, rubric, symbols
 from cudalab_tools.build_log import useful_build_errors
 from cudalab_tools.gtest import TestVerdict
 
@@ -146,6 +146,25 @@ def table(results: list[LabResult]) -> str:
     return "\n".join([line(rows[0]), rule, *map(line, rows[1:-1]), rule, line(rows[-1])])
 
 
+def print_failures(lab: str, r: LabResult) -> None:
+    """Each failed test with its message; tests that failed for the same problem the emu diagnosed
+    once, the others named ("the same problem made 8 tests fail")."""
+    shown: dict[str, str] = {}  # a diagnosis -> the test that showed it
+    for test in r.failed:
+        points = f"{r.points.get(test, 0):g} points"
+        reason = build_log.diagnosis(r.messages[test])
+        if reason is not None and reason in shown:
+            continue
+        same = [t for t in r.failed if t != test and reason and build_log.diagnosis(r.messages[t]) == reason]
+        if same:
+            shown[reason] = test
+            print(f"\n=== FAILED {lab}/{test} ({points}) and {len(same)} more for the same problem: {reason}")
+            print(f"    also: {', '.join(same)}")
+        else:
+            print(f"\n=== FAILED {lab}/{test} ({points})")
+        print(r.messages[test])
+
+
 def feedback(results: dict[str, LabResult]) -> str:
     """The student's feedback file: the table, then every failure with its message."""
     out = ["# make check", "", "```text", table(list(results.values())), "```", ""]
@@ -193,9 +212,7 @@ def main() -> int:
         r = results[lab]
         if r.build_error:
             print(f"\n=== {lab}: does not build\n{r.build_error}")
-        for test in r.failed:
-            points = r.points.get(test, 0)
-            print(f"\n=== FAILED {lab}/{test} ({points:g} points)\n{r.messages[test]}")
+        print_failures(lab, r)
     on_emu = "BACKEND:STRING=emu" in (build / "CMakeCache.txt").read_text()
     if os.environ.get("CUDALAB_REPORT") and on_emu:
         for lab in built:

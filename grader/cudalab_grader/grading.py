@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import os
 import re
 import shlex
@@ -291,32 +290,16 @@ class Grader:
         return verdict, message, (float(speed[1]), float(speed[2])) if speed else None
 
     def _run_gtest(self, job: Path, lab: str, number: int, test: str, limits: Limits) -> TestRun:
-        """Runs `lab`'s tests matching `test` against the code of `job`. Where the backend has
-        checkers, the instructor's checker runs outside the sandbox, decides, and writes GoogleTest's
-        report into a folder of the grader's; the job's test program runs in the sandbox only as the
-        checker's runner (common/remote), talking to it over a socket. Otherwise the job's test
-        program runs the tests in the sandbox, with the report in its working folder."""
+        """Runs `lab`'s tests matching `test` against the code of `job`: the instructor's checker
+        runs outside the sandbox, decides, and writes GoogleTest's report into a folder of the
+        grader's; the job's test program runs in the sandbox only as the checker's runner
+        (common/remote), talking to it over a socket."""
         out_dir = job / "out"
         remove_tree(out_dir)  # what the previous test left in its working folder
         out_dir.mkdir()
         self.sandbox.prepare(out_dir, number)
         binary = f"{self._inside(job, BUILD)}/labs/{lab}-labs"
         checker = self.checkers / f"{lab}-checker"
-        run = functools.partial(
-            self.sandbox.run,
-            binds=self._binds(job, (SRC, BUILD, OUT)),
-            writable={out_dir},
-            cwd=self._inside(job, OUT),
-            limits=limits,
-            slot=number,
-            env={"CUDALAB_EMU_THREADS": "1"},
-            gpu=self.settings.backend == "cuda",
-        )
-        if not checker.is_file():
-            report_inside = f"{self._inside(job, OUT)}/result.json"
-            outcome = run([binary, f"--gtest_filter={test}", f"--gtest_output=json:{report_inside}"])
-            report = read_regular_file(out_dir / "result.json", 4 << 20)
-            return TestRun(self._ending(outcome, None, limits), report, outcome.output)
         with tempfile.TemporaryDirectory(prefix="checker-", dir=self.work) as private:
             report_path = Path(private) / "result.json"
             checker_end, runner_end = socket.socketpair()
@@ -338,7 +321,17 @@ class Grader:
                     target=_drain, args=(process, printed, limits.output_bytes), daemon=True
                 )
                 reader.start()
-                outcome = run([binary, "--serve", str(runner_end.fileno())], pass_fds=(runner_end.fileno(),))
+                outcome = self.sandbox.run(
+                    [binary, "--serve", str(runner_end.fileno())],
+                    binds=self._binds(job, (SRC, BUILD, OUT)),
+                    writable={out_dir},
+                    cwd=self._inside(job, OUT),
+                    limits=limits,
+                    slot=number,
+                    env={"CUDALAB_EMU_THREADS": "1"},
+                    gpu=self.settings.backend == "cuda",
+                    pass_fds=(runner_end.fileno(),),
+                )
             try:  # the runner has ended, and with it the checker's reason to wait
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -352,12 +345,12 @@ class Grader:
     @staticmethod
     def _ending(runner: Outcome, checker_status: int | None, limits: Limits) -> Ending:
         """How a test ended: the limit that stopped the student's code or the signal that crashed
-        it, else the checker's exit status (the test program's, without a checker)."""
+        it, else the checker's exit status."""
         if runner.timed_out:
             return Ending(None, timed_out_after=limits.wall_seconds)
         if runner.over_limit:
             return Ending(runner.returncode, stopped=runner.over_limit)
-        if checker_status is None or signal_of(runner.returncode):
+        if signal_of(runner.returncode):
             return Ending(runner.returncode)
         return Ending(checker_status)
 
@@ -381,7 +374,5 @@ class Grader:
         """The test's verdict (cudalab_tools.gtest.decide, from how its process ended and its
         GoogleTest report); what the student reads; what the test printed."""
         done = self._run_gtest(job, lab, number, test, self.settings.test_limits)
-        # The report: a regular file of at most 4 MiB (without a checker, the test's code may
-        # have put a link, a FIFO or a huge file in its place).
         verdict, message = decide(test, done.ending, done.report, done.output)
         return verdict, message, done.output

@@ -1,4 +1,5 @@
-// Error codes, their names and strings, and the last/sticky error of the emu runtime.
+// The last and the sticky error of the emu runtime, and its diagnostics (names and strings of the
+// codes: error_names.cpp).
 #include "errors.h"
 
 #include <atomic>
@@ -18,24 +19,6 @@ thread_local cudaError_t last_error = cudaSuccess;
 std::atomic<cudaError_t> sticky{cudaSuccess};
 std::mutex diagnostic_mutex;
 std::string diagnostic;
-
-struct ErrorText {
-  cudaError_t code;
-  const char* name;
-  const char* text;
-};
-// Names and strings as CUDA 13's cudaGetErrorName/String return them.
-constexpr ErrorText kErrors[] = {
-#define CUDALAB_ERROR(name, code, text) {name, #name, text},
-#include "cudalab/emu/errors.def"
-#undef CUDALAB_ERROR
-};
-
-const ErrorText* find(cudaError_t code) {
-  for (const ErrorText& e : kErrors)
-    if (e.code == code) return &e;
-  return nullptr;
-}
 }  // namespace
 
 cudaError_t set_last_error(cudaError_t error) {
@@ -150,14 +133,4 @@ cudaError_t cudaGetLastError() {
 cudaError_t cudaPeekAtLastError() {
   cudaError_t e = cudalab::emu::last_error;
   return e != cudaSuccess ? e : cudalab::emu::sticky_error();
-}
-
-const char* cudaGetErrorString(cudaError_t error) {
-  const auto* e = cudalab::emu::find(error);
-  return e ? e->text : "unrecognized error code";
-}
-
-const char* cudaGetErrorName(cudaError_t error) {
-  const auto* e = cudalab::emu::find(error);
-  return e ? e->name : "unrecognized error code";
 }

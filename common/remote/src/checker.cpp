@@ -479,32 +479,6 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   return err;
 }
 
-// Names and texts need no runner.
-namespace {
-struct ErrorText {
-  cudaError_t code;
-  const char *name, *text;
-};
-constexpr ErrorText kErrors[] = {
-#define CUDALAB_ERROR(name, code, text) {name, #name, text},
-#include "cudalab/emu/errors.def"
-#undef CUDALAB_ERROR
-};
-const ErrorText* find_error(cudaError_t code) {
-  for (const ErrorText& e : kErrors)
-    if (e.code == code) return &e;
-  return nullptr;
-}
-}  // namespace
-const char* cudaGetErrorString(cudaError_t error) {
-  const auto* e = find_error(error);
-  return e ? e->text : "unrecognized error code";
-}
-const char* cudaGetErrorName(cudaError_t error) {
-  const auto* e = find_error(error);
-  return e ? e->name : "unrecognized error code";
-}
-
 namespace cudalab::emu {
 
 cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset, size_t,
