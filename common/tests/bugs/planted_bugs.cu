@@ -204,6 +204,96 @@ __global__ void write_host_output(const float* in, float* host_out, int n) {
   if (i < n) host_out[i] = in[i] - 1.0f;  // BUG: write_through_host_pointer
 }
 
+// ---- ten more, from the labs' own tasks ------------------------------------------------------
+// Lab 02: a blur that forgets the picture's left border.
+__global__ void blur_without_border_check(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 0.5f * (in[i - 1] + in[i]);  // BUG: blur_without_border_check
+}
+// Lab 02: `Row <= rows`, one row too many.
+__global__ void scale_row_guard_off_by_one(const float* in, float* out, int rows, int cols) {
+  int Row = blockIdx.y * blockDim.y + threadIdx.y, Col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Row <= rows && Col < cols)
+    out[Row * cols + Col] = 2.0f * in[Row * cols + Col];  // BUG: row_guard_off_by_one
+}
+// Lab 03: a dot product of 8 elements per thread whose loop runs to k <= 8.
+__global__ void inner_loop_one_too_far(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n / 8) {
+    float sum = 0.0f;
+    for (int k = 0; k <= 8; ++k) sum += in[i * 8 + k];  // BUG: inner_loop_one_too_far
+    out[i] = sum;
+  }
+}
+// Lab 04: the phases of a tiled loop without the barrier after the tile is used.
+__global__ void tile_second_barrier_missing(const float* in, float* out, int n) {
+  __shared__ float tile[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float sum = 0.0f;
+  for (int phase = 0; phase < 2; ++phase) {
+    tile[threadIdx.x] = i < n ? in[i] * float(phase + 1) : 0.0f;
+    __syncthreads();
+    sum += tile[(threadIdx.x + 1) % THREADS];  // BUG: tile_second_barrier_missing
+  }
+  if (i < n) out[i] = sum;
+}
+// Lab 05: a convolution that reads its left neighbours without the ghost check.
+__global__ void convolution_without_ghost_check(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float sum = 0.0f;
+    for (int j = -2; j <= 0; ++j) sum += in[i + j];  // BUG: convolution_without_ghost_check
+    out[i] = sum / 3.0f;
+  }
+}
+// Lab 05: a shared tile with no room for the halo.
+__global__ void tile_without_halo_room(const float* in, float* out, int n) {
+  __shared__ float tile[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x + 2] = i < n ? in[i] : 0.0f;  // BUG: tile_without_halo_room
+  if (threadIdx.x < 2) tile[threadIdx.x] = 0.0f;
+  __syncthreads();
+  if (i < n) out[i] = tile[threadIdx.x] + tile[threadIdx.x + 1] + tile[threadIdx.x + 2];
+}
+// Lab 06: a CSR row loop that runs to k <= row_ptr[row + 1].
+__global__ void csr_row_end_included(const int* row_ptr, const float* data, float* y, int rows) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float sum = 0.0f;
+    for (int k = row_ptr[row]; k <= row_ptr[row + 1]; ++k)
+      sum += data[k];  // BUG: csr_row_end_included
+    y[row] = sum;
+  }
+}
+// Lab 07: the averaging filter in place, over many blocks.
+__global__ void average_in_place(float* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n - 1) {
+    float average = (a[i - 1] + a[i] + a[i + 1]) / 3.0f;  // BUG: average_in_place
+    a[i] = average;
+  }
+}
+// Lab 08: a transpose through a shared tile without the barrier between writing and reading it.
+__global__ void transpose_without_barrier(const float* in, float* out, int n) {
+  __shared__ float tile[8][33];
+  int x = threadIdx.x % 32, y = threadIdx.x / 32, base = blockIdx.x * blockDim.x;
+  tile[y][x] = base + int(threadIdx.x) < n ? in[base + threadIdx.x] : 0.0f;
+  float v = tile[x % 8][y * 4];  // BUG: transpose_without_barrier
+  if (base + int(threadIdx.x) < n) out[base + threadIdx.x] = v;
+}
+// Lab 09: a block's sum of squared differences read before the others wrote their part.
+__global__ void sum_before_partials_written(const float* in, float* out, int n) {
+  __shared__ float partial[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float d = i < n ? in[i] - 1.0f : 0.0f;
+  partial[threadIdx.x] = d * d;
+  if (threadIdx.x == 0) {  // no __syncthreads() first
+    float sum = 0.0f;
+    for (int t = 0; t < THREADS; ++t) sum += partial[t];  // BUG: sum_before_partials_written
+    out[blockIdx.x] = sum;
+  }
+}
+
 // ---- host side -------------------------------------------------------------------------------
 
 // The first error of a sequence of calls.
@@ -338,6 +428,37 @@ cudaError_t rows_cols_swapped() {
   cudaFree(out);
   return status.error;
 }
+cudaError_t row_guard_off_by_one() {
+  float *in, *out;
+  First status;
+  std::vector<float> host(ROWS * COLS, 1.0f);
+  status << cudaMalloc(&in, ROWS * COLS * sizeof(float))
+         << cudaMalloc(&out, ROWS * COLS * sizeof(float))
+         << cudaMemcpy(in, host.data(), ROWS * COLS * sizeof(float), cudaMemcpyHostToDevice);
+  scale_row_guard_off_by_one<<<dim3((COLS + 15) / 16, (ROWS + 15) / 16), dim3(16, 16)>>>(
+      in, out, ROWS, COLS);
+  status << cudaGetLastError() << cudaDeviceSynchronize();
+  cudaFree(in);
+  cudaFree(out);
+  return status.error;
+}
+cudaError_t csr_with_row_end() {
+  Arrays a;  // a.in: one entry per row; row r holds entry r
+  int* row_ptr;
+  std::vector<int> offsets(N + 1);
+  for (int r = 0; r <= N; ++r) offsets[r] = r;
+  a.status << cudaMalloc(&row_ptr, (N + 1) * sizeof(int))
+           << cudaMemcpy(row_ptr, offsets.data(), (N + 1) * sizeof(int), cudaMemcpyHostToDevice);
+  csr_row_end_included<<<BLOCKS, THREADS>>>(row_ptr, a.in, a.out, N);
+  cudaError_t e = a.finish();
+  cudaFree(row_ptr);
+  return e;
+}
+cudaError_t average_in_one_array() {
+  Arrays a;
+  average_in_place<<<BLOCKS, THREADS>>>(a.in, N);
+  return a.finish();
+}
 cudaError_t short_upload() {
   Arrays a;
   float* in;
@@ -432,6 +553,23 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"memcpy_to_constant", "written with cudaMemcpyToSymbol", memcpy_to_constant},
       {"free_twice", "was already freed", free_twice},
       {"copy_back_after_free", "was freed at", copy_back_after_free},
+      {"blur_without_border_check", "before the first element",
+       [] { return launch(blur_without_border_check); }},
+      {"row_guard_off_by_one", "outside every array", row_guard_off_by_one},
+      {"inner_loop_one_too_far", "outside every array",
+       [] { return launch(inner_loop_one_too_far); }},
+      {"tile_second_barrier_missing", "no __syncthreads() in between",
+       [] { return launch(tile_second_barrier_missing); }},
+      {"convolution_without_ghost_check", "before the first element",
+       [] { return launch(convolution_without_ghost_check); }},
+      {"tile_without_halo_room", "past the end of __shared__ array 'tile'",
+       [] { return launch(tile_without_halo_room); }},
+      {"csr_row_end_included", "outside every array", csr_with_row_end},
+      {"average_in_place", "also wrote in this launch", average_in_one_array},
+      {"transpose_without_barrier", "no __syncthreads() in between",
+       [] { return launch(transpose_without_barrier); }},
+      {"sum_before_partials_written", "no __syncthreads() in between",
+       [] { return launch(sum_before_partials_written); }},
   };
   return all;
 }
