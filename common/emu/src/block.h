@@ -38,6 +38,10 @@ struct BlockState {
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;
   uint32_t block_rank = 0;
+  // The last global store this block recorded (global_checks.cpp): where, and into which array.
+  const void* last_store_pc = nullptr;
+  const void* last_store_array = nullptr;
+  uint32_t last_store_launch = 0;
   // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
   std::vector<const void*> stuck_at;
   unsigned stuck_samples = 0;

@@ -3,11 +3,15 @@
 // atomics. Each array's shadow (memory.h) says who wrote each byte last.
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "checks.h"
 #include "errors.h"
 #include "memory.h"
+#include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {
@@ -51,6 +55,46 @@ std::string missed(const Allocation* r, uintptr_t a, unsigned size) {
     s << "no array lies near it";
   }
   return s.str();
+}
+
+// Where each array was written in the running launch (distinct code addresses), so that a race
+// between blocks names the other block's line too. A block records a store only when it differs
+// from its last one: a loop's stores cost a comparison.
+struct StoreSite {
+  uint32_t launch_stamp;
+  const Allocation* array;
+  const void* pc;
+};
+std::mutex store_sites_mutex;
+std::vector<StoreSite> store_sites;
+
+void record_store(BlockState& b, const Allocation* r, const void* pc) {
+  if (b.last_store_pc == pc && b.last_store_array == r && b.last_store_launch == b.launch_stamp)
+    return;
+  b.last_store_pc = pc;
+  b.last_store_array = r;
+  b.last_store_launch = b.launch_stamp;
+  std::lock_guard<std::mutex> lock(store_sites_mutex);
+  if (!store_sites.empty() && store_sites.back().launch_stamp != b.launch_stamp)
+    store_sites.clear();  // a new launch
+  for (const StoreSite& s : store_sites)
+    if (s.array == r && s.pc == pc) return;
+  if (store_sites.size() < 64) store_sites.push_back({b.launch_stamp, r, pc});
+}
+
+// " (its writes to that array: planted_bugs.cu:136)", or "" when none were recorded.
+std::string other_writes(const BlockState& b, const Allocation* r) {
+  std::vector<const void*> pcs;
+  {
+    std::lock_guard<std::mutex> lock(store_sites_mutex);
+    for (const StoreSite& s : store_sites)
+      if (s.launch_stamp == b.launch_stamp && s.array == r) pcs.push_back(s.pc);
+  }
+  std::string lines;
+  for (const void* pc : pcs)
+    if (std::string line = source_line(pc); !line.empty() && lines.find(line) == std::string::npos)
+      lines += (lines.empty() ? "" : ", ") + line;
+  return lines.empty() ? "" : " (the kernel writes that array at " + lines + ")";
 }
 
 }  // namespace
@@ -101,13 +145,13 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
       const dim3 g = b->config->grid;
       const uint32_t other = writer - b->launch_stamp;
       const uint3 o{other % g.x, other / g.x % g.y, other / (g.x * g.y)};
-      fault(
-          *b, pc, cudaErrorLaunchFailure,
-          "a read of element " + std::to_string((a - base) / size) + " of the array allocated at " +
-              r->where + ", which block " + dim(o) +
-              " also wrote in this launch: blocks run in any order (and at once), so the read sees "
-              "the old or the new value by chance. Read what another block writes in the next "
-              "launch (or after grid.sync()), or write the result to a second array.");
+      fault(*b, pc, cudaErrorLaunchFailure,
+            "a read of element " + std::to_string((a - base) / size) +
+                " of the array allocated at " + r->where + ", which block " + dim(o) +
+                " also wrote in this launch" + other_writes(*b, r) +
+                ": blocks run in any order (and at once), so the read sees "
+                "the old or the new value by chance. Read what another block writes in the next "
+                "launch (or after grid.sync()), or write the result to a second array.");
     }
     if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
       const dim3 g = b->config->grid;
@@ -116,10 +160,12 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
       fault(*b, pc, cudaErrorLaunchFailure,
             "a write to element " + std::to_string((a - base) / size) +
                 " of the array allocated at " + r->where + ", which block " + dim(o) +
-                " also wrote in this launch: blocks run in any order, so the result depends on "
+                " also wrote in this launch" + other_writes(*b, r) +
+                ": blocks run in any order, so the result depends on "
                 "which one comes last. Give each element one writer, or use atomics.");
     }
   }
+  if (store && !atomic) record_store(*b, r, pc);
   const uint32_t stamp = atomic ? (b->stamp | kAtomicBit) : b->stamp;
   for (unsigned i = 0; i < size; ++i)
     if (store || atomic) __atomic_store_n(shadow + i, stamp, __ATOMIC_RELAXED);
