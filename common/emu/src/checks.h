@@ -28,6 +28,11 @@ void warn_once(const BlockState& b, const void* pc, const std::string& what);
 // Global memory (global_checks.cpp): inside a live array, not unwritten, one block writing a byte.
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
                   const void* pc);
+// Races inside a block on global memory (global_races.cpp): called for each plain access by a
+// block, a read only when the block itself wrote the bytes.
+struct Allocation;
+void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
+                       const void* pc);
 // Host memory (host_checks.cpp): not behind a host pointer given as an argument.
 void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc);
 

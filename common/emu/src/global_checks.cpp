@@ -165,6 +165,8 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                 "which one comes last. Give each element one writer, or use atomics.");
     }
   }
+  if (!atomic && (store || __atomic_load_n(shadow, __ATOMIC_RELAXED) == b->stamp))
+    check_global_race(*b, *r, a, size, store, pc);
   if (store && !atomic) record_store(*b, r, pc);
   const uint32_t stamp = atomic ? (b->stamp | kAtomicBit) : b->stamp;
   for (unsigned i = 0; i < size; ++i)

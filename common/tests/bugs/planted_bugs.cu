@@ -294,6 +294,15 @@ __global__ void sum_before_partials_written(const float* in, float* out, int n) 
   }
 }
 
+// An in-place update inside one block: thread i reads what thread i - 1 wrote, no barrier between.
+__global__ void shift_in_one_block(float* a, int n) {
+  int i = threadIdx.x;
+  if (i > 0 && i < n) {
+    float left = a[i - 1];  // BUG: in_place_shift_in_one_block
+    a[i] = left;
+  }
+}
+
 // ---- host side -------------------------------------------------------------------------------
 
 // The first error of a sequence of calls.
@@ -459,6 +468,11 @@ cudaError_t average_in_one_array() {
   average_in_place<<<BLOCKS, THREADS>>>(a.in, N);
   return a.finish();
 }
+cudaError_t in_place_shift_in_one_block() {
+  Arrays a;
+  shift_in_one_block<<<1, THREADS>>>(a.in, THREADS);
+  return a.finish();
+}
 cudaError_t short_upload() {
   Arrays a;
   float* in;
@@ -538,8 +552,8 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"write_through_host_pointer", "a host pointer", write_through_host_pointer},
       {"blocks_write_same_word", "also wrote in this launch",
        [] { return launch(sum_without_atomics); }},
-      {"histogram_without_atomics", "also wrote in this launch", histogram},
-      {"read_other_blocks_write", "also wrote in this launch", shift},
+      {"histogram_without_atomics", "also wrote in this launch|of this block wrote", histogram},
+      {"read_other_blocks_write", "also wrote in this launch|of this block wrote", shift},
       {"grid_stride_by_block", "also wrote in this launch",
        [] { return launch(grid_stride_by_block); }},
       {"index_without_block", "also wrote in this launch",
@@ -565,7 +579,8 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"tile_without_halo_room", "past the end of __shared__ array 'tile'",
        [] { return launch(tile_without_halo_room); }},
       {"csr_row_end_included", "outside every array", csr_with_row_end},
-      {"average_in_place", "also wrote in this launch", average_in_one_array},
+      {"in_place_shift_in_one_block", "of this block wrote", in_place_shift_in_one_block},
+      {"average_in_place", "also wrote in this launch|of this block wrote", average_in_one_array},
       {"transpose_without_barrier", "no __syncthreads() in between",
        [] { return launch(transpose_without_barrier); }},
       {"sum_before_partials_written", "no __syncthreads() in between",

@@ -9,7 +9,8 @@
 
 struct PlantedBug {
   const char* name;
-  const char* category;  // what the diagnostic must say (a phrase of the emu's message)
+  const char* category;  // what the diagnostic must say (a phrase of the emu's message; "a|b":
+                         // either, for a bug that is two races at once)
   cudaError_t (*run)();  // allocates, launches, synchronizes, frees; returns the first error
 };
 

@@ -1,0 +1,116 @@
+// Races on global memory inside one block: between two barriers (or warp meetings), bytes that
+// one thread of the block wrote must not be read by another thread of the block (an in-place
+// update, `a[i] = a[i - 1]`, with no __syncthreads()).
+//
+// Algorithm: each worker keeps, for the block it runs, a table of the global words the block has
+// written: the word's address, the writing thread, the barrier epoch and the line. A store looks
+// its word up and records itself; a read looks up only the words whose shadow says this block
+// wrote them (checks.cpp's per-byte shadow), so kernels that read only what others wrote pay
+// nothing for it. The table is open addressing keyed by the word; entries of earlier blocks are
+// recognised by their block epoch and count as free, so a block starts with an empty table at no
+// cost.
+//
+// Limitations: only a read of what another thread wrote (read-after-write) is a race here. A write
+// after another thread's read is not seen (reads are not recorded), and two threads writing one
+// word are let be: threads that store the same value (every thread setting a flag, a vote's
+// result) are common and harmless, and a GPU's tools do not look at global memory either. A word
+// remembers its last writer only (with the bytes it wrote): a read of bytes an earlier writer of
+// the same word wrote in the same epoch is not seen.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checks.h"
+#include "cudalab/emu/device.h"
+#include "errors.h"
+#include "memory.h"
+
+namespace cudalab::emu {
+namespace {
+
+struct WordWrite {
+  uintptr_t word = 0;
+  uint32_t block_epoch = 0;  // the block that wrote it (0: free)
+  uint32_t epoch = 0;        // the barrier epoch of the write
+  const void* pc = nullptr;
+  uint32_t writer = 0;  // thread rank
+  uint8_t bytes = 0;    // which bytes of the word it wrote
+};
+
+class BlockWrites {
+ public:
+  // The entry of `word` in the block that started at `block_epoch`; a free one if `insert`,
+  // else nullptr when the block has not written it.
+  WordWrite* find(uintptr_t word, uint32_t block_epoch, bool insert) {
+    if (block_epoch != block_epoch_) {  // a new block: every entry is now free
+      block_epoch_ = block_epoch;
+      used_ = 0;
+    }
+    if (table_.empty()) table_.resize(1024);
+    for (size_t i = hash(word);; i = (i + 1) & (table_.size() - 1)) {
+      WordWrite& e = table_[i];
+      if (e.block_epoch != block_epoch) {
+        if (!insert) return nullptr;
+        if (2 * ++used_ > table_.size()) {
+          grow();
+          return find(word, block_epoch, true);
+        }
+        e = {word, block_epoch, 0, nullptr, 0, 0};
+        return &e;
+      }
+      if (e.word == word) return &e;
+    }
+  }
+
+ private:
+  size_t hash(uintptr_t word) const {
+    return (word / 4 * 0x9E3779B97F4A7C15ull >> 20) & (table_.size() - 1);
+  }
+  void grow() {
+    std::vector<WordWrite> old(table_.size() * 2);
+    old.swap(table_);
+    used_ = 0;
+    for (const WordWrite& e : old)
+      if (e.block_epoch == block_epoch_) *find(e.word, block_epoch_, true) = e;
+  }
+  std::vector<WordWrite> table_;
+  uint32_t block_epoch_ = 0;
+  size_t used_ = 0;
+};
+
+std::string thread_named(const BlockState& b, uint32_t t) {
+  const dim3 d = b.config->block;
+  return "thread " + dim({t % d.x, t / d.x % d.y, t / (d.x * d.y)});
+}
+
+}  // namespace
+
+void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
+                       const void* pc) {
+  static thread_local BlockWrites writes;
+  const uint32_t me = thread_rank();
+  const auto base = reinterpret_cast<uintptr_t>(r.base);
+  for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
+    const uintptr_t first = std::max(a, word), last = std::min<uintptr_t>(a + size, word + 4);
+    const auto bytes = static_cast<uint8_t>(((1u << (last - first)) - 1) << (first - word));
+    WordWrite* w = writes.find(word, b.block_epoch, store);
+    if (w == nullptr) continue;
+    if (store) {
+      if (w->pc != nullptr && w->epoch == b.epoch && w->writer == me)
+        w->bytes |= bytes;
+      else
+        *w = {word, b.block_epoch, b.epoch, pc, me, bytes};
+    } else if (w->pc != nullptr && w->epoch == b.epoch && w->writer != me && (w->bytes & bytes)) {
+      fault(b, pc, cudaErrorLaunchFailure,
+            "a read of element " + std::to_string((a - base) / size) +
+                " of the array allocated at " + r.where + ", which " + thread_named(b, w->writer) +
+                " of this block wrote at " + at(w->pc) +
+                " with no __syncthreads() in between: the result depends on which thread runs "
+                "first. Put a __syncthreads() between the write and the read, or read from another "
+                "array than the one written.");
+    }
+  }
+}
+
+}  // namespace cudalab::emu
