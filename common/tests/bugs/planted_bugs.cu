@@ -423,29 +423,16 @@ cudaError_t memcpy_to_constant() {
   return a.finish();
 }
 
-cudaError_t rows_cols_swapped() {
+// A ROWS x COLS matrix (not square) through a 2D kernel of 16 x 16 blocks.
+template <class Kernel>
+cudaError_t launch_2d(Kernel kernel) {
   float *in, *out;
   First status;
   std::vector<float> host(ROWS * COLS, 1.0f);
   status << cudaMalloc(&in, ROWS * COLS * sizeof(float))
          << cudaMalloc(&out, ROWS * COLS * sizeof(float))
          << cudaMemcpy(in, host.data(), ROWS * COLS * sizeof(float), cudaMemcpyHostToDevice);
-  scale_rows_cols_swapped<<<dim3((COLS + 15) / 16, (ROWS + 15) / 16), dim3(16, 16)>>>(in, out, ROWS,
-                                                                                      COLS);
-  status << cudaGetLastError() << cudaDeviceSynchronize();
-  cudaFree(in);
-  cudaFree(out);
-  return status.error;
-}
-cudaError_t row_guard_off_by_one() {
-  float *in, *out;
-  First status;
-  std::vector<float> host(ROWS * COLS, 1.0f);
-  status << cudaMalloc(&in, ROWS * COLS * sizeof(float))
-         << cudaMalloc(&out, ROWS * COLS * sizeof(float))
-         << cudaMemcpy(in, host.data(), ROWS * COLS * sizeof(float), cudaMemcpyHostToDevice);
-  scale_row_guard_off_by_one<<<dim3((COLS + 15) / 16, (ROWS + 15) / 16), dim3(16, 16)>>>(
-      in, out, ROWS, COLS);
+  kernel<<<dim3((COLS + 15) / 16, (ROWS + 15) / 16), dim3(16, 16)>>>(in, out, ROWS, COLS);
   status << cudaGetLastError() << cudaDeviceSynchronize();
   cudaFree(in);
   cudaFree(out);
@@ -558,7 +545,7 @@ const std::vector<PlantedBug>& planted_bugs() {
        [] { return launch(grid_stride_by_block); }},
       {"index_without_block", "also wrote in this launch",
        [] { return launch(index_without_block); }},
-      {"row_col_swapped", "outside every array", rows_cols_swapped},
+      {"row_col_swapped", "outside every array", [] { return launch_2d(scale_rows_cols_swapped); }},
       {"shuffle_in_branch", "warp divergence", [] { return launch(shuffle_in_branch); }},
       {"memcpy_elements_not_bytes", "nobody wrote since cudaMalloc", short_upload},
       {"malloc_without_sizeof", "outside every array", malloc_without_sizeof},
@@ -569,7 +556,8 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"copy_back_after_free", "was freed at", copy_back_after_free},
       {"blur_without_border_check", "before the first element",
        [] { return launch(blur_without_border_check); }},
-      {"row_guard_off_by_one", "outside every array", row_guard_off_by_one},
+      {"row_guard_off_by_one", "outside every array",
+       [] { return launch_2d(scale_row_guard_off_by_one); }},
       {"inner_loop_one_too_far", "outside every array",
        [] { return launch(inner_loop_one_too_far); }},
       {"tile_second_barrier_missing", "no __syncthreads() in between",
