@@ -26,6 +26,8 @@ void reset_errors();
 
 // "file.cu:12", with the file's directory dropped.
 std::string site(const char* file, int line);
+// site(), and the variable that the allocation on that line fills: "test_x.cu:52 (d_C)".
+std::string allocation_site(const char* file, int line);
 std::string launch_site(const LaunchConfig& config);
 
 }  // namespace cudalab::emu

@@ -269,7 +269,7 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
     if (shadow != nullptr && kind != MemoryKind::device) std::fill_n(shadow, size, kHostStamp);
   }
   allocations().push_back(
-      {p, size, span, site(where.file_name(), where.line()), {}, false, shadow, kind});
+      {p, size, span, allocation_site(where.file_name(), where.line()), {}, false, shadow, kind});
   *ptr = p;
   return cudaSuccess;
 }

@@ -169,6 +169,7 @@ TEST_F(Emu, FreshDeviceMemoryIsNotZero) {
   EXPECT_TRUE(cudalab::is_poison(h)) << "unwritten device memory holds the poison (a NaN)";
 }
 
+// The line, and the variable it fills (read from the source).
 TEST_F(Emu, AllocationsAreTrackedWithTheirLine) {
   ASSERT_TRUE(cudalab::emu::live_allocations().empty());
   void* p;
@@ -176,7 +177,7 @@ TEST_F(Emu, AllocationsAreTrackedWithTheirLine) {
   auto live = cudalab::emu::live_allocations();
   ASSERT_EQ(live.size(), 1u);
   EXPECT_EQ(live[0].bytes, 24u);
-  EXPECT_EQ(live[0].where, at("LINE_TRACKED"));
+  EXPECT_EQ(live[0].where, at("LINE_TRACKED") + " (p)");
   CUDA_CHECK(cudaFree(p));
   EXPECT_TRUE(cudalab::emu::live_allocations().empty());
 }
