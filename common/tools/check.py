@@ -148,16 +148,17 @@ def table(results: list[LabResult]) -> str:
 
 def print_failures(lab: str, r: LabResult) -> None:
     """Each failed test with its message; tests that failed for the same problem the emu diagnosed
-    once, the others named ("the same problem made 8 tests fail")."""
-    shown: dict[str, str] = {}  # a diagnosis -> the test that showed it
+    once, the others named ("and 6 more for the same problem")."""
+    reasons = {test: build_log.diagnosis(r.messages[test]) for test in r.failed}
+    told: set[str] = set()
     for test in r.failed:
-        points = f"{r.points.get(test, 0):g} points"
-        reason = build_log.diagnosis(r.messages[test])
-        if reason is not None and reason in shown:
+        reason = reasons[test]
+        if reason in told:
             continue
-        same = [t for t in r.failed if t != test and reason and build_log.diagnosis(r.messages[t]) == reason]
+        same = [t for t in r.failed if t != test and reason is not None and reasons[t] == reason]
+        points = f"{r.points.get(test, 0):g} points"
         if same:
-            shown[reason] = test
+            told.add(reason)
             print(f"\n=== FAILED {lab}/{test} ({points}) and {len(same)} more for the same problem: {reason}")
             print(f"    also: {', '.join(same)}")
         else:

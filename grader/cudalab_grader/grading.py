@@ -35,7 +35,7 @@ from cudalab_tools.gtest import Ending, TestVerdict, decide, report_verdicts, si
 from . import submissions, workbook
 from .files import read_regular_file, remove_tree
 from .results import LabResult, LabStatus, Points, TestResult
-from .sandbox import Limits, Outcome, Sandbox
+from .sandbox import Limits, Outcome, Sandbox, keep_output
 
 # The line a timing test prints (common/include/cudalab/performance.h): the ratio and the one needed.
 PERF = re.compile(r"\[ PERF +\] .*: ([0-9.]+)x \(needed ([0-9.]+)x\)")
@@ -75,13 +75,6 @@ class TestRun:
     ending: Ending
     report: bytes | None
     output: str
-
-
-def _drain(process: subprocess.Popen, into: bytearray, limit: int) -> None:
-    """Keeps the first `limit` bytes that `process` prints."""
-    assert process.stdout is not None
-    while chunk := process.stdout.read(1 << 16):
-        into.extend(chunk[: max(0, limit - len(into))])
 
 
 def _copy(src: Path, dest: Path) -> None:
@@ -318,7 +311,7 @@ class Grader:
                 checker_end.close()
                 printed = bytearray()
                 reader = threading.Thread(
-                    target=_drain, args=(process, printed, limits.output_bytes), daemon=True
+                    target=keep_output, args=(process.stdout, printed, limits.output_bytes), daemon=True
                 )
                 reader.start()
                 outcome = self.sandbox.run(

@@ -21,6 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from .files import disk_bytes
 
@@ -53,6 +54,18 @@ class Outcome:
     timed_out: bool
     truncated: bool  # it printed more than Limits.output_bytes
     over_limit: str | None = None  # the job-wide limit it was stopped for, in words
+
+
+def keep_output(stream: IO[bytes], kept: bytearray, limit: int) -> bool:
+    """Reads `stream` to its end, keeping its first `limit` bytes in `kept`; whether it said more."""
+    truncated = False
+    while chunk := stream.read(1 << 16):
+        room = limit - len(kept)
+        if room > 0:
+            kept.extend(chunk[:room])
+        if len(chunk) > room:
+            truncated = True
+    return truncated
 
 
 def _resident_bytes(pids: list[int]) -> int:
@@ -437,12 +450,7 @@ class Sandbox:
         def drain() -> None:
             nonlocal truncated
             assert proc.stdout is not None
-            while chunk := proc.stdout.read(1 << 16):
-                room = limits.output_bytes - len(kept)
-                if room > 0:
-                    kept.extend(chunk[:room])
-                if len(chunk) > room:
-                    truncated = True
+            truncated = keep_output(proc.stdout, kept, limits.output_bytes)
 
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()

@@ -70,6 +70,11 @@ void thread_fence() {
     b->fenced[b->block_rank].store(true);
 }
 
+std::string thread_named(const BlockState& b, uint32_t rank) {
+  const dim3 d = b.config->block;
+  return "thread " + dim({rank % d.x, rank / d.x % d.y, rank / (d.x * d.y)});
+}
+
 std::string who(const BlockState& b) {
   return "block " + dim(b.block) + ", thread " + dim(::threadIdx);
 }

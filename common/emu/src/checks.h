@@ -28,6 +28,14 @@ void warn_once(const BlockState& b, const void* pc, const std::string& what);
 // Global memory (global_checks.cpp): inside a live array, not unwritten, one block writing a byte.
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
                   const void* pc);
+// "thread (x,y,z)": the thread of b's block with that rank (thread_rank()).
+std::string thread_named(const BlockState& b, uint32_t rank);
+// Which bytes of the 4-byte word at `word` an access of `size` bytes at `a` touches, as a mask.
+inline uint8_t bytes_touched(uintptr_t word, uintptr_t a, unsigned size) {
+  const uintptr_t first = a > word ? a : word, last = a + size < word + 4 ? a + size : word + 4;
+  return static_cast<uint8_t>(((1u << (last - first)) - 1) << (first - word));
+}
+
 // Races inside a block on global memory (global_races.cpp): called for each plain access by a
 // block, a read only when the block itself wrote the bytes.
 struct Allocation;

@@ -103,6 +103,14 @@ void clear_diagnostic() {
 namespace {
 thread_local const char* caller_file = nullptr;  // set_caller_site()
 thread_local int caller_line = 0;
+
+// The line a host call is made for: its own, or the one set_caller_site() gave.
+void called_from(const char*& file, int& line) {
+  if (caller_file != nullptr) {
+    file = caller_file;
+    line = caller_line;
+  }
+}
 }  // namespace
 
 void set_caller_site(const char* file, int line) {
@@ -111,10 +119,7 @@ void set_caller_site(const char* file, int line) {
 }
 
 std::string site(const char* file, int line) {
-  if (caller_file != nullptr) {
-    file = caller_file;
-    line = caller_line;
-  }
+  called_from(file, line);
   std::string f = file ? file : "?";
   if (auto slash = f.find_last_of('/'); slash != std::string::npos) f = f.substr(slash + 1);
   return f + ":" + std::to_string(line);
@@ -149,10 +154,7 @@ std::string array_name(const std::string& file, int line) {
 }  // namespace
 
 std::string allocation_site(const char* file, int line) {
-  if (caller_file != nullptr) {
-    file = caller_file;
-    line = caller_line;
-  }
+  called_from(file, line);
   std::string name = file ? array_name(file, line) : "";
   return site(file, line) + (name.empty() ? "" : " (" + name + ")");
 }

@@ -16,7 +16,6 @@
 // result) are common and harmless, and a GPU's tools do not look at global memory either. A word
 // remembers its last writer only (with the bytes it wrote): a read of bytes an earlier writer of
 // the same word wrote in the same epoch is not seen.
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -79,11 +78,6 @@ class BlockWrites {
   size_t used_ = 0;
 };
 
-std::string thread_named(const BlockState& b, uint32_t t) {
-  const dim3 d = b.config->block;
-  return "thread " + dim({t % d.x, t / d.x % d.y, t / (d.x * d.y)});
-}
-
 }  // namespace
 
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
@@ -92,8 +86,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   const uint32_t me = thread_rank();
   const auto base = reinterpret_cast<uintptr_t>(r.base);
   for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
-    const uintptr_t first = std::max(a, word), last = std::min<uintptr_t>(a + size, word + 4);
-    const auto bytes = static_cast<uint8_t>(((1u << (last - first)) - 1) << (first - word));
+    const uint8_t bytes = bytes_touched(word, a, size);
     WordWrite* w = writes.find(word, b.block_epoch, store);
     if (w == nullptr) continue;
     if (store) {

@@ -16,21 +16,14 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
   for (uintptr_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
     Word& s = words_[w];
-    // The bytes of this word that the access touches.
-    const uintptr_t first = std::max<uintptr_t>(offset, 4 * w),
-                    last = std::min<uintptr_t>(offset + size, 4 * w + 4);
-    const uint8_t bytes = static_cast<uint8_t>(((1u << (last - first)) - 1) << (first - 4 * w));
+    const uint8_t bytes = bytes_touched(4 * w, offset, size);
     if (s.region == 0)
       fault(b, pc, cudaErrorIllegalAddress,
             std::string(verb) + " shared memory " + describe_outside(offset, size) +
                 ". Check the index against the array's size (and the dynamic size given at the "
                 "launch).");
     auto other = [&](uint16_t t, const void* their_pc, const char* did) {
-      const dim3 d = b.config->block;
-      std::string them = t == kNobody ? "an atomic of another thread"
-                                      : "thread (" + std::to_string(t % d.x) + "," +
-                                            std::to_string(t / d.x % d.y) + "," +
-                                            std::to_string(t / (d.x * d.y)) + ")";
+      std::string them = t == kNobody ? "an atomic of another thread" : thread_named(b, t);
       std::string line = t == kNobody ? std::string() : " at " + at(their_pc);
       return them + " " + did + " the same shared word" + line +
              " with no __syncthreads() in between: the result depends on which thread runs first. "

@@ -25,7 +25,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <iostream>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -75,14 +74,20 @@ struct Block {
   uintptr_t base;
   size_t size;
 };
+// The range of `ranges` (start -> size) that holds p, or end().
+auto range_holding(MallocMap<uintptr_t, size_t>& ranges, const void* p) {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = ranges.upper_bound(a);
+  if (it == ranges.begin()) return ranges.end();
+  --it;
+  return a - it->first < std::max<size_t>(it->second, 1) ? it : ranges.end();
+}
+
 // The heap block that holds p, if any.
 bool heap_block(const void* p, Block& b) {
   std::lock_guard<std::mutex> lock(heap_mutex);
-  auto a = reinterpret_cast<uintptr_t>(p);
-  auto it = heap_blocks().upper_bound(a);
-  if (it == heap_blocks().begin()) return false;
-  --it;
-  if (a - it->first >= std::max<size_t>(it->second, 1)) return false;
+  auto it = range_holding(heap_blocks(), p);
+  if (it == heap_blocks().end()) return false;
   b = {it->first, it->second};
   twinned()[it->first] = true;
   return true;
@@ -91,7 +96,6 @@ bool heap_block(const void* p, Block& b) {
 // ---- the runner ----------------------------------------------------------------------------
 int runner_fd = -1;
 pid_t runner_pid = -1;
-bool runner_is_emu = true;
 MallocMap<uintptr_t, size_t> device_ranges;  // the runner's device memory, reserved here too
 uint64_t reply_budget = 0;                   // the bytes the current request may bring back
 
@@ -156,9 +160,7 @@ void connect_runner() {
   std::set_terminate([] { runner_gone("(it answered with a broken message)"); });
   start_runner();
   widen_buffers(runner_fd);
-  Message hello;
-  Message reply = request(Op::hello, hello);
-  runner_is_emu = reply.get_string() == "emu";
+  request(Op::hello, Message());  // the runner is there before the test goes on
 }
 
 // Reserves the runner's device memory [p, p + size) here too, so that it is never host memory of
@@ -192,13 +194,7 @@ void reserve_device_range(uintptr_t p, size_t size) {
   device_ranges[p] = std::max<size_t>(size, 1);
 }
 
-bool is_device(const void* p) {
-  auto a = reinterpret_cast<uintptr_t>(p);
-  auto it = device_ranges.upper_bound(a);
-  if (it == device_ranges.begin()) return false;
-  --it;
-  return a - it->first < it->second;
-}
+bool is_device(const void* p) { return range_holding(device_ranges, p) != device_ranges.end(); }
 
 // A host pointer: the block that holds it (outside the heap: the `bytes` bytes at p), with the
 // `count` bytes from `from` (an offset into the block) that travel along.
@@ -248,10 +244,7 @@ cudaError_t plain(Op op, const Message& m = Message()) { return request(op, m).g
 
 Message request(Op op, const Message& m) {
   if (runner_fd < 0 && op != Op::hello) connect_runner();
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(stdout);
-  std::fflush(stderr);
+  flush_output();
   std::vector<uint64_t, MallocAllocator<uint64_t>> drop;
   {
     std::lock_guard<std::mutex> lock(heap_mutex);
@@ -535,19 +528,14 @@ std::vector<LaunchCounters> stop_counting() {
   for (LaunchCounters& c : launches) {
     c.kernel = reply.get_string();
     c.where = reply.get_string();
-    for (auto* v : {&c.global_load_requests, &c.global_store_requests, &c.global_load_sectors,
-                    &c.global_store_sectors, &c.global_load_bytes, &c.global_store_bytes,
-                    &c.shared_load_requests, &c.shared_store_requests, &c.shared_wavefronts,
-                    &c.shared_ideal_wavefronts, &c.barriers, &c.atomics})
-      *v = reply.get<unsigned long long>();
+    for (auto* v : remote::counts_of(c)) *v = reply.get<unsigned long long>();
     c.sites.resize(remote::count(reply));
     for (AccessSite& s : c.sites) {
       s.where = reply.get_string();
       s.shared = reply.get<bool>();
       s.store = reply.get<bool>();
       s.atomic = reply.get<bool>();
-      for (auto* v : {&s.requests, &s.transactions, &s.ideal_transactions, &s.bytes})
-        *v = reply.get<unsigned long long>();
+      for (auto* v : remote::counts_of(s)) *v = reply.get<unsigned long long>();
       s.max_degree = reply.get<unsigned>();
     }
   }

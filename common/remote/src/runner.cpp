@@ -18,7 +18,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <map>
 #include <set>
 #include <string_view>
@@ -72,43 +71,43 @@ void* read_pointer(Message& in, bool writable) {
   throw WireError("an unknown kind of pointer");
 }
 
+// The checker's line of a host call, read from the request: on emu the call's errors name it, not
+// this file's.
+struct CallerSite {
+  std::string file;
+  int line;
+  explicit CallerSite(Message& in) : file(in.get_string()), line(in.get<int>()) {
 #ifdef CUDALAB_EMU
-// Errors of the host calls made for the checker name the checker's line, not this file's.
-struct CallerSite {
-  CallerSite(const std::string& file, int line) { emu::set_caller_site(file.c_str(), line); }
-  ~CallerSite() { emu::set_caller_site(nullptr, 0); }
-};
-#else
-struct CallerSite {
-  CallerSite(const std::string&, int) {}
-};
+    emu::set_caller_site(file.c_str(), line);
 #endif
+  }
+#ifdef CUDALAB_EMU
+  ~CallerSite() { emu::set_caller_site(nullptr, 0); }
+#endif
+};
 
-const Entry& entry(const std::string& key, const char* what) {
+// The table's entry `key`, a symbol or something to run (a kernel, a host function).
+const Entry& entry(const std::string& key, const char* what, bool symbol = false) {
   auto found = table().find(key);
-  if (found == table().end() || (found->second.run == nullptr) != (what[0] == 's'))
+  if (found == table().end() || (found->second.run == nullptr) != symbol)
     throw WireError(std::string("the test program has no ") + what + " " + key);
   return found->second;
 }
 
 #ifdef CUDALAB_EMU
-void put_counters(Message& out, const std::vector<LaunchCounters>& launches) {
+void put_counters(Message& out, std::vector<LaunchCounters> launches) {
   out.put<uint64_t>(launches.size());
-  for (const LaunchCounters& c : launches) {
+  for (LaunchCounters& c : launches) {
     out.put(c.kernel);
     out.put(c.where);
-    for (auto v : {c.global_load_requests, c.global_store_requests, c.global_load_sectors,
-                   c.global_store_sectors, c.global_load_bytes, c.global_store_bytes,
-                   c.shared_load_requests, c.shared_store_requests, c.shared_wavefronts,
-                   c.shared_ideal_wavefronts, c.barriers, c.atomics})
-      out.put(v);
+    for (auto* v : counts_of(c)) out.put(*v);
     out.put<uint64_t>(c.sites.size());
-    for (const AccessSite& s : c.sites) {
+    for (AccessSite& s : c.sites) {
       out.put(s.where);
       out.put(s.shared);
       out.put(s.store);
       out.put(s.atomic);
-      for (auto v : {s.requests, s.transactions, s.ideal_transactions, s.bytes}) out.put(v);
+      for (auto* v : counts_of(s)) out.put(*v);
       out.put(s.max_degree);
     }
   }
@@ -118,39 +117,27 @@ void put_counters(Message& out, const std::vector<LaunchCounters>& launches) {
 // Does one request; its answer goes into `out`, after the status.
 void serve_one(Op op, Message& in, Message& out) {
   switch (op) {
-    case Op::hello: {
-#ifdef CUDALAB_EMU
-      out.put(std::string("emu"));
-#else
-      out.put(std::string("cuda"));
-#endif
+    case Op::hello:  // the runner is there
       return;
-    }
     case Op::malloc: {
-      std::string file = in.get_string();
-      int line = in.get<int>();
+      CallerSite at(in);
       auto size = in.get<uint64_t>();
-      CallerSite at(file, line);
       void* p = nullptr;
       out.put(cudaMalloc(&p, size));
       out.put(reinterpret_cast<uintptr_t>(p));
       return;
     }
     case Op::free: {
-      std::string file = in.get_string();
-      int line = in.get<int>();
-      CallerSite at(file, line);
+      CallerSite at(in);
       out.put(cudaFree(reinterpret_cast<void*>(in.get<uintptr_t>())));
       return;
     }
     case Op::memcpy: {
-      std::string file = in.get_string();
-      int line = in.get<int>();
+      CallerSite at(in);
       auto kind = in.get<cudaMemcpyKind>();
       auto count = in.get<uint64_t>();
       void* dst = read_pointer(in, false);
       const void* src = read_pointer(in, false);
-      CallerSite at(file, line);
       cudaError_t err = cudaMemcpy(dst, src, count, kind);
       out.put(err);
       bool host_dst = in.get<uint8_t>();
@@ -158,17 +145,15 @@ void serve_one(Op op, Message& in, Message& out) {
       return;
     }
     case Op::memset: {
-      std::string file = in.get_string();
-      int line = in.get<int>();
+      CallerSite at(in);
       void* p = reinterpret_cast<void*>(in.get<uintptr_t>());
       int value = in.get<int>();
       auto count = in.get<uint64_t>();
-      CallerSite at(file, line);
       out.put(cudaMemset(p, value, count));
       return;
     }
     case Op::memcpy_to_symbol: {
-      const Entry& s = entry(in.get_string(), "symbol");
+      const Entry& s = entry(in.get_string(), "symbol", true);
       auto offset = in.get<uint64_t>(), count = in.get<uint64_t>();
       std::vector<char> bytes(count);
       in.get_bytes(bytes.data(), count);
@@ -282,13 +267,6 @@ void serve_one(Op op, Message& in, Message& out) {
 #endif
   }
   throw WireError("an unknown request");
-}
-
-void flush_output() {
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(stdout);
-  std::fflush(stderr);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <iostream>
 
 namespace cudalab::remote {
 namespace {
@@ -32,6 +34,13 @@ bool read_all(int fd, char* p, size_t n) {
 }
 
 }  // namespace
+
+void flush_output() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(stdout);
+  std::fflush(stderr);
+}
 
 void widen_buffers(int fd) {
   int bytes = 8 << 20;

@@ -22,7 +22,6 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
-#include <typeinfo>
 
 #include "cudalab/emu/types.h"
 #include "cudalab/remote/wire.h"
@@ -48,12 +47,6 @@ void put_argument(Message& m, const T& value) {
     put_pointer(m, value, !std::is_const_v<std::remove_pointer_t<T>>, bytes);
   } else
     m.put(value);
-}
-
-// The name under which both sides know a host function: its name and its type (overloads differ).
-template <class F>
-std::string function_key(const char* name) {
-  return std::string(name) + "|" + typeid(F).name();
 }
 
 template <class Kernel>

@@ -19,7 +19,6 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
-#include <typeinfo>
 
 #include "cudalab/remote/wire.h"
 
@@ -75,10 +74,9 @@ Entry kernel(const char* name, void (*k)(P...)) {
           }};
 }
 
-// The key is checker.h's function_key.
 template <class R, class... P>
 Entry function(const char* name, R (*f)(P...)) {
-  return {std::string(name) + "|" + typeid(R(*)(P...)).name(), [f](Message& in, Message& out) {
+  return {function_key<R (*)(P...)>(name), [f](Message& in, Message& out) {
             // Braced: the arguments are read in order.
             std::tuple<P...> args{get_argument<P>(in)...};
             if constexpr (std::is_void_v<R>) {

@@ -5,12 +5,16 @@
 // the runner's table is compiled by nvcc.)
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
+
+#include "cudalab/counters.h"
 
 namespace cudalab::remote {
 
@@ -101,6 +105,34 @@ class Message {
   size_t read_ = 0;
 };
 
+// The name under which both sides know a host function: its name and its type (overloads differ).
+template <class F>
+std::string function_key(const char* name) {
+  return std::string(name) + "|" + typeid(F).name();
+}
+
+// The counts of a launch and of one of its lines, in the order they travel.
+inline auto counts_of(LaunchCounters& c) {
+  return std::array{&c.global_load_requests,
+                    &c.global_store_requests,
+                    &c.global_load_sectors,
+                    &c.global_store_sectors,
+                    &c.global_load_bytes,
+                    &c.global_store_bytes,
+                    &c.shared_load_requests,
+                    &c.shared_store_requests,
+                    &c.shared_wavefronts,
+                    &c.shared_ideal_wavefronts,
+                    &c.barriers,
+                    &c.atomics};
+}
+inline auto counts_of(AccessSite& s) {
+  return std::array{&s.requests, &s.transactions, &s.ideal_transactions, &s.bytes};
+}
+
+// Flushes what the process printed (C and C++ streams), so that the checker's and the runner's
+// output appear in the order they were written.
+void flush_output();
 // Gives a socket buffers for large arrays (a runner's outputs of tens of MiB).
 void widen_buffers(int fd);
 // Sends one message on a socket; false if the other side has gone.
