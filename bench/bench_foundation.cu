@@ -1,37 +1,20 @@
-// Foundation benchmark: lab 01's kernel on 2^24 elements and the classic 16x16 tiled matrix
-// multiplication on 512x512, each next to a plain C++ loop on one CPU core doing the same work.
-// On emu this measures the emulator's overhead; on a GPU, the GPU against one core.
+// Foundation benchmark: what running a kernel on the emu backend costs against a plain C++ loop
+// doing the same maths on one CPU core. Six textbook kernels (foundation_kernels.cuh), each timed
+// as a plain loop, on emu unchecked (plain C++, `cudalab run --unchecked`) and on emu checked
+// (every access checked, as `make check` runs lab code), in one run; the ratios are the targets
+// of the speed issue (docs/benchmarks.md). On a GPU the two variants are the same code: the
+// GPU against one core.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "cudalab/cuda_check.h"
 #include "cudalab/data.h"
-#include "tiled_matmul.h"
-#include "vector_add.h"
-
-#define TILE_WIDTH 16
-
-// PMPP's tiled kernel: each block computes a TILE_WIDTH x TILE_WIDTH tile of P = M * N (Width^2).
-__global__ void tiledMatMul(const float* M, const float* N, float* P, int Width) {
-  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
-  __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
-  int tx = threadIdx.x, ty = threadIdx.y;
-  int Row = blockIdx.y * TILE_WIDTH + ty;
-  int Col = blockIdx.x * TILE_WIDTH + tx;
-  float Pvalue = 0;
-  for (int ph = 0; ph < Width / TILE_WIDTH; ++ph) {
-    Mds[ty][tx] = M[Row * Width + ph * TILE_WIDTH + tx];
-    Nds[ty][tx] = N[(ph * TILE_WIDTH + ty) * Width + Col];
-    __syncthreads();  // the whole tile is loaded
-    for (int k = 0; k < TILE_WIDTH; ++k) Pvalue += Mds[ty][k] * Nds[k][tx];
-    __syncthreads();  // everyone is done with the tile before it is overwritten
-  }
-  P[Row * Width + Col] = Pvalue;
-}
+#include "foundation.h"
 
 namespace {
 
@@ -49,98 +32,159 @@ double median_ms(int reps, const std::function<void()>& run) {
   return t[t.size() / 2];
 }
 
-void row(const char* what, const char* size, double kernel_ms, double loop_ms, int cores) {
-  std::printf("%-22s %-10s %12.2f %12.2f %10.2f %16.2f\n", what, size, kernel_ms, loop_ms,
-              kernel_ms / loop_ms, kernel_ms * cores / loop_ms);
+// A device copy of `host`, or an output array of n floats.
+float* device_floats(const std::vector<float>& host) {
+  float* d;
+  CUDA_CHECK(cudaMalloc(&d, host.size() * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  return d;
+}
+std::vector<float> host_copy(const float* d, size_t n) {
+  std::vector<float> host(n);
+  CUDA_CHECK(cudaMemcpy(host.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// One row of the table: a kernel on device arrays (either variant) and the plain loop computing
+// `expected`, which the kernel's output must match within `tolerance` (relative to `scale`, the
+// size of the terms summed into one element).
+struct Case {
+  std::string kernel, size;
+  std::function<cudaError_t(const FoundationKernels&)> launch;
+  std::function<void()> loop;
+  const float* output;  // on the device
+  const std::vector<float>* expected;
+  double scale;
+};
+
+constexpr double kTolerance = 1e-5;  // float sums of at most 512 terms of size <= 1, in any order
+
+bool matches(const Case& c, const char* variant) {
+  const std::vector<float> got = host_copy(c.output, c.expected->size());
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(double(got[i]) - (*c.expected)[i]) <= kTolerance * c.scale)) {
+      std::printf("%s %s (%s): element %zu is %.9g, the loop gives %.9g\n", c.kernel.c_str(),
+                  c.size.c_str(), variant, i, got[i], (*c.expected)[i]);
+      return false;
+    }
+  return true;
+}
+
+bool run_case(const Case& c, bool emu) {
+  const int reps = 5;
+  const double loop = median_ms(reps, c.loop);
+  auto timed = [&](const FoundationKernels& k) {
+    return median_ms(reps, [&] { CUDA_CHECK(c.launch(k)); });
+  };
+  const double plain = timed(unchecked::kernels);
+  if (!matches(c, "unchecked")) return false;
+  if (!emu) {
+    std::printf("%-20s %-9s %9.2f %11.2f %13.2f\n", c.kernel.c_str(), c.size.c_str(), loop, plain,
+                plain / loop);
+    return true;
+  }
+  const double check = timed(checked::kernels);
+  if (!matches(c, "checked")) return false;
+  std::printf("%-20s %-9s %9.2f %11.2f %11.2f %13.2f %11.2f %11.2f\n", c.kernel.c_str(),
+              c.size.c_str(), loop, plain, check, plain / loop, check / loop, check / plain);
+  return true;
+}
+
+double load_average() {
+  double load = -1;
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
+    std::fclose(f);
+  }
+  return load;
 }
 
 }  // namespace
 
 int main() {
+  const uint64_t seed = 2026;
+  std::printf("inputs: random floats in [-1, 1), seed %llu; load average %.2f\n",
+              (unsigned long long)seed, load_average());
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  int cores = prop.multiProcessorCount;
 #ifdef CUDALAB_EMU
-  std::printf("backend: emu, %d worker threads (set CUDALAB_EMU_THREADS to change)\n", cores);
+  const bool emu = true;
+  std::printf("backend: emu, %d worker threads (CUDALAB_EMU_THREADS)\n", prop.multiProcessorCount);
+  std::printf("%-20s %-9s %9s %11s %11s %13s %11s %11s\n", "kernel", "size", "loop ms", "unchecked",
+              "checked", "unchecked/loop", "checked/loop", "checks cost");
 #else
+  const bool emu = false;
   std::printf("backend: cuda, %s\n", prop.name);
-  cores = 1;  // the per-core column compares with one CPU core
+  std::printf("%-20s %-9s %9s %11s %13s\n", "kernel", "size", "loop ms", "kernel ms",
+              "kernel/loop");
 #endif
-  std::printf("%-22s %-10s %12s %12s %10s %16s\n", "kernel", "size", "kernel ms", "loop ms",
-              "ratio", "ratio per core");
 
-  // Vector add, 2^24 elements: the kernel alone (device arrays ready), against a loop.
-  {
-    const int n = 1 << 24;
-    auto A = cudalab::random_floats(n, 1), B = cudalab::random_floats(n, 2);
-    std::vector<float> C(n);
-    float *dA, *dB, *dC;
-    CUDA_CHECK(cudaMalloc(&dA, n * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&dB, n * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&dC, n * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(dA, A.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dB, B.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    double kernel = median_ms(5, [&] {
-      vecAddKernel<<<(n + 255) / 256, 256>>>(dA, dB, dC, n);
-      CUDA_CHECK(cudaDeviceSynchronize());
-    });
-    CUDA_CHECK(cudaMemcpy(C.data(), dC, n * sizeof(float), cudaMemcpyDeviceToHost));
-    for (int i = 0; i < n; ++i)
-      if (C[i] != A[i] + B[i]) return std::printf("vector add: wrong C[%d]\n", i), 1;
-    double loop = median_ms(5, [&] {
-      for (int i = 0; i < n; ++i) C[i] = A[i] + B[i];
-    });
-    row("vecAddKernel", "2^24", kernel, loop, cores);
-    CUDA_CHECK(cudaFree(dA));
-    CUDA_CHECK(cudaFree(dB));
-    CUDA_CHECK(cudaFree(dC));
-  }
+  const int small = 1 << 20, large = 1 << 24, reduced = 1 << 22, W = 512;
+  const std::vector<float> X = cudalab::random_floats(large, seed),
+                           Y = cudalab::random_floats(large, seed + 1);
+  const std::vector<float> M(X.begin(), X.begin() + W * W), N(Y.begin(), Y.begin() + W * W);
+  float *dX = device_floats(X), *dY = device_floats(Y), *dOut = device_floats(X);
+  float *dM = device_floats(M), *dN = device_floats(N);
+  std::vector<float> expected(large);
+  auto sized = [&](size_t n) { expected.resize(n); };
 
-  // Tiled matmul, 512 x 512.
-  {
-    const int W = 512;
-    auto M = cudalab::random_floats(W * W, 3), N = cudalab::random_floats(W * W, 4);
-    std::vector<float> P(W * W), Q(W * W);
-    float *dM, *dN, *dP;
-    CUDA_CHECK(cudaMalloc(&dM, W * W * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&dN, W * W * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&dP, W * W * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(dM, M.data(), W * W * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dN, N.data(), W * W * sizeof(float), cudaMemcpyHostToDevice));
-    dim3 block(TILE_WIDTH, TILE_WIDTH), grid(W / TILE_WIDTH, W / TILE_WIDTH);
-    double kernel = median_ms(5, [&] {
-      tiledMatMul<<<grid, block>>>(dM, dN, dP, W);
-      CUDA_CHECK(cudaDeviceSynchronize());
-    });
-    CUDA_CHECK(cudaMemcpy(P.data(), dP, W * W * sizeof(float), cudaMemcpyDeviceToHost));
-    double loop = median_ms(5, [&] {
-      for (int i = 0; i < W; ++i)
-        for (int j = 0; j < W; ++j) {
-          float sum = 0;
-          for (int k = 0; k < W; ++k) sum += M[i * W + k] * N[k * W + j];
-          Q[i * W + j] = sum;
-        }
-    });
-    for (int i = 0; i < W * W; ++i)
-      if (std::fabs(P[i] - Q[i]) > 1e-3f * (1 + std::fabs(Q[i])))
-        return std::printf("tiled matmul: wrong P[%d] = %g, loop gives %g\n", i, P[i], Q[i]), 1;
-    row("tiledMatMul 16x16", "512x512", kernel, loop, cores);
-#ifdef CUDALAB_EMU
-    // The same product by lab 04's tiledMatMul16, compiled with the checks as all lab code is:
-    // what the checks cost (make check runs lab code this way).
-    double checked = median_ms(5, [&] {
-      CUDA_CHECK(tiledMatMul16(dM, dN, dP, W, W, W));
-      CUDA_CHECK(cudaDeviceSynchronize());
-    });
-    std::printf("%-22s %-10s %12.1f %12s %9.1fx  (checked lab 04 kernel / plain bench kernel)\n",
-                "tiledMatMul16 checked", "512x512", checked, "", checked / kernel);
-#endif
-    CUDA_CHECK(cudaFree(dM));
-    CUDA_CHECK(cudaFree(dN));
-    CUDA_CHECK(cudaFree(dP));
-  }
-  std::printf(
-      "ratio = kernel / loop; per core = ratio x worker threads (emu), the CPU work per "
-      "element against one core's loop\n");
-  return 0;
+  auto vector_add = [&](int n, const char* size) {
+    return Case{"vector add",
+                size,
+                [=](const FoundationKernels& k) { return k.vector_add(dX, dY, dOut, n); },
+                [&, n] {
+                  sized(n);
+                  for (int i = 0; i < n; ++i) expected[i] = X[i] + Y[i];
+                },
+                dOut,
+                &expected,
+                1.0};
+  };
+  auto partial_sums = [&](int n, int group) {
+    sized(n / group);
+    for (int g = 0; g < n / group; ++g) {
+      float sum = 0;
+      for (int i = g * group; i < (g + 1) * group; ++i) sum += X[i];
+      expected[g] = sum;
+    }
+  };
+  const std::vector<Case> cases = {
+      vector_add(small, "2^20"),
+      vector_add(large, "2^24"),
+      {"tiled matmul, T16", "512^2",
+       [=](const FoundationKernels& k) { return k.tiled_matmul(dM, dN, dOut, W); },
+       [&] {
+         sized(W * W);
+         for (int Row = 0; Row < W; ++Row)
+           for (int Col = 0; Col < W; ++Col) {
+             float sum = 0;
+             for (int k = 0; k < W; ++k) sum += M[Row * W + k] * N[k * W + Col];
+             expected[Row * W + Col] = sum;
+           }
+       },
+       dOut, &expected, W},
+      {"1D stencil, halo", "2^20",
+       [=](const FoundationKernels& k) { return k.stencil_1d(dX, dOut, small); },
+       [&] {
+         sized(small);
+         for (int i = 0; i < small; ++i) {
+           float sum = 0;
+           for (int j = std::max(i - 3, 0); j <= std::min(i + 3, small - 1); ++j) sum += X[j];
+           expected[i] = sum;
+         }
+       },
+       dOut, &expected, 7},
+      {"block reduction", "2^22",
+       [=](const FoundationKernels& k) { return k.block_reduce(dX, dOut, reduced); },
+       [&] { partial_sums(reduced, 256); }, dOut, &expected, 256},
+      {"warp reduction", "2^22",
+       [=](const FoundationKernels& k) { return k.warp_reduce(dX, dOut, reduced); },
+       [&] { partial_sums(reduced, 32); }, dOut, &expected, 32},
+  };
+  bool ok = true;
+  for (const Case& c : cases) ok = run_case(c, emu) && ok;
+  std::printf("each time: the median of 5 runs; the loop runs on one core%s\n",
+              emu ? ", the kernels on every worker" : "");
+  for (float* d : {dX, dY, dOut, dM, dN}) CUDA_CHECK(cudaFree(d));
+  return ok ? 0 : 1;
 }

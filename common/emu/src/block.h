@@ -4,6 +4,7 @@
 #include <atomic>
 #include <barrier>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,18 @@ struct BlockState {
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;
   uint32_t block_rank = 0;
+  // Whether an argument of the launch is a host pointer (check_host looks only then).
+  bool host_pointer_args = false;
   // The last global store this block recorded (global_checks.cpp): where, and into which array.
   const void* last_store_pc = nullptr;
   const void* last_store_array = nullptr;
   uint32_t last_store_launch = 0;
+  // The last global word this block wrote (global_races.cpp): in which barrier epoch, by which
+  // thread, which of its bytes. A thread that reads or writes again what it wrote last (g[i] += x
+  // in a loop) needs no look in the race table.
+  uintptr_t last_write_word = 0;
+  uint32_t last_write_epoch = 0, last_writer = 0;
+  uint8_t last_write_bytes = 0;
   // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
   std::vector<const void*> stuck_at;
   unsigned stuck_samples = 0;
@@ -68,6 +77,9 @@ class SharedSpace {
   char* address_of(SharedSlot& slot, size_t bytes, size_t align);
   // Checks one access of a thread of block `b` (see checks.cpp) and records it.
   void access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic, const void* pc);
+  // The same for a plain access within one word that breaks no rule (fast_path.h); false when it
+  // needs the full check, which then says what is wrong.
+  bool access_fine(const BlockState& b, uintptr_t a, unsigned size, bool store, const void* pc);
 
   static constexpr size_t kDynamicSpace = 256 * 1024;  // 227 KiB allowed, then a gap
   static constexpr size_t kSpace = kDynamicSpace + 1024 * 1024;
@@ -89,15 +101,18 @@ inline thread_local bool atomic_overwrites = false;
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc);
 void count_access(BlockState& b, uintptr_t address, unsigned size, bool store, bool shared,
                   bool atomic, const void* pc);
-bool counting();
+// Counting is on (CUDALAB_REPORT, or a test's start_counting()).
+inline std::atomic<bool> counters_on{std::getenv("CUDALAB_REPORT") != nullptr};
+inline bool counting() { return counters_on.load(std::memory_order_relaxed); }
 // Counters: the block's accesses between two barriers form the warps' requests.
 void count_barrier(BlockState& b);
 void count_block_end(BlockState& b);
 void count_worker_done();
 void count_launch_end(const LaunchConfig& config);
 
-// The launch watchdog: set when the running launch passed its time limit.
-bool timed_out();
+// The launch watchdog (watchdog.cpp): set when the running launch passed its time limit.
+inline std::atomic<bool> launch_expired{false};
+inline bool timed_out() { return launch_expired.load(std::memory_order_relaxed); }
 void watch_launch(const LaunchConfig& config, unsigned long long blocks);
 // A block of the running launch has finished (for the progress report of long launches).
 void block_finished();

@@ -20,8 +20,6 @@ using cudalab::AccessSite;
 using cudalab::LaunchCounters;
 namespace {
 
-std::atomic<bool> on{std::getenv("CUDALAB_REPORT") != nullptr};
-
 struct SiteKey {
   const void* pc;
   bool shared, store, atomic;
@@ -95,11 +93,9 @@ std::map<SiteKey, AccessSite> launch_sites;  // of the launch running now, merge
 unsigned long long launch_barriers = 0, launch_atomics = 0;
 
 void print_report();
-const bool report_at_exit = on && std::atexit(print_report) == 0;
+const bool report_at_exit = counters_on && std::atexit(print_report) == 0;
 
 }  // namespace
-
-bool counting() { return on.load(std::memory_order_relaxed); }
 
 void count_access(BlockState&, uintptr_t a, unsigned size, bool store, bool shared, bool atomic,
                   const void* pc) {
@@ -215,12 +211,12 @@ void print_report() {
 void start_counting() {
   std::lock_guard<std::mutex> lock(launches_mutex);
   launches.clear();
-  on = true;
+  counters_on = true;
 }
 
 std::vector<cudalab::LaunchCounters> stop_counting() {
   std::lock_guard<std::mutex> lock(launches_mutex);
-  on = std::getenv("CUDALAB_REPORT") != nullptr;
+  counters_on = std::getenv("CUDALAB_REPORT") != nullptr;
   return std::exchange(launches, {});
 }
 

@@ -10,6 +10,7 @@
 
 #include "checks.h"
 #include "errors.h"
+#include "fast_path.h"
 #include "memory.h"
 #include "symbolize.h"
 
@@ -68,9 +69,9 @@ struct StoreSite {
 std::mutex store_sites_mutex;
 std::vector<StoreSite> store_sites;
 
-void record_store(BlockState& b, const Allocation* r, const void* pc) {
-  if (b.last_store_pc == pc && b.last_store_array == r && b.last_store_launch == b.launch_stamp)
-    return;
+}  // namespace
+
+void record_new_store(BlockState& b, const Allocation* r, const void* pc) {
   b.last_store_pc = pc;
   b.last_store_array = r;
   b.last_store_launch = b.launch_stamp;
@@ -81,6 +82,8 @@ void record_store(BlockState& b, const Allocation* r, const void* pc) {
     if (s.array == r && s.pc == pc) return;
   if (store_sites.size() < 64) store_sites.push_back({b.launch_stamp, r, pc});
 }
+
+namespace {
 
 // " (its writes to that array: planted_bugs.cu:136)", or "" when none were recorded.
 std::string other_writes(const BlockState& b, const Allocation* r) {
@@ -171,6 +174,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
   const uint32_t stamp = atomic ? (b->stamp | kAtomicBit) : b->stamp;
   for (unsigned i = 0; i < size; ++i)
     if (store || atomic) __atomic_store_n(shadow + i, stamp, __ATOMIC_RELAXED);
+  remember_array(*r);
 }
 
 }  // namespace cudalab::emu

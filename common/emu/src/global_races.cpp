@@ -94,6 +94,10 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
         w->bytes |= bytes;
       else
         *w = {word, b.block_epoch, b.epoch, pc, me, bytes};
+      b.last_write_word = word;
+      b.last_write_epoch = b.epoch;
+      b.last_writer = me;
+      b.last_write_bytes = w->bytes;
     } else if (w->pc != nullptr && w->epoch == b.epoch && w->writer != me && (w->bytes & bytes)) {
       fault(b, pc, cudaErrorLaunchFailure,
             "a read of element " + std::to_string((a - base) / size) +

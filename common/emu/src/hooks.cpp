@@ -2,15 +2,26 @@
 // ThreadSanitizer's instrumentation (-fsanitize=thread, GCC or Clang), which calls a function
 // before every load, store and atomic; we link these functions instead of ThreadSanitizer's
 // runtime, and hand each access to the checks and the counters (block.h).
+#include <algorithm>
 #include <cstdint>
 
-#include "block.h"
+#include "fast_path.h"
 
 namespace cudalab::emu {
+
+const BuiltinsPlace builtins_place = [] {
+  const auto at = [](const void* p) { return reinterpret_cast<intptr_t>(p); };
+  const intptr_t first =
+      std::min({at(&::threadIdx), at(&::blockIdx), at(&::blockDim), at(&::gridDim), at(&builtins)});
+  const intptr_t end = std::max({at(&::threadIdx + 1), at(&::blockIdx + 1), at(&::blockDim + 1),
+                                 at(&::gridDim + 1), at(&builtins + 1)});
+  return BuiltinsPlace{first - at(&::threadIdx), static_cast<uintptr_t>(end - first)};
+}();
+
 namespace {
 
 [[gnu::always_inline]] inline void access(void* a, unsigned size, bool store, const void* pc) {
-  check_access(a, size, store, false, pc);
+  if (!access_fine(a, size, store, pc)) check_access(a, size, store, false, pc);
 }
 
 // Atomics: the operation itself, done here (this file is not instrumented), after the check.

@@ -12,7 +12,7 @@ namespace cudalab::emu {
 // host pointer given as an argument, name the argument.
 void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc) {
   const LaunchConfig& c = *b.config;
-  if (c.pointer_count == 0) return;
+  if (!b.host_pointer_args) return;
   if (program_global(reinterpret_cast<const void*>(a)))
     return;  // the program's globals (__constant__ and __device__ variables)
   const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));

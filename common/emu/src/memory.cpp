@@ -135,8 +135,9 @@ Allocation* containing(const void* p, bool freed_too) {
 }
 
 const Arena& arena() {
-  static const Arena a = reserve_arena();
-  return a;
+  static const bool reserved = (reserved_arena = reserve_arena(), true);
+  (void)reserved;
+  return reserved_arena;
 }
 
 std::vector<Allocation>& allocations() {
@@ -202,6 +203,7 @@ void free_all_allocations() {
   for (Allocation& r : allocations())
     if (!r.freed) release(r);
   allocations().clear();
+  ++allocations_changed;
   next_free = reinterpret_cast<char*>(arena().base) + page();
 }
 
@@ -270,6 +272,7 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
   }
   allocations().push_back(
       {p, size, span, allocation_site(where.file_name(), where.line()), {}, false, shadow, kind});
+  ++allocations_changed;
   *ptr = p;
   return cudaSuccess;
 }
@@ -299,6 +302,7 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
   }
   release(*r);
   r->freed = true;
+  ++allocations_changed;
   r->freed_where = site(where.file_name(), where.line());
   return cudaSuccess;
 }
@@ -325,6 +329,7 @@ cudaError_t revive(void* base, const std::source_location& where) {
     r->shadow = s == MAP_FAILED ? nullptr : static_cast<uint32_t*>(s);
   }
   r->freed = false;
+  ++allocations_changed;
   r->where = site(where.file_name(), where.line());
   return cudaSuccess;
 }

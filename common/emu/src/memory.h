@@ -2,6 +2,7 @@
 // of who wrote each byte (memory.cpp, provenance.cpp).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <source_location>
@@ -23,7 +24,10 @@ struct Arena {
   uintptr_t base, size;
   bool contains(const void* p) const { return reinterpret_cast<uintptr_t>(p) - base < size; }
 };
+// Reserves the range at the first call.
 const Arena& arena();
+// The range once reserved (empty before): what the checks' fast path reads without a call.
+inline Arena reserved_arena{0, 0};
 
 // One cudaMalloc array. Its shadow holds, per byte, who wrote it last: 0 nobody, kHostStamp the
 // host (cudaMemcpy, cudaMemset), otherwise the stamp of a block of a launch (see checks.cpp),
@@ -69,6 +73,9 @@ constexpr uint32_t kEarlierKernelStamp = 2;
 constexpr uint32_t kAtomicBit = 0x80000000u;
 // Every array since the last cudaDeviceReset, in address order (freed ones too).
 std::vector<Allocation>& allocations();
+// Counts the changes to the arrays (placed, freed, revived, reset): what a worker remembers of them
+// (fast_path.h) holds while the count stays the same. Never during a kernel (device_mutex()).
+inline std::atomic<uint32_t> allocations_changed{0};
 // The first record whose array starts after address `a` (the one before it may hold `a`).
 std::vector<Allocation>::iterator first_allocation_after(uintptr_t a);
 // The array that contains `p`, or nullptr (freed arrays count only if `freed_too`).

@@ -687,6 +687,9 @@ struct LaunchRun {
     state.shared = &shared;
     state.grid = grid;
     state.fenced = fenced.get();
+    for (unsigned i = 0; i < config.pointer_count; ++i)
+      if (config.pointers[i] != nullptr && !arena().contains(config.pointers[i]))
+        state.host_pointer_args = true;
     current_block = &state;
     const dim3 g = config.grid;
     for (unsigned long long b; !failed && take(b);) {

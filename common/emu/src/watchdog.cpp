@@ -29,7 +29,6 @@ namespace cudalab::emu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-std::atomic<bool> expired{false};
 std::atomic<unsigned long long> blocks_done{0};
 volatile std::sig_atomic_t interrupts = 0;
 
@@ -84,7 +83,7 @@ struct Watch {
                   std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count()));
       }
       if (ended) continue;
-      expired = true;
+      launch_expired = true;
       const auto grace = limit.count() > 0 ? limit : std::chrono::seconds(10);
       if (wait(lock, mine, grace)) continue;
       std::fprintf(stderr,
@@ -111,8 +110,6 @@ void set_time_limit(unsigned seconds) {
   w.limit = std::chrono::seconds(seconds);
 }
 
-bool timed_out() { return expired.load(std::memory_order_relaxed); }
-
 void watch_launch(const LaunchConfig& config, unsigned long long blocks) {
   Watch& w = watch();
   {
@@ -133,7 +130,7 @@ void launch_finished() {
     std::lock_guard<std::mutex> lock(w.mutex);
     ++w.launch;
   }
-  expired = false;
+  launch_expired = false;
   w.changed.notify_all();
 }
 

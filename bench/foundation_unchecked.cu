@@ -1,0 +1,3 @@
+// The foundation kernels as plain C++ on emu (cudalab run --unchecked).
+#define FOUNDATION_VARIANT unchecked
+#include "foundation_kernels.cuh"

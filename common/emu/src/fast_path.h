@@ -1,0 +1,170 @@
+// Internal header of the emu runtime (not for programs): the common case of the checks, inlined
+// into the instrumentation's entry points (hooks.cpp).
+//
+// Algorithm: most accesses of a kernel touch its own stack, its arguments, the built-in variables
+// (threadIdx and kin) or an array it touched a moment ago, and break no rule. The fast path
+// answers those with a few comparisons and no call: an access to the thread's stack, the
+// arguments or the built-ins is fine (check_host looks only for host pointers given as
+// arguments, and a launch with none needs no look); an access to one of the last few arrays this
+// worker checked is decided from the array's shadow when every byte has the same writer and that
+// writer is not another block of this launch (the race table is still kept: check_global_race).
+// Everything else (the first access to an array, shared memory, a byte nobody wrote, another
+// block's byte, counting on, a launch past its time limit, atomics) takes the full check
+// (check_access), which words every message. The fast path never reports anything: it only says
+// "nothing to report" or "look closer".
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "block.h"
+#include "checks.h"
+#include "memory.h"
+
+namespace cudalab::emu {
+
+// The arrays a worker checked last, as the fast path needs them: valid while no array changes
+// (allocations_changed). The full check of global memory adds to it (remember_array).
+struct RecentArrays {
+  struct Entry {
+    uintptr_t base = 0;
+    size_t bytes = 0;  // 0: an empty entry
+    uint32_t* shadow = nullptr;
+    const Allocation* record = nullptr;
+  };
+  static constexpr unsigned kEntries = 4;  // A, B and C of the usual kernel, and one more
+  Entry entries[kEntries];
+  uint32_t changes = 0;  // allocations_changed when filled
+  unsigned next = 0;     // the entry to replace next
+};
+inline thread_local RecentArrays recent_arrays;
+
+// A live array with a shadow that an access of this worker passed the full check in.
+inline void remember_array(const Allocation& r) {
+  RecentArrays& recent = recent_arrays;
+  const uint32_t changes = allocations_changed.load(std::memory_order_relaxed);
+  if (recent.changes != changes) recent = RecentArrays{.changes = changes};
+  recent.entries[recent.next] = {reinterpret_cast<uintptr_t>(r.base), r.bytes, r.shadow, &r};
+  recent.next = (recent.next + 1) % RecentArrays::kEntries;
+}
+
+// Records the line of a global store of block b into array r (global_checks.cpp): only a store
+// that differs from the block's last one costs a call.
+void record_new_store(BlockState& b, const Allocation* r, const void* pc);
+inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
+  if (b.last_store_pc != pc || b.last_store_array != r || b.last_store_launch != b.launch_stamp)
+    record_new_store(b, r, pc);
+}
+
+// Whether the race table (global_races.cpp) already says what this access would make it say: the
+// thread touches bytes of the word it wrote last, in the same barrier epoch.
+[[gnu::always_inline]] inline bool rewrites_last_word(const BlockState& b, uintptr_t a,
+                                                      unsigned size) {
+  const uintptr_t word = a & ~uintptr_t{3};
+  return word == b.last_write_word && (a & 3) + size <= 4 && b.last_write_epoch == b.epoch &&
+         (bytes_touched(word, a, size) & ~b.last_write_bytes) == 0 &&
+         b.last_writer == thread_rank();
+}
+
+// Whether the full check of global memory would let this access pass without a word, decided
+// from a recent array's shadow; false: look closer.
+[[gnu::always_inline]] inline bool global_access_fine(BlockState& b, uintptr_t a, unsigned size,
+                                                      bool store, const void* pc) {
+  const RecentArrays& recent = recent_arrays;
+  if (recent.changes != allocations_changed.load(std::memory_order_relaxed)) return false;
+  for (const RecentArrays::Entry& e : recent.entries) {
+    const uintptr_t offset = a - e.base;
+    if (offset >= e.bytes || e.bytes - offset < size) continue;
+    uint32_t* shadow = e.shadow + offset;
+    const uint32_t writer = __atomic_load_n(shadow, __ATOMIC_RELAXED);
+    for (unsigned i = 1; i < size; ++i)
+      if (__atomic_load_n(shadow + i, __ATOMIC_RELAXED) != writer) return false;
+    // Written before this launch (by the host or a kernel), or by an atomic: no block's plain
+    // write of this launch that an access could race with.
+    const bool settled = writer < b.launch_stamp || (writer & kAtomicBit);
+    if (!store) {
+      if (writer != 0 && settled) return true;
+      if (writer != b.stamp) return false;  // unwritten, or another block's
+      if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, false, pc);
+      return true;
+    }
+    if (!settled && writer != b.stamp) return false;  // another block wrote it
+    if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, true, pc);
+    record_store(b, e.record, pc);
+    for (unsigned i = 0; i < size; ++i) __atomic_store_n(shadow + i, b.stamp, __ATOMIC_RELAXED);
+    return true;
+  }
+  return false;
+}
+
+// A plain access of shared memory within one word, by a thread that may make it: the word lies in
+// a variable, and (between two barriers) no other thread wrote the bytes, nor read them if this is
+// a write. Records the access as SharedSpace::access does (shared_races.cpp).
+[[gnu::always_inline]] inline bool SharedSpace::access_fine(const BlockState& b, uintptr_t a,
+                                                            unsigned size, bool store,
+                                                            const void* pc) {
+  const uintptr_t offset = a - base_;
+  if ((offset & 3) + size > 4) return false;
+  Word& s = words_[offset / 4];
+  const uint16_t me = static_cast<uint16_t>(thread_rank());
+  const uint8_t bytes = static_cast<uint8_t>(((1u << size) - 1) << (offset & 3));
+  if (s.region == 0) return false;                            // outside every variable
+  if (!store && s.write_epoch < b.block_epoch) return false;  // unwritten in this block
+  const bool written_now = s.write_epoch == b.epoch;
+  if (written_now && s.writer != me && (s.write_bytes & bytes)) return false;
+  const bool read_now = s.read_epoch == b.epoch;
+  if (!store) {
+    if (!read_now) {
+      s.read_epoch = b.epoch;
+      s.reader = me;
+      s.read_pc = pc;
+      s.read_bytes = bytes;
+      s.other_reader = kNobody;
+    } else if (s.reader == me) {
+      s.read_bytes |= bytes;
+    } else if (s.other_reader == kNobody) {
+      s.other_reader = me;
+      s.other_pc = pc;
+      s.other_bytes = bytes;
+    }
+    return true;
+  }
+  if (read_now && ((s.reader != me && (s.read_bytes & bytes)) ||
+                   (s.other_reader != kNobody && s.other_reader != me && (s.other_bytes & bytes))))
+    return false;
+  s.write_bytes = written_now && s.writer == me ? s.write_bytes | bytes : bytes;
+  s.write_epoch = b.epoch;
+  s.writer = me;
+  s.write_pc = pc;
+  return true;
+}
+
+// The built-in variables' place in every worker's thread-local storage, relative to threadIdx
+// (the same in every thread): reads of them are never checked.
+struct BuiltinsPlace {
+  intptr_t first;  // from &threadIdx
+  uintptr_t bytes;
+};
+extern const BuiltinsPlace builtins_place;
+
+// Whether the full check would let this plain (not atomic) access pass without a word; false:
+// look closer.
+[[gnu::always_inline]] inline bool access_fine(const void* address, unsigned size, bool store,
+                                               const void* pc) {
+  BlockState* b = current_block;
+  if (b == nullptr || timed_out() || counting()) return false;
+  const auto a = reinterpret_cast<uintptr_t>(address);
+  if (a - reserved_arena.base < reserved_arena.size)
+    return global_access_fine(*b, a, size, store, pc);
+  if (b->shared != nullptr && b->shared->contains(a))
+    return b->shared->access_fine(*b, a, size, store, pc);
+  const auto builtins = reinterpret_cast<uintptr_t>(&::threadIdx) + builtins_place.first;
+  if (a - builtins < builtins_place.bytes) return true;
+  const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (a - (frame - (1 << 20)) < (2u << 20)) return true;  // this thread's stack
+  const LaunchConfig& c = *b->config;
+  if (a - reinterpret_cast<uintptr_t>(c.params) < c.params_bytes) return true;
+  return !b->host_pointer_args;
+}
+
+}  // namespace cudalab::emu
