@@ -55,6 +55,31 @@ struct SharedSpace::Word {
   uint16_t writer, reader, other_reader, region;
   uint8_t write_bytes, read_bytes, other_bytes;
   const void *write_pc, *read_pc, *other_pc;
+
+  // Thread `me` read `bytes` of the word at `pc` in barrier epoch `epoch`: the first reader of the
+  // epoch, and one other, are remembered.
+  void note_read(uint32_t epoch, uint16_t me, uint8_t bytes, const void* pc) {
+    if (read_epoch != epoch) {
+      read_epoch = epoch;
+      reader = me;
+      read_pc = pc;
+      read_bytes = bytes;
+      other_reader = kNobody;
+    } else if (reader == me) {
+      read_bytes |= bytes;
+    } else if (other_reader == kNobody) {
+      other_reader = me;
+      other_pc = pc;
+      other_bytes = bytes;
+    }
+  }
+  // Thread `me` wrote `bytes` of the word at `pc` in barrier epoch `epoch`.
+  void note_write(uint32_t epoch, uint16_t me, uint8_t bytes, const void* pc) {
+    write_bytes = write_epoch == epoch && writer == me ? write_bytes | bytes : bytes;
+    write_epoch = epoch;
+    writer = me;
+    write_pc = pc;
+  }
 };
 
 }  // namespace cudalab::emu

@@ -114,28 +114,13 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
   if (written_now && s.writer != me && (s.write_bytes & bytes)) return false;
   const bool read_now = s.read_epoch == b.epoch;
   if (!store) {
-    if (!read_now) {
-      s.read_epoch = b.epoch;
-      s.reader = me;
-      s.read_pc = pc;
-      s.read_bytes = bytes;
-      s.other_reader = kNobody;
-    } else if (s.reader == me) {
-      s.read_bytes |= bytes;
-    } else if (s.other_reader == kNobody) {
-      s.other_reader = me;
-      s.other_pc = pc;
-      s.other_bytes = bytes;
-    }
+    s.note_read(b.epoch, me, bytes, pc);
     return true;
   }
   if (read_now && ((s.reader != me && (s.read_bytes & bytes)) ||
                    (s.other_reader != kNobody && s.other_reader != me && (s.other_bytes & bytes))))
     return false;
-  s.write_bytes = written_now && s.writer == me ? s.write_bytes | bytes : bytes;
-  s.write_epoch = b.epoch;
-  s.writer = me;
-  s.write_pc = pc;
+  s.note_write(b.epoch, me, bytes, pc);
   return true;
 }
 

@@ -58,19 +58,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
       if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
         fault(b, pc, cudaErrorLaunchFailure,
               std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "wrote"));
-      if (s.read_epoch != b.epoch) {
-        s.read_epoch = b.epoch;
-        s.reader = me;
-        s.read_pc = pc;
-        s.read_bytes = bytes;
-        s.other_reader = kNobody;
-      } else if (s.reader == me) {
-        s.read_bytes |= bytes;
-      } else if (s.other_reader == kNobody) {
-        s.other_reader = me;
-        s.other_pc = pc;
-        s.other_bytes = bytes;
-      }
+      s.note_read(b.epoch, me, bytes, pc);
       continue;
     }
     if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
@@ -83,13 +71,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
         (s.other_bytes & bytes))
       fault(b, pc, cudaErrorLaunchFailure,
             std::string(verb) + " shared memory that " + other(s.other_reader, s.other_pc, "read"));
-    if (s.write_epoch == b.epoch && s.writer == me)
-      s.write_bytes |= bytes;
-    else
-      s.write_bytes = bytes;
-    s.write_epoch = b.epoch;
-    s.writer = me;
-    s.write_pc = pc;
+    s.note_write(b.epoch, me, bytes, pc);
   }
 }
 
