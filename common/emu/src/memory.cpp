@@ -3,7 +3,7 @@
 // Every array lives in one reserved address range (the arena), page-aligned, with a red zone
 // behind it, and its addresses are never reused until cudaDeviceReset: so a kernel's access is
 // known to be device memory by one comparison, and a use after cudaFree is recognised as such.
-// Each array has a shadow (see shadow.h) that says who wrote each byte last.
+// Each array has a shadow (memory.h: Allocation::shadow) that says who wrote each byte last.
 #include "memory.h"
 
 #include <sys/mman.h>
