@@ -28,8 +28,8 @@ namespace cudalab::emu {
 struct RecentArrays {
   struct Entry {
     uintptr_t base = 0;
-    size_t bytes = 0;  // 0: an empty entry
-    uint32_t* shadow = nullptr;
+    size_t bytes = 0;             // 0: an empty entry
+    uint32_t* writers = nullptr;  // the shadow's word writers (shadow.h)
     const Allocation* record = nullptr;
   };
   static constexpr unsigned kEntries = 4;  // A, B and C of the usual kernel, and one more
@@ -44,7 +44,7 @@ inline void remember_array(const Allocation& r) {
   RecentArrays& recent = recent_arrays;
   const uint32_t changes = allocations_changed.load(std::memory_order_relaxed);
   if (recent.changes != changes) recent = RecentArrays{.changes = changes};
-  recent.entries[recent.next] = {reinterpret_cast<uintptr_t>(r.base), r.bytes, r.shadow, &r};
+  recent.entries[recent.next] = {reinterpret_cast<uintptr_t>(r.base), r.bytes, r.shadow.words, &r};
   recent.next = (recent.next + 1) % RecentArrays::kEntries;
 }
 
@@ -75,12 +75,14 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
   for (const RecentArrays::Entry& e : recent.entries) {
     const uintptr_t offset = a - e.base;
     if (offset >= e.bytes || e.bytes - offset < size) continue;
-    uint32_t* shadow = e.shadow + offset;
-    const uint32_t writer = __atomic_load_n(shadow, __ATOMIC_RELAXED);
-    for (unsigned i = 1; i < size; ++i)
-      if (__atomic_load_n(shadow + i, __ATOMIC_RELAXED) != writer) return false;
+    // The words the access touches, one writer for all (kMixed: look closer).
+    uint32_t* words = e.writers + offset / 4;
+    const unsigned count = static_cast<unsigned>((offset + size + 3) / 4 - offset / 4);
+    const uint32_t writer = __atomic_load_n(words, __ATOMIC_ACQUIRE);
+    for (unsigned i = 1; i < count; ++i)
+      if (__atomic_load_n(words + i, __ATOMIC_ACQUIRE) != writer) return false;
     // Written before this launch (by the host or a kernel), or by an atomic: no block's plain
-    // write of this launch that an access could race with.
+    // write of this launch that an access could race with. kMixed is neither.
     const bool settled = writer < b.launch_stamp || (writer & kAtomicBit);
     if (!store) {
       if (writer != 0 && settled) return true;
@@ -88,10 +90,12 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
       if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, false, pc);
       return true;
     }
-    if (!settled && writer != b.stamp) return false;  // another block wrote it
+    if (!settled && writer != b.stamp) return false;  // another block wrote it, or mixed
+    // A write of part of a word with another writer makes it mixed: the full check does that.
+    if (((offset | size) & 3) != 0 && writer != b.stamp) return false;
     if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, true, pc);
     record_store(b, e.record, pc);
-    for (unsigned i = 0; i < size; ++i) __atomic_store_n(shadow + i, b.stamp, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < count; ++i) __atomic_store_n(words + i, b.stamp, __ATOMIC_RELEASE);
     return true;
   }
   return false;

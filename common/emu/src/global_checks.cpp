@@ -124,10 +124,11 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     fault(*b, pc, cudaErrorIllegalAddress,
           std::string(verb) + " the array allocated at " + r->where + " after cudaFree at " +
               r->freed_where + " released it");
-  if (r->shadow == nullptr) return;
-  uint32_t* shadow = r->shadow + (a - base);
+  if (!r->shadow) return;
+  Shadow shadow = r->shadow;
+  const size_t offset = a - base;
   for (unsigned i = 0; i < size; ++i) {
-    uint32_t writer = __atomic_load_n(shadow + i, __ATOMIC_RELAXED);
+    const uint32_t writer = shadow.writer(offset + i);
     if ((!store || (atomic && !atomic_overwrites)) && writer == 0) {
       const std::string what = std::string(verb) + " element " + std::to_string((a - base) / size) +
                                " of the array allocated at " + r->where +
@@ -135,7 +136,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                                "cudaMemcpy (or cudaMemset it) before the kernel reads it";
       if (unwritten_reads_stop()) fault(*b, pc, cudaErrorLaunchFailure, what);
       warn_once(*b, pc, what);
-      std::fill_n(shadow, size, kHostStamp);  // told: the same bytes are not checked again
+      shadow.set(offset, size, kHostStamp);  // told: the same bytes are not checked again
       break;
     }
     // Another block of this launch wrote the byte (not with an atomic, and without a
@@ -168,12 +169,10 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                 "which one comes last. Give each element one writer, or use atomics.");
     }
   }
-  if (!atomic && (store || __atomic_load_n(shadow, __ATOMIC_RELAXED) == b->stamp))
+  if (!atomic && (store || shadow.writer(offset) == b->stamp))
     check_global_race(*b, *r, a, size, store, pc);
   if (store && !atomic) record_store(*b, r, pc);
-  const uint32_t stamp = atomic ? (b->stamp | kAtomicBit) : b->stamp;
-  for (unsigned i = 0; i < size; ++i)
-    if (store || atomic) __atomic_store_n(shadow + i, stamp, __ATOMIC_RELAXED);
+  if (store || atomic) shadow.set(offset, size, atomic ? (b->stamp | kAtomicBit) : b->stamp);
   remember_array(*r);
 }
 

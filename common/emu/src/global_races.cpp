@@ -78,13 +78,32 @@ class BlockWrites {
   size_t used_ = 0;
 };
 
+// Each worker's table, made at its first use and kept for the worker's life: a plain pointer, so
+// that reaching it costs no check of whether it was constructed.
+constinit thread_local BlockWrites* worker_writes = nullptr;
+
+// Out of the hot path: the words of the report.
+[[noreturn, gnu::cold, gnu::noinline]] void report_read_after_write(BlockState& b,
+                                                                    const Allocation& r,
+                                                                    uintptr_t a, unsigned size,
+                                                                    const WordWrite& w,
+                                                                    const void* pc) {
+  fault(b, pc, cudaErrorLaunchFailure,
+        "a read of element " + std::to_string((a - reinterpret_cast<uintptr_t>(r.base)) / size) +
+            " of the array allocated at " + r.where + ", which " + thread_named(b, w.writer) +
+            " of this block wrote at " + at(w.pc) +
+            " with no __syncthreads() in between: the result depends on which thread runs "
+            "first. Put a __syncthreads() between the write and the read, or read from another "
+            "array than the one written.");
+}
+
 }  // namespace
 
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc) {
-  static thread_local BlockWrites writes;
+  if (worker_writes == nullptr) worker_writes = new BlockWrites;
+  BlockWrites& writes = *worker_writes;
   const uint32_t me = thread_rank();
-  const auto base = reinterpret_cast<uintptr_t>(r.base);
   for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
     const uint8_t bytes = bytes_touched(word, a, size);
     WordWrite* w = writes.find(word, b.block_epoch, store);
@@ -99,13 +118,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
       b.last_writer = me;
       b.last_write_bytes = w->bytes;
     } else if (w->pc != nullptr && w->epoch == b.epoch && w->writer != me && (w->bytes & bytes)) {
-      fault(b, pc, cudaErrorLaunchFailure,
-            "a read of element " + std::to_string((a - base) / size) +
-                " of the array allocated at " + r.where + ", which " + thread_named(b, w->writer) +
-                " of this block wrote at " + at(w->pc) +
-                " with no __syncthreads() in between: the result depends on which thread runs "
-                "first. Put a __syncthreads() between the write and the read, or read from another "
-                "array than the one written.");
+      report_read_after_write(b, r, a, size, *w, pc);
     }
   }
 }

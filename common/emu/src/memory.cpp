@@ -3,7 +3,7 @@
 // Every array lives in one reserved address range (the arena), page-aligned, with a red zone
 // behind it, and its addresses are never reused until cudaDeviceReset: so a kernel's access is
 // known to be device memory by one comparison, and a use after cudaFree is recognised as such.
-// Each array has a shadow (memory.h: Allocation::shadow) that says who wrote each byte last.
+// Each array has a shadow (shadow.h) that says who wrote each byte last.
 #include "memory.h"
 
 #include <sys/mman.h>
@@ -120,8 +120,7 @@ size_t device_memory_bytes() { return static_cast<size_t>(sysconf(_SC_PHYS_PAGES
 void release(Allocation& r) {
   madvise(r.base, r.span, MADV_DONTNEED);
   mprotect(r.base, r.span, PROT_NONE);
-  if (r.shadow) munmap(r.shadow, r.bytes * sizeof(uint32_t));
-  r.shadow = nullptr;
+  r.shadow.release();
 }
 }  // namespace
 
@@ -154,17 +153,15 @@ std::vector<Allocation>::iterator first_allocation_after(uintptr_t a) {
 
 void mark_written(const void* p, size_t count, uint32_t writer) {
   Allocation* r = containing(p, false);
-  if (r == nullptr || r->shadow == nullptr) return;
+  if (r == nullptr || !r->shadow) return;
   size_t offset = static_cast<const char*>(p) - r->base;
-  std::fill_n(r->shadow + offset, std::min(count, r->bytes - offset), writer);
+  r->shadow.set(offset, std::min(count, r->bytes - offset), writer);
 }
 
 void forget_writers() {
   std::lock_guard<std::mutex> lock(mutex);
   for (Allocation& r : allocations())
-    if (r.shadow)
-      for (size_t i = 0; i < r.bytes; ++i)
-        if (r.shadow[i] > kHostStamp) r.shadow[i] = kEarlierKernelStamp;
+    if (r.shadow) r.shadow.forget_kernels();
 }
 
 std::string check_redzones(const LaunchConfig& config) {
@@ -263,13 +260,9 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
   for (size_t i = 0; i < size; i += 4)
     std::memcpy(p + i, &cudalab::kPoisonBits, std::min<size_t>(4, size - i));
   std::memset(p + size, kRedByte, kRedZone);
-  uint32_t* shadow = nullptr;
-  if (size <= kShadowLimit) {
-    void* s = mmap(nullptr, size * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    shadow = s == MAP_FAILED ? nullptr : static_cast<uint32_t*>(s);
-    if (shadow != nullptr && kind != MemoryKind::device) std::fill_n(shadow, size, kHostStamp);
-  }
+  Shadow shadow;
+  if (size <= kShadowLimit)
+    shadow = Shadow::make(size, kind != MemoryKind::device ? kHostStamp : 0);
   allocations().push_back(
       {p, size, span, allocation_site(where.file_name(), where.line()), {}, false, shadow, kind});
   ++allocations_changed;
@@ -323,11 +316,7 @@ cudaError_t revive(void* base, const std::source_location& where) {
   for (size_t i = 0; i < r->bytes; i += 4)  // poisoned again: nothing from before counts
     std::memcpy(r->base + i, &cudalab::kPoisonBits, std::min<size_t>(4, r->bytes - i));
   std::memset(r->base + r->bytes, kRedByte, kRedZone);
-  if (r->bytes <= kShadowLimit) {
-    void* s = mmap(nullptr, r->bytes * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    r->shadow = s == MAP_FAILED ? nullptr : static_cast<uint32_t*>(s);
-  }
+  if (r->bytes <= kShadowLimit) r->shadow = Shadow::make(r->bytes, 0);
   r->freed = false;
   ++allocations_changed;
   r->where = site(where.file_name(), where.line());

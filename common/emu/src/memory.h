@@ -11,6 +11,7 @@
 
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/types.h"
+#include "shadow.h"
 
 namespace cudalab::emu {
 
@@ -29,8 +30,8 @@ const Arena& arena();
 // The range once reserved (empty before): what the checks' fast path reads without a call.
 inline Arena reserved_arena{0, 0};
 
-// One cudaMalloc array. Its shadow holds, per byte, who wrote it last: 0 nobody, kHostStamp the
-// host (cudaMemcpy, cudaMemset), otherwise the stamp of a block of a launch (see checks.cpp),
+// One cudaMalloc array. Its shadow (shadow.h) says who wrote each byte last: 0 nobody, kHostStamp
+// the host (cudaMemcpy, cudaMemset), otherwise the stamp of a block of a launch (see checks.cpp),
 // with kAtomicBit set when the write was an atomic.
 enum class MemoryKind : uint8_t {
   device,   // cudaMalloc: the host must not touch it
@@ -43,7 +44,7 @@ struct Allocation {
   size_t span;  // bytes of the arena it occupies: the array, its red zone, up to a page
   std::string where, freed_where;
   bool freed;
-  uint32_t* shadow;  // nullptr for very large arrays: they are not checked
+  Shadow shadow;  // empty for very large arrays: they are not checked
   MemoryKind kind = MemoryKind::device;
 };
 // `n` rounded up to a multiple of `m`.

@@ -36,23 +36,22 @@ bool by_kernel(uint32_t writer) { return writer > kHostStamp; }
 // The live array holding [p, p + count) with a shadow, or nullptr.
 const Allocation* shadowed(const void* p, size_t count) {
   const Allocation* r = containing(p, false);
-  if (r == nullptr || r->shadow == nullptr ||
-      static_cast<const char*>(p) + count > r->base + r->bytes)
+  if (r == nullptr || !r->shadow || static_cast<const char*>(p) + count > r->base + r->bytes)
     return nullptr;
   return r;
 }
-const uint32_t* writers(const Allocation& r, const void* p) {
-  return r.shadow + (static_cast<const char*>(p) - r.base);
+size_t offset_in(const Allocation& r, const void* p) {
+  return static_cast<const char*>(p) - r.base;
 }
 
 void copy_writers(void* dst, const void* src, size_t count) {
   const Allocation* to = shadowed(dst, count);
   if (to == nullptr) return;
-  uint32_t* out = to->shadow + (static_cast<char*>(dst) - to->base);
+  Shadow shadow = to->shadow;
   if (const Allocation* from = shadowed(src, count))
-    std::memmove(out, writers(*from, src), count * sizeof(uint32_t));
-  else
-    std::fill_n(out, count, kEarlierKernelStamp);  // a writer not known: not held against anyone
+    shadow.copy(offset_in(*to, dst), from->shadow, offset_in(*from, src), count);
+  else  // a writer not known: not held against anyone
+    shadow.set(offset_in(*to, dst), count, kEarlierKernelStamp);
 }
 
 void remember_delivery(void* dst, const void* src, size_t count) {
@@ -60,8 +59,8 @@ void remember_delivery(void* dst, const void* src, size_t count) {
   if (from == nullptr || count > kDeliveryLimit) return;
   Delivery d{static_cast<const char*>(dst), std::vector<char>(count), std::vector<bool>(count)};
   std::memcpy(d.bytes.data(), src, count);
-  const uint32_t* w = writers(*from, src);
-  for (size_t i = 0; i < count; ++i) d.by_kernels[i] = by_kernel(w[i]);
+  const size_t first = offset_in(*from, src);
+  for (size_t i = 0; i < count; ++i) d.by_kernels[i] = by_kernel(from->shadow.writer(first + i));
   std::lock_guard<std::mutex> lock(mutex);
   delivered_bytes += count;
   deliveries.push_back(std::move(d));
@@ -95,8 +94,8 @@ DeviceWork device_work(const void* p, size_t bytes) {
   if (bytes == 0) return work;
   if (arena().contains(p)) {  // managed memory, read by the host where it lies
     if (const Allocation* r = shadowed(p, bytes)) {
-      const uint32_t* w = writers(*r, p);
-      work.by_kernels = static_cast<size_t>(std::count_if(w, w + bytes, by_kernel));
+      const size_t first = offset_in(*r, p);
+      for (size_t i = 0; i < bytes; ++i) work.by_kernels += by_kernel(r->shadow.writer(first + i));
     }
     return work;
   }

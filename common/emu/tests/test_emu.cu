@@ -274,4 +274,39 @@ TEST_F(Emu, DeviceWorkIsFollowedFromTheKernelToTheHost) {
   cudaFree(d), cudaFree(copy);
 }
 
+// Bytes of one 4-byte word written by different blocks (a char array): no race, each byte's
+// writer is kept (shadow.h), and a byte nobody wrote in a word others wrote is still unwritten.
+__global__ void byte_per_block(unsigned char* c) {
+  if (threadIdx.x == 0) c[blockIdx.x] = static_cast<unsigned char>(blockIdx.x + 1);
+}
+__global__ void sum_bytes(const unsigned char* c, int n, int* sum) {
+  int s = 0;
+  for (int i = 0; i < n; ++i) s += c[i];  // LINE_SUM_BYTES
+  *sum = s;
+}
+
+TEST_F(Emu, BytesOfOneWordKeepTheirOwnWriters) {
+  unsigned char *c, *copy;
+  int* sum;
+  CUDA_CHECK(cudaMalloc(&c, 16));
+  CUDA_CHECK(cudaMalloc(&copy, 16));
+  CUDA_CHECK(cudaMalloc(&sum, sizeof(int)));
+  byte_per_block<<<6, 32>>>(c);  // bytes 0-5: words 0 and 1, six writers
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  sum_bytes<<<1, 1>>>(c, 6, sum);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  int h = 0;
+  CUDA_CHECK(cudaMemcpy(&h, sum, sizeof h, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h, 1 + 2 + 3 + 4 + 5 + 6);
+  // A copy shifted by one byte carries each byte's writer: copy[0..4] written, copy[5] not.
+  CUDA_CHECK(cudaMemcpy(copy, c + 1, 5, cudaMemcpyDeviceToDevice));
+  sum_bytes<<<1, 1>>>(copy, 5, sum);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  sum_bytes<<<1, 1>>>(copy, 6, sum);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("element 5 of the array")) << diagnostic();
+  EXPECT_TRUE(says("which nobody wrote since cudaMalloc")) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_SUM_BYTES"))) << diagnostic();
+}
+
 }  // namespace

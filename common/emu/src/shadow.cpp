@@ -1,0 +1,123 @@
+// Who wrote each byte of a device array last: one stamp per 4-byte word, per byte where a word's
+// bytes have different writers (the algorithm: shadow.h).
+#include "shadow.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "memory.h"
+
+namespace cudalab::emu {
+namespace {
+
+size_t words_of(size_t size) { return (size + 3) / 4; }
+
+void* reserve(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+// A word goes mixed under one of these locks (by its address): two workers that write different
+// bytes of one word must not copy its old writer over each other's bytes.
+std::mutex& lock_of(const uint32_t* word) {
+  static std::mutex locks[64];
+  return locks[(reinterpret_cast<uintptr_t>(word) / 4) % 64];
+}
+
+}  // namespace
+
+Shadow Shadow::make(size_t size, uint32_t writer) {
+  Shadow s;
+  s.size = size;
+  s.words = static_cast<uint32_t*>(reserve(words_of(size) * sizeof(uint32_t)));
+  s.bytes = static_cast<uint32_t*>(reserve(size * sizeof(uint32_t)));
+  if (s.words == nullptr || s.bytes == nullptr) {
+    s.release();
+    return {};
+  }
+  if (writer != 0) std::fill_n(s.words, words_of(size), writer);
+  return s;
+}
+
+void Shadow::release() {
+  if (words != nullptr) munmap(words, words_of(size) * sizeof(uint32_t));
+  if (bytes != nullptr) munmap(bytes, size * sizeof(uint32_t));
+  *this = {};
+}
+
+void Shadow::set(size_t offset, size_t count, uint32_t writer) {
+  const size_t end = offset + count;
+  for (size_t i = offset; i < end;) {
+    const size_t word = i / 4, word_end = std::min(end, 4 * word + 4);
+    if (i == 4 * word && word_end == 4 * word + 4)
+      __atomic_store_n(words + word, writer, __ATOMIC_RELEASE);  // the whole word
+    else
+      set_part(word, i, word_end, writer);
+    i = word_end;
+  }
+}
+
+// Bytes [from, to) of `word`, not all four, were written by `writer`.
+void Shadow::set_part(size_t word, size_t from, size_t to, uint32_t writer) {
+  uint32_t* w = words + word;
+  uint32_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+  if (old == writer) return;  // the word keeps one writer
+  if (old != kMixed) {
+    std::lock_guard<std::mutex> lock(lock_of(w));
+    old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    if (old == writer) return;
+    if (old != kMixed) {
+      for (size_t b = 4 * word; b < 4 * word + 4 && b < size; ++b)
+        __atomic_store_n(bytes + b, old, __ATOMIC_RELAXED);
+      __atomic_store_n(w, kMixed, __ATOMIC_RELEASE);
+    }
+  }
+  for (size_t b = from; b < to; ++b) __atomic_store_n(bytes + b, writer, __ATOMIC_RELAXED);
+  // Whole again when the four bytes now have one writer (the last byte of four a block wrote).
+  for (size_t b = 4 * word; b < 4 * word + 4 && b < size; ++b)
+    if (__atomic_load_n(bytes + b, __ATOMIC_RELAXED) != writer) return;
+  uint32_t mixed = kMixed;
+  __atomic_compare_exchange_n(w, &mixed, writer, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+void Shadow::copy(size_t offset, const Shadow& from, size_t from_offset, size_t count) {
+  if (from.words == words && offset < from_offset + count && from_offset < offset + count) {
+    std::vector<uint32_t> writers(count);  // overlapping ranges of one array: read them first
+    for (size_t i = 0; i < count; ++i) writers[i] = writer(from_offset + i);
+    for (size_t i = 0; i < count; ++i) set(offset + i, 1, writers[i]);
+    return;
+  }
+  size_t i = 0;
+  if (offset % 4 == from_offset % 4) {  // word for word, after the bytes before a word starts
+    for (; i < count && (offset + i) % 4 != 0; ++i)
+      set(offset + i, 1, from.writer(from_offset + i));
+    for (; i + 4 <= count; i += 4) {
+      const size_t to_word = (offset + i) / 4, from_word = (from_offset + i) / 4;
+      const uint32_t w = __atomic_load_n(from.words + from_word, __ATOMIC_ACQUIRE);
+      if (w == kMixed)
+        for (size_t b = 0; b < 4; ++b)
+          __atomic_store_n(bytes + 4 * to_word + b, from.bytes[4 * from_word + b],
+                           __ATOMIC_RELAXED);
+      __atomic_store_n(words + to_word, w, __ATOMIC_RELEASE);
+    }
+  }
+  for (; i < count; ++i) set(offset + i, 1, from.writer(from_offset + i));
+}
+
+void Shadow::forget_kernels() {
+  auto forget = [](uint32_t& w) {
+    if (w > kHostStamp && w != kMixed) w = kEarlierKernelStamp;
+  };
+  for (size_t word = 0; word < words_of(size); ++word) {
+    if (words[word] == kMixed)
+      for (size_t b = 4 * word; b < 4 * word + 4 && b < size; ++b) forget(bytes[b]);
+    else
+      forget(words[word]);
+  }
+}
+
+}  // namespace cudalab::emu

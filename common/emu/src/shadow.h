@@ -1,0 +1,52 @@
+// Internal header of the emu runtime (not for programs): who wrote each byte of a device array
+// last (shadow.cpp).
+//
+// Algorithm: the writer is kept per 4-byte word while the word's four bytes share it, which is
+// the common case (floats and ints are written whole, and copies write whole arrays): one stamp
+// per word, as much memory as the array itself, read and written by the checks' fast path with
+// one access. A word whose bytes have different writers (a char array whose bytes several blocks
+// write, a byte written into a float) is marked kMixed and its bytes' writers are kept in a second
+// table, per byte; it is reserved with the array and costs memory only on the pages used. A word
+// goes mixed when a write covers part of it with another writer (under a lock per group of words,
+// so that two workers writing different bytes of one word lose neither) and whole again when a
+// write leaves its four bytes with one writer.
+//
+// Writers are stamps (memory.h): 0 nobody, kHostStamp the host, a block of a launch, with
+// kAtomicBit for an atomic; kMixed is never a writer (stamps stop below it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cudalab::emu {
+
+constexpr uint32_t kMixed = 0x7FFFFFFFu;  // a word whose bytes have different writers
+
+struct Shadow {
+  uint32_t* words = nullptr;  // per 4-byte word: its writer, or kMixed
+  uint32_t* bytes = nullptr;  // per byte: its writer, where its word is kMixed
+  size_t size = 0;            // bytes of the array
+
+  // A shadow of `size` bytes, all written by `writer`; empty (false) when memory is short.
+  static Shadow make(size_t size, uint32_t writer);
+  void release();
+  explicit operator bool() const { return words != nullptr; }
+
+  // The writer of byte `offset`.
+  uint32_t writer(size_t offset) const {
+    const uint32_t w = __atomic_load_n(words + offset / 4, __ATOMIC_ACQUIRE);
+    return w == kMixed ? __atomic_load_n(bytes + offset, __ATOMIC_RELAXED) : w;
+  }
+  // Bytes [offset, offset + count) were written by `writer`.
+  void set(size_t offset, size_t count, uint32_t writer);
+  // Bytes [offset, offset + count) take the writers of `from`'s bytes from `from_offset` on
+  // (a copy between arrays carries its writers).
+  void copy(size_t offset, const Shadow& from, size_t from_offset, size_t count);
+  // Every byte a kernel wrote counts as written by kEarlierKernelStamp (the stamps start again).
+  void forget_kernels();
+
+ private:
+  void set_part(size_t word, size_t from, size_t to, uint32_t writer);
+};
+
+}  // namespace cudalab::emu
