@@ -9,6 +9,11 @@
 
 namespace cudalab::emu {
 
+namespace {
+bool checked_modules = false;  // set before main(), read after
+}  // namespace
+bool checked_code_linked() { return checked_modules; }
+
 const BuiltinsPlace builtins_place = [] {
   const auto at = [](const void* p) { return reinterpret_cast<intptr_t>(p); };
   const intptr_t first =
@@ -48,7 +53,8 @@ using cudalab::emu::overwritten;
 #define PC __builtin_return_address(0)
 
 extern "C" {
-void __tsan_init() {}
+// Called by every instrumented module before main() (the compiler adds the call).
+void __tsan_init() { cudalab::emu::checked_modules = true; }
 void __tsan_func_entry(void*) {}
 void __tsan_func_exit() {}
 void __tsan_vptr_update(void**, void*) {}

@@ -31,6 +31,10 @@ constexpr size_t kRedZone = 4096;                   // bytes checked behind ever
 constexpr unsigned char kRedByte = 0xFD;            // the red zone's pattern
 constexpr size_t kShadowLimit = size_t{512} << 20;  // larger arrays get no shadow
 
+// Whether an array gets a shadow: only the checks read it, so a program with no checked code
+// (`cudalab run --unchecked`) keeps none, and neither does a very large array.
+bool shadowed_size(size_t bytes) { return bytes <= kShadowLimit && checked_code_linked(); }
+
 std::mutex mutex;  // guards the allocations; kernels only read them (no cudaMalloc during a kernel)
 struct InjectedFailure {
   unsigned successes = 0;
@@ -261,8 +265,7 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
     std::memcpy(p + i, &cudalab::kPoisonBits, std::min<size_t>(4, size - i));
   std::memset(p + size, kRedByte, kRedZone);
   Shadow shadow;
-  if (size <= kShadowLimit)
-    shadow = Shadow::make(size, kind != MemoryKind::device ? kHostStamp : 0);
+  if (shadowed_size(size)) shadow = Shadow::make(size, kind != MemoryKind::device ? kHostStamp : 0);
   allocations().push_back(
       {p, size, span, allocation_site(where.file_name(), where.line()), {}, false, shadow, kind});
   ++allocations_changed;
@@ -316,7 +319,7 @@ cudaError_t revive(void* base, const std::source_location& where) {
   for (size_t i = 0; i < r->bytes; i += 4)  // poisoned again: nothing from before counts
     std::memcpy(r->base + i, &cudalab::kPoisonBits, std::min<size_t>(4, r->bytes - i));
   std::memset(r->base + r->bytes, kRedByte, kRedZone);
-  if (r->bytes <= kShadowLimit) r->shadow = Shadow::make(r->bytes, 0);
+  if (shadowed_size(r->bytes)) r->shadow = Shadow::make(r->bytes, 0);
   r->freed = false;
   ++allocations_changed;
   r->where = site(where.file_name(), where.line());
