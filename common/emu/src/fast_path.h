@@ -63,7 +63,7 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
   const uintptr_t word = a & ~uintptr_t{3};
   return word == b.last_write_word && (a & 3) + size <= 4 && b.last_write_epoch == b.epoch &&
          (bytes_touched(word, a, size) & ~b.last_write_bytes) == 0 &&
-         b.last_writer == thread_rank();
+         b.last_writer == running_thread;
 }
 
 // Whether the full check of global memory would let this access pass without a word, decided
@@ -110,7 +110,7 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
   const uintptr_t offset = a - base_;
   if ((offset & 3) + size > 4) return false;
   Word& s = words_[offset / 4];
-  const uint16_t me = static_cast<uint16_t>(thread_rank());
+  const uint16_t me = static_cast<uint16_t>(running_thread);
   const uint8_t bytes = static_cast<uint8_t>(((1u << size) - 1) << (offset & 3));
   if (s.region == 0) return false;                            // outside every variable
   if (!store && s.write_epoch < b.block_epoch) return false;  // unwritten in this block

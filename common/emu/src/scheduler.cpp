@@ -481,6 +481,7 @@ class BlockRunner {
     if (from_ != nullptr) from_->self = std::move(c);
     current_ = &me;
     ::threadIdx = me.index;
+    running_thread = me.thread;
   }
 
   // A fiber runs threads of the current block until none is left to start, then parks until a
@@ -495,6 +496,7 @@ class BlockRunner {
           f.thread = next_++;
           f.index = take_index();
           ::threadIdx = f.index;
+          running_thread = f.thread;
           try {
             fn_.call(fn_.ctx);
           } catch (const KernelFault& fault) {  // a check stopped this thread: stop the block
