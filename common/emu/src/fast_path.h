@@ -66,6 +66,11 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
          b.last_writer == running_thread;
 }
 
+// The same decision for an access within one word whose bytes have different writers, or a write
+// of part of a word that another writer wrote (global_checks.cpp): byte by byte.
+bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
+                       const void* pc);
+
 // Whether the full check of global memory would let this access pass without a word, decided
 // from a recent array's shadow; false: look closer.
 [[gnu::always_inline]] inline bool global_access_fine(BlockState& b, uintptr_t a, unsigned size,
@@ -79,6 +84,9 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
     uint32_t* words = e.writers + offset / 4;
     const unsigned count = static_cast<unsigned>((offset + size + 3) / 4 - offset / 4);
     const uint32_t writer = __atomic_load_n(words, __ATOMIC_ACQUIRE);
+    if (count == 1 && (writer == kMixed || (store && ((offset | size) & 3) != 0 &&
+                                            writer != b.stamp && writer != kBusy)))
+      return global_bytes_fine(b, *e.record, a, size, store, pc);
     for (unsigned i = 1; i < count; ++i)
       if (__atomic_load_n(words + i, __ATOMIC_ACQUIRE) != writer) return false;
     // Written before this launch (by the host or a kernel), or by an atomic: no block's plain
@@ -91,7 +99,7 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
       return true;
     }
     if (!settled && writer != b.stamp) return false;  // another block wrote it, or mixed
-    // A write of part of a word with another writer makes it mixed: the full check does that.
+    // A write of part of several words with another writer makes them mixed: the full check.
     if (((offset | size) & 3) != 0 && writer != b.stamp) return false;
     if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, true, pc);
     record_store(b, e.record, pc);

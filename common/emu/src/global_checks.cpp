@@ -102,6 +102,26 @@ std::string other_writes(const BlockState& b, const Allocation* r) {
 
 }  // namespace
 
+bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
+                       const void* pc) {
+  Shadow shadow = r.shadow;
+  const size_t offset = a - reinterpret_cast<uintptr_t>(r.base);
+  bool own = false;  // this block wrote the first byte (check_global's test for the race table)
+  for (unsigned i = 0; i < size; ++i) {
+    const uint32_t writer = shadow.writer(offset + i);
+    if (writer == 0 && !store) return false;  // unwritten
+    const bool settled = writer < b.launch_stamp || (writer & kAtomicBit);
+    if (!settled && writer != b.stamp) return false;  // another block's
+    if (i == 0) own = writer == b.stamp;
+  }
+  if ((store || own) && !rewrites_last_word(b, a, size))
+    check_global_race(b, r, a, size, store, pc);
+  if (!store) return true;
+  record_store(b, &r, pc);
+  shadow.set(offset, size, b.stamp);
+  return true;
+}
+
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
                   const void* pc) {
   const Allocation* r = span_holding(a);

@@ -651,7 +651,7 @@ BlockRunner& runner_for(const char* what, const char* file, int line) {
 // Block b of a launch writes global memory with stamp launch_stamp + b (see checks.cpp).
 uint32_t take_stamps(unsigned long long blocks) {
   static uint32_t next_stamp = kEarlierKernelStamp + 1;
-  if (next_stamp + blocks >= kMixed) {  // stamps stay below kMixed (shadow.h)
+  if (next_stamp + blocks >= kBusy) {  // stamps stay below the shadow's marks (shadow.h)
     forget_writers();
     next_stamp = kEarlierKernelStamp + 1;
   }

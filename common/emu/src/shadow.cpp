@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
 #include "memory.h"
@@ -19,13 +18,6 @@ void* reserve(size_t bytes) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
-}
-
-// A word goes mixed under one of these locks (by its address): two workers that write different
-// bytes of one word must not copy its old writer over each other's bytes.
-std::mutex& lock_of(const uint32_t* word) {
-  static std::mutex locks[64];
-  return locks[(reinterpret_cast<uintptr_t>(word) / 4) % 64];
 }
 
 }  // namespace
@@ -64,16 +56,19 @@ void Shadow::set(size_t offset, size_t count, uint32_t writer) {
 // Bytes [from, to) of `word`, not all four, were written by `writer`.
 void Shadow::set_part(size_t word, size_t from, size_t to, uint32_t writer) {
   uint32_t* w = words + word;
-  uint32_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-  if (old == writer) return;  // the word keeps one writer
-  if (old != kMixed) {
-    std::lock_guard<std::mutex> lock(lock_of(w));
-    old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-    if (old == writer) return;
-    if (old != kMixed) {
+  for (uint32_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE); old != kMixed;) {
+    if (old == writer) return;  // the word keeps one writer
+    if (old == kBusy) {         // another worker is making it mixed
+      old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+      continue;
+    }
+    // Hold the word as kBusy while its writer is copied to its bytes (two workers writing
+    // different bytes of one word must not copy the old writer over each other's bytes).
+    if (__atomic_compare_exchange_n(w, &old, kBusy, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
       for (size_t b = 4 * word; b < 4 * word + 4 && b < size; ++b)
         __atomic_store_n(bytes + b, old, __ATOMIC_RELAXED);
       __atomic_store_n(w, kMixed, __ATOMIC_RELEASE);
+      break;
     }
   }
   for (size_t b = from; b < to; ++b) __atomic_store_n(bytes + b, writer, __ATOMIC_RELAXED);

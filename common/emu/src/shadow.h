@@ -7,12 +7,12 @@
 // one access. A word whose bytes have different writers (a char array whose bytes several blocks
 // write, a byte written into a float) is marked kMixed and its bytes' writers are kept in a second
 // table, per byte; it is reserved with the array and costs memory only on the pages used. A word
-// goes mixed when a write covers part of it with another writer (under a lock per group of words,
-// so that two workers writing different bytes of one word lose neither) and whole again when a
-// write leaves its four bytes with one writer.
+// goes mixed when a write covers part of it with another writer (the worker that makes it mixed
+// holds it as kBusy meanwhile, so that two workers writing different bytes of one word lose
+// neither) and whole again when a write leaves its four bytes with one writer.
 //
 // Writers are stamps (memory.h): 0 nobody, kHostStamp the host, a block of a launch, with
-// kAtomicBit for an atomic; kMixed is never a writer (stamps stop below it).
+// kAtomicBit for an atomic; kMixed and kBusy are never writers (stamps stop below kBusy).
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,7 @@
 namespace cudalab::emu {
 
 constexpr uint32_t kMixed = 0x7FFFFFFFu;  // a word whose bytes have different writers
+constexpr uint32_t kBusy = 0x7FFFFFFEu;   // a word being made mixed
 
 struct Shadow {
   uint32_t* words = nullptr;  // per 4-byte word: its writer, or kMixed
@@ -34,7 +35,8 @@ struct Shadow {
 
   // The writer of byte `offset`.
   uint32_t writer(size_t offset) const {
-    const uint32_t w = __atomic_load_n(words + offset / 4, __ATOMIC_ACQUIRE);
+    uint32_t w = __atomic_load_n(words + offset / 4, __ATOMIC_ACQUIRE);
+    while (w == kBusy) w = __atomic_load_n(words + offset / 4, __ATOMIC_ACQUIRE);
     return w == kMixed ? __atomic_load_n(bytes + offset, __ATOMIC_RELAXED) : w;
   }
   // Bytes [offset, offset + count) were written by `writer`.
