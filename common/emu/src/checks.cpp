@@ -71,8 +71,7 @@ void thread_fence() {
 }
 
 std::string thread_named(const BlockState& b, uint32_t rank) {
-  const dim3 d = b.config->block;
-  return "thread " + dim({rank % d.x, rank / d.x % d.y, rank / (d.x * d.y)});
+  return "thread " + dim(index_of(rank, b.config->block));
 }
 
 std::string who(const BlockState& b) {

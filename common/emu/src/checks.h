@@ -28,6 +28,11 @@ void warn_once(const BlockState& b, const void* pc, const std::string& what);
 // Global memory (global_checks.cpp): inside a live array, not unwritten, one block writing a byte.
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
                   const void* pc);
+// The (x,y,z) index of number `rank` among `d` (x fastest): a thread in its block, a block in
+// its grid.
+inline uint3 index_of(uint32_t rank, dim3 d) {
+  return {rank % d.x, rank / d.x % d.y, rank / (d.x * d.y)};
+}
 // "thread (x,y,z)": the thread of b's block with that rank (thread_rank()).
 std::string thread_named(const BlockState& b, uint32_t rank);
 // Which bytes of the 4-byte word at `word` an access of `size` bytes at `a` touches, as a mask.
@@ -41,6 +46,13 @@ inline uint8_t bytes_touched(uintptr_t word, uintptr_t a, unsigned size) {
 struct Allocation;
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc);
+// Whether `a` lies on the running thread's stack or in its kernel's arguments: memory a kernel
+// always may touch. Inlined, so the frame is the caller's, on the same stack.
+[[gnu::always_inline]] inline bool stack_or_arguments(const LaunchConfig& c, uintptr_t a) {
+  const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return a - (frame - (1 << 20)) < (2u << 20) ||
+         a - reinterpret_cast<uintptr_t>(c.params) < c.params_bytes;
+}
 // Host memory (host_checks.cpp): not behind a host pointer given as an argument.
 void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc);
 

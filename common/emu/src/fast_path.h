@@ -91,7 +91,7 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
       if (__atomic_load_n(words + i, __ATOMIC_ACQUIRE) != writer) return false;
     // Written before this launch (by the host or a kernel), or by an atomic: no block's plain
     // write of this launch that an access could race with. kMixed is neither.
-    const bool settled = writer < b.launch_stamp || (writer & kAtomicBit);
+    const bool settled = !plain_write_in_launch(writer, b.launch_stamp);
     if (!store) {
       if (writer != 0 && settled) return true;
       if (writer != b.stamp) return false;  // unwritten, or another block's
@@ -119,7 +119,7 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   if ((offset & 3) + size > 4) return false;
   Word& s = words_[offset / 4];
   const uint16_t me = static_cast<uint16_t>(running_thread);
-  const uint8_t bytes = static_cast<uint8_t>(((1u << size) - 1) << (offset & 3));
+  const uint8_t bytes = bytes_touched(offset & ~uintptr_t{3}, offset, size);
   if (s.region == 0) return false;                            // outside every variable
   if (!store && s.write_epoch < b.block_epoch) return false;  // unwritten in this block
   const bool written_now = s.write_epoch == b.epoch;
@@ -155,13 +155,9 @@ extern const BuiltinsPlace builtins_place;
     return global_access_fine(*b, a, size, store, pc);
   if (b->shared != nullptr && b->shared->contains(a))
     return b->shared->access_fine(*b, a, size, store, pc);
+  if (!b->host_pointer_args) return true;  // check_host looks for nothing else
   const auto builtins = reinterpret_cast<uintptr_t>(&::threadIdx) + builtins_place.first;
-  if (a - builtins < builtins_place.bytes) return true;
-  const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  if (a - (frame - (1 << 20)) < (2u << 20)) return true;  // this thread's stack
-  const LaunchConfig& c = *b->config;
-  if (a - reinterpret_cast<uintptr_t>(c.params) < c.params_bytes) return true;
-  return !b->host_pointer_args;
+  return a - builtins < builtins_place.bytes || stack_or_arguments(*b->config, a);
 }
 
 }  // namespace cudalab::emu

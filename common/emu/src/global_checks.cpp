@@ -110,8 +110,8 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   for (unsigned i = 0; i < size; ++i) {
     const uint32_t writer = shadow.writer(offset + i);
     if (writer == 0 && !store) return false;  // unwritten
-    const bool settled = writer < b.launch_stamp || (writer & kAtomicBit);
-    if (!settled && writer != b.stamp) return false;  // another block's
+    if (plain_write_in_launch(writer, b.launch_stamp) && writer != b.stamp)
+      return false;  // another block's
     if (i == 0) own = writer == b.stamp;
   }
   if ((store || own) && !rewrites_last_word(b, a, size))
@@ -162,13 +162,10 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     // Another block of this launch wrote the byte (not with an atomic, and without a
     // __threadfence() that would publish it): a read sees it only if that block happened to run
     // first, and a write of this block's own overwrites it in whatever order the blocks ran.
-    const bool other_block =
-        writer >= b->launch_stamp && !(writer & kAtomicBit) && writer != b->stamp;
+    const bool other_block = plain_write_in_launch(writer, b->launch_stamp) && writer != b->stamp;
     const bool fenced = b->fenced && other_block && b->fenced[writer - b->launch_stamp].load();
     if (!store && !atomic && other_block && !fenced) {
-      const dim3 g = b->config->grid;
-      const uint32_t other = writer - b->launch_stamp;
-      const uint3 o{other % g.x, other / g.x % g.y, other / (g.x * g.y)};
+      const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
       fault(*b, pc, cudaErrorLaunchFailure,
             "a read of element " + std::to_string((a - base) / size) +
                 " of the array allocated at " + r->where + ", which block " + dim(o) +
@@ -178,9 +175,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                 "launch (or after grid.sync()), or write the result to a second array.");
     }
     if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
-      const dim3 g = b->config->grid;
-      const uint32_t other = writer - b->launch_stamp;
-      const uint3 o{other % g.x, other / g.x % g.y, other / (g.x * g.y)};
+      const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
       fault(*b, pc, cudaErrorLaunchFailure,
             "a write to element " + std::to_string((a - base) / size) +
                 " of the array allocated at " + r->where + ", which block " + dim(o) +

@@ -103,7 +103,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
                        const void* pc) {
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   BlockWrites& writes = *worker_writes;
-  const uint32_t me = thread_rank();
+  const uint32_t me = running_thread;
   for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
     const uint8_t bytes = bytes_touched(word, a, size);
     WordWrite* w = writes.find(word, b.block_epoch, store);

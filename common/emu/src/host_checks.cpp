@@ -15,12 +15,10 @@ void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc) {
   if (!b.host_pointer_args) return;
   if (program_global(reinterpret_cast<const void*>(a)))
     return;  // the program's globals (__constant__ and __device__ variables)
-  const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  if (a - (frame - (1 << 20)) < (2u << 20)) return;                        // this thread's stack
-  if (a - reinterpret_cast<uintptr_t>(c.params) < c.params_bytes) return;  // the kernel's arguments
+  if (stack_or_arguments(c, a)) return;
   for (unsigned i = 0; i < c.pointer_count; ++i) {
-    auto p = reinterpret_cast<uintptr_t>(c.pointers[i]);
-    if (p == 0 || arena().contains(c.pointers[i])) continue;
+    if (!host_pointer(c.pointers[i])) continue;
+    const auto p = reinterpret_cast<uintptr_t>(c.pointers[i]);
     if (a - p < (64u << 20) && !registered_host_memory(a))
       fault(b, pc, cudaErrorIllegalAddress,
             std::string(store ? "a write to" : "a read of") + " host memory through argument " +

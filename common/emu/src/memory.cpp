@@ -138,9 +138,8 @@ Allocation* containing(const void* p, bool freed_too) {
 }
 
 const Arena& arena() {
-  static const bool reserved = (reserved_arena = reserve_arena(), true);
-  (void)reserved;
-  return reserved_arena;
+  static const Arena& reserved = reserved_arena = reserve_arena();
+  return reserved;
 }
 
 std::vector<Allocation>& allocations() {

@@ -72,6 +72,13 @@ constexpr uint32_t kHostStamp = 1;
 // wrote them: counted as a kernel's work (provenance.cpp), never held against the program.
 constexpr uint32_t kEarlierKernelStamp = 2;
 constexpr uint32_t kAtomicBit = 0x80000000u;
+// Whether `writer` is a plain (not atomic) write by a block of the launch whose blocks' stamps
+// start at `launch_stamp`: the only writes a block's access can race with.
+inline bool plain_write_in_launch(uint32_t writer, uint32_t launch_stamp) {
+  return writer >= launch_stamp && !(writer & kAtomicBit);
+}
+// Whether a kernel argument `p` is a host pointer: not null, not in the arena.
+inline bool host_pointer(const void* p) { return p != nullptr && !arena().contains(p); }
 // Every array since the last cudaDeviceReset, in address order (freed ones too).
 std::vector<Allocation>& allocations();
 // Counts the changes to the arrays (placed, freed, revived, reset): what a worker remembers of them

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <boost/context/fiber.hpp>
@@ -689,9 +690,8 @@ struct LaunchRun {
     state.shared = &shared;
     state.grid = grid;
     state.fenced = fenced.get();
-    for (unsigned i = 0; i < config.pointer_count; ++i)
-      if (config.pointers[i] != nullptr && !arena().contains(config.pointers[i]))
-        state.host_pointer_args = true;
+    state.host_pointer_args =
+        std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer);
     current_block = &state;
     const dim3 g = config.grid;
     for (unsigned long long b; !failed && take(b);) {
