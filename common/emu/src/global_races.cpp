@@ -3,19 +3,20 @@
 // update, `a[i] = a[i - 1]`, with no __syncthreads()).
 //
 // Algorithm: each worker keeps, for the block it runs, a table of the global words the block has
-// written: the word's address, the writing thread, the barrier epoch and the line. A store looks
-// its word up and records itself; a read looks up only the words whose shadow says this block
-// wrote them (checks.cpp's per-byte shadow), so kernels that read only what others wrote pay
-// nothing for it. The table is open addressing keyed by the word; entries of earlier blocks are
-// recognised by their block epoch and count as free, so a block starts with an empty table at no
-// cost.
+// written since its last barrier: the word's address, the writing thread, the barrier epoch and
+// the line. A store looks its word up and records itself; a read looks up only the words whose
+// shadow says this block wrote them (shadow.h), so kernels that read only what others wrote pay
+// nothing for it. The table is open addressing keyed by the word; entries of earlier epochs
+// (before the barrier, or another block) count as free, so a barrier empties the table at no cost.
 //
-// Limitations: only a read of what another thread wrote (read-after-write) is a race here. A write
-// after another thread's read is not seen (reads are not recorded), and two threads writing one
-// word are let be: threads that store the same value (every thread setting a flag, a vote's
-// result) are common and harmless, and a GPU's tools do not look at global memory either. A word
-// remembers its last writer only (with the bytes it wrote): a read of bytes an earlier writer of
-// the same word wrote in the same epoch is not seen.
+// Limitations: the table grows to 2^13 entries; a block that writes more words between two
+// barriers (a grid-stride loop of a small grid over a large array) forgets some of them, and a
+// read of one of those is not seen as a race. Only a read of what another thread wrote
+// (read-after-write) is a race here. A write after another thread's read is not seen (reads are not
+// recorded), and two threads writing one word are let be: threads that store the same value (every
+// thread setting a flag, a vote's result) are common and harmless, and a GPU's tools do not look at
+// global memory either. A word remembers its last writer only (with the bytes it wrote): a read of
+// bytes an earlier writer of the same word wrote in the same epoch is not seen.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,39 +31,49 @@ namespace {
 
 struct WordWrite {
   uintptr_t word = 0;
-  uint32_t block_epoch = 0;  // the block that wrote it (0: free)
-  uint32_t epoch = 0;        // the barrier epoch of the write
-  const void* pc = nullptr;
-  uint32_t writer = 0;  // thread rank
-  uint8_t bytes = 0;    // which bytes of the word it wrote
+  const void* pc = nullptr;  // nullptr: not written yet
+  uint32_t epoch = 0;        // the barrier epoch of the write (another epoch's entry is free)
+  uint16_t writer = 0;       // thread rank
+  uint8_t bytes = 0;         // which bytes of the word it wrote
 };
 
 class BlockWrites {
  public:
-  // The entry of `word` in the block that started at `block_epoch`; a free one if `insert`,
-  // else nullptr when the block has not written it.
-  WordWrite* find(uintptr_t word, uint32_t block_epoch, bool insert) {
-    if (block_epoch != block_epoch_) {  // a new block: every entry is now free
-      block_epoch_ = block_epoch;
+  // The entry of `word` in barrier epoch `epoch`; a free one if `insert`, else nullptr when the
+  // block has not written it since its last barrier (or its entry was given to another word).
+  WordWrite* find(uintptr_t word, uint32_t epoch, bool insert) {
+    if (epoch != epoch_) {  // a barrier or a new block: every entry is now free
+      epoch_ = epoch;
       used_ = 0;
     }
     if (table_.empty()) table_.resize(1024);
-    for (size_t i = hash(word);; i = (i + 1) & (table_.size() - 1)) {
+    const size_t home = hash(word);
+    for (size_t n = 0, i = home; n < kProbes; ++n, i = (i + 1) & (table_.size() - 1)) {
       WordWrite& e = table_[i];
-      if (e.block_epoch != block_epoch) {
+      if (e.epoch != epoch) {
         if (!insert) return nullptr;
-        if (2 * ++used_ > table_.size()) {
+        if (2 * ++used_ > table_.size() && table_.size() < kMaxEntries) {
           grow();
-          return find(word, block_epoch, true);
+          return find(word, epoch, true);
         }
-        e = {word, block_epoch, 0, nullptr, 0, 0};
+        e = {word, nullptr, epoch, 0, 0};
         return &e;
       }
       if (e.word == word) return &e;
     }
+    if (!insert) return nullptr;
+    if (table_.size() < kMaxEntries) {
+      grow();
+      return find(word, epoch, true);
+    }
+    table_[home] = {word, nullptr, epoch, 0, 0};  // full: the home entry makes room
+    return &table_[home];
   }
 
  private:
+  // A word is looked for in kProbes entries from its home; the table grows to kMaxEntries (192 KB,
+  // near the core), then a block that writes more words between two barriers forgets some of them.
+  static constexpr size_t kProbes = 8, kMaxEntries = size_t{1} << 13;
   size_t hash(uintptr_t word) const {
     return (word / 4 * 0x9E3779B97F4A7C15ull >> 20) & (table_.size() - 1);
   }
@@ -71,10 +82,10 @@ class BlockWrites {
     old.swap(table_);
     used_ = 0;
     for (const WordWrite& e : old)
-      if (e.block_epoch == block_epoch_) *find(e.word, block_epoch_, true) = e;
+      if (e.epoch == epoch_) *find(e.word, epoch_, true) = e;
   }
   std::vector<WordWrite> table_;
-  uint32_t block_epoch_ = 0;
+  uint32_t epoch_ = 0;
   size_t used_ = 0;
 };
 
@@ -106,18 +117,18 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   const uint32_t me = running_thread;
   for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
     const uint8_t bytes = bytes_touched(word, a, size);
-    WordWrite* w = writes.find(word, b.block_epoch, store);
+    WordWrite* w = writes.find(word, b.epoch, store);
     if (w == nullptr) continue;
     if (store) {
-      if (w->pc != nullptr && w->epoch == b.epoch && w->writer == me)
+      if (w->pc != nullptr && w->writer == me)
         w->bytes |= bytes;
       else
-        *w = {word, b.block_epoch, b.epoch, pc, me, bytes};
+        *w = {word, pc, b.epoch, static_cast<uint16_t>(me), bytes};
       b.last_write_word = word;
       b.last_write_epoch = b.epoch;
       b.last_writer = me;
       b.last_write_bytes = w->bytes;
-    } else if (w->pc != nullptr && w->epoch == b.epoch && w->writer != me && (w->bytes & bytes)) {
+    } else if (w->pc != nullptr && w->writer != me && (w->bytes & bytes)) {
       report_read_after_write(b, r, a, size, *w, pc);
     }
   }

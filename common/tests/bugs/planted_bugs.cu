@@ -303,6 +303,15 @@ __global__ void shift_in_one_block(float* a, int n) {
   }
 }
 
+// The same in a loop by one block over an array far larger than the block: each thread writes
+// thousands of words before the next thread runs (more than the race table keeps).
+__global__ void grid_stride_shift_in_one_block(float* a, int n) {
+  for (int i = threadIdx.x + 1; i < n; i += blockDim.x) {
+    float left = a[i - 1];  // BUG: grid_stride_shift_in_one_block
+    a[i] = left;
+  }
+}
+
 // ---- host side -------------------------------------------------------------------------------
 
 // The first error of a sequence of calls.
@@ -460,6 +469,16 @@ cudaError_t in_place_shift_in_one_block() {
   shift_in_one_block<<<1, THREADS>>>(a.in, THREADS);
   return a.finish();
 }
+cudaError_t grid_stride_shift_large() {
+  constexpr int kLarge = 1 << 22;  // 16384 words per thread
+  float* a;
+  First status;
+  status << cudaMalloc(&a, kLarge * sizeof(float)) << cudaMemset(a, 0, kLarge * sizeof(float));
+  grid_stride_shift_in_one_block<<<1, THREADS>>>(a, kLarge);
+  status << cudaGetLastError() << cudaDeviceSynchronize();
+  cudaFree(a);
+  return status.error;
+}
 cudaError_t short_upload() {
   Arrays a;
   float* in;
@@ -568,6 +587,7 @@ const std::vector<PlantedBug>& planted_bugs() {
        [] { return launch(tile_without_halo_room); }},
       {"csr_row_end_included", "outside every array", csr_with_row_end},
       {"in_place_shift_in_one_block", "of this block wrote", in_place_shift_in_one_block},
+      {"grid_stride_shift_in_one_block", "of this block wrote", grid_stride_shift_large},
       {"average_in_place", "also wrote in this launch|of this block wrote", average_in_one_array},
       {"transpose_without_barrier", "no __syncthreads() in between",
        [] { return launch(transpose_without_barrier); }},
