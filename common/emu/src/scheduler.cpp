@@ -109,8 +109,9 @@ std::string describe_threads(const std::vector<unsigned>& ids, dim3 block) {
 class BarrierSites {
  public:
   void start_block(unsigned threads) {
-    elsewhere_.assign(threads, {nullptr, 0, 0});
-    regather_ = false;
+    // Cleared only after a block that wrote in it: most blocks meet at one site or none.
+    if (written_ || elsewhere_.size() != threads) elsewhere_.assign(threads, {nullptr, 0, 0});
+    written_ = regather_ = false;
   }
   void start_round() {
     arrived_ = 0;
@@ -126,6 +127,7 @@ class BarrierSites {
       first_ = {file, line};
     } else if (line != first_.line || file != first_.file) {
       same_site_ = false;
+      written_ = true;
       elsewhere_[thread] = {file, line, round};
     }
   }
@@ -145,6 +147,7 @@ class BarrierSites {
         if (first_.file == nullptr) first_ = s;  // the first waiting thread
         if (s.line != first_.line || s.file != first_.file) {
           same_site_ = false;
+          written_ = true;
           elsewhere_[t] = {s.file, s.line, round};
         }
       }
@@ -190,7 +193,7 @@ class BarrierSites {
   Site first_{nullptr, 0};     // where the round's first thread waits
   std::vector<Elsewhere> elsewhere_;
   unsigned arrived_ = 0;
-  bool same_site_ = true, regather_ = false;
+  bool same_site_ = true, regather_ = false, written_ = false;
 };
 
 // The warp-level calls (shuffles, votes, __syncwarp, coalesced_threads) of a block's threads: what
@@ -201,10 +204,13 @@ class WarpMeetings {
  public:
   void start_block(unsigned threads) {
     threads_ = threads;
+    waiting_ = 0;
+    // Cleared only after a block that made warp-level calls: most blocks make none.
+    if (!used_ && wait_.size() == threads) return;
     wait_.assign(threads, {0, nullptr, 0, false});
     published_.assign(threads, 0);
     block_published_.assign(threads, 0);
-    waiting_ = 0;
+    used_ = false;
   }
   unsigned waiting() const { return waiting_; }
   bool waits(unsigned t) const { return wait_[t].mask != 0; }
@@ -212,6 +218,7 @@ class WarpMeetings {
   // Lane `t` publishes `value` at a call for the lanes of `mask`; returns the buffer its warp's
   // values go to.
   unsigned publish(unsigned t, unsigned mask, uint64_t value, const char* file, int line) {
+    used_ = true;
     const unsigned parity = published_[t]++ % 2;
     values_[parity][t] = value;
     wait_[t] = {mask, file, line, false};
@@ -220,6 +227,7 @@ class WarpMeetings {
   }
   // Lane `t` waits at coalesced_threads(): its group is the lanes that wait at the same line.
   void wait_coalesced(unsigned t, const char* file, int line) {
+    used_ = true;
     wait_[t] = {0xffffffffu, file, line, true};
     ++waiting_;
   }
@@ -230,6 +238,7 @@ class WarpMeetings {
 
   // The same for a collective of a tile beyond a warp (a block barrier follows).
   unsigned publish_to_block(unsigned t, uint64_t value) {
+    used_ = true;
     const unsigned parity = block_published_[t]++ % 2;
     block_values_[parity][t] = value;
     return parity;
@@ -282,6 +291,7 @@ class WarpMeetings {
     bool coalesced;  // at coalesced_threads(): the mask is found when the block stops
   };
   unsigned threads_ = 0, waiting_ = 0;
+  bool used_ = false;  // a lane of this block published or waited
   std::vector<Wait> wait_;
   std::vector<unsigned> published_, block_published_;  // calls per thread: pick the buffer
   uint64_t values_[2][1024] = {}, block_values_[2][1024] = {};
@@ -302,7 +312,8 @@ class BlockRunner {
     state.unwritten_read.clear();
     threads_ = config.block.x * config.block.y * config.block.z;
     next_ = 0;
-    next_index_ = {0, 0, 0};
+    next_x_ = 0;
+    next_y_ = next_z_ = 0;
     done_ = 0;
     done_flag_.assign(threads_, false);
     barrier_.start_block(threads_);
@@ -441,13 +452,14 @@ class BlockRunner {
   // threadIdx of the next thread to start, counted up without divisions (they cost more than a
   // thread of a small kernel).
   uint3 take_index() {
-    uint3 i = next_index_;
+    const unsigned x = next_x_.load(std::memory_order_relaxed);
+    const uint3 i{x, next_y_, next_z_};
     const dim3& b = config_->block;
-    if (++next_index_.x == b.x) {
-      next_index_.x = 0;
-      if (++next_index_.y == b.y) {
-        next_index_.y = 0;
-        ++next_index_.z;
+    next_x_.store(x + 1 == b.x ? 0 : x + 1, std::memory_order_relaxed);
+    if (x + 1 == b.x) {
+      if (++next_y_ == b.y) {
+        next_y_ = 0;
+        ++next_z_;
       }
     }
     return i;
@@ -521,8 +533,11 @@ class BlockRunner {
   const LaunchConfig* config_ = nullptr;
   ThreadFn fn_{};
   unsigned threads_ = 0, next_ = 0, done_ = 0;  // threads: in the block, started, finished
-  uint3 next_index_{0, 0, 0};                   // threadIdx of the next to start
   unsigned round_ = 0;
+  // threadIdx of the next to start. x is read and written on its own (an atomic, relaxed: plain
+  // moves): read back with y as one word after writing x alone, it stalls every thread's start.
+  std::atomic<unsigned> next_x_ = 0;
+  unsigned next_y_ = 0, next_z_ = 0;
   std::vector<bool> done_flag_;
   std::vector<std::unique_ptr<Fiber>> fibers_;  // fibers hold references to their own records
   std::vector<Fiber*> idle_;                    // parked fibers, for round 0

@@ -12,11 +12,19 @@
 // The coordinates of the GPU thread that runs now on this worker, as CUDA names them: variables
 // (not macros, so that a struct may have a field called gridDim, as cudaKernelNodeParams does).
 // The block scheduler rewrites threadIdx each time it switches threads; the others change once per
-// block or launch.
-inline thread_local uint3 threadIdx{0, 0, 0};
-inline thread_local uint3 blockIdx{0, 0, 0};
-inline thread_local dim3 blockDim{};
-inline thread_local dim3 gridDim{};
+// block or launch. Only the runtime's own files write them; to programs they are const, as on a
+// GPU, which also tells the compiler's instrumentation that reading them needs no check.
+#ifdef CUDALAB_EMU_RUNTIME
+inline thread_local constinit uint3 threadIdx{0, 0, 0};
+inline thread_local constinit uint3 blockIdx{0, 0, 0};
+inline thread_local constinit dim3 blockDim{};
+inline thread_local constinit dim3 gridDim{};
+#else
+extern thread_local constinit const uint3 threadIdx;
+extern thread_local constinit const uint3 blockIdx;
+extern thread_local constinit const dim3 blockDim;
+extern thread_local constinit const dim3 gridDim;
+#endif
 
 namespace cudalab::emu {
 
