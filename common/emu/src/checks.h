@@ -42,7 +42,7 @@ inline uint8_t bytes_touched(uintptr_t word, uintptr_t a, unsigned size) {
 }
 
 // Races inside a block on global memory (global_races.cpp): called for each plain access by a
-// block, a read only when the block itself wrote the bytes.
+// block, a read only when the block itself wrote the bytes or reads_watched(b.launch_stamp, r).
 struct Allocation;
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc);

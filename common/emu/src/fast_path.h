@@ -93,9 +93,10 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     // write of this launch that an access could race with. kMixed is neither.
     const bool settled = !plain_write_in_launch(writer, b.launch_stamp);
     if (!store) {
-      if (writer != 0 && settled) return true;
-      if (writer != b.stamp) return false;  // unwritten, or another block's
-      if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, false, pc);
+      if (writer == 0 || (!settled && writer != b.stamp)) return false;  // unwritten, or another
+      if (writer == b.stamp ? !rewrites_last_word(b, a, size)            // block's
+                            : reads_watched(b.launch_stamp, *e.record))
+        check_global_race(b, *e.record, a, size, false, pc);
       return true;
     }
     if (!settled && writer != b.stamp) return false;  // another block wrote it, or mixed

@@ -75,6 +75,7 @@ void record_new_store(BlockState& b, const Allocation* r, const void* pc) {
   b.last_store_pc = pc;
   b.last_store_array = r;
   b.last_store_launch = b.launch_stamp;
+  if (r != nullptr) __atomic_store_n(&r->stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
   std::lock_guard<std::mutex> lock(store_sites_mutex);
   if (!store_sites.empty() && store_sites.back().launch_stamp != b.launch_stamp)
     store_sites.clear();  // a new launch
@@ -114,7 +115,7 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
       return false;  // another block's
     if (i == 0) own = writer == b.stamp;
   }
-  if ((store || own) && !rewrites_last_word(b, a, size))
+  if ((store || own || reads_watched(b.launch_stamp, r)) && !rewrites_last_word(b, a, size))
     check_global_race(b, r, a, size, store, pc);
   if (!store) return true;
   record_store(b, &r, pc);
@@ -184,7 +185,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                 "which one comes last. Give each element one writer, or use atomics.");
     }
   }
-  if (!atomic && (store || shadow.writer(offset) == b->stamp))
+  if (!atomic && (store || shadow.writer(offset) == b->stamp || reads_watched(b->launch_stamp, *r)))
     check_global_race(*b, *r, a, size, store, pc);
   if (store && !atomic) record_store(*b, r, pc);
   if (store || atomic) shadow.set(offset, size, atomic ? (b->stamp | kAtomicBit) : b->stamp);

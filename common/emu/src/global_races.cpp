@@ -1,22 +1,26 @@
 // Races on global memory inside one block: between two barriers (or warp meetings), bytes that
 // one thread of the block wrote must not be read by another thread of the block (an in-place
-// update, `a[i] = a[i - 1]`, with no __syncthreads()).
+// update, `a[i] = a[i - 1]`, with no __syncthreads()), and bytes one thread read must not be
+// written by another (`a[i] = a[i + 1]`: the reader may run before or after the writer).
 //
 // Algorithm: each worker keeps, for the block it runs, a table of the global words the block has
-// written since its last barrier: the word's address, the writing thread, the barrier epoch and
-// the line. A store looks its word up and records itself; a read looks up only the words whose
-// shadow says this block wrote them (shadow.h), so kernels that read only what others wrote pay
-// nothing for it. The table is open addressing keyed by the word; entries of earlier epochs
-// (before the barrier, or another block) count as free, so a barrier empties the table at no cost.
+// touched since its last barrier: the word's address, its last writer (thread, line, bytes) and
+// up to two readers. A store looks its word up, checks the readers and records itself; a read
+// looks up only the words whose shadow says this block wrote them (shadow.h), and records itself
+// only in arrays that this launch writes (reads_watched, memory.h), so kernels that read one array
+// and write another pay nothing for reads. The table is open addressing keyed by the word; entries
+// of earlier epochs (before the barrier, or another block) count as free, so a barrier empties the
+// table at no cost.
 //
-// Limitations: the table grows to 2^13 entries; a block that writes more words between two
+// Limitations: the table grows to 2^15 entries; a block that touches more words between two
 // barriers (a grid-stride loop of a small grid over a large array) forgets some of them, and a
-// read of one of those is not seen as a race. Only a read of what another thread wrote
-// (read-after-write) is a race here. A write after another thread's read is not seen (reads are not
-// recorded), and two threads writing one word are let be: threads that store the same value (every
-// thread setting a flag, a vote's result) are common and harmless, and a GPU's tools do not look at
-// global memory either. A word remembers its last writer only (with the bytes it wrote): a read of
-// bytes an earlier writer of the same word wrote in the same epoch is not seen.
+// race on one of those is not seen. A read is watched from the launch's first store into its
+// array on: in `a[i] = a[i + 1]` the first thread's read comes before any store and is not seen
+// (the second thread's is). Two threads writing one word are let be: threads that store the same
+// value (every thread setting a flag, a vote's result) are common and harmless, and a GPU's tools
+// do not look at global memory either. A word remembers its last writer only (with the bytes it
+// wrote), and two readers: a read of bytes an earlier writer of the same word wrote in the same
+// epoch, or a third reader, is not seen. Atomics are neither readers nor writers here.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,11 +34,15 @@ namespace cudalab::emu {
 namespace {
 
 struct WordWrite {
+  static constexpr uint16_t kNobody = 0xFFFF;
   uintptr_t word = 0;
-  const void* pc = nullptr;  // nullptr: not written yet
-  uint32_t epoch = 0;        // the barrier epoch of the write (another epoch's entry is free)
-  uint16_t writer = 0;       // thread rank
-  uint8_t bytes = 0;         // which bytes of the word it wrote
+  const void* pc = nullptr;  // the last write's line; nullptr: not written yet
+  const void* read_pc[2] = {nullptr, nullptr};
+  uint32_t epoch = 0;   // the barrier epoch of the accesses (another epoch's entry is free)
+  uint16_t writer = 0;  // thread rank
+  uint16_t reader[2] = {kNobody, kNobody};  // two of the threads that read it
+  uint8_t bytes = 0;                        // which bytes of the word the writer wrote
+  uint8_t read_bytes[2] = {0, 0};
 };
 
 class BlockWrites {
@@ -56,7 +64,7 @@ class BlockWrites {
           grow();
           return find(word, epoch, true);
         }
-        e = {word, nullptr, epoch, 0, 0};
+        e = {.word = word, .epoch = epoch};
         return &e;
       }
       if (e.word == word) return &e;
@@ -66,14 +74,15 @@ class BlockWrites {
       grow();
       return find(word, epoch, true);
     }
-    table_[home] = {word, nullptr, epoch, 0, 0};  // full: the home entry makes room
+    table_[home] = {.word = word, .epoch = epoch};  // full: the home entry makes room
     return &table_[home];
   }
 
  private:
-  // A word is looked for in kProbes entries from its home; the table grows to kMaxEntries (192 KB,
-  // near the core), then a block that writes more words between two barriers forgets some of them.
-  static constexpr size_t kProbes = 8, kMaxEntries = size_t{1} << 13;
+  // A word is looked for in kProbes entries from its home; the table grows to kMaxEntries (1.5 MB,
+  // within a core's caches), then a block that touches more words between two barriers forgets
+  // some of them (a full table gives a word's home entry to the newcomer).
+  static constexpr size_t kProbes = 8, kMaxEntries = size_t{1} << 15;
   size_t hash(uintptr_t word) const {
     return (word / 4 * 0x9E3779B97F4A7C15ull >> 20) & (table_.size() - 1);
   }
@@ -108,29 +117,57 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
             "array than the one written.");
 }
 
+[[noreturn, gnu::cold, gnu::noinline]] void report_write_after_read(
+    BlockState& b, const Allocation& r, uintptr_t a, unsigned size, unsigned reader,
+    const void* read_pc, const void* pc) {
+  fault(b, pc, cudaErrorLaunchFailure,
+        "a write to element " + std::to_string((a - reinterpret_cast<uintptr_t>(r.base)) / size) +
+            " of the array allocated at " + r.where + ", which " + thread_named(b, reader) +
+            " of this block read at " + at(read_pc) +
+            " with no __syncthreads() in between: the reader sees the old or the new value "
+            "depending on which thread runs first. Put a __syncthreads() between the read and "
+            "the write, or write to another array than the one read.");
+}
+
 }  // namespace
 
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc) {
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   BlockWrites& writes = *worker_writes;
-  const uint32_t me = running_thread;
+  const auto me = static_cast<uint16_t>(running_thread);
+  const bool watch_reads = !store && reads_watched(b.launch_stamp, r);
   for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
     const uint8_t bytes = bytes_touched(word, a, size);
-    WordWrite* w = writes.find(word, b.epoch, store);
+    WordWrite* w = writes.find(word, b.epoch, store || watch_reads);
     if (w == nullptr) continue;
     if (store) {
-      if (w->pc != nullptr && w->writer == me)
+      for (int i = 0; i < 2; ++i)
+        if (w->reader[i] != WordWrite::kNobody && w->reader[i] != me && (w->read_bytes[i] & bytes))
+          report_write_after_read(b, r, a, size, w->reader[i], w->read_pc[i], pc);
+      if (w->pc != nullptr && w->writer == me) {
         w->bytes |= bytes;
-      else
-        *w = {word, pc, b.epoch, static_cast<uint16_t>(me), bytes};
+      } else {
+        w->pc = pc;
+        w->writer = me;
+        w->bytes = bytes;
+      }
       b.last_write_word = word;
       b.last_write_epoch = b.epoch;
       b.last_writer = me;
       b.last_write_bytes = w->bytes;
-    } else if (w->pc != nullptr && w->writer != me && (w->bytes & bytes)) {
-      report_read_after_write(b, r, a, size, *w, pc);
+      continue;
     }
+    if (w->pc != nullptr && w->writer != me && (w->bytes & bytes))
+      report_read_after_write(b, r, a, size, *w, pc);
+    if (!watch_reads) continue;
+    // Keep this thread as a reader: in the slot it has, else a free one, else the second slot
+    // (so that the first reader and the latest other one are known).
+    const int slot = w->reader[0] == me || w->reader[0] == WordWrite::kNobody ? 0 : 1;
+    if (w->reader[slot] != me) w->read_bytes[slot] = 0;
+    w->reader[slot] = me;
+    w->read_pc[slot] = pc;
+    w->read_bytes[slot] |= bytes;
   }
 }
 

@@ -46,7 +46,15 @@ struct Allocation {
   bool freed;
   Shadow shadow;  // empty for very large arrays: they are not checked
   MemoryKind kind = MemoryKind::device;
+  // The last launch that stored into it (its stamp; record_new_store writes it, atomically).
+  mutable uint32_t stored_in_launch = 0;
 };
+// Whether the race check inside a block (global_races.cpp) watches the reads of `r` in launch
+// `launch_stamp`: from the launch's first store into it on (arrays a kernel only reads cannot
+// race).
+inline bool reads_watched(uint32_t launch_stamp, const Allocation& r) {
+  return __atomic_load_n(&r.stored_in_launch, __ATOMIC_RELAXED) == launch_stamp;
+}
 // `n` rounded up to a multiple of `m`.
 inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 const char* describe(MemoryKind kind);

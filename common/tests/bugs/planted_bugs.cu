@@ -303,6 +303,16 @@ __global__ void shift_in_one_block(float* a, int n) {
   }
 }
 
+// The other direction: thread i writes what thread i + 1 reads; thread i + 1 may read before or
+// after the write.
+__global__ void shift_left_in_one_block(float* a, int n) {
+  int i = threadIdx.x;
+  if (i + 1 < n) {
+    float right = a[i + 1];
+    a[i] = right;  // BUG: write_after_read_in_one_block
+  }
+}
+
 // The same in a loop by one block over an array far larger than the block: each thread writes
 // thousands of words before the next thread runs (more than the race table keeps).
 __global__ void grid_stride_shift_in_one_block(float* a, int n) {
@@ -469,6 +479,11 @@ cudaError_t in_place_shift_in_one_block() {
   shift_in_one_block<<<1, THREADS>>>(a.in, THREADS);
   return a.finish();
 }
+cudaError_t write_after_read_in_one_block() {
+  Arrays a;
+  shift_left_in_one_block<<<1, THREADS>>>(a.in, THREADS);
+  return a.finish();
+}
 cudaError_t grid_stride_shift_large() {
   constexpr int kLarge = 1 << 22;  // 16384 words per thread
   float* a;
@@ -588,6 +603,7 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"csr_row_end_included", "outside every array", csr_with_row_end},
       {"in_place_shift_in_one_block", "of this block wrote", in_place_shift_in_one_block},
       {"grid_stride_shift_in_one_block", "of this block wrote", grid_stride_shift_large},
+      {"write_after_read_in_one_block", "of this block read", write_after_read_in_one_block},
       {"average_in_place", "also wrote in this launch|of this block wrote", average_in_one_array},
       {"transpose_without_barrier", "no __syncthreads() in between",
        [] { return launch(transpose_without_barrier); }},
