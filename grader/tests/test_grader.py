@@ -119,6 +119,8 @@ def test_partly_right_and_wrong(graded: tuple) -> None:
         "VectorAddKernel.GuardsTheEnd" in bob and "outside every array" in bob["VectorAddKernel.GuardsTheEnd"]
     )
     assert "outside every array" in bob["VectorAdd.Size257"]
+    # The harness's own arrays are named in the sandbox too (the checker sends the names).
+    assert re.search(r"allocated at test_vector_add\.cu:\d+ \(d_[AB]\)", bob["VectorAddKernel.GuardsTheEnd"])
     assert 0 < lab(results, "bob")["earned"] < 22
     kinds = lab(results, "bob")["categories"]  # partial credit by kind, from the rubric
     assert kinds["diagnostics"] == {"earned": 3.0, "possible": 5.0} and kinds["correctness"]["possible"] == 15

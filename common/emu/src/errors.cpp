@@ -5,13 +5,12 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "array_names.h"
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
 #include "launches.h"
@@ -103,6 +102,7 @@ void clear_diagnostic() {
 namespace {
 thread_local const char* caller_file = nullptr;  // set_caller_site()
 thread_local int caller_line = 0;
+thread_local std::string caller_array;
 
 // The line a host call is made for: its own, or the one set_caller_site() gave.
 void called_from(const char*& file, int& line) {
@@ -113,9 +113,10 @@ void called_from(const char*& file, int& line) {
 }
 }  // namespace
 
-void set_caller_site(const char* file, int line) {
+void set_caller_site(const char* file, int line, std::string_view array) {
   caller_file = file;
   caller_line = line;
+  caller_array = array;
 }
 
 std::string site(const char* file, int line) {
@@ -125,37 +126,10 @@ std::string site(const char* file, int line) {
   return f + ":" + std::to_string(line);
 }
 
-namespace {
-// The variable an allocation at file:line fills, read from the source ("d_A" of
-// `cudaMalloc(&d_A, bytes)` or of `DeviceArray<float> d_A(...)`), or "" if the line names none, or
-// several, or cannot be read (the grader's sandbox does not show the checker's files). Each file is
-// read once.
-std::string array_name(const std::string& file, int line) {
-  static std::mutex files_mutex;
-  static std::map<std::string, std::vector<std::string>> files;
-  std::lock_guard<std::mutex> lock(files_mutex);
-  auto [it, added] = files.try_emplace(file);
-  if (added) {
-    std::ifstream in(file);
-    for (std::string text; std::getline(in, text);) it->second.push_back(text);
-  }
-  if (line < 1 || size_t(line) > it->second.size()) return "";
-  static const std::regex allocation(
-      R"(cudaMalloc(?:Managed|Host)?\s*\(\s*(?:\([^)]*\)\s*)?&\s*(\w+)|DeviceArray<[^;]*>\s+(\w+)\s*[({])");
-  const std::string& text = it->second[line - 1];
-  std::string name;
-  for (auto m = std::sregex_iterator(text.begin(), text.end(), allocation);
-       m != std::sregex_iterator(); ++m) {
-    if (!name.empty()) return "";  // two on one line: which one is not known
-    name = (*m)[1].matched ? (*m)[1].str() : (*m)[2].str();
-  }
-  return name;
-}
-}  // namespace
-
 std::string allocation_site(const char* file, int line) {
+  const bool for_caller = caller_file != nullptr;
   called_from(file, line);
-  std::string name = file ? array_name(file, line) : "";
+  std::string name = for_caller ? caller_array : file ? array_name(file, line) : "";
   return site(file, line) + (name.empty() ? "" : " (" + name + ")");
 }
 

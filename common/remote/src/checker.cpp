@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "array_names.h"
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
 
@@ -363,7 +364,8 @@ cudaError_t cudaMalloc(void** devPtr, size_t size, std::source_location where) {
   if (devPtr == nullptr) return cudaErrorInvalidValue;
   Message m;
   remote::put_site(m, where);
-  m.put<uint64_t>(size);
+  m.put(cudalab::emu::array_name(where.file_name(), int(where.line())));  // the runner cannot read
+  m.put<uint64_t>(size);                                                  // this file
   Message reply = remote::request(Op::malloc, m);
   auto err = reply.get<cudaError_t>();
   auto p = reply.get<uintptr_t>();

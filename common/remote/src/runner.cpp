@@ -76,9 +76,11 @@ void* read_pointer(Message& in, bool writable) {
 struct CallerSite {
   std::string file;
   int line;
-  explicit CallerSite(Message& in) : file(in.get_string()), line(in.get<int>()) {
+  std::string array;  // the name of the array an allocation fills, as the checker read it
+  explicit CallerSite(Message& in, bool names_array = false)
+      : file(in.get_string()), line(in.get<int>()), array(names_array ? in.get_string() : "") {
 #ifdef CUDALAB_EMU
-    emu::set_caller_site(file.c_str(), line);
+    emu::set_caller_site(file.c_str(), line, array);
 #endif
   }
 #ifdef CUDALAB_EMU
@@ -120,7 +122,7 @@ void serve_one(Op op, Message& in, Message& out) {
     case Op::hello:  // the runner is there
       return;
     case Op::malloc: {
-      CallerSite at(in);
+      CallerSite at(in, true);
       auto size = in.get<uint64_t>();
       void* p = nullptr;
       out.put(cudaMalloc(&p, size));

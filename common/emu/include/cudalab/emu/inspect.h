@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cudalab/counters.h"
@@ -34,8 +35,9 @@ struct DeviceWork {
 DeviceWork device_work(const void* p, size_t bytes);
 
 // The host calls that follow are made for another program's line (the remote runner's checker,
-// common/remote): their errors name `file`:`line`; nullptr: each call's own line again.
-void set_caller_site(const char* file, int line);
+// common/remote): their errors name `file`:`line`, and an allocation's array is called `array`;
+// nullptr: each call's own line again.
+void set_caller_site(const char* file, int line, std::string_view array = {});
 
 // A launch that runs longer is stopped (default 20 s, or CUDALAB_EMU_TIMEOUT; 0: no limit).
 void set_time_limit(unsigned seconds);
