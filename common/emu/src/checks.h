@@ -44,6 +44,19 @@ inline uint8_t bytes_touched(uintptr_t word, uintptr_t a, unsigned size) {
 // Races inside a block on global memory (global_races.cpp): called for each plain access by a
 // block, a read only when the block itself wrote the bytes or reads_watched(b.launch_stamp, r).
 struct Allocation;
+// Judges a write that a race check saw go over another thread's write of the same bytes, now that
+// its store has happened: a different value stops the kernel. Called before the thread stops
+// (barrier, warp-level call, end) and at its next race check.
+// overwrites.cpp: `bytes` (bit i: byte a + i) of this write go over what thread `first_writer`
+// of the block wrote at `first_pc`; the write waits to be judged by value.
+inline constinit thread_local bool overwrite_waiting = false;
+void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
+                        uint32_t bytes, uint32_t first_writer, const void* first_pc,
+                        const void* pc);
+void judge_overwrite();
+inline void settle_overwrite() {
+  if (overwrite_waiting) judge_overwrite();
+}
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc);
 // Whether `a` lies on the running thread's stack or in its kernel's arguments: memory a kernel

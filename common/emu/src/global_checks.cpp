@@ -86,7 +86,7 @@ void record_new_store(BlockState& b, const Allocation* r, const void* pc) {
 
 namespace {
 
-// " (its writes to that array: planted_bugs.cu:136)", or "" when none were recorded.
+// " (the kernel writes that array at planted_bugs.cu:136)", or "" when none were recorded.
 std::string other_writes(const BlockState& b, const Allocation* r) {
   std::vector<const void*> pcs;
   {
@@ -175,6 +175,8 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                 "the old or the new value by chance. Read what another block writes in the next "
                 "launch (or after grid.sync()), or write the result to a second array.");
     }
+    // Whatever the values: blocks that write the same element are most often a missing blockIdx
+    // in the index (planted bugs index_without_block, grid_stride_by_block), even when they agree.
     if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
       const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
       fault(*b, pc, cudaErrorLaunchFailure,

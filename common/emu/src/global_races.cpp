@@ -1,7 +1,8 @@
 // Races on global memory inside one block: between two barriers (or warp meetings), bytes that
 // one thread of the block wrote must not be read by another thread of the block (an in-place
-// update, `a[i] = a[i - 1]`, with no __syncthreads()), and bytes one thread read must not be
-// written by another (`a[i] = a[i + 1]`: the reader may run before or after the writer).
+// update, `a[i] = a[i - 1]`, with no __syncthreads()), bytes one thread read must not be written
+// by another (`a[i] = a[i + 1]`: the reader may run before or after the writer), and two threads
+// must not write different values to the same bytes (which one lands depends on the order).
 //
 // Algorithm: each worker keeps, for the block it runs, a table of the global words the block has
 // touched since its last barrier: the word's address, its last writer (thread, line, bytes) and
@@ -16,11 +17,11 @@
 // barriers (a grid-stride loop of a small grid over a large array) forgets some of them, and a
 // race on one of those is not seen. A read is watched from the launch's first store into its
 // array on: in `a[i] = a[i + 1]` the first thread's read comes before any store and is not seen
-// (the second thread's is). Two threads writing one word are let be: threads that store the same
-// value (every thread setting a flag, a vote's result) are common and harmless, and a GPU's tools
-// do not look at global memory either. A word remembers its last writer only (with the bytes it
-// wrote), and two readers: a read of bytes an earlier writer of the same word wrote in the same
-// epoch, or a third reader, is not seen. Atomics are neither readers nor writers here.
+// (the second thread's is). A write over another thread's write waits to be judged by its value
+// (overwrites.cpp): threads that store the same value (every thread setting a flag) are no race.
+// A word remembers its last writer only (with the bytes it wrote), and two readers: a read
+// of bytes an earlier writer of the same word wrote in the same epoch, or a third reader, is not
+// seen. Atomics are neither readers nor writers here.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -98,6 +99,14 @@ class BlockWrites {
   size_t used_ = 0;
 };
 
+// Bits of `word_bytes` (bit j: byte word + j) as bits of an access at `a` (bit i: byte a + i).
+uint32_t access_bytes(uintptr_t word, uintptr_t a, uint8_t word_bytes) {
+  uint32_t bits = 0;
+  for (unsigned j = 0; j < 4; ++j)
+    if ((word_bytes >> j & 1u) && word + j >= a && word + j - a < 32) bits |= 1u << (word + j - a);
+  return bits;
+}
+
 // Each worker's table, made at its first use and kept for the worker's life: a plain pointer, so
 // that reaching it costs no check of whether it was constructed.
 constinit thread_local BlockWrites* worker_writes = nullptr;
@@ -133,10 +142,14 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
 
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc) {
+  settle_overwrite();
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   BlockWrites& writes = *worker_writes;
   const auto me = static_cast<uint16_t>(running_thread);
   const bool watch_reads = !store && reads_watched(b.launch_stamp, r);
+  uint32_t overwritten = 0;  // bytes of this write that another thread wrote (bit i: a + i)
+  uint16_t first_writer = 0;
+  const void* first_pc = nullptr;
   for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
     const uint8_t bytes = bytes_touched(word, a, size);
     WordWrite* w = writes.find(word, b.epoch, store || watch_reads);
@@ -148,6 +161,11 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
       if (w->pc != nullptr && w->writer == me) {
         w->bytes |= bytes;
       } else {
+        if (w->pc != nullptr && (w->bytes & bytes) && overwritten == 0) {
+          first_writer = w->writer;
+          first_pc = w->pc;
+        }
+        if (w->pc != nullptr) overwritten |= access_bytes(word, a, w->bytes & bytes);
         w->pc = pc;
         w->writer = me;
         w->bytes = bytes;
@@ -169,6 +187,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     w->read_pc[slot] = pc;
     w->read_bytes[slot] |= bytes;
   }
+  if (overwritten != 0) wait_for_overwrite(b, r, a, size, overwritten, first_writer, first_pc, pc);
 }
 
 }  // namespace cudalab::emu

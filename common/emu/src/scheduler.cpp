@@ -35,6 +35,7 @@
 #include <thread>
 
 #include "block.h"
+#include "checks.h"
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
@@ -512,6 +513,7 @@ class BlockRunner {
           running_thread = f.thread;
           try {
             fn_.call(fn_.ctx);
+            settle_overwrite();
           } catch (const KernelFault& fault) {  // a check stopped this thread: stop the block
             if (error_.empty()) {
               error_ = fault.message;
@@ -661,6 +663,7 @@ BlockRunner& runner_for(const char* what, const char* file, int line) {
     diagnose(std::string(what) + " called outside a kernel at " + site(file, line));
     std::abort();
   }
+  settle_overwrite();  // the thread stops: its last write over another's is judged now
   return *runner;
 }
 

@@ -309,4 +309,32 @@ TEST_F(Emu, BytesOfOneWordKeepTheirOwnWriters) {
   EXPECT_TRUE(says(at("LINE_SUM_BYTES"))) << diagnostic();
 }
 
+// Every thread of a block sets one flag to the same value, then each writes its own element:
+// the same value written twice is no race (the order cannot matter).
+__global__ void set_flag_and_own(int* flag, int* own) {
+  *flag = 1;
+  own[threadIdx.x] = static_cast<int>(threadIdx.x);
+}
+// Two threads write different values to one element (an index halved by mistake).
+__global__ void two_writers(const int* in, int* out) {
+  out[threadIdx.x / 2] = in[threadIdx.x];  // LINE_TWO_WRITERS
+}
+
+TEST_F(Emu, TheSameValueWrittenByManyThreadsIsNoRaceButAnotherValueIs) {
+  int *flag, *own, *in;
+  CUDA_CHECK(cudaMalloc(&flag, sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&own, 64 * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&in, 64 * sizeof(int)));
+  const std::vector<int> values = {5, 7};
+  CUDA_CHECK(cudaMemcpy(in, values.data(), 2 * sizeof(int), cudaMemcpyHostToDevice));
+  set_flag_and_own<<<1, 64>>>(flag, own);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  two_writers<<<1, 2>>>(in, own);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("element 0 of the array")) << diagnostic();
+  EXPECT_TRUE(says("which thread (0,0,0) of this block wrote at")) << diagnostic();
+  EXPECT_TRUE(says("with another value")) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_TWO_WRITERS"))) << diagnostic();
+}
+
 }  // namespace

@@ -313,6 +313,13 @@ __global__ void shift_left_in_one_block(float* a, int n) {
   }
 }
 
+// Two threads of a block write different values to one element: the index is halved, so threads
+// 2k and 2k + 1 both write out[k] (which one lands depends on the order).
+__global__ void half_index_in_one_block(const float* in, float* out, int n) {
+  int i = threadIdx.x;
+  if (i < n) out[i / 2] = in[i];  // BUG: two_threads_write_one_element
+}
+
 // The same in a loop by one block over an array far larger than the block: each thread writes
 // thousands of words before the next thread runs (more than the race table keeps).
 __global__ void grid_stride_shift_in_one_block(float* a, int n) {
@@ -479,6 +486,14 @@ cudaError_t in_place_shift_in_one_block() {
   shift_in_one_block<<<1, THREADS>>>(a.in, THREADS);
   return a.finish();
 }
+cudaError_t two_threads_write_one_element() {
+  Arrays a;
+  std::vector<float> ramp(THREADS);  // each thread's value differs from its neighbour's
+  for (int i = 0; i < THREADS; ++i) ramp[i] = static_cast<float>(i);
+  a.status << cudaMemcpy(a.in, ramp.data(), THREADS * sizeof(float), cudaMemcpyHostToDevice);
+  half_index_in_one_block<<<1, THREADS>>>(a.in, a.out, THREADS);
+  return a.finish();
+}
 cudaError_t write_after_read_in_one_block() {
   Arrays a;
   shift_left_in_one_block<<<1, THREADS>>>(a.in, THREADS);
@@ -604,6 +619,7 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"in_place_shift_in_one_block", "of this block wrote", in_place_shift_in_one_block},
       {"grid_stride_shift_in_one_block", "of this block wrote", grid_stride_shift_large},
       {"write_after_read_in_one_block", "of this block read", write_after_read_in_one_block},
+      {"two_threads_write_one_element", "with another value", two_threads_write_one_element},
       {"average_in_place", "also wrote in this launch|of this block wrote", average_in_one_array},
       {"transpose_without_barrier", "no __syncthreads() in between",
        [] { return launch(transpose_without_barrier); }},

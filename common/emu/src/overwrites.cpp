@@ -1,0 +1,80 @@
+// A plain write over bytes that another thread of the block wrote since the last barrier
+// (global_races.cpp). Whether it is a race depends on the values: threads that store the same
+// value (every thread setting a flag, a vote's result) leave the same memory whichever comes last,
+// and that is common and harmless; a different value is a race. (Between blocks a second writer is
+// reported whatever the values, global_checks.cpp: there it is most often a missing blockIdx.)
+//
+// Algorithm: the checks run before each store, so the value the second writer stores is not known
+// yet. The check keeps the bytes the first writer left (wait_for_overwrite), and the write is
+// judged (settle_overwrite, checks.h) once its store has happened: at the thread's next race check,
+// at the next barrier or warp-level call (before the thread stops), or when the thread ends.
+//
+// Limitations: one write waits at a time per worker (a second overwrite before the first is judged
+// is not watched), and only its first 32 bytes are compared; a thread that a check stops leaves its
+// waiting write unjudged.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "checks.h"
+#include "errors.h"
+#include "memory.h"
+
+namespace cudalab::emu {
+namespace {
+
+struct Overwrite {
+  BlockState* block = nullptr;
+  uint32_t epoch = 0;  // the block's barrier epoch at the write
+  const Allocation* array = nullptr;
+  uintptr_t address = 0;
+  unsigned size = 0;
+  uint32_t bytes = 0;  // which bytes of the access the first writer wrote (bit i: address + i)
+  unsigned char before[32] = {};  // those bytes as the first writer left them
+  uint32_t first_writer = 0;      // the thread whose write this one goes over, and where
+  const void* first_pc = nullptr;
+  const void* pc = nullptr;
+};
+
+thread_local Overwrite waiting;
+
+}  // namespace
+
+void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
+                        uint32_t bytes, uint32_t first_writer, const void* first_pc,
+                        const void* pc) {
+  if (overwrite_waiting || bytes == 0) return;
+  overwrite_waiting = true;
+  waiting.block = &b;
+  waiting.epoch = b.epoch;
+  waiting.array = &r;
+  waiting.address = a;
+  waiting.size = size;
+  waiting.bytes = bytes;
+  std::memcpy(waiting.before, reinterpret_cast<const void*>(a), std::min(size, 32u));
+  waiting.first_writer = first_writer;
+  waiting.first_pc = first_pc;
+  waiting.pc = pc;
+}
+
+void judge_overwrite() {
+  overwrite_waiting = false;
+  const Overwrite w = std::exchange(waiting, Overwrite{});
+  // A thread that a check stopped leaves its write unjudged: another block, or epoch, forgets it.
+  if (w.block != current_block || w.block->epoch != w.epoch) return;
+  const auto* now = reinterpret_cast<const unsigned char*>(w.address);
+  for (unsigned i = 0; i < std::min(w.size, 32u); ++i)
+    if ((w.bytes >> i & 1u) && now[i] != w.before[i])
+      fault(*w.block, w.pc, cudaErrorLaunchFailure,
+            "a write to element " +
+                std::to_string((w.address - reinterpret_cast<uintptr_t>(w.array->base)) / w.size) +
+                " of the array allocated at " + w.array->where + ", which " +
+                thread_named(*w.block, w.first_writer) + " of this block wrote at " +
+                at(w.first_pc) +
+                " with another value and no __syncthreads() in between: the element keeps the "
+                "value of whichever thread writes last. Give each element one writer between two "
+                "barriers, or combine the values with an atomic.");
+}
+
+}  // namespace cudalab::emu
