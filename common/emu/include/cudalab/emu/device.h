@@ -13,17 +13,19 @@
 // (not macros, so that a struct may have a field called gridDim, as cudaKernelNodeParams does).
 // The block scheduler rewrites threadIdx each time it switches threads; the others change once per
 // block or launch. Only the runtime's own files write them; to programs they are const, as on a
-// GPU, which also tells the compiler's instrumentation that reading them needs no check.
+// GPU, which also tells the compiler's instrumentation that reading them needs no check. That
+// holds only for a type without constructors, so blockDim and gridDim are uint3 here (CUDA's are
+// dim3: the same fields, and a uint3 converts to a dim3 wherever one is needed).
 #ifdef CUDALAB_EMU_RUNTIME
 inline thread_local constinit uint3 threadIdx{0, 0, 0};
 inline thread_local constinit uint3 blockIdx{0, 0, 0};
-inline thread_local constinit dim3 blockDim{};
-inline thread_local constinit dim3 gridDim{};
+inline thread_local constinit uint3 blockDim{1, 1, 1};
+inline thread_local constinit uint3 gridDim{1, 1, 1};
 #else
 extern thread_local constinit const uint3 threadIdx;
 extern thread_local constinit const uint3 blockIdx;
-extern thread_local constinit const dim3 blockDim;
-extern thread_local constinit const dim3 gridDim;
+extern thread_local constinit const uint3 blockDim;
+extern thread_local constinit const uint3 gridDim;
 #endif
 
 namespace cudalab::emu {
