@@ -43,7 +43,8 @@ plots:
 	$(SYSTEM_PYTHON) bench/plots.py $(BUILD)/bench.json docs/figures
 
 demo:
-	$(SYSTEM_PYTHON) grader/grade grader/tests/corpus --labs 01,04 --test-timeout 10 --out build/demo
+	$(SYSTEM_PYTHON) grader/tests/make_corpus.py build/demo-corpus
+	$(SYSTEM_PYTHON) grader/grade build/demo-corpus --labs 01,04 --test-timeout 10 --out build/demo
 
 student-release:
 	@test -n "$(DEST)" || { echo "usage: make student-release DEST=<folder>"; exit 2; }

@@ -301,7 +301,13 @@ class Grader:
                 process = subprocess.Popen(
                     [str(checker), f"--gtest_filter={test}", f"--gtest_output=json:{report_path}"],
                     cwd=private,
-                    env={"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8", "CUDALAB_RUNNER_FD": str(fd)},
+                    env={
+                        "PATH": os.environ.get("PATH", ""),
+                        "LANG": "C.UTF-8",
+                        "CUDALAB_RUNNER_FD": str(fd),
+                        # the checker names the harness's arrays from its source, compiled in the sandbox
+                        "CUDALAB_SOURCE_MAP": f"{SRC}={self.base / HOST_PART[SRC]}",
+                    },
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,

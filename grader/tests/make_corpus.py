@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # ruff: noqa: E501  (the sample submissions' C++ is kept on the lines it has in the files)
-"""Makes the sample submissions in corpus/ (committed; run again after changing lab 01's solution).
+"""Makes the sample submissions, from lab 01's and lab 04's solutions: `make_corpus.py FOLDER`.
+They are not committed: `make demo` and the grader's tests make them (so they follow the
+solutions).
 
 Each student shows one thing the grader must handle: correct, partly right, wrong, slow, a build
 error, an endless loop, a crash, reading other files, writing outside, the network, a fork bomb, a
@@ -23,14 +25,13 @@ from __future__ import annotations
 
 import io
 import shutil
+import sys
 import tarfile
 import unicodedata
 import zipfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-CORPUS = HERE / "corpus"
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = (ROOT / "solutions/01_vector_add/vector_add.cu").read_text()
 LAB = "labs/01_vector_add/vector_add.cu"
 KERNEL_LINE = "  if (i < n) C[i] = A[i] + B[i];  // the grid may have more threads than elements"
@@ -190,10 +191,12 @@ def write_tree(base: Path, files: dict[str, str]) -> None:
         (base / name).write_text(text)
 
 
-def main() -> None:
+def make_corpus(corpus: Path) -> None:
+    """Writes the sample submissions into `corpus` (made anew)."""
+    CORPUS = corpus  # noqa: N806  (the name the rest reads)
     if CORPUS.exists():
         shutil.rmtree(CORPUS)
-    CORPUS.mkdir()
+    CORPUS.mkdir(parents=True)
     for student, source in SOURCES.items():
         write_tree(CORPUS / student, {LAB: source})
     # alice also hands in lab 04, solved; yolanda hands in the lab folder itself; zed nothing.
@@ -265,8 +268,10 @@ def main() -> None:
     (CORPUS / "tess.tar.gz").write_bytes(whole.getvalue()[: len(whole.getvalue()) // 2])  # cut short
     with zipfile.ZipFile(CORPUS / "ursula.zip", "w") as z:  # 1100 folders deep
         z.writestr("/".join(["d"] * 1100) + "/vector_add.cu", SOLUTION)
-    print(f"wrote {CORPUS}")
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_corpus.py FOLDER")
+    make_corpus(Path(sys.argv[1]))
+    print(f"wrote {sys.argv[1]}")

@@ -1,8 +1,9 @@
-"""The grader's own tests: grade the sample corpus (grader/tests/corpus, made by make_corpus.py)
+"""The grader's own tests: grade the sample corpus (made by make_corpus.py)
 and check every verdict, that no grade is lost or leaked, and the outputs."""
 
 from __future__ import annotations
 
+import atexit
 import csv
 import hashlib
 import json
@@ -36,7 +37,14 @@ from cudalab_grader.results import (  # noqa: E402
 )
 from cudalab_grader.sandbox import Limits, Sandbox  # noqa: E402
 
-CORPUS = HERE / "corpus"
+sys.path.insert(0, str(HERE))
+from make_corpus import make_corpus  # noqa: E402
+
+# The sample corpus, made from the solutions for this run (the fixtures grade copies of it).
+CORPUS = Path(tempfile.mkdtemp(prefix="cudalab-corpus-")) / "corpus"
+make_corpus(CORPUS)
+atexit.register(shutil.rmtree, CORPUS.parent, True)
+
 STUDENTS = 37  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
@@ -53,8 +61,8 @@ def grade(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The committed corpus, and what git keeps badly: a submission folder 1100 levels deep, and an
-    entry whose name is not UTF-8 (a hostile zip, refused)."""
+    """The sample corpus (make_corpus.py), and two entries a file system keeps badly: a submission
+    folder 1100 levels deep, and an entry whose name is not UTF-8 (a hostile zip, refused)."""
     copy = tmp_path_factory.mktemp("corpus") / "corpus"
     shutil.copytree(CORPUS, copy)
     deep = copy / "deepak"
