@@ -49,13 +49,17 @@ struct Allocation;
 // (barrier, warp-level call, end) and at its next race check.
 // overwrites.cpp: `bytes` (bit i: byte a + i) of this write go over what thread `first_writer`
 // of the block wrote at `first_pc`; the write waits to be judged by value.
-inline constinit thread_local bool overwrite_waiting = false;
 void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
                         uint32_t bytes, uint32_t first_writer, const void* first_pc,
                         const void* pc);
 void judge_overwrite();
-inline void settle_overwrite() {
-  if (overwrite_waiting) judge_overwrite();
+// What a thread's race checks leave waiting until its next race check or until it stops (a read
+// not yet in the table, global_races.cpp; a write over another thread's, overwrites.cpp).
+inline constinit thread_local bool race_checks_waiting = false;
+void finish_race_checks();
+// The thread stops (barrier, warp-level call, end): what waits is done now.
+inline void settle_race_checks() {
+  if (race_checks_waiting) finish_race_checks();
 }
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc);

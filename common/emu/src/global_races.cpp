@@ -138,11 +138,54 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
             "the write, or write to another array than the one read.");
 }
 
+// Keeps thread `me` as a reader of `bytes` of w: in the slot it has, else a free one, else the
+// second slot (so that the first reader and the latest other one are known).
+void note_read(WordWrite& w, uint16_t me, uint8_t bytes, const void* pc) {
+  const int slot = w.reader[0] == me || w.reader[0] == WordWrite::kNobody ? 0 : 1;
+  if (w.reader[slot] != me) w.read_bytes[slot] = 0;
+  w.reader[slot] = me;
+  w.read_pc[slot] = pc;
+  w.read_bytes[slot] |= bytes;
+}
+
+// A watched read of a word the table does not hold yet, kept out of it until the thread's next
+// race check or stop: a thread that reads a word and then writes it (`a[i] += x`, the common
+// in-place update) costs one look in the table, not two.
+struct WaitingRead {
+  bool active = false;
+  uint32_t epoch = 0;
+  uintptr_t word = 0;
+  const void* pc = nullptr;
+  uint16_t reader = 0;
+  uint8_t bytes = 0;
+};
+constinit thread_local WaitingRead waiting_read;
+
+void record_waiting_read() {
+  WaitingRead& r = waiting_read;
+  if (!r.active) return;
+  r.active = false;
+  if (current_block == nullptr || current_block->epoch != r.epoch) return;
+  note_read(*worker_writes->find(r.word, r.epoch, true), r.reader, r.bytes, r.pc);
+}
+
 }  // namespace
+
+void finish_race_checks() {
+  race_checks_waiting = false;
+  record_waiting_read();
+  judge_overwrite();
+}
 
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc) {
-  settle_overwrite();
+  if (race_checks_waiting) {
+    WaitingRead& read = waiting_read;  // a write by its reader over all it read: nothing to keep
+    if (store && read.active && read.epoch == b.epoch && read.word == (a & ~uintptr_t{3}) &&
+        (read.bytes & ~bytes_touched(read.word, a, size)) == 0 && read.reader == running_thread)
+      read.active = false;
+    finish_race_checks();
+  }
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   BlockWrites& writes = *worker_writes;
   const auto me = static_cast<uint16_t>(running_thread);
@@ -152,8 +195,16 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   const void* first_pc = nullptr;
   for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
     const uint8_t bytes = bytes_touched(word, a, size);
-    WordWrite* w = writes.find(word, b.epoch, store || watch_reads);
-    if (w == nullptr) continue;
+    WordWrite* w = writes.find(word, b.epoch, store);
+    if (w == nullptr) {
+      if (!watch_reads) continue;
+      if (!waiting_read.active && size <= 4 && (a & 3) + size <= 4) {
+        waiting_read = {true, b.epoch, word, pc, me, bytes};
+        race_checks_waiting = true;
+        continue;
+      }
+      w = writes.find(word, b.epoch, true);
+    }
     if (store) {
       for (int i = 0; i < 2; ++i)
         if (w->reader[i] != WordWrite::kNobody && w->reader[i] != me && (w->read_bytes[i] & bytes))
@@ -178,14 +229,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     }
     if (w->pc != nullptr && w->writer != me && (w->bytes & bytes))
       report_read_after_write(b, r, a, size, *w, pc);
-    if (!watch_reads) continue;
-    // Keep this thread as a reader: in the slot it has, else a free one, else the second slot
-    // (so that the first reader and the latest other one are known).
-    const int slot = w->reader[0] == me || w->reader[0] == WordWrite::kNobody ? 0 : 1;
-    if (w->reader[slot] != me) w->read_bytes[slot] = 0;
-    w->reader[slot] = me;
-    w->read_pc[slot] = pc;
-    w->read_bytes[slot] |= bytes;
+    if (watch_reads) note_read(*w, me, bytes, pc);
   }
   if (overwritten != 0) wait_for_overwrite(b, r, a, size, overwritten, first_writer, first_pc, pc);
 }

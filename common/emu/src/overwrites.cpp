@@ -6,8 +6,8 @@
 //
 // Algorithm: the checks run before each store, so the value the second writer stores is not known
 // yet. The check keeps the bytes the first writer left (wait_for_overwrite), and the write is
-// judged (settle_overwrite, checks.h) once its store has happened: at the thread's next race check,
-// at the next barrier or warp-level call (before the thread stops), or when the thread ends.
+// judged (finish_race_checks, checks.h) once its store has happened: at the thread's next race
+// check, at the next barrier or warp-level call (before the thread stops), or when the thread ends.
 //
 // Limitations: one write waits at a time per worker (a second overwrite before the first is judged
 // is not watched), and only its first 32 bytes are compared; a thread that a check stops leaves its
@@ -44,8 +44,8 @@ thread_local Overwrite waiting;
 void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
                         uint32_t bytes, uint32_t first_writer, const void* first_pc,
                         const void* pc) {
-  if (overwrite_waiting || bytes == 0) return;
-  overwrite_waiting = true;
+  if (waiting.block != nullptr || bytes == 0) return;
+  race_checks_waiting = true;
   waiting.block = &b;
   waiting.epoch = b.epoch;
   waiting.array = &r;
@@ -59,7 +59,7 @@ void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigne
 }
 
 void judge_overwrite() {
-  overwrite_waiting = false;
+  if (waiting.block == nullptr) return;
   const Overwrite w = std::exchange(waiting, Overwrite{});
   // A thread that a check stopped leaves its write unjudged: another block, or epoch, forgets it.
   if (w.block != current_block || w.block->epoch != w.epoch) return;

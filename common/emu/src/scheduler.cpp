@@ -513,7 +513,7 @@ class BlockRunner {
           running_thread = f.thread;
           try {
             fn_.call(fn_.ctx);
-            settle_overwrite();
+            settle_race_checks();
           } catch (const KernelFault& fault) {  // a check stopped this thread: stop the block
             if (error_.empty()) {
               error_ = fault.message;
@@ -663,7 +663,7 @@ BlockRunner& runner_for(const char* what, const char* file, int line) {
     diagnose(std::string(what) + " called outside a kernel at " + site(file, line));
     std::abort();
   }
-  settle_overwrite();  // the thread stops: its last write over another's is judged now
+  settle_race_checks();  // the thread stops: what its race checks left waiting is done now
   return *runner;
 }
 
