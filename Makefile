@@ -3,8 +3,7 @@
 #   make test                                                          the project's own suite
 #   make bench [SOURCE=labs]                                           benchmarks (JSON in build/)
 #   make plots                                        figures of the last make bench, docs/figures
-#   make demo                                         the grader on the bundled sample submissions
-#   make student-release DEST=<folder>                the workbook without solutions, checked
+#   make demo, make student-release DEST=<folder>     the instructor's: grader/grader.mk
 BACKEND ?=
 LAB ?=
 REPORT ?=
@@ -14,7 +13,7 @@ PYTHON ?= python3
 # The grader and its tests use the system's Python, where setup.sh installs matplotlib and pytest.
 SYSTEM_PYTHON := $(or $(wildcard /usr/bin/python3),$(PYTHON))
 
-.PHONY: check test bench plots build configure setup format clean demo student-release
+.PHONY: check test bench plots build configure setup format clean
 
 check:
 	@$(PYTHON) common/tools/check.py --build-dir $(BUILD) --jobs $(JOBS) \
@@ -42,14 +41,6 @@ bench: configure
 plots:
 	$(SYSTEM_PYTHON) bench/plots.py $(BUILD)/bench.json docs/figures
 
-demo:
-	$(SYSTEM_PYTHON) grader/tests/make_corpus.py build/demo-corpus
-	$(SYSTEM_PYTHON) grader/grade build/demo-corpus --labs 01,04 --test-timeout 10 --out build/demo
-
-student-release:
-	@test -n "$(DEST)" || { echo "usage: make student-release DEST=<folder>"; exit 2; }
-	$(SYSTEM_PYTHON) grader/release.py $(DEST)
-
 setup:
 	./setup.sh
 
@@ -58,3 +49,6 @@ format:
 
 clean:
 	rm -rf build
+
+# The grader's targets live with the grader, which a student's copy of the workbook leaves out.
+-include grader/grader.mk
