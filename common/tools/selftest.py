@@ -6,7 +6,8 @@ selftest.py skeleton-fails TEST_BINARY
     student's work cannot fail, and is a defect. Each test runs in its own process, so that a
     crash fails that test only. Tests that skip themselves on this backend are allowed.
 selftest.py rubric RUBRIC.toml TEST_BINARY
-    The rubric gives points to every test of the lab and names no test that does not exist.
+    The rubric gives points to every test of the lab and names no test that does not exist, and
+    the README's status table gives the lab the rubric's number of tests and points.
 """
 
 from __future__ import annotations
@@ -44,11 +45,24 @@ def check_rubric(path: str, binary: str) -> int:
         print(f"error: {e}")
         return 1
     problems = rubric.mismatch(points, set(list_tests(Path(binary))), Path(path))
+    problems += readme_row_mismatch(Path(path).parent.name, len(points), sum(points.values()))
     for p in problems:
         print(f"error: {p}")
     if not problems:
         print(f"{path}: {len(points)} tests, {sum(points.values()):g} points")
     return 1 if problems else 0
+
+
+def readme_row_mismatch(lab: str, tests: int, points: float) -> list[str]:
+    """The README's status row `| lab | what | tests | points |` against the rubric's numbers."""
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    rows = [line for line in readme.read_text().splitlines() if line.startswith(f"| {lab} |")]
+    if len(rows) != 1:
+        return [f"{readme}: the status table needs one row for {lab}"]
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    if cells[-2:] != [str(tests), f"{points:g}"]:
+        return [f"{readme}: {lab}'s row says {cells[-2:]}; the rubric has {tests} tests, {points:g} points"]
+    return []
 
 
 def main(argv: list[str]) -> int:
