@@ -9,7 +9,9 @@
 // up to two readers. A store looks its word up, checks the readers and records itself; a read
 // looks up only the words whose shadow says this block wrote them (shadow.h), and records itself
 // only in arrays that this launch writes (reads_watched, memory.h), so kernels that read one array
-// and write another pay nothing for reads. The table is open addressing keyed by the word; entries
+// and write another pay nothing for reads; a read of a word the table does not hold waits outside
+// it until the thread's next check or stop, and is dropped if the thread then writes the same
+// bytes (`a[i] += x` costs one look). The table is open addressing keyed by the word; entries
 // of earlier epochs (before the barrier, or another block) count as free, so a barrier empties the
 // table at no cost.
 //

@@ -9,9 +9,8 @@
 // judged (finish_race_checks, checks.h) once its store has happened: at the thread's next race
 // check, at the next barrier or warp-level call (before the thread stops), or when the thread ends.
 //
-// Limitations: one write waits at a time per worker (a second overwrite before the first is judged
-// is not watched), and only its first 32 bytes are compared; a thread that a check stops leaves its
-// waiting write unjudged.
+// Limitations: only a write's first 32 bytes are compared (a wider vector store is judged by
+// those); a thread that a check stops leaves its waiting write unjudged.
 #include <algorithm>
 #include <cstring>
 #include <string>
