@@ -193,31 +193,30 @@ def write_tree(base: Path, files: dict[str, str]) -> None:
 
 def make_corpus(corpus: Path) -> None:
     """Writes the sample submissions into `corpus` (made anew)."""
-    CORPUS = corpus  # noqa: N806  (the name the rest reads)
-    if CORPUS.exists():
-        shutil.rmtree(CORPUS)
-    CORPUS.mkdir(parents=True)
+    if corpus.exists():
+        shutil.rmtree(corpus)
+    corpus.mkdir(parents=True)
     for student, source in SOURCES.items():
-        write_tree(CORPUS / student, {LAB: source})
+        write_tree(corpus / student, {LAB: source})
     # alice also hands in lab 04, solved; yolanda hands in the lab folder itself; zed nothing.
     write_tree(
-        CORPUS / "alice",
+        corpus / "alice",
         {
             "labs/04_tiled_matmul/tiled_matmul.cu": (
                 ROOT / "solutions/04_tiled_matmul/tiled_matmul.cu"
             ).read_text()
         },
     )
-    write_tree(CORPUS / "yolanda", {"01_vector_add/vector_add.cu": SOLUTION})
-    (CORPUS / "zed").mkdir()
-    (CORPUS / "zed" / "README.txt").write_text("I did not do it.\n")
+    write_tree(corpus / "yolanda", {"01_vector_add/vector_add.cu": SOLUTION})
+    (corpus / "zed").mkdir()
+    (corpus / "zed" / "README.txt").write_text("I did not do it.\n")
 
-    with zipfile.ZipFile(CORPUS / "walter.zip", "w", zipfile.ZIP_DEFLATED) as z:  # fine
+    with zipfile.ZipFile(corpus / "walter.zip", "w", zipfile.ZIP_DEFLATED) as z:  # fine
         z.writestr(f"cudalab/{LAB}", SOLUTION)
-    with zipfile.ZipFile(CORPUS / "peggy.zip", "w") as z:  # path traversal
+    with zipfile.ZipFile(corpus / "peggy.zip", "w") as z:  # path traversal
         z.writestr(LAB, SOLUTION)
         z.writestr("../../peggy-was-here.txt", "outside")
-    with zipfile.ZipFile(CORPUS / "victor.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:  # bomb
+    with zipfile.ZipFile(corpus / "victor.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:  # bomb
         z.writestr(LAB, SOLUTION)
         with z.open("labs/padding.bin", "w", force_zip64=True) as f:
             zeros = bytes(1 << 20)
@@ -229,22 +228,22 @@ def make_corpus(corpus: Path) -> None:
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
 
-    with tarfile.open(CORPUS / "trent.tar.gz", "w:gz") as tar:  # a link that points outside
+    with tarfile.open(corpus / "trent.tar.gz", "w:gz") as tar:  # a link that points outside
         add(tar, LAB, SOLUTION.encode())
         link = tarfile.TarInfo("labs/01_vector_add/notes.txt")
         link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
         tar.addfile(link)
-    with tarfile.open(CORPUS / "xavier.tar.gz", "w:gz", format=tarfile.GNU_FORMAT) as tar:  # fine
+    with tarfile.open(corpus / "xavier.tar.gz", "w:gz", format=tarfile.GNU_FORMAT) as tar:  # fine
         add(tar, LAB, SOLUTION.encode())
         add(tar, b"labs/01_vector_add/notes-\xe9t\xe9.txt", b"latin-1 name")
 
     # Two students whose names differ only in how Unicode writes the accent: both are graded.
-    (CORPUS / unicodedata.normalize("NFC", "José")).mkdir()
-    (CORPUS / unicodedata.normalize("NFD", "José")).mkdir()
-    (CORPUS / "王芳").mkdir()
+    (corpus / unicodedata.normalize("NFC", "José")).mkdir()
+    (corpus / unicodedata.normalize("NFD", "José")).mkdir()
+    (corpus / "王芳").mkdir()
     for folder in ("José", "王芳"):
         for name in (unicodedata.normalize("NFC", folder), unicodedata.normalize("NFD", folder)):
-            (CORPUS / name / "README.txt").write_text("Nothing yet.\n")
+            (corpus / name / "README.txt").write_text("Nothing yet.\n")
 
     def zip_with(name: str, *, flag: int = 0, method: int | None = None) -> None:
         """A zip of the solution whose headers claim encryption (`flag`) or another compression."""
@@ -257,7 +256,7 @@ def make_corpus(corpus: Path) -> None:
             data[at + flag_at] |= flag
             if method is not None:
                 data[at + method_at : at + method_at + 2] = method.to_bytes(2, "little")
-        (CORPUS / name).write_bytes(bytes(data))
+        (corpus / name).write_bytes(bytes(data))
 
     zip_with("nina.zip", flag=0x1)  # password-protected (traditional PKWARE encryption)
     zip_with("olga.zip", method=9)  # Deflate64, as Windows writes large archives
@@ -265,8 +264,8 @@ def make_corpus(corpus: Path) -> None:
     with tarfile.open(fileobj=whole, mode="w:gz") as tar:
         add(tar, LAB, SOLUTION.encode())
         add(tar, "labs/01_vector_add/notes.txt", bytes(range(256)) * 64)
-    (CORPUS / "tess.tar.gz").write_bytes(whole.getvalue()[: len(whole.getvalue()) // 2])  # cut short
-    with zipfile.ZipFile(CORPUS / "ursula.zip", "w") as z:  # 1100 folders deep
+    (corpus / "tess.tar.gz").write_bytes(whole.getvalue()[: len(whole.getvalue()) // 2])  # cut short
+    with zipfile.ZipFile(corpus / "ursula.zip", "w") as z:  # 1100 folders deep
         z.writestr("/".join(["d"] * 1100) + "/vector_add.cu", SOLUTION)
 
 

@@ -41,18 +41,10 @@ inline uint8_t bytes_touched(uintptr_t word, uintptr_t a, unsigned size) {
   return static_cast<uint8_t>(((1u << (last - first)) - 1) << (first - word));
 }
 
-// Races inside a block on global memory (global_races.cpp): called for each plain access by a
-// block, a read only when the block itself wrote the bytes or reads_watched(b.launch_stamp, r).
 struct Allocation;
-// Judges a write that a race check saw go over another thread's write of the same bytes, now that
-// its store has happened: a different value stops the kernel. Called before the thread stops
-// (barrier, warp-level call, end) and at its next race check.
-// overwrites.cpp: `bytes` (bit i: byte a + i) of this write go over what thread `first_writer`
-// of the block wrote at `first_pc`; the write waits to be judged by value.
-void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
-                        uint32_t bytes, uint32_t first_writer, const void* first_pc,
-                        const void* pc);
-void judge_overwrite();
+// "element 5 of the array allocated at x.cu:12 (d_A)": where an access of `size` bytes at `a` lies
+// in `r`, as every message about an array's element names it (global_checks.cpp).
+std::string element_of(const Allocation& r, uintptr_t a, unsigned size);
 // What a thread's race checks leave waiting until its next race check or until it stops (a read
 // not yet in the table, global_races.cpp; a write over another thread's, overwrites.cpp).
 inline constinit thread_local bool race_checks_waiting = false;
@@ -61,6 +53,20 @@ void finish_race_checks();
 inline void settle_race_checks() {
   if (race_checks_waiting) finish_race_checks();
 }
+// Whether the running block is still in barrier epoch `epoch` (epochs only grow on a worker): a
+// check left waiting then is still due; one left by a thread a check stopped is not.
+inline bool still_in_epoch(uint32_t epoch) {
+  return current_block != nullptr && current_block->epoch == epoch;
+}
+// overwrites.cpp: `bytes` (bit i: byte a + i) of this write go over what thread `first_writer`
+// of the block wrote at `first_pc`; the write waits to be judged by value (judge_overwrite, once
+// its store has happened: a different value stops the kernel).
+void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
+                        uint32_t bytes, uint32_t first_writer, const void* first_pc,
+                        const void* pc);
+void judge_overwrite();
+// Races inside a block on global memory (global_races.cpp): called for each plain access by a
+// block, a read only when the block itself wrote the bytes or reads_watched(b.launch_stamp, r).
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc);
 // Whether `a` lies on the running thread's stack or in its kernel's arguments: memory a kernel

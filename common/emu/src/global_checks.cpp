@@ -84,6 +84,11 @@ void record_new_store(BlockState& b, const Allocation* r, const void* pc) {
   if (store_sites.size() < 64) store_sites.push_back({b.launch_stamp, r, pc});
 }
 
+std::string element_of(const Allocation& r, uintptr_t a, unsigned size) {
+  return "element " + std::to_string((a - reinterpret_cast<uintptr_t>(r.base)) / size) +
+         " of the array allocated at " + r.where;
+}
+
 namespace {
 
 // " (the kernel writes that array at planted_bugs.cu:136)", or "" when none were recorded.
@@ -151,8 +156,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
   for (unsigned i = 0; i < size; ++i) {
     const uint32_t writer = shadow.writer(offset + i);
     if ((!store || (atomic && !atomic_overwrites)) && writer == 0) {
-      const std::string what = std::string(verb) + " element " + std::to_string((a - base) / size) +
-                               " of the array allocated at " + r->where +
+      const std::string what = std::string(verb) + " " + element_of(*r, a, size) +
                                ", which nobody wrote since cudaMalloc: copy the input there with "
                                "cudaMemcpy (or cudaMemset it) before the kernel reads it";
       if (unwritten_reads_stop()) fault(*b, pc, cudaErrorLaunchFailure, what);
@@ -168,8 +172,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     if (!store && !atomic && other_block && !fenced) {
       const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
       fault(*b, pc, cudaErrorLaunchFailure,
-            "a read of element " + std::to_string((a - base) / size) +
-                " of the array allocated at " + r->where + ", which block " + dim(o) +
+            "a read of " + element_of(*r, a, size) + ", which block " + dim(o) +
                 " also wrote in this launch" + other_writes(*b, r) +
                 ": blocks run in any order (and at once), so the read sees "
                 "the old or the new value by chance. Read what another block writes in the next "
@@ -180,8 +183,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
       const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
       fault(*b, pc, cudaErrorLaunchFailure,
-            "a write to element " + std::to_string((a - base) / size) +
-                " of the array allocated at " + r->where + ", which block " + dim(o) +
+            "a write to " + element_of(*r, a, size) + ", which block " + dim(o) +
                 " also wrote in this launch" + other_writes(*b, r) +
                 ": blocks run in any order, so the result depends on "
                 "which one comes last. Give each element one writer, or use atomics.");

@@ -120,8 +120,7 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
                                                                     const WordWrite& w,
                                                                     const void* pc) {
   fault(b, pc, cudaErrorLaunchFailure,
-        "a read of element " + std::to_string((a - reinterpret_cast<uintptr_t>(r.base)) / size) +
-            " of the array allocated at " + r.where + ", which " + thread_named(b, w.writer) +
+        "a read of " + element_of(r, a, size) + ", which " + thread_named(b, w.writer) +
             " of this block wrote at " + at(w.pc) +
             " with no __syncthreads() in between: the result depends on which thread runs "
             "first. Put a __syncthreads() between the write and the read, or read from another "
@@ -132,8 +131,7 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
     BlockState& b, const Allocation& r, uintptr_t a, unsigned size, unsigned reader,
     const void* read_pc, const void* pc) {
   fault(b, pc, cudaErrorLaunchFailure,
-        "a write to element " + std::to_string((a - reinterpret_cast<uintptr_t>(r.base)) / size) +
-            " of the array allocated at " + r.where + ", which " + thread_named(b, reader) +
+        "a write to " + element_of(r, a, size) + ", which " + thread_named(b, reader) +
             " of this block read at " + at(read_pc) +
             " with no __syncthreads() in between: the reader sees the old or the new value "
             "depending on which thread runs first. Put a __syncthreads() between the read and "
@@ -167,7 +165,7 @@ void record_waiting_read() {
   WaitingRead& r = waiting_read;
   if (!r.active) return;
   r.active = false;
-  if (current_block == nullptr || current_block->epoch != r.epoch) return;
+  if (!still_in_epoch(r.epoch)) return;
   note_read(*worker_writes->find(r.word, r.epoch, true), r.reader, r.bytes, r.pc);
 }
 
@@ -200,7 +198,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     WordWrite* w = writes.find(word, b.epoch, store);
     if (w == nullptr) {
       if (!watch_reads) continue;
-      if (!waiting_read.active && size <= 4 && (a & 3) + size <= 4) {
+      if (!waiting_read.active && (a & 3) + size <= 4) {  // within one word
         waiting_read = {true, b.epoch, word, pc, me, bytes};
         race_checks_waiting = true;
         continue;

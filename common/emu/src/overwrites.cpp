@@ -24,7 +24,7 @@ namespace cudalab::emu {
 namespace {
 
 struct Overwrite {
-  BlockState* block = nullptr;
+  bool active = false;
   uint32_t epoch = 0;  // the block's barrier epoch at the write
   const Allocation* array = nullptr;
   uintptr_t address = 0;
@@ -43,9 +43,9 @@ thread_local Overwrite waiting;
 void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
                         uint32_t bytes, uint32_t first_writer, const void* first_pc,
                         const void* pc) {
-  if (waiting.block != nullptr || bytes == 0) return;
+  if (waiting.active || bytes == 0) return;
   race_checks_waiting = true;
-  waiting.block = &b;
+  waiting.active = true;
   waiting.epoch = b.epoch;
   waiting.array = &r;
   waiting.address = a;
@@ -58,18 +58,15 @@ void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigne
 }
 
 void judge_overwrite() {
-  if (waiting.block == nullptr) return;
+  if (!waiting.active) return;
   const Overwrite w = std::exchange(waiting, Overwrite{});
-  // A thread that a check stopped leaves its write unjudged: another block, or epoch, forgets it.
-  if (w.block != current_block || w.block->epoch != w.epoch) return;
+  if (!still_in_epoch(w.epoch)) return;  // left by a thread that a check stopped
   const auto* now = reinterpret_cast<const unsigned char*>(w.address);
   for (unsigned i = 0; i < std::min(w.size, 32u); ++i)
     if ((w.bytes >> i & 1u) && now[i] != w.before[i])
-      fault(*w.block, w.pc, cudaErrorLaunchFailure,
-            "a write to element " +
-                std::to_string((w.address - reinterpret_cast<uintptr_t>(w.array->base)) / w.size) +
-                " of the array allocated at " + w.array->where + ", which " +
-                thread_named(*w.block, w.first_writer) + " of this block wrote at " +
+      fault(*current_block, w.pc, cudaErrorLaunchFailure,
+            "a write to " + element_of(*w.array, w.address, w.size) + ", which " +
+                thread_named(*current_block, w.first_writer) + " of this block wrote at " +
                 at(w.first_pc) +
                 " with another value and no __syncthreads() in between: the element keeps the "
                 "value of whichever thread writes last. Give each element one writer between two "

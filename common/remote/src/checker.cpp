@@ -364,8 +364,9 @@ cudaError_t cudaMalloc(void** devPtr, size_t size, std::source_location where) {
   if (devPtr == nullptr) return cudaErrorInvalidValue;
   Message m;
   remote::put_site(m, where);
-  m.put(cudalab::emu::array_name(where.file_name(), int(where.line())));  // the runner cannot read
-  m.put<uint64_t>(size);                                                  // this file
+  // The array's name, read here: in the grader's sandbox the runner cannot read this file.
+  m.put(cudalab::emu::array_name(where.file_name(), int(where.line())));
+  m.put<uint64_t>(size);
   Message reply = remote::request(Op::malloc, m);
   auto err = reply.get<cudaError_t>();
   auto p = reply.get<uintptr_t>();

@@ -366,6 +366,13 @@ cudaError_t launch(Kernel kernel, size_t shared = 0) {
   kernel<<<BLOCKS, THREADS, shared>>>(a.in, a.out, N);
   return a.finish();
 }
+// One block updating THREADS elements of one array in place.
+template <class Kernel>
+cudaError_t launch_in_place_one_block(Kernel kernel) {
+  Arrays a;
+  kernel<<<1, THREADS>>>(a.in, THREADS);
+  return a.finish();
+}
 
 cudaError_t use_after_free() {
   Arrays a;
@@ -481,22 +488,12 @@ cudaError_t average_in_one_array() {
   average_in_place<<<BLOCKS, THREADS>>>(a.in, N);
   return a.finish();
 }
-cudaError_t in_place_shift_in_one_block() {
-  Arrays a;
-  shift_in_one_block<<<1, THREADS>>>(a.in, THREADS);
-  return a.finish();
-}
 cudaError_t two_threads_write_one_element() {
   Arrays a;
   std::vector<float> ramp(THREADS);  // each thread's value differs from its neighbour's
   for (int i = 0; i < THREADS; ++i) ramp[i] = static_cast<float>(i);
   a.status << cudaMemcpy(a.in, ramp.data(), THREADS * sizeof(float), cudaMemcpyHostToDevice);
   half_index_in_one_block<<<1, THREADS>>>(a.in, a.out, THREADS);
-  return a.finish();
-}
-cudaError_t write_after_read_in_one_block() {
-  Arrays a;
-  shift_left_in_one_block<<<1, THREADS>>>(a.in, THREADS);
   return a.finish();
 }
 cudaError_t grid_stride_shift_large() {
@@ -616,9 +613,11 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"tile_without_halo_room", "past the end of __shared__ array 'tile'",
        [] { return launch(tile_without_halo_room); }},
       {"csr_row_end_included", "outside every array", csr_with_row_end},
-      {"in_place_shift_in_one_block", "of this block wrote", in_place_shift_in_one_block},
+      {"in_place_shift_in_one_block", "of this block wrote",
+       [] { return launch_in_place_one_block(shift_in_one_block); }},
       {"grid_stride_shift_in_one_block", "of this block wrote", grid_stride_shift_large},
-      {"write_after_read_in_one_block", "of this block read", write_after_read_in_one_block},
+      {"write_after_read_in_one_block", "of this block read",
+       [] { return launch_in_place_one_block(shift_left_in_one_block); }},
       {"two_threads_write_one_element", "with another value", two_threads_write_one_element},
       {"average_in_place", "also wrote in this launch|of this block wrote", average_in_one_array},
       {"transpose_without_barrier", "no __syncthreads() in between",
