@@ -22,6 +22,7 @@
 #include "convolution.h"
 #include "cudalab/cuda_check.h"
 #include "cudalab/data.h"
+#include "cudalab/device_array.h"
 #include "cudalab/performance.h"
 #ifdef CUDALAB_HAVE_FAST
 #include "fast.h"
@@ -37,6 +38,8 @@
 #endif
 
 namespace {
+
+using cudalab::DeviceArray;
 
 #ifdef CUDALAB_EMU
 constexpr int kScale = 64;  // emu: sizes divided by this (per dimension for 2D problems: by 8)
@@ -88,25 +91,10 @@ void compute_bound(const std::string& lab, const std::string& kernel, int n,
       ceiling);
 }
 
-template <class T>
-struct Buffer {
-  T* p = nullptr;
-  explicit Buffer(size_t n, T fill = T{}) {
-    CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T)));
-    std::vector<T> h(n, fill);
-    CUDA_CHECK(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  Buffer(const std::vector<T>& h) {
-    CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(h.size(), 1) * sizeof(T)));
-    CUDA_CHECK(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  ~Buffer() { cudaFree(p); }
-};
-
 void ceilings() {
   const size_t bytes = (size_t(256) << 20) / kScale;
-  Buffer<char> a(bytes), b(bytes);
-  double ms = time_ms(cudalab::performance::device_copy(b.p, a.p, bytes));
+  DeviceArray<char> a(bytes, 0), b(bytes, 0);
+  double ms = time_ms(cudalab::performance::device_copy(b.get(), a.get(), bytes));
   copy_gbps = 2.0 * bytes / ms / 1e6;  // read and write
   add("-", "cudaMemcpy D2D", std::to_string(bytes >> 20) + " MiB", bytes, ms, copy_gbps, "GB/s", "",
       0);
@@ -114,12 +102,13 @@ void ceilings() {
 
 #ifdef CUDALAB_HAVE_CUBLAS
 double cublas(int n) {
-  Buffer<float> A(size_t(n) * n, 1.0f), B(size_t(n) * n, 1.0f), C(size_t(n) * n);
+  DeviceArray<float> A(size_t(n) * n, 1.0f), B(size_t(n) * n, 1.0f), C(size_t(n) * n, 0.0f);
   cublasHandle_t handle;
   cublasCreate(&handle);
   const float one = 1, zero = 0;
   double ms = time_ms([&] {
-    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A.p, n, B.p, n, &zero, C.p, n);
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A.get(), n, B.get(), n, &zero,
+                C.get(), n);
   });
   cublasDestroy(handle);
   double gflops = 2.0 * n * n * n / ms / 1e6;
@@ -128,14 +117,7 @@ double cublas(int n) {
 }
 #endif
 
-__global__ void naiveMatMul(const float* M, const float* N, float* P, int Width) {
-  int Row = blockIdx.y * blockDim.y + threadIdx.y, Col = blockIdx.x * blockDim.x + threadIdx.x;
-  if (Row < Width && Col < Width) {
-    float Pvalue = 0;
-    for (int k = 0; k < Width; ++k) Pvalue += M[Row * Width + k] * N[k * Width + Col];
-    P[Row * Width + Col] = Pvalue;
-  }
-}
+#include "cudalab/textbook_kernels.cuh"  // naiveMatMul
 
 void matmuls() {
   for (int n : {512, 1024, 2048, 4096}) {
@@ -144,23 +126,28 @@ void matmuls() {
 #ifdef CUDALAB_HAVE_CUBLAS
     ceiling = cublas(n);
 #endif
-    Buffer<float> A(cudalab::random_floats(size_t(n) * n, 1)),
-        B(cudalab::random_floats(size_t(n) * n, 2)), C(size_t(n) * n);
+    DeviceArray<float> A(cudalab::random_floats(size_t(n) * n, 1)),
+        B(cudalab::random_floats(size_t(n) * n, 2)), C(size_t(n) * n, 0.0f);
     dim3 block(16, 16), grid((n + 15) / 16, (n + 15) / 16);
     if (n <= 2048)
       compute_bound(
           "03", "matmulElementPerThread", n,
-          [&] { matmulElementPerThread(A.p, B.p, C.p, n, n, n); }, ceiling);
+          [&] { matmulElementPerThread(A.get(), B.get(), C.get(), n, n, n); }, ceiling);
     compute_bound(
         "04", "naive (one thread/element)", n,
-        [&] { naiveMatMul<<<grid, block>>>(A.p, B.p, C.p, n); }, ceiling);
+        [&] { naiveMatMul<<<grid, block>>>(A.get(), B.get(), C.get(), n); }, ceiling);
     compute_bound(
-        "04", "tiledMatMul16", n, [&] { tiledMatMul16(A.p, B.p, C.p, n, n, n); }, ceiling);
+        "04", "tiledMatMul16", n, [&] { tiledMatMul16(A.get(), B.get(), C.get(), n, n, n); },
+        ceiling);
     compute_bound(
-        "04", "tiledMatMul32", n, [&] { tiledMatMul32(A.p, B.p, C.p, n, n, n); }, ceiling);
+        "04", "tiledMatMul32", n, [&] { tiledMatMul32(A.get(), B.get(), C.get(), n, n, n); },
+        ceiling);
 #ifdef CUDALAB_HAVE_FAST
     compute_bound(
-        "04", "matmulFast", n, [&] { matmulFast(A.p, B.p, C.p, n, n, n); }, ceiling);
+        "04", "matmulColumnPerThread", n,
+        [&] { matmulColumnPerThread(A.get(), B.get(), C.get(), n, n, n); }, ceiling);
+    compute_bound(
+        "04", "matmulFast", n, [&] { matmulFast(A.get(), B.get(), C.get(), n, n, n); }, ceiling);
 #endif
   }
 }
@@ -168,9 +155,9 @@ void matmuls() {
 void vector_add() {
   for (int n : {1 << 20, 1 << 22, 1 << 24, 1 << 26}) {
     n /= kScale;
-    Buffer<float> A(n, 1.0f), B(n, 2.0f), C(n);
+    DeviceArray<float> A(n, 1.0f), B(n, 2.0f), C(n, 0.0f);
     memory_bound("01", "vecAddKernel", "2^" + std::to_string(int(std::log2(n))), n, 12.0 * n,
-                 [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(A.p, B.p, C.p, n); });
+                 [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(A.get(), B.get(), C.get(), n); });
   }
 }
 
@@ -178,9 +165,9 @@ void grayscale() {
   for (int n : {1024, 4096, 8192}) {
     n /= kScale == 1 ? 1 : 8;
     const size_t pixels = size_t(n) * n;
-    Buffer<unsigned char> rgb(pixels * 3, 100), grey(pixels);
+    DeviceArray<unsigned char> rgb(pixels * 3, 100), grey(pixels, 0);
     memory_bound("02", "colorToGrayscale", std::to_string(n) + "^2", double(pixels), 4.0 * pixels,
-                 [&] { colorToGrayscale(grey.p, rgb.p, n, n); });
+                 [&] { colorToGrayscale(grey.get(), rgb.get(), n, n); });
   }
 }
 
@@ -188,13 +175,13 @@ void convolutions() {
   std::vector<float> M = cudalab::random_floats(25, 3);
   for (int n : {1024, 4096, 8192}) {
     n /= kScale == 1 ? 1 : 8;
-    Buffer<float> N(cudalab::random_floats(size_t(n) * n, 1)), P(size_t(n) * n);
+    DeviceArray<float> N(cudalab::random_floats(size_t(n) * n, 1)), P(size_t(n) * n, 0.0f);
     std::string size = std::to_string(n) + "^2, 5x5";
     memory_bound("05", "convolution2DTiled", size, double(n) * n, 8.0 * n * n,
-                 [&] { convolution2DTiled(N.p, M.data(), P.p, 5, n, n); });
+                 [&] { convolution2DTiled(N.get(), M.data(), P.get(), 5, n, n); });
 #ifdef CUDALAB_HAVE_FAST
     memory_bound("05", "convolution2DFast", size, double(n) * n, 8.0 * n * n,
-                 [&] { convolution2DFast(N.p, M.data(), P.p, 5, n, n); });
+                 [&] { convolution2DFast(N.get(), M.data(), P.get(), 5, n, n); });
 #endif
   }
 }
@@ -212,26 +199,29 @@ void spmvs() {
     }
     for (int r = 0; r < rows; ++r)
       std::sort(col_index.begin() + r * per_row, col_index.begin() + (r + 1) * per_row);
-    Buffer<int> d_row_ptr(row_ptr), d_col(col_index);
-    Buffer<float> data(cudalab::random_floats(col_index.size(), 1)),
-        x(cudalab::random_floats(cols, 2)), y(rows);
+    DeviceArray<int> d_row_ptr(row_ptr), d_col(col_index);
+    DeviceArray<float> data(cudalab::random_floats(col_index.size(), 1)),
+        x(cudalab::random_floats(cols, 2)), y(rows, 0.0f);
     // ELL of the same matrix: every row has per_row entries, so no padding.
     std::vector<int> ell_col(col_index.size());
     for (int r = 0; r < rows; ++r)
       for (int k = 0; k < per_row; ++k)
         ell_col[size_t(k) * rows + r] = col_index[size_t(r) * per_row + k];
-    Buffer<int> d_ell_col(ell_col);
-    CsrMatrix A{rows, cols, d_row_ptr.p, d_col.p, data.p};
-    EllMatrix E{rows, cols, per_row, d_ell_col.p, data.p};
+    DeviceArray<int> d_ell_col(ell_col);
+    CsrMatrix A{rows, cols, d_row_ptr.get(), d_col.get(), data.get()};
+    EllMatrix E{rows, cols, per_row, d_ell_col.get(), data.get()};
     // Bytes that must move at least: values and column indices, row pointers, x once, y.
     const double bytes = 8.0 * col_index.size() + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows;
     std::string size = std::to_string(rows) + " rows x 32";
-    memory_bound("06", "spmvCsrScalar", size, rows, bytes, [&] { spmvCsrScalar(A, x.p, y.p); });
-    memory_bound("06", "spmvCsrVector", size, rows, bytes, [&] { spmvCsrVector(A, x.p, y.p); });
-    memory_bound("06", "spmvEll", size, rows, bytes, [&] { spmvEll(E, x.p, y.p); });
+    memory_bound("06", "spmvCsrScalar", size, rows, bytes,
+                 [&] { spmvCsrScalar(A, x.get(), y.get()); });
+    memory_bound("06", "spmvCsrVector", size, rows, bytes,
+                 [&] { spmvCsrVector(A, x.get(), y.get()); });
+    memory_bound("06", "spmvEll", size, rows, bytes, [&] { spmvEll(E, x.get(), y.get()); });
 #ifdef CUDALAB_HAVE_FAST
     memory_bound("06", "spmvCsrFast", size, rows, bytes, [&] {
-      spmvCsrFast(rows, int(col_index.size()), d_row_ptr.p, d_col.p, data.p, x.p, y.p);
+      spmvCsrFast(rows, int(col_index.size()), d_row_ptr.get(), d_col.get(), data.get(), x.get(),
+                  y.get());
     });
 #endif
   }
@@ -244,11 +234,11 @@ void averaging() {
   const int steps = 50;
   for (int n : {1 << 20, 1 << 22, 1 << 24}) {
     n /= kScale;
-    Buffer<float> A(cudalab::random_floats(n, 1)), B(n);
+    DeviceArray<float> A(cudalab::random_floats(n, 1)), B(n, 0.0f);
     std::string size = "2^" + std::to_string(int(std::log2(n))) + ", 50 steps";
-    double ms = time_ms([&] { averageGlobal(A.p, B.p, n, steps); });
+    double ms = time_ms([&] { averageGlobal(A.get(), B.get(), n, steps); });
     add("07", "averageGlobal", size, n, ms, 8.0 * n * steps / ms / 1e6, "GB/s eff.", "", 0);
-    ms = time_ms([&] { averageSharedManyBlocks(A.p, B.p, n, steps); });
+    ms = time_ms([&] { averageSharedManyBlocks(A.get(), B.get(), n, steps); });
     add("07", "averageSharedManyBlocks", size, n, ms, 8.0 * n * steps / ms / 1e6, "GB/s eff.", "",
         0);
   }
@@ -275,9 +265,9 @@ void bank_conflicts() {
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
 #endif
   const int blocks = 4 * sms, threads = 256, repeats = 4096 / kScale;
-  Buffer<float> out(size_t(blocks) * threads);
+  DeviceArray<float> out(size_t(blocks) * threads, 0.0f);
   for (int stride : {1, 2, 4, 8, 16, 32, 33}) {
-    double ms = time_ms([&] { sharedStride<<<blocks, threads>>>(out.p, stride, repeats); });
+    double ms = time_ms([&] { sharedStride<<<blocks, threads>>>(out.get(), stride, repeats); });
     // Warp-wide reads per SM; their time per read is the SM's shared-memory throughput.
     double reads_per_sm = double(blocks) / sms * threads / 32 * repeats;
     add("08", "shared read, stride " + std::to_string(stride),
@@ -285,26 +275,26 @@ void bank_conflicts() {
         "ns/read", "", 0);
   }
   const int n = 8192 / (kScale == 1 ? 1 : 8);
-  Buffer<float> in(size_t(n) * n, 1.0f), outT(size_t(n) * n);
+  DeviceArray<float> in(size_t(n) * n, 1.0f), outT(size_t(n) * n, 0.0f);
   std::string size = std::to_string(n) + "^2";
   memory_bound("08", "transposeUnpadded", size, double(n) * n, 8.0 * n * n,
-               [&] { transposeUnpadded(in.p, outT.p, n, n); });
+               [&] { transposeUnpadded(in.get(), outT.get(), n, n); });
   memory_bound("08", "transposePadded", size, double(n) * n, 8.0 * n * n,
-               [&] { transposePadded(in.p, outT.p, n, n); });
+               [&] { transposePadded(in.get(), outT.get(), n, n); });
 }
 
 void jacobis() {
   for (int n : {1024, 4096, 8192}) {
     n /= kScale == 1 ? 1 : 8;
-    Buffer<float> u(cudalab::random_floats(size_t(n) * n, 1)), v(size_t(n) * n);
+    DeviceArray<float> u(cudalab::random_floats(size_t(n) * n, 1)), v(size_t(n) * n, 0.0f);
     std::string size = std::to_string(n) + "^2";
     memory_bound("09", "jacobiSweep", size, double(n) * n, 8.0 * n * n,
-                 [&] { jacobiSweep(u.p, v.p, n, n); });
+                 [&] { jacobiSweep(u.get(), v.get(), n, n); });
     memory_bound("09", "jacobiSweepTiled", size, double(n) * n, 8.0 * n * n,
-                 [&] { jacobiSweepTiled(u.p, v.p, n, n); });
+                 [&] { jacobiSweepTiled(u.get(), v.get(), n, n); });
 #ifdef CUDALAB_HAVE_FAST
     memory_bound("09", "jacobiSweepFast", size, double(n) * n, 8.0 * n * n,
-                 [&] { jacobiSweepFast(u.p, v.p, n, n); });
+                 [&] { jacobiSweepFast(u.get(), v.get(), n, n); });
 #endif
   }
 }

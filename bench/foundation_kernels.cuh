@@ -16,29 +16,7 @@ constexpr int TILE_WIDTH = 16;
 constexpr int BLOCK_SIZE = 256;
 constexpr int RADIUS = 3;
 
-__global__ void vectorAdd(const float* A, const float* B, float* C, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) C[i] = A[i] + B[i];
-}
-
-// PMPP's tiled kernel: each block computes a TILE_WIDTH x TILE_WIDTH tile of P = M * N (Width^2,
-// Width a multiple of TILE_WIDTH).
-__global__ void tiledMatMul(const float* M, const float* N, float* P, int Width) {
-  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
-  __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
-  int tx = threadIdx.x, ty = threadIdx.y;
-  int Row = blockIdx.y * TILE_WIDTH + ty;
-  int Col = blockIdx.x * TILE_WIDTH + tx;
-  float Pvalue = 0;
-  for (int ph = 0; ph < Width / TILE_WIDTH; ++ph) {
-    Mds[ty][tx] = M[Row * Width + ph * TILE_WIDTH + tx];
-    Nds[ty][tx] = N[(ph * TILE_WIDTH + ty) * Width + Col];
-    __syncthreads();  // the whole tile is loaded
-    for (int k = 0; k < TILE_WIDTH; ++k) Pvalue += Mds[ty][k] * Nds[k][tx];
-    __syncthreads();  // everyone is done with the tile before it is overwritten
-  }
-  P[Row * Width + Col] = Pvalue;
-}
+#include "cudalab/textbook_kernels.cuh"  // vectorAdd, tiledMatMul<TILE_WIDTH>
 
 // out[i] = sum of in[i - RADIUS .. i + RADIUS] (zero outside), the block's inputs and halo staged
 // in shared memory.
@@ -86,7 +64,7 @@ cudaError_t vector_add(const float* A, const float* B, float* C, int n) {
 }
 cudaError_t tiled_matmul(const float* M, const float* N, float* P, int Width) {
   dim3 block(TILE_WIDTH, TILE_WIDTH), grid(Width / TILE_WIDTH, Width / TILE_WIDTH);
-  tiledMatMul<<<grid, block>>>(M, N, P, Width);
+  tiledMatMul<TILE_WIDTH><<<grid, block>>>(M, N, P, Width);
   return cudaDeviceSynchronize();
 }
 cudaError_t stencil_1d(const float* in, float* out, int n) {

@@ -21,7 +21,8 @@ The output starts with `#line 1 "<input>"` and keeps every line where it was, so
 and the backend's diagnostics name the student's file and line.
 
 Local headers that the file includes with quotes and that hold CUDA constructs (a launch,
-__shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included from there.
+__shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included from there; so are
+the workbook's own (common/include, such as "cudalab/textbook_kernels.cuh").
 `assert(` becomes `cudalab_assert(` (a failed assert in a kernel fails the launch with
 cudaErrorAssert), and a `(void*)` cast of the kernel given to cudaLaunchKernel or
 cudaLaunchCooperativeKernel is removed (the emu's launch APIs need the kernel's type).
@@ -43,6 +44,7 @@ import sys
 from pathlib import Path
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
+WORKBOOK_INCLUDE = Path(__file__).resolve().parents[1] / "include"  # common/include
 IDENT = re.compile(r"[A-Za-z0-9_:]")
 NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
 OPEN = re.compile(r"<\s*<\s*<")
@@ -581,6 +583,8 @@ class Translation:
 
     def include(self, folder: Path, m: re.Match[str]) -> str:
         header = (folder / m.group(1)).resolve()
+        if not header.is_file():
+            header = WORKBOOK_INCLUDE / m.group(1)  # "cudalab/textbook_kernels.cuh"
         if not header.is_file():
             return m.group(0)  # found on the include path, as the compiler would
         if not NEEDS_TRANSLATION.search(header.read_text(encoding="utf-8", errors="replace")):

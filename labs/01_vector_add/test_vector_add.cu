@@ -3,7 +3,7 @@
 // before each run so that an element nobody wrote shows as "(never written)".
 #include <vector>
 
-#include "cudalab/cuda_check.h"
+#include "cudalab/device_array.h"
 #include "cudalab/performance.h"
 #include "cudalab/testing.h"
 #include "vector_add.h"
@@ -13,6 +13,7 @@
 
 namespace {
 
+using cudalab::DeviceArray;
 using cudalab::poison_float;
 using cudalab::random_floats;
 using cudalab::testing::test_seed;
@@ -45,24 +46,14 @@ void check_vec_add(int n) {
 
 // Launches the student's kernel directly on device arrays with `slack` poisoned elements behind C.
 std::vector<float> run_kernel(const Inputs& in, int n, int threads_per_block, int slack) {
-  float *d_A, *d_B, *d_C;
-  std::vector<float> C(n + slack, poison_float());
-  size_t bytes = n * sizeof(float);
-  CUDA_CHECK(cudaMalloc((void**)&d_A, bytes));
-  CUDA_CHECK(cudaMalloc((void**)&d_B, bytes));
-  CUDA_CHECK(cudaMalloc((void**)&d_C, C.size() * sizeof(float)));
-  CUDA_CHECK(cudaMemcpy(d_A, in.A.data(), bytes, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(d_B, in.B.data(), bytes, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(d_C, C.data(), C.size() * sizeof(float), cudaMemcpyHostToDevice));
+  DeviceArray<float> d_A(in.A);
+  DeviceArray<float> d_B(in.B);
+  DeviceArray<float> d_C(std::vector<float>(n, poison_float()), slack, poison_float());
   int blocks = (n + threads_per_block - 1) / threads_per_block;
   (void)cudaGetLastError();  // forget errors of earlier tests: this launch's error is checked next
-  vecAddKernel<<<blocks, threads_per_block>>>(d_A, d_B, d_C, n);
+  vecAddKernel<<<blocks, threads_per_block>>>(d_A.get(), d_B.get(), d_C.get(), n);
   CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cudaMemcpy(C.data(), d_C, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaFree(d_A));
-  CUDA_CHECK(cudaFree(d_B));
-  CUDA_CHECK(cudaFree(d_C));
-  return C;
+  return d_C.to_host();
 }
 
 #ifdef CUDALAB_EMU
@@ -106,13 +97,18 @@ TEST(VectorAddKernel, GuardsTheEnd) {
                          "whatever lies behind the array.";
 }
 
+// llm.c's sweep of block sizes, and 96 (not a power of two): n = 1001 leaves a partial block for
+// each.
 TEST(VectorAddKernel, AnyBlockSize) {
   const int n = 1001;
   Inputs in = make_inputs(n);
-  std::vector<float> C = run_kernel(in, n, 96, 0);  // 11 blocks of 96 threads
-  EXPECT_MATCHES("C", C.data(), in.sum.data(), n, kTolerance)
-      << "The kernel ran with blocks of 96 threads: use blockDim.x, not a fixed 256. "
-      << kHowToIndex;
+  for (int threads_per_block : {32, 64, 96, 128, 256, 512, 1024}) {
+    std::vector<float> C = run_kernel(in, n, threads_per_block, 0);
+    EXPECT_MATCHES("C", C.data(), in.sum.data(), n, kTolerance)
+        << "The kernel ran with blocks of " << threads_per_block
+        << " threads: use blockDim.x, not a fixed 256. " << kHowToIndex;
+    if (HasFailure()) return;  // one block size's report is enough
+  }
 }
 
 TEST(VectorAdd, FreesDeviceMemory) {
@@ -168,36 +164,26 @@ TEST(VectorAddPerformance, CoalescedTraffic) {
 TEST(VectorAddPerformance, NearCopyBandwidth) {
   CUDALAB_TIMING_TEST();
   const int n = 1 << 25;
-  std::vector<float> A(n, 1.0f), B(n, 2.0f), C(n, poison_float());
-  float *d_A, *d_B, *d_C;
-  CUDA_CHECK(cudaMalloc(&d_A, n * sizeof(float)));
-  CUDA_CHECK(cudaMalloc(&d_B, n * sizeof(float)));
-  CUDA_CHECK(cudaMalloc(&d_C, n * sizeof(float)));
-  CUDA_CHECK(cudaMemcpy(d_A, A.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(d_B, B.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  auto kernel = [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(d_A, d_B, d_C, n); };
+  DeviceArray<float> d_A(n, 1.0f);
+  DeviceArray<float> d_B(n, 2.0f);
+  DeviceArray<float> d_C(n, poison_float());
+  auto kernel = [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(d_A.get(), d_B.get(), d_C.get(), n); };
   kernel();
-  CUDA_CHECK(cudaMemcpy(C.data(), d_C, n * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<float> C = d_C.to_host();
   int wrong = 0;
   for (int i = 0; i < n; ++i) wrong += C[i] == 3.0f ? 0 : 1;
   if (wrong > 0) {
     ADD_FAILURE() << "not timed: " << wrong << " of " << n << " elements are wrong";
-  } else {
-    const size_t copy_bytes = size_t(n) / 2 * 3 * sizeof(float);
-    void *from, *to;
-    CUDA_CHECK(cudaMalloc(&from, copy_bytes));
-    CUDA_CHECK(cudaMalloc(&to, copy_bytes));
-    CUDA_CHECK(cudaMemset(from, 0, copy_bytes));
-    cudalab::performance::expect_speed("vecAddKernel vs a device copy of the same bytes", kernel,
-                                       cudalab::performance::device_copy(to, from, copy_bytes),
-                                       0.70, {.bytes = 3.0 * n * sizeof(float)},
-                                       cudalab::performance::Output<float>{d_C, size_t(n)});
-    CUDA_CHECK(cudaFree(from));
-    CUDA_CHECK(cudaFree(to));
+    return;
   }
-  CUDA_CHECK(cudaFree(d_A));
-  CUDA_CHECK(cudaFree(d_B));
-  CUDA_CHECK(cudaFree(d_C));
+  const size_t copy_floats = size_t(n) / 2 * 3;
+  DeviceArray<float> from(copy_floats, 0.0f);
+  DeviceArray<float> to(copy_floats, 0.0f);
+  cudalab::performance::expect_speed(
+      "vecAddKernel vs a device copy of the same bytes", kernel,
+      cudalab::performance::device_copy(to.get(), from.get(), copy_floats * sizeof(float)), 0.70,
+      {.bytes = 3.0 * n * sizeof(float)},
+      cudalab::performance::Output<float>{d_C.get(), size_t(n)});
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "cudalab/device_array.h"
 #include "cudalab/performance.h"
+#include "cudalab/reference.h"
 #include "cudalab/testing.h"
 #include "matmul_variants.h"
 
@@ -91,11 +92,7 @@ void check_random_float(Variant v, int ha, int wa, int wb) {
   uint64_t seed = test_seed();
   std::vector<float> a = cudalab::random_floats(size_t(ha) * wa, seed);
   std::vector<float> b = cudalab::random_floats(size_t(wa) * wb, seed + 1);
-  std::vector<double> expected(size_t(ha) * wb);
-  for (int i = 0; i < ha; ++i)
-    for (int j = 0; j < wb; ++j)
-      for (int k = 0; k < wa; ++k)
-        expected[size_t(i) * wb + j] += double(a[i * wa + k]) * b[k * wb + j];
+  std::vector<double> expected = cudalab::reference::matmul(a, b, ha, wa, wb);
   cudaError_t err;
   std::vector<float> c = product(v, a, b, ha, wa, wb, cudalab::poison_float(), &err);
   if (err != cudaSuccess)

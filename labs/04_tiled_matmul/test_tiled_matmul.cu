@@ -4,6 +4,7 @@
 
 #include "cudalab/device_array.h"
 #include "cudalab/performance.h"
+#include "cudalab/reference.h"
 #include "cudalab/testing.h"
 #include "tiled_matmul.h"
 
@@ -17,11 +18,7 @@ void check(TiledMatMul tiled, int tile, int I, int J, int K) {
   uint64_t seed = cudalab::testing::test_seed();
   std::vector<float> M = cudalab::random_floats(size_t(I) * J, seed);
   std::vector<float> N = cudalab::random_floats(size_t(J) * K, seed + 1);
-  std::vector<double> expected(size_t(I) * K);
-  for (int i = 0; i < I; ++i)
-    for (int k = 0; k < J; ++k)
-      for (int j = 0; j < K; ++j)
-        expected[size_t(i) * K + j] += double(M[size_t(i) * J + k]) * N[size_t(k) * K + j];
+  std::vector<double> expected = cudalab::reference::matmul(M, N, I, J, K);
 
   const int slack = 32;
   DeviceArray<float> d_M(M), d_N(N);

@@ -6,6 +6,7 @@
 #include "convolution.h"
 #include "cudalab/device_array.h"
 #include "cudalab/performance.h"
+#include "cudalab/reference.h"
 #include "cudalab/testing.h"
 
 namespace {
@@ -30,15 +31,6 @@ const Conv1D kTiled = [](const float* N, const std::vector<float>& M, float* P, 
 };
 const Conv1D kTiledCached = [](const float* N, const std::vector<float>& M, float* P, int w,
                                int n) { return convolution1DTiledCached(N, M.data(), P, w, n); };
-
-std::vector<double> reference_1d(const std::vector<float>& N, const std::vector<float>& M) {
-  int width = N.size(), n = M.size() / 2;
-  std::vector<double> P(width);
-  for (int i = 0; i < width; ++i)
-    for (int j = 0; j < int(M.size()); ++j)
-      if (i - n + j >= 0 && i - n + j < width) P[i] += double(N[i - n + j]) * M[j];
-  return P;
-}
 
 void check_1d(const Conv1D& conv, const std::vector<float>& N, const std::vector<float>& M,
               const std::vector<double>& expected, const char* hint) {
@@ -65,7 +57,7 @@ void check_1d_sizes(const Conv1D& conv, int mask_width, const char* hint) {
   std::vector<float> M = cudalab::random_floats(mask_width, seed);
   for (int width : {1, 2, 7, 255, 256, 257, 1000, 4099}) {
     std::vector<float> N = cudalab::random_floats(width, seed + width);
-    check_1d(conv, N, M, reference_1d(N, M), hint);
+    check_1d(conv, N, M, cudalab::reference::convolution_1d(N, M), hint);
     if (::testing::Test::HasFailure()) return;  // one size's report is enough
   }
 }
@@ -111,17 +103,8 @@ TEST(Convolution1DTiledCached, Mask7) { check_1d_sizes(kTiledCached, 7, kCachedH
 
 void check_2d(int mask_width, int height, int width, const std::vector<float>& M, uint64_t seed) {
   std::vector<float> N = cudalab::random_floats(size_t(height) * width, seed);
-  int n = mask_width / 2;
-  std::vector<double> expected(N.size());
-  for (int r = 0; r < height; ++r)
-    for (int c = 0; c < width; ++c)
-      for (int i = 0; i < mask_width; ++i)
-        for (int j = 0; j < mask_width; ++j) {
-          int rr = r - n + i, cc = c - n + j;
-          if (rr >= 0 && rr < height && cc >= 0 && cc < width)
-            expected[size_t(r) * width + c] +=
-                double(M[i * mask_width + j]) * N[size_t(rr) * width + cc];
-        }
+  std::vector<double> expected =
+      cudalab::reference::convolution_2d(N, M, mask_width, height, width);
   DeviceArray<float> d_N(N);
   DeviceArray<float> d_P(std::vector<float>(N.size(), cudalab::poison_float()), kSlack,
                          cudalab::poison_float());

@@ -8,6 +8,7 @@
 
 #include "cudalab/device_array.h"
 #include "cudalab/performance.h"
+#include "cudalab/reference.h"
 #include "cudalab/testing.h"
 #include "jacobi.h"
 
@@ -16,20 +17,14 @@ namespace {
 using cudalab::DeviceArray;
 using Sweep = cudaError_t (*)(const float*, float*, int, int);
 
-std::vector<double> sweep_reference(const std::vector<float>& u, int ny, int nx) {
-  std::vector<double> v(u.begin(), u.end());
-  for (int i = 1; i < ny - 1; ++i)
-    for (int j = 1; j < nx - 1; ++j)
-      v[i * nx + j] = 0.25 * (double(u[(i - 1) * nx + j]) + u[(i + 1) * nx + j] +
-                              u[i * nx + j - 1] + u[i * nx + j + 1]);
-  return v;
-}
+using cudalab::reference::jacobi_sweep;
+using cudalab::reference::squared_difference;
 
 void check_sweep(Sweep sweep, const char* name, const char* hint) {
   for (auto [ny, nx] :
        {std::pair{1, 1}, {2, 2}, {3, 3}, {17, 33}, {100, 257}, {513, 511}, {0, 4}}) {
     std::vector<float> u = cudalab::random_floats(size_t(ny) * nx, cudalab::testing::test_seed());
-    std::vector<double> expected = sweep_reference(u, ny, nx);
+    std::vector<double> expected = jacobi_sweep(u, ny, nx);
     DeviceArray<float> d_u(u), d_v(std::vector<float>(u.size(), cudalab::poison_float()));
     cudaError_t err = sweep(d_u.get(), d_v.get(), ny, nx);
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
@@ -61,8 +56,7 @@ TEST(SquaredDifference, MatchesTheHost) {
     uint64_t seed = cudalab::testing::test_seed();
     std::vector<float> u = cudalab::random_floats(size_t(ny) * nx, seed),
                        v = cudalab::random_floats(u.size(), seed + 1);
-    double expected = 0;
-    for (size_t k = 0; k < u.size(); ++k) expected += (double(v[k]) - u[k]) * (double(v[k]) - u[k]);
+    double expected = squared_difference(u, v);
     DeviceArray<float> d_u(u), d_v(v), d_sum(std::vector<float>{cudalab::poison_float()});
     cudaError_t err = squaredDifference(d_u.get(), d_v.get(), ny, nx, d_sum.get());
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
@@ -106,11 +100,7 @@ int host_sweeps(std::vector<float> u, int n, float tolerance, int max_sweeps, in
         v[i * n + j] =
             0.25f * (u[(i - 1) * n + j] + u[(i + 1) * n + j] + u[i * n + j - 1] + u[i * n + j + 1]);
     u.swap(v);
-    if (sweeps % check_every == 0) {
-      double diff = 0;
-      for (size_t k = 0; k < u.size(); ++k) diff += (double(u[k]) - v[k]) * (double(u[k]) - v[k]);
-      if (diff <= tolerance) return sweeps;
-    }
+    if (sweeps % check_every == 0 && squared_difference(u, v) <= tolerance) return sweeps;
   }
   return max_sweeps;
 }
@@ -146,10 +136,9 @@ TEST(JacobiSolve, StopsAtMaxSweepsAndEmptyGrids) {
   ASSERT_EQ(jacobiSolve(d_u.get(), d_scratch.get(), 9, 9, 0.0f, 7, 1, &sweeps), cudaSuccess);
   EXPECT_EQ(sweeps, 7)
       << "a tolerance of 0 is never met (before exact convergence): stop after max_sweeps";
-  std::vector<double> seven(p.grid.begin(), p.grid.end());
   std::vector<float> u = p.grid;
   for (int s = 0; s < 7; ++s) {
-    std::vector<double> next = sweep_reference(u, 9, 9);
+    std::vector<double> next = jacobi_sweep(u, 9, 9);
     u.assign(next.begin(), next.end());
   }
   std::vector<double> expected(u.begin(), u.end());
@@ -195,10 +184,7 @@ TEST(JacobiPerformance, CheckOnTheGpuBeatsCopying) {
   auto on_host = [&] {
     CUDA_CHECK(cudaMemcpy(hu.data(), d_u.get(), hu.size() * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(hv.data(), d_v.get(), hv.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    double diff = 0;
-    for (size_t k = 0; k < hu.size(); ++k)
-      diff += (double(hv[k]) - hu[k]) * (double(hv[k]) - hu[k]);
-    return diff;
+    return squared_difference(hu, hv);
   };
   float got = 0;
   ASSERT_EQ(squaredDifference(d_u.get(), d_v.get(), n, n, d_sum.get()), cudaSuccess);

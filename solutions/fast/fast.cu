@@ -1,11 +1,65 @@
-// Fast kernels (see fast.h).
-#include "fast.h"
+// Fast kernels (see fast.h), each formula as llm.c's dev/cuda writes it: numbered versions from
+// the lab's kernel to the fastest here, each with what changed, why, and its rate measured by
+// make bench on an H100 (docs/benchmarks.md; the ceilings of the same run: a device-to-device copy
+// and cuBLAS). Versions 1 live in the labs' solutions; later ones here or, where a version was a
+// step on the way, in the rate it measured.
 
-// ---- matrix multiplication -------------------------------------------------------------------
-// A block computes a BM x BN tile of C. Per phase it stages a BM x BK slice of A (transposed, so
-// that a thread's 8 values of a column are a row of As) and a BK x BN slice of B in shared memory;
-// each thread then does BK outer products of an 8-vector of A and an 8-vector of B. Thread (tr,
-// tc) owns rows tr + 16 m and columns tc + 16 n (m, n < 8): neighbouring threads read
+// ---- matrix multiplication: C (M x N) = A (M x K) * B (K x N) -------------------------------
+// Rates at 4096^3, run 40 (cuBLAS SGEMM in the same run: see docs/benchmarks.md):
+//   1. lab 04's naive kernel, one thread per element of C              5.3 TFLOP/s
+//      Every product reads two floats from global memory; the caches catch most of them.
+//   2. lab 04's tiledMatMul32: 32 x 32 tiles of A and B in shared memory  9.0 TFLOP/s
+//      Each float loaded serves 32 products, but each product still costs two shared loads.
+//   3. matmulColumnPerThread: a thread computes 8 outputs down a column   ? TFLOP/s
+//      One shared load of B feeds 8 multiply-adds (the A value is a broadcast to the warp).
+//   4. matmulFast: a thread computes an 8 x 8 block of outputs             28.3 TFLOP/s
+//      16 shared loads feed 64 multiply-adds; 128 x 128 tiles halve the global loads again.
+
+// Version 3. A block of 512 threads computes a 64 x 64 tile of C, staging per phase a 64 x 8
+// slice of A and an 8 x 64 slice of B (one float per thread each). Thread t owns column t % 64
+// and rows 8 (t / 64) .. 8 (t / 64) + 7: a warp shares its rows (As reads are broadcasts) and
+// reads 32 neighbouring words of Bs.
+constexpr int COL_BM = 64, COL_BN = 64, COL_BK = 8, COL_TM = 8;
+constexpr int COL_THREADS = COL_BM * COL_BN / COL_TM;  // 512
+
+__global__ void __launch_bounds__(COL_THREADS)
+    matmulColumnPerThreadKernel(const float* A, const float* B, float* C, int M, int N, int K) {
+  __shared__ float As[COL_BM][COL_BK];
+  __shared__ float Bs[COL_BK][COL_BN];
+  const int tid = threadIdx.x, col = tid % COL_BN, row = tid / COL_BN * COL_TM;
+  const int row0 = blockIdx.y * COL_BM, col0 = blockIdx.x * COL_BN;
+  const int a_row = tid / COL_BK, a_col = tid % COL_BK;  // the float of A this thread stages
+  const int b_row = tid / COL_BN, b_col = tid % COL_BN;  // and of B
+  float acc[COL_TM] = {};
+  for (int k0 = 0; k0 < K; k0 += COL_BK) {
+    As[a_row][a_col] =
+        (row0 + a_row < M && k0 + a_col < K) ? A[(row0 + a_row) * K + k0 + a_col] : 0.0f;
+    Bs[b_row][b_col] =
+        (k0 + b_row < K && col0 + b_col < N) ? B[(k0 + b_row) * N + col0 + b_col] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < COL_BK; ++k) {
+      const float b = Bs[k][col];
+#pragma unroll
+      for (int m = 0; m < COL_TM; ++m) acc[m] += As[row + m][k] * b;
+    }
+    __syncthreads();
+  }
+  for (int m = 0; m < COL_TM; ++m)
+    if (row0 + row + m < M && col0 + col < N) C[(row0 + row + m) * N + col0 + col] = acc[m];
+}
+
+cudaError_t matmulColumnPerThread(const float* A, const float* B, float* C, int M, int N, int K) {
+  if (M == 0 || N == 0) return cudaSuccess;
+  dim3 grid((N + COL_BN - 1) / COL_BN, (M + COL_BM - 1) / COL_BM);
+  matmulColumnPerThreadKernel<<<grid, COL_THREADS>>>(A, B, C, M, N, K);
+  return cudaGetLastError();
+}
+
+// Version 4. A block computes a BM x BN tile of C. Per phase it stages a BM x BK slice of A
+// (transposed, so that a thread's 8 values of a column are a row of As) and a BK x BN slice of B in
+// shared memory; each thread then does BK outer products of an 8-vector of A and an 8-vector of B.
+// Thread (tr, tc) owns rows tr + 16 m and columns tc + 16 n (m, n < 8): neighbouring threads read
 // neighbouring words of Bs (no bank conflicts) and write neighbouring words of C (coalesced).
 constexpr int BM = 128, BN = 128, BK = 16, TM = 8, TN = 8, MM_THREADS = 256;
 
@@ -54,9 +108,17 @@ cudaError_t matmulFast(const float* A, const float* B, float* C, int M, int N, i
   return cudaGetLastError();
 }
 
-// ---- SpMV --------------------------------------------------------------------------------------
-// LANES threads per row: each adds every LANES-th entry, then the group adds its partial sums with
-// shuffles inside the group (width LANES).
+// ---- SpMV: y = A x, A in CSR -----------------------------------------------------------------
+// Rates on 2^20 rows of 32 entries (columns near the diagonal), as a share of the bytes that must
+// move, at the copy's speed:
+//   1. lab 06's spmvCsrVector: a warp per row                                41.6% of copy
+//      Coalesced reads of a row's entries, but a 32-entry row leaves 5 shuffle steps per entry.
+//   2. spmvCsrFast: 2 to 32 lanes per row, about four entries per lane       75.6% of copy
+//      A warp serves several short rows at once and spends few shuffles on each.
+// (Lab 06's ELL kernel reaches 92.3% on this matrix, whose rows are all the same length.)
+
+// Version 2. LANES threads per row: each adds every LANES-th entry, then the group adds its partial
+// sums with shuffles inside the group (width LANES).
 template <int LANES>
 __global__ void spmvCsrFastKernel(int num_rows, const int* row_ptr, const int* col_index,
                                   const float* data, const float* x, float* y) {
@@ -94,12 +156,24 @@ cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* co
   return spmvLaunch<32>(num_rows, row_ptr, col_index, data, x, y);
 }
 
-// ---- 2D convolution ---------------------------------------------------------------------------
-// A thread computes CONV_COLUMN outputs down a column. It reads each of the CONV_COLUMN + MW - 1
-// input rows it needs once (MW values, into registers) and adds that row into every output whose
-// mask covers it: MW (CONV_COLUMN + MW - 1) loads for CONV_COLUMN outputs instead of MW^2 each. MW
-// is a template parameter so that the loops unroll and acc[] stays in registers. Blocks whose
-// inputs all lie inside the image (all but the border ones) skip the bounds checks.
+// ---- 2D convolution: P = N * M, a Mask_Width^2 mask, zero outside the image -------------------
+// Rates on an 8192^2 image with a 5 x 5 mask, of the copy's speed (each tried and measured in
+// turn; versions 2 and 3 were steps on the way to version 4):
+//   1. lab 05's convolution2DTiled: an input tile with its halo in shared memory  19.1% of copy
+//      Halo threads load and then idle; each output still does 25 shared loads.
+//   2. every input read from global memory through L1, no shared memory         18%
+//      The loads are cached, but each output still issues 25 of them.
+//   3. a thread computes 8 outputs down a column, each input row read once        65-66%
+//      5 loads per input row serve up to 5 outputs: 60 loads for 8 outputs instead of 200.
+//   4. convolution2DFast: version 3, without bounds checks in inner blocks        78.0% of copy
+//      All but the border blocks read only inside the image.
+
+// Versions 3 and 4. A thread computes CONV_COLUMN outputs down a column. It reads each of the
+// CONV_COLUMN + MW - 1 input rows it needs once (MW values, into registers) and adds that row into
+// every output whose mask covers it: MW (CONV_COLUMN + MW - 1) loads for CONV_COLUMN outputs
+// instead of MW^2 each. MW is a template parameter so that the loops unroll and acc[] stays in
+// registers. Blocks whose inputs all lie inside the image (all but the border ones) skip the bounds
+// checks.
 constexpr int CONV_MAX_MASK = 9, COLUMN = 8, CONV_COLUMN = 8;
 __constant__ float kFastMask[CONV_MAX_MASK * CONV_MAX_MASK];
 
@@ -174,9 +248,16 @@ cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Ma
   return cudaGetLastError();
 }
 
-// ---- Jacobi ------------------------------------------------------------------------------------
-// Walking down a column, the point above and the point itself are the previous step's centre and
-// below: one new load per point from above and below instead of three.
+// ---- Jacobi: one sweep of the 5-point average ---------------------------------------------------
+// Rates on an 8192^2 grid, of the copy's speed:
+//   1. lab 09's jacobiSweep: a thread per point, four neighbour loads each   67.9% of copy
+//      (lab 09's tiled sweep: 41.7%: the caches already serve the neighbours, and the halo
+//      threads idle.)
+//   2. jacobiSweepFast: a thread walks down a column of 8 points              82.2% of copy
+//      The points above and below are carried down the column: one new load of them per point.
+
+// Version 2. Walking down a column, the point above and the point itself are the previous step's
+// centre and below: one new load per point from above and below instead of three.
 __global__ void jacobiSweepFastKernel(const float* u, float* v, int ny, int nx) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   int i0 = (blockIdx.y * blockDim.y + threadIdx.y) * COLUMN;

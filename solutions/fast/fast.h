@@ -6,8 +6,12 @@
 
 #include <cuda_runtime.h>
 
-// C (M x N) = A (M x K) * B (K x N), row-major: 128 x 128 tiles per block of 256 threads, each
-// thread an 8 x 8 block of C in registers (lab 04 computes one element per thread).
+// C (M x N) = A (M x K) * B (K x N), row-major: 64 x 64 tiles per block of 512 threads, each
+// thread 8 elements of a column of C (version 3 of fast.cu's list).
+cudaError_t matmulColumnPerThread(const float* A, const float* B, float* C, int M, int N, int K);
+
+// The same product: 128 x 128 tiles per block of 256 threads, each thread an 8 x 8 block of C in
+// registers (version 4; lab 04 computes one element per thread).
 cudaError_t matmulFast(const float* A, const float* B, float* C, int M, int N, int K);
 
 // CSR SpMV with 2 to 32 lanes per row, about four entries per lane on average, so that a warp

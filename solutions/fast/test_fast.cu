@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cudalab/device_array.h"
+#include "cudalab/reference.h"
 #include "cudalab/sparse.h"
 #include "cudalab/testing.h"
 #include "fast.h"
@@ -12,24 +13,27 @@ namespace {
 
 using cudalab::DeviceArray;
 
-TEST(MatmulFast, AnySizes) {
+using Matmul = cudaError_t (*)(const float*, const float*, float*, int, int, int);
+
+void check_matmul(Matmul matmul, const char* name) {
   for (auto [M, N, K] : {std::tuple{1, 1, 1}, {130, 70, 200}, {256, 256, 256}, {5, 300, 0}}) {
     uint64_t seed = cudalab::testing::test_seed();
     std::vector<float> A = cudalab::random_floats(size_t(M) * K, seed),
                        B = cudalab::random_floats(size_t(K) * N, seed + 1);
-    std::vector<double> expected(size_t(M) * N, 0.0);
-    for (int i = 0; i < M; ++i)
-      for (int k = 0; k < K; ++k)
-        for (int j = 0; j < N; ++j)
-          expected[size_t(i) * N + j] += double(A[size_t(i) * K + k]) * B[size_t(k) * N + j];
+    std::vector<double> expected = cudalab::reference::matmul(A, B, M, K, N);
     DeviceArray<float> d_A(A), d_B(B),
         d_C(std::vector<float>(expected.size(), cudalab::poison_float()));
-    ASSERT_EQ(matmulFast(d_A.get(), d_B.get(), d_C.get(), M, N, K), cudaSuccess);
+    ASSERT_EQ(matmul(d_A.get(), d_B.get(), d_C.get(), M, N, K), cudaSuccess) << name;
     std::vector<float> C = d_C.to_host();
     EXPECT_MATCHES("C", C.data(), expected.data(), expected.size(), {1e-5, 2e-6 * K + 1e-7})
-        << M << "x" << N << "x" << K;
+        << name << " " << M << "x" << N << "x" << K;
   }
 }
+
+TEST(MatmulColumnPerThread, AnySizes) {
+  check_matmul(matmulColumnPerThread, "matmulColumnPerThread");
+}
+TEST(MatmulFast, AnySizes) { check_matmul(matmulFast, "matmulFast"); }
 
 TEST(SpmvFast, EveryGroupSize) {
   for (int mean : {1, 4, 10, 20, 64}) {
@@ -64,17 +68,8 @@ TEST(Convolution2DFast, Sizes) {
     for (auto [height, width] : {std::pair{1, 1}, {70, 33}, {129, 257}, {300, 300}}) {
       std::vector<float> N = cudalab::random_floats(size_t(height) * width, 1),
                          M = cudalab::random_floats(Mask_Width * Mask_Width, 2);
-      std::vector<double> expected(N.size(), 0.0);
-      int n = Mask_Width / 2;
-      for (int r = 0; r < height; ++r)
-        for (int c = 0; c < width; ++c)
-          for (int i = 0; i < Mask_Width; ++i)
-            for (int j = 0; j < Mask_Width; ++j) {
-              int rr = r - n + i, cc = c - n + j;
-              if (rr >= 0 && rr < height && cc >= 0 && cc < width)
-                expected[size_t(r) * width + c] +=
-                    double(N[size_t(rr) * width + cc]) * M[i * Mask_Width + j];
-            }
+      std::vector<double> expected =
+          cudalab::reference::convolution_2d(N, M, Mask_Width, height, width);
       DeviceArray<float> d_N(N), d_P(std::vector<float>(N.size(), cudalab::poison_float()));
       ASSERT_EQ(convolution2DFast(d_N.get(), M.data(), d_P.get(), Mask_Width, height, width),
                 cudaSuccess);
@@ -87,11 +82,7 @@ TEST(Convolution2DFast, Sizes) {
 TEST(JacobiSweepFast, Sizes) {
   for (auto [ny, nx] : {std::pair{1, 1}, {3, 3}, {70, 33}, {513, 257}}) {
     std::vector<float> u = cudalab::random_floats(size_t(ny) * nx, 5);
-    std::vector<double> expected(u.begin(), u.end());
-    for (int i = 1; i < ny - 1; ++i)
-      for (int j = 1; j < nx - 1; ++j)
-        expected[i * nx + j] = 0.25 * (double(u[(i - 1) * nx + j]) + u[(i + 1) * nx + j] +
-                                       u[i * nx + j - 1] + u[i * nx + j + 1]);
+    std::vector<double> expected = cudalab::reference::jacobi_sweep(u, ny, nx);
     DeviceArray<float> d_u(u), d_v(std::vector<float>(u.size(), cudalab::poison_float()));
     ASSERT_EQ(jacobiSweepFast(d_u.get(), d_v.get(), ny, nx), cudaSuccess);
     std::vector<float> v = d_v.to_host();

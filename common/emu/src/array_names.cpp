@@ -26,6 +26,20 @@ std::string where_to_read(const std::string& file) {
   return file.starts_with(from + "/") ? to + file.substr(from.size()) : file;
 }
 
+// Whether the DeviceArray declarator whose arguments open at `open` is followed by another one
+// (`DeviceArray<float> d_M(M), d_N(N);`): the allocation's line then names two arrays.
+bool another_declarator_follows(const std::string& text, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    if (text[i] == '(' || text[i] == '{') ++depth;
+    if ((text[i] == ')' || text[i] == '}') && --depth == 0) {
+      const size_t next = text.find_first_not_of(" \t", i + 1);
+      return next != std::string::npos && text[next] == ',';
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string array_name(const std::string& file, int line) {
@@ -45,6 +59,8 @@ std::string array_name(const std::string& file, int line) {
   for (auto m = std::sregex_iterator(text.begin(), text.end(), allocation);
        m != std::sregex_iterator(); ++m) {
     if (!name.empty()) return "";  // two on one line: which one is not known
+    if ((*m)[2].matched && another_declarator_follows(text, m->position() + m->length() - 1))
+      return "";
     name = (*m)[1].matched ? (*m)[1].str() : (*m)[2].str();
   }
   return name;

@@ -29,30 +29,7 @@ __global__ void row_sums(const float* in, float* out, int rows, int width) {
   out[Row] = sum;
 }
 
-__global__ void matmul_naive(const float* M, const float* N, float* P, int Width) {
-  int Row = blockIdx.y * blockDim.y + threadIdx.y;
-  int Col = blockIdx.x * blockDim.x + threadIdx.x;
-  float Pvalue = 0;
-  for (int k = 0; k < Width; ++k) Pvalue += M[Row * Width + k] * N[k * Width + Col];
-  P[Row * Width + Col] = Pvalue;
-}
-
-__global__ void matmul_tiled(const float* M, const float* N, float* P, int Width) {
-  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
-  __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
-  int tx = threadIdx.x, ty = threadIdx.y;
-  int Row = blockIdx.y * TILE_WIDTH + ty;
-  int Col = blockIdx.x * TILE_WIDTH + tx;
-  float Pvalue = 0;
-  for (int ph = 0; ph < Width / TILE_WIDTH; ++ph) {
-    Mds[ty][tx] = M[Row * Width + ph * TILE_WIDTH + tx];
-    Nds[ty][tx] = N[(ph * TILE_WIDTH + ty) * Width + Col];
-    __syncthreads();
-    for (int k = 0; k < TILE_WIDTH; ++k) Pvalue += Mds[ty][k] * Nds[k][tx];
-    __syncthreads();
-  }
-  P[Row * Width + Col] = Pvalue;
-}
+#include "cudalab/textbook_kernels.cuh"  // naiveMatMul, tiledMatMul<TILE_WIDTH>
 
 // Each thread of one warp writes and reads word threadIdx.x * stride of a shared array.
 __global__ void strided_shared(float* out, int stride) {
@@ -138,8 +115,9 @@ TEST(Counters, TilingDividesGlobalLoadsByTileWidth) {
   const int Width = 64;
   Buffers b(Width * Width);
   dim3 block(TILE_WIDTH, TILE_WIDTH), grid(Width / TILE_WIDTH, Width / TILE_WIDTH);
-  LaunchCounters naive = count([&] { matmul_naive<<<grid, block>>>(b.in, b.more, b.out, Width); });
-  LaunchCounters tiled = count([&] { matmul_tiled<<<grid, block>>>(b.in, b.more, b.out, Width); });
+  LaunchCounters naive = count([&] { naiveMatMul<<<grid, block>>>(b.in, b.more, b.out, Width); });
+  LaunchCounters tiled =
+      count([&] { tiledMatMul<TILE_WIDTH><<<grid, block>>>(b.in, b.more, b.out, Width); });
   EXPECT_EQ(naive.global_load_requests, tiled.global_load_requests * TILE_WIDTH);
   EXPECT_EQ(naive.global_load_bytes, tiled.global_load_bytes * TILE_WIDTH);
   // Sectors fall by less: the naive kernel's M loads are half broadcasts (a warp spans 2 rows).

@@ -8,6 +8,7 @@
 
 #include "cudalab/cuda_check.h"
 #include "cudalab/data.h"
+#include "cudalab/device_array.h"
 #include "cudalab/emu/inspect.h"
 
 namespace {
@@ -137,7 +138,23 @@ TEST_F(Emu, WritePastTheEndNamesKernelAndAllocation) {
   EXPECT_TRUE(says("block (0,0,0), thread (100,0,0), at " + at("LINE_NO_BOUNDS_CHECK")))
       << diagnostic();
   EXPECT_TRUE(says("element 100 of the 100-element array")) << diagnostic();
-  EXPECT_TRUE(says("allocated at " + at("LINE_ALLOCATION"))) << diagnostic();
+  EXPECT_TRUE(says("allocated at " + at("LINE_ALLOCATION") + " (d)")) << diagnostic();
+}
+
+// An allocation is named by the variable its line declares, and by none where the line declares
+// two (a DeviceArray's line is the caller's: the array cannot tell which declarator it is).
+TEST_F(Emu, AnArrayIsNamedOnlyWhenItsLineNamesOneArray) {
+  {
+    cudalab::DeviceArray<float> d_alone(100, 0.0f);  // LINE_ONE_ARRAY
+    no_bounds_check<<<1, 128>>>(d_alone.get());
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    EXPECT_TRUE(says("allocated at " + at("LINE_ONE_ARRAY") + " (d_alone)")) << diagnostic();
+  }
+  Reset();
+  cudalab::DeviceArray<float> d_first(std::vector<float>(8)), d_second(100, 0.0f);  // LINE_TWO
+  no_bounds_check<<<1, 128>>>(d_second.get());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("allocated at " + at("LINE_TWO") + ": ")) << diagnostic();
 }
 
 TEST_F(Emu, MemcpyPastTheEndOfAnArray) {

@@ -177,6 +177,18 @@ class LocalHeaders(unittest.TestCase):
             self.assertIn(f'#include "{(root / "src" / "plain.h").resolve()}"', text)
             self.assertIn((root / "src" / "plain.h").resolve(), translation.read)
 
+    def test_the_workbooks_kernel_header_is_translated_from_anywhere(self) -> None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "main.cu").write_text('#include "cudalab/textbook_kernels.cuh"\n')
+            target = root / "out" / "main.cu.cpp"
+            translate.Translation(root / "out" / "main.cu.cpp.headers").file(root / "main.cu", target)
+            header = next((root / "out").rglob("textbook_kernels.cuh.cpp"))
+            self.assertIn(f'#include "{header}"', target.read_text())
+            self.assertIn("::cudalab::emu::shared<float[TILE_WIDTH][TILE_WIDTH]>", header.read_text())
+
 
 class DeviceCode(unittest.TestCase):
     def test_clock_in_device_code_is_the_device_clock(self) -> None:
