@@ -1,18 +1,19 @@
 // Fast kernels (see fast.h), each formula as llm.c's dev/cuda writes it: numbered versions from
 // the lab's kernel to the fastest here, each with what changed, why, and its rate measured by
-// make bench on an H100 (docs/benchmarks.md; the ceilings of the same run: a device-to-device copy
-// and cuBLAS). Versions 1 live in the labs' solutions; later ones here or, where a version was a
-// step on the way, in the rate it measured.
+// make bench on an H100 in run 40 (docs/benchmarks.md; log docs/runs/2026-11-24-h100-run40-*), as
+// a share of the ceilings of the same run: a device-to-device copy (2915 GB/s) and cuBLAS SGEMM
+// (51.4 TFLOP/s at 4096^3). Versions 1 live in the labs' solutions, later ones here; a version that
+// was only a step on the way is kept as its measured rate.
 
 // ---- matrix multiplication: C (M x N) = A (M x K) * B (K x N) -------------------------------
-// Rates at 4096^3, run 40 (cuBLAS SGEMM in the same run: see docs/benchmarks.md):
-//   1. lab 04's naive kernel, one thread per element of C              5.3 TFLOP/s
+// Rates at 4096^3:
+//   1. lab 04's naive kernel, one thread per element of C              5.3 TFLOP/s (10.2%)
 //      Every product reads two floats from global memory; the caches catch most of them.
-//   2. lab 04's tiledMatMul32: 32 x 32 tiles of A and B in shared memory  9.0 TFLOP/s
+//   2. lab 04's tiledMatMul32: 32 x 32 tiles of A and B in shared memory  9.0 TFLOP/s (17.5%)
 //      Each float loaded serves 32 products, but each product still costs two shared loads.
-//   3. matmulColumnPerThread: a thread computes 8 outputs down a column   ? TFLOP/s
+//   3. matmulColumnPerThread: a thread computes 8 outputs down a column   17.5 TFLOP/s (34.0%)
 //      One shared load of B feeds 8 multiply-adds (the A value is a broadcast to the warp).
-//   4. matmulFast: a thread computes an 8 x 8 block of outputs             28.3 TFLOP/s
+//   4. matmulFast: a thread computes an 8 x 8 block of outputs             28.4 TFLOP/s (55.3%)
 //      16 shared loads feed 64 multiply-adds; 128 x 128 tiles halve the global loads again.
 
 // Version 3. A block of 512 threads computes a 64 x 64 tile of C, staging per phase a 64 x 8
@@ -111,11 +112,11 @@ cudaError_t matmulFast(const float* A, const float* B, float* C, int M, int N, i
 // ---- SpMV: y = A x, A in CSR -----------------------------------------------------------------
 // Rates on 2^20 rows of 32 entries (columns near the diagonal), as a share of the bytes that must
 // move, at the copy's speed:
-//   1. lab 06's spmvCsrVector: a warp per row                                41.6% of copy
+//   1. lab 06's spmvCsrVector: a warp per row                                41.8% of copy
 //      Coalesced reads of a row's entries, but a 32-entry row leaves 5 shuffle steps per entry.
-//   2. spmvCsrFast: 2 to 32 lanes per row, about four entries per lane       75.6% of copy
+//   2. spmvCsrFast: 2 to 32 lanes per row, about four entries per lane       76.1% of copy
 //      A warp serves several short rows at once and spends few shuffles on each.
-// (Lab 06's ELL kernel reaches 92.3% on this matrix, whose rows are all the same length.)
+// (Lab 06's ELL kernel reaches 94.2% on this matrix, whose rows are all the same length.)
 
 // Version 2. LANES threads per row: each adds every LANES-th entry, then the group adds its partial
 // sums with shuffles inside the group (width LANES).
@@ -157,15 +158,15 @@ cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* co
 }
 
 // ---- 2D convolution: P = N * M, a Mask_Width^2 mask, zero outside the image -------------------
-// Rates on an 8192^2 image with a 5 x 5 mask, of the copy's speed (each tried and measured in
-// turn; versions 2 and 3 were steps on the way to version 4):
-//   1. lab 05's convolution2DTiled: an input tile with its halo in shared memory  19.1% of copy
+// Rates on an 8192^2 image with a 5 x 5 mask, of the copy's speed (versions 2 and 3 were steps on
+// the way to version 4, measured when they were tried: docs/benchmarks.md, "make bench"):
+//   1. lab 05's convolution2DTiled: an input tile with its halo in shared memory  19.2% of copy
 //      Halo threads load and then idle; each output still does 25 shared loads.
 //   2. every input read from global memory through L1, no shared memory         18%
 //      The loads are cached, but each output still issues 25 of them.
 //   3. a thread computes 8 outputs down a column, each input row read once        65-66%
 //      5 loads per input row serve up to 5 outputs: 60 loads for 8 outputs instead of 200.
-//   4. convolution2DFast: version 3, without bounds checks in inner blocks        78.0% of copy
+//   4. convolution2DFast: version 3, without bounds checks in inner blocks        78.6% of copy
 //      All but the border blocks read only inside the image.
 
 // Versions 3 and 4. A thread computes CONV_COLUMN outputs down a column. It reads each of the
@@ -250,10 +251,10 @@ cudaError_t convolution2DFast(const float* N, const float* h_M, float* P, int Ma
 
 // ---- Jacobi: one sweep of the 5-point average ---------------------------------------------------
 // Rates on an 8192^2 grid, of the copy's speed:
-//   1. lab 09's jacobiSweep: a thread per point, four neighbour loads each   67.9% of copy
-//      (lab 09's tiled sweep: 41.7%: the caches already serve the neighbours, and the halo
+//   1. lab 09's jacobiSweep: a thread per point, four neighbour loads each   67.8% of copy
+//      (lab 09's tiled sweep: 41.4%: the caches already serve the neighbours, and the halo
 //      threads idle.)
-//   2. jacobiSweepFast: a thread walks down a column of 8 points              82.2% of copy
+//   2. jacobiSweepFast: a thread walks down a column of 8 points              82.1% of copy
 //      The points above and below are carried down the column: one new load of them per point.
 
 // Version 2. Walking down a column, the point above and the point itself are the previous step's
