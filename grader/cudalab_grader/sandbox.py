@@ -50,9 +50,8 @@ class Stopped(Exception):
 @dataclass
 class Outcome:
     returncode: int | None  # None: killed at the wall-clock limit
-    output: str
+    output: str  # its first Limits.output_bytes, marked where cut
     timed_out: bool
-    truncated: bool  # it printed more than Limits.output_bytes
     over_limit: str | None = None  # the job-wide limit it was stopped for, in words
 
 
@@ -375,7 +374,8 @@ class Sandbox:
         """Runs `command` as the user of job slot `slot` (see claim()); inside bubblewrap each host
         folder in `binds` appears at its path, read-only unless it is in `writable`. Without
         bubblewrap the command runs with the host paths, so callers use the host paths in `command`
-        and `cwd` (see path()). `pass_fds`: descriptors the command keeps (a socket to the checker)."""
+        and `cwd` (grading.Grader._inside). `pass_fds`: descriptors the command keeps (a socket to
+        the checker)."""
         if self.bwrap:
             argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all"]
             for d in SYSTEM:
@@ -481,4 +481,4 @@ class Sandbox:
         text = kept.decode("utf-8", "replace")
         if truncated:
             text += f"\n[output cut at {limits.output_bytes >> 10} KiB]"
-        return Outcome(None if timed_out else proc.returncode, text, timed_out, truncated, over_limit)
+        return Outcome(None if timed_out else proc.returncode, text, timed_out, over_limit)

@@ -102,14 +102,14 @@ class SharedSpace {
 inline thread_local bool atomic_overwrites = false;
 // Device accesses of instrumented code: checked (checks.cpp), then counted (counters.cpp).
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc);
-void count_access(BlockState& b, uintptr_t address, unsigned size, bool store, bool shared,
-                  bool atomic, const void* pc);
+void count_access(uintptr_t address, unsigned size, bool store, bool shared, bool atomic,
+                  const void* pc);
 // Counting is on (CUDALAB_REPORT, or a test's start_counting()).
 inline std::atomic<bool> counters_on{std::getenv("CUDALAB_REPORT") != nullptr};
 inline bool counting() { return counters_on.load(std::memory_order_relaxed); }
 // Counters: the block's accesses between two barriers form the warps' requests.
-void count_barrier(BlockState& b);
-void count_block_end(BlockState& b);
+void count_barrier();
+void count_block_end();
 void count_worker_done();
 void count_launch_end(const LaunchConfig& config);
 

@@ -124,10 +124,10 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
   }
   if (arena().contains(address)) {
     check_global(b, a, size, store, atomic, pc);
-    if (counting()) count_access(*b, a, size, store, false, atomic, pc);
+    if (counting()) count_access(a, size, store, false, atomic, pc);
   } else if (b != nullptr && b->shared != nullptr && b->shared->contains(a)) {
     b->shared->access(*b, a, size, store, atomic, pc);
-    if (counting()) count_access(*b, a, size, store, true, atomic, pc);
+    if (counting()) count_access(a, size, store, true, atomic, pc);
   } else if (b != nullptr) {
     check_host(*b, a, store, pc);
   }

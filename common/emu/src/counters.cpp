@@ -97,7 +97,7 @@ const bool report_at_exit = counters_on && std::atexit(print_report) == 0;
 
 }  // namespace
 
-void count_access(BlockState&, uintptr_t a, unsigned size, bool store, bool shared, bool atomic,
+void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atomic,
                   const void* pc) {
   if (atomic) {
     ++worker.atomics;
@@ -112,13 +112,13 @@ void count_access(BlockState&, uintptr_t a, unsigned size, bool store, bool shar
   worker.requests[it->second].addresses.push_back(a);
 }
 
-void count_barrier(BlockState&) {
+void count_barrier() {
   if (!counting()) return;
   ++worker.barriers;
   flush();
 }
 
-void count_block_end(BlockState&) {
+void count_block_end() {
   if (!counting()) return;
   flush();
 }

@@ -6,6 +6,7 @@
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
+#include "device_limits.h"
 #include "errors.h"
 #include "launches.h"
 #include "memory.h"
@@ -19,30 +20,28 @@ unsigned device_flags = 0;
 cudaFuncCache cache_config = cudaFuncCachePreferNone;
 size_t limits[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};  // CUDA's defaults, by cudaLimit
 
-// One device with the limits of compute capability 9.0 as measured on an H100 (driver 580), so
-// that a launch that fails on the course's GPUs fails here too. Its multiprocessors are the
-// worker threads.
+// One device with the limits of compute capability 9.0 (device_limits.h) and the H100's other
+// properties. Its multiprocessors are the worker threads.
 cudaDeviceProp properties() {
+  using namespace device_limits;
   cudaDeviceProp p{};
   std::snprintf(p.name, sizeof p.name, "cudalab emu (CPU, %u worker threads)", worker_count());
   p.totalGlobalMem =
       static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  p.sharedMemPerBlock = 48 * 1024;
-  p.sharedMemPerBlockOptin = 227 * 1024;
-  p.sharedMemPerMultiprocessor = 228 * 1024;
-  p.reservedSharedMemPerBlock = 1024;
-  p.regsPerBlock = 65536;
-  p.regsPerMultiprocessor = 65536;
-  p.warpSize = 32;
+  p.sharedMemPerBlock = kSharedPerBlock;
+  p.sharedMemPerBlockOptin = kSharedPerBlockOptIn;
+  p.sharedMemPerMultiprocessor = kSharedPerMultiprocessor;
+  p.reservedSharedMemPerBlock = kReservedSharedPerBlock;
+  p.regsPerBlock = kRegisters;
+  p.regsPerMultiprocessor = kRegisters;
+  p.warpSize = kWarpSize;
   p.memPitch = 2147483647;
-  p.maxThreadsPerBlock = 1024;
-  p.maxThreadsDim[0] = 1024;
-  p.maxThreadsDim[1] = 1024;
-  p.maxThreadsDim[2] = 64;
-  p.maxGridSize[0] = 2147483647;
-  p.maxGridSize[1] = 65535;
-  p.maxGridSize[2] = 65535;
-  p.totalConstMem = 64 * 1024;
+  p.maxThreadsPerBlock = kThreadsPerBlock;
+  for (int d = 0; d < 3; ++d) {
+    p.maxThreadsDim[d] = kBlockDim[d];
+    p.maxGridSize[d] = kGridDim[d];
+  }
+  p.totalConstMem = kConstantBytes;
   p.major = 9;
   p.minor = 0;
   p.textureAlignment = 512;
@@ -54,8 +53,8 @@ cudaDeviceProp properties() {
   p.unifiedAddressing = 1;
   p.memoryBusWidth = 5120;
   p.l2CacheSize = 50 * 1024 * 1024;
-  p.maxThreadsPerMultiProcessor = 2048;
-  p.maxBlocksPerMultiProcessor = 32;
+  p.maxThreadsPerMultiProcessor = kThreadsPerMultiprocessor;
+  p.maxBlocksPerMultiProcessor = kBlocksPerMultiprocessor;
   p.streamPrioritiesSupported = 1;
   p.globalL1CacheSupported = 1;
   p.localL1CacheSupported = 1;

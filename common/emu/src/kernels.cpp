@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "cudalab/emu/launch.h"
+#include "device_limits.h"
 #include "errors.h"
 #include "launches.h"
 #include "memory.h"
@@ -46,7 +47,7 @@ void set_max_dynamic_shared(const void* kernel, int bytes) {
 int max_dynamic_shared(const void* kernel) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = opted_in.find(kernel);
-  return it == opted_in.end() ? 48 * 1024 : it->second;
+  return it == opted_in.end() ? int(device_limits::kSharedPerBlock) : it->second;
 }
 
 size_t allowed_dynamic_shared(const char* kernel) {
@@ -55,7 +56,7 @@ size_t allowed_dynamic_shared(const char* kernel) {
     std::lock_guard<std::mutex> lock(mutex);
     for (const auto& [address, bytes] : opted_in) kernels.push_back(address);
   }
-  size_t allowed = 48 * 1024;
+  size_t allowed = device_limits::kSharedPerBlock;
   const std::string wanted = base_name(kernel);
   for (const void* address : kernels)
     if (base_name(function_name(address)) == wanted)
@@ -63,13 +64,16 @@ size_t allowed_dynamic_shared(const char* kernel) {
   return allowed;
 }
 
-// Threads (2048), blocks (32) and shared memory (228 KiB, 1 KiB reserved per block) per
-// multiprocessor of compute capability 9.0; registers are not known here.
+// What limits a multiprocessor: its threads, blocks and shared memory (device_limits.h);
+// registers are not known here.
 int active_blocks_per_sm(int block_size, size_t dynamic_shared) {
-  const int warps = (block_size + 31) / 32;
-  int blocks = std::min(32, 64 / warps);
+  using namespace device_limits;
+  const int warps = (block_size + kWarpSize - 1) / kWarpSize;
+  int blocks =
+      std::min<int>(kBlocksPerMultiprocessor, kThreadsPerMultiprocessor / kWarpSize / warps);
   if (dynamic_shared > 0)
-    blocks = std::min<int>(blocks, static_cast<int>(228 * 1024 / (dynamic_shared + 1024)));
+    blocks = std::min<int>(blocks, static_cast<int>(kSharedPerMultiprocessor /
+                                                    (dynamic_shared + kReservedSharedPerBlock)));
   return std::max(0, blocks);
 }
 

@@ -260,8 +260,7 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
     return set_last_error(cudaErrorMemoryAllocation);
   next_free += span;
   // New device memory holds the poison, so that results nobody wrote are recognised as such.
-  for (size_t i = 0; i < size; i += 4)
-    std::memcpy(p + i, &cudalab::kPoisonBits, std::min<size_t>(4, size - i));
+  cudalab::fill_with_poison(p, size);
   std::memset(p + size, kRedByte, kRedZone);
   Shadow shadow;
   if (shadowed_size(size)) shadow = Shadow::make(size, kind != MemoryKind::device ? kHostStamp : 0);
@@ -315,8 +314,7 @@ cudaError_t revive(void* base, const std::source_location& where) {
   }
   if (mprotect(r->base, r->span, PROT_READ | PROT_WRITE) != 0)
     return set_last_error(cudaErrorMemoryAllocation);
-  for (size_t i = 0; i < r->bytes; i += 4)  // poisoned again: nothing from before counts
-    std::memcpy(r->base + i, &cudalab::kPoisonBits, std::min<size_t>(4, r->bytes - i));
+  cudalab::fill_with_poison(r->base, r->bytes);  // poisoned again: nothing from before counts
   std::memset(r->base + r->bytes, kRedByte, kRedZone);
   if (shadowed_size(r->bytes)) r->shadow = Shadow::make(r->bytes, 0);
   r->freed = false;

@@ -39,6 +39,7 @@
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
+#include "device_limits.h"
 #include "errors.h"
 #include "launches.h"
 #include "memory.h"
@@ -351,14 +352,14 @@ class BlockRunner {
         state.stamp = state.launch_stamp + state.block_rank;
       }
       ++state.epoch;  // the barrier opens: what was written before it is safe to read
-      count_barrier(state);
+      count_barrier();
       live_.clear();
       for (auto& f : fibers_)
         if (!f->parked) live_.push_back(f.get());
       run_round();
     }
     no_unwritten_read(state);
-    count_block_end(state);
+    count_block_end();
     if (!error_.empty()) fibers_.clear();  // unwinds the threads of the failed block
     return {error_code_, error_};
   }
@@ -625,30 +626,34 @@ Workers& workers() {
   return pool;
 }
 
-// The checks a GPU makes before it runs a launch (limits of compute capability 9.0). CUDA 13
+// The checks a GPU makes before it runs a launch (device_limits.h). CUDA 13
 // refuses every such launch with cudaErrorInvalidValue (seen on an H100, driver 580; older CUDA
 // said cudaErrorInvalidConfiguration for the thread and grid limits).
 cudaError_t validate(const LaunchConfig& c, std::string& why) {
+  using namespace device_limits;
   const dim3 &g = c.grid, &b = c.block;
   unsigned long long threads = 1ull * b.x * b.y * b.z;
   std::ostringstream s;
   if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0)
     s << "a grid or block dimension is 0 (grid (" << g.x << "," << g.y << "," << g.z << "), block ("
       << b.x << "," << b.y << "," << b.z << "))";
-  else if (threads > 1024)
-    s << threads << " threads per block exceed the limit of 1024";
-  else if (b.x > 1024 || b.y > 1024 || b.z > 64)
-    s << "block (" << b.x << "," << b.y << "," << b.z << ") exceeds the limits (1024,1024,64)";
-  else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
-    s << "grid (" << g.x << "," << g.y << "," << g.z << ") exceeds the limits (2^31-1,65535,65535)";
-  else if (const size_t allowed =  // kernel names are looked up only past 48 KiB
-           c.shared_bytes > 48 * 1024 ? allowed_dynamic_shared(c.kernel) : 48 * 1024;
+  else if (threads > kThreadsPerBlock)
+    s << threads << " threads per block exceed the limit of " << kThreadsPerBlock;
+  else if (b.x > kBlockDim[0] || b.y > kBlockDim[1] || b.z > kBlockDim[2])
+    s << "block (" << b.x << "," << b.y << "," << b.z << ") exceeds the limits (" << kBlockDim[0]
+      << "," << kBlockDim[1] << "," << kBlockDim[2] << ")";
+  else if (g.x > kGridDim[0] || g.y > kGridDim[1] || g.z > kGridDim[2])
+    s << "grid (" << g.x << "," << g.y << "," << g.z << ") exceeds the limits (2^31-1,"
+      << kGridDim[1] << "," << kGridDim[2] << ")";
+  else if (const size_t allowed =  // kernel names are looked up only past the default
+           c.shared_bytes > kSharedPerBlock ? allowed_dynamic_shared(c.kernel) : kSharedPerBlock;
            c.shared_bytes > allowed)
     s << c.shared_bytes << " bytes of dynamic shared memory exceed the " << allowed / 1024
       << " KiB a launch of this kernel may ask for"
-      << (allowed == 48 * 1024
+      << (allowed == kSharedPerBlock
               ? " (more needs cudaFuncSetAttribute(kernel, "
-                "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to 227 KiB)"
+                "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to " +
+                    std::to_string(kSharedPerBlockOptIn / 1024) + " KiB)"
               : "");
   why = s.str();
   return why.empty() ? cudaSuccess : cudaErrorInvalidValue;

@@ -46,10 +46,8 @@ void SharedSpace::start_launch(size_t bytes) {
   // The dynamic array: poisoned, and its words (only those) belong to it.
   const size_t old_words = (dynamic_bytes_ + 3) / 4, new_words = (bytes + 3) / 4;
   for (size_t w = new_words; w < old_words; ++w) words_[w].region = 0;
-  for (size_t w = 0; w < new_words; ++w) {
-    words_[w].region = kDynamicRegion;
-    std::memcpy(dynamic() + 4 * w, &cudalab::kPoisonBits, 4);
-  }
+  for (size_t w = 0; w < new_words; ++w) words_[w].region = kDynamicRegion;
+  cudalab::fill_with_poison(dynamic(), 4 * new_words);
   dynamic_bytes_ = bytes;
 }
 
@@ -57,9 +55,7 @@ void SharedSpace::learn(unsigned region) {
   std::lock_guard<std::mutex> lock(regions_mutex);
   const Region& r = regions[region];
   for (size_t w = r.offset / 4; w < (r.offset + r.bytes + 3) / 4; ++w) words_[w].region = region;
-  for (size_t i = 0; i < r.bytes; i += 4)
-    std::memcpy(reinterpret_cast<char*>(base_) + r.offset + i, &cudalab::kPoisonBits,
-                std::min<size_t>(4, r.bytes - i));
+  cudalab::fill_with_poison(reinterpret_cast<char*>(base_) + r.offset, r.bytes);
   if (known_.size() <= region) known_.resize(region + 1);
   known_[region] = true;
 }
