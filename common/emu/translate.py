@@ -5,7 +5,7 @@ Two rewrites, everything else is left as written (the prelude's macros do the re
 
     kernel<<<grid, block[, shared[, stream]]>>>(args)
       -> ::cudalab::emu::Launch("kernel", __FILE__, __LINE__, grid, block[, ...])(
-             [&](auto&&... cudalab_args) { kernel(cudalab_args...); }, args)
+             [&](auto... cudalab_args) { kernel(cudalab_args...); }, args)
 
     extern __shared__ T name[];
       -> T* const name = reinterpret_cast<T*>(::cudalab::emu::builtins.dynamic_shared);
@@ -189,11 +189,10 @@ def rewrite_launches(src: str, checker: bool = False) -> str:
         config = src[found.end() : close]
         args_follow = src[paren + 1 :].lstrip()[:1] != ")"
         if NAME.match(kernel):  # a name: overloads and templates resolve at the call
-            body = f"[&](auto&&... cudalab_args) {{ {kernel}(cudalab_args...); }}"
+            body = f"[&](auto... cudalab_args) {{ {kernel}(cudalab_args...); }}"
         else:  # an expression: evaluated once, like the function pointer nvcc launches
             body = (
-                f"[cudalab_kernel = ({kernel})](auto&&... cudalab_args) "
-                "{ cudalab_kernel(cudalab_args...); }"
+                f"[cudalab_kernel = ({kernel})](auto... cudalab_args) " "{ cudalab_kernel(cudalab_args...); }"
             )
         quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
         if checker and not NAME.match(kernel):

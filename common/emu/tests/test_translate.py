@@ -21,7 +21,7 @@ class Launches(unittest.TestCase):
         self.assertEqual(
             out,
             '::cudalab::emu::Launch("k", __FILE__, __LINE__, g, b)'
-            "([&](auto&&... cudalab_args) { k(cudalab_args...); }, x, y);",
+            "([&](auto... cudalab_args) { k(cudalab_args...); }, x, y);",
         )
 
     def test_no_arguments(self) -> None:

@@ -2,7 +2,7 @@
 //     kernel<<<grid, block, shared_bytes, stream>>>(a, b, c);
 // into
 //     ::cudalab::emu::Launch("kernel", __FILE__, __LINE__, grid, block, shared_bytes, stream)(
-//         [&](auto&&... args) { kernel(args...); }, a, b, c);
+//         [&](auto... args) { kernel(args...); }, a, b, c);
 // so that templates, overloads and default arguments behave as they do under nvcc. The launch
 // APIs that take a kernel as a value (cudaLaunchKernel, cudaLaunchCooperativeKernel, occupancy and
 // function attributes) are templates on the kernel's type, so its parameters are known.
@@ -80,8 +80,29 @@ class Launch {
     config.params_bytes = sizeof params;
     config.pointers = pointers;
     config.pointer_count = count;
-    auto thread = [&] { std::apply(body, params); };
-    execute(config, {[](void* t) { (*static_cast<decltype(thread)*>(t))(); }, &thread});
+    Call<Body, Params> call{body, params};
+    execute(config, {&run_thread<Body, Params>, &call});
+  }
+
+  // One GPU thread: the body, given copies of the kernel's arguments. The copies are the launch's
+  // work, not the kernel's, so they are left out of the checks' instrumentation (a hook call per
+  // argument and thread otherwise); the body takes them by value, so that the kernel reads its
+  // parameters as values, not from memory. (A compiler does not inline the checked body into
+  // these functions, whose instrumentation differs: the kernel stays checked.)
+  template <class Body, class Params>
+  struct Call {
+    Body& body;
+    Params& params;
+  };
+  template <class Body, class Params>
+  __attribute__((no_sanitize("thread"))) static void run_thread(void* call) {
+    auto& c = *static_cast<Call<Body, Params>*>(call);
+    call_with(c.body, c.params, std::make_index_sequence<std::tuple_size_v<Params>>{});
+  }
+  template <class Body, class Params, size_t... I>
+  __attribute__((no_sanitize("thread"))) static void call_with(Body& body, Params& params,
+                                                               std::index_sequence<I...>) {
+    body(std::get<I>(params)...);
   }
   template <class T>
   static const void* pointer_or_null(const T& arg) {
@@ -104,7 +125,7 @@ cudaError_t launch_by_value(void (*kernel)(P...), dim3 grid, dim3 block, void** 
   Launch launch(function_name(reinterpret_cast<const void*>(kernel)), "(by value)", 0, grid, block,
                 shared_bytes, stream, cooperative);
   [&]<size_t... I>(std::index_sequence<I...>) {
-    launch([kernel](auto&&... a) { kernel(a...); },
+    launch([kernel](auto... a) { kernel(a...); },
            *static_cast<std::remove_reference_t<P>*>(args[I])...);
   }
   (std::index_sequence_for<P...>{});

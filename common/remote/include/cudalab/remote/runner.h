@@ -65,7 +65,7 @@ Entry kernel(const char* name, void (*k)(P...)) {
                 [&](auto&... p) {
 #if defined(CUDALAB_EMU)
                   ::cudalab::emu::Launch(name, at.file, at.line, at.grid, at.block, at.shared_bytes,
-                                         at.stream)([k](auto&&... a) { k(a...); }, p...);
+                                         at.stream)([k](auto... a) { k(a...); }, p...);
 #elif defined(__CUDACC__)  // (the table is a .cu file; runner.cpp instantiates no kernel)
                   k<<<at.grid, at.block, at.shared_bytes, at.stream>>>(p...);
 #endif
