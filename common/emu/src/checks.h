@@ -69,6 +69,10 @@ void judge_overwrite();
 // block, a read only when the block itself wrote the bytes or reads_watched(b.launch_stamp, r).
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc);
+// The same for a store within one word into which the block has not written in this launch, when
+// nothing in the race table can race with it (no read of this epoch, none waiting): logs the store
+// and returns true; false: call check_global_race.
+bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc);
 // Whether `a` lies on the running thread's stack or in its kernel's arguments: memory a kernel
 // always may touch. Inlined, so the frame is the caller's, on the same stack.
 [[gnu::always_inline]] inline bool stack_or_arguments(const LaunchConfig& c, uintptr_t a) {

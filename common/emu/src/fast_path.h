@@ -102,7 +102,11 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     if (!settled && writer != b.stamp) return false;  // another block wrote it, or mixed
     // A write of part of several words with another writer makes them mixed: the full check.
     if (((offset | size) & 3) != 0 && writer != b.stamp) return false;
-    if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, true, pc);
+    // A word this block has not touched in this launch: nothing of the block's to race with,
+    // unless a read waits in the race table (log_fresh_store decides).
+    const bool fresh = (writer & ~kAtomicBit) != b.stamp;
+    if (!rewrites_last_word(b, a, size) && !(fresh && log_fresh_store(b, a, size, pc)))
+      check_global_race(b, *e.record, a, size, true, pc);
     record_store(b, e.record, pc);
     for (unsigned i = 0; i < count; ++i) __atomic_store_n(words + i, b.stamp, __ATOMIC_RELEASE);
     return true;

@@ -11,9 +11,11 @@
 // only in arrays that this launch writes (reads_watched, memory.h), so kernels that read one array
 // and write another pay nothing for reads; a read of a word the table does not hold waits outside
 // it until the thread's next check or stop, and is dropped if the thread then writes the same
-// bytes (`a[i] += x` costs one look). The table is open addressing keyed by the word; entries
-// of earlier epochs (before the barrier, or another block) count as free, so a barrier empties the
-// table at no cost.
+// bytes (`a[i] += x` costs one look). Most stores are a block's first to their word, with no read
+// in the table to race with (a kernel that writes its output once): such a store is only logged
+// (log_fresh_store), and the log enters the table when the epoch first needs the table. The
+// table is open addressing keyed by the word; entries of earlier epochs (before the barrier, or
+// another block) count as free, so a barrier empties the table and the log at no cost.
 //
 // Limitations: the table grows to 2^15 entries; a block that touches more words between two
 // barriers (a grid-stride loop of a small grid over a large array) forgets some of them, and a
@@ -53,10 +55,8 @@ class BlockWrites {
   // The entry of `word` in barrier epoch `epoch`; a free one if `insert`, else nullptr when the
   // block has not written it since its last barrier (or its entry was given to another word).
   WordWrite* find(uintptr_t word, uint32_t epoch, bool insert) {
-    if (epoch != epoch_) {  // a barrier or a new block: every entry is now free
-      epoch_ = epoch;
-      used_ = 0;
-    }
+    start_epoch(epoch);
+    if (!log_.empty()) enter_log();
     if (table_.empty()) table_.resize(1024);
     const size_t home = hash(word);
     for (size_t n = 0, i = home; n < kProbes; ++n, i = (i + 1) & (table_.size() - 1)) {
@@ -81,7 +81,44 @@ class BlockWrites {
     return &table_[home];
   }
 
+  // A store of thread `writer` into a word that no thread of the block wrote in this epoch, while
+  // the table holds no read of it (log_fresh_store): kept aside until the table is needed.
+  void log_store(uintptr_t word, uint32_t epoch, uint16_t writer, uint8_t bytes, const void* pc) {
+    start_epoch(epoch);
+    if (log_.size() == kMaxEntries) enter_log();
+    log_.push_back({word, pc, writer, bytes});
+  }
+  // Whether the table holds a read of this epoch (a store must then look for its readers).
+  bool holds_reads(uint32_t epoch) const { return read_epoch_ == epoch; }
+  void note_read_in(uint32_t epoch) { read_epoch_ = epoch; }
+
  private:
+  struct LoggedStore {
+    uintptr_t word;
+    const void* pc;
+    uint16_t writer;
+    uint8_t bytes;
+  };
+  void start_epoch(uint32_t epoch) {
+    if (epoch == epoch_) return;
+    epoch_ = epoch;  // a barrier or a new block: every entry is now free
+    used_ = 0;
+    log_.clear();
+  }
+  // The logged stores into the table (each is its word's only store of the epoch so far).
+  void enter_log() {
+    std::vector<LoggedStore> log;
+    log.swap(log_);
+    for (const LoggedStore& s : log) {
+      WordWrite& w = *find(s.word, epoch_, true);
+      w.pc = s.pc;
+      w.writer = s.writer;
+      w.bytes = s.bytes;
+    }
+    log.clear();
+    log.swap(log_);  // keeps its memory
+  }
+
   // A word is looked for in kProbes entries from its home; the table grows to kMaxEntries (1.5 MB,
   // within a core's caches), then a block that touches more words between two barriers forgets
   // some of them (a full table gives a word's home entry to the newcomer).
@@ -97,7 +134,8 @@ class BlockWrites {
       if (e.epoch == epoch_) *find(e.word, epoch_, true) = e;
   }
   std::vector<WordWrite> table_;
-  uint32_t epoch_ = 0;
+  std::vector<LoggedStore> log_;
+  uint32_t epoch_ = 0, read_epoch_ = 0;
   size_t used_ = 0;
 };
 
@@ -141,6 +179,7 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
 // Keeps thread `me` as a reader of `bytes` of w: in the slot it has, else a free one, else the
 // second slot (so that the first reader and the latest other one are known).
 void note_read(WordWrite& w, uint16_t me, uint8_t bytes, const void* pc) {
+  worker_writes->note_read_in(w.epoch);
   const int slot = w.reader[0] == me || w.reader[0] == WordWrite::kNobody ? 0 : 1;
   if (w.reader[slot] != me) w.read_bytes[slot] = 0;
   w.reader[slot] = me;
@@ -175,6 +214,21 @@ void finish_race_checks() {
   race_checks_waiting = false;
   record_waiting_read();
   judge_overwrite();
+}
+
+bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc) {
+  if (race_checks_waiting || (a & 3) + size > 4) return false;
+  if (worker_writes == nullptr) worker_writes = new BlockWrites;
+  if (worker_writes->holds_reads(b.epoch)) return false;
+  const uintptr_t word = a & ~uintptr_t{3};
+  const auto me = static_cast<uint16_t>(running_thread);
+  const uint8_t bytes = bytes_touched(word, a, size);
+  worker_writes->log_store(word, b.epoch, me, bytes, pc);
+  b.last_write_word = word;
+  b.last_write_epoch = b.epoch;
+  b.last_writer = me;
+  b.last_write_bytes = bytes;
+  return true;
 }
 
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
