@@ -53,14 +53,12 @@ namespace {
 constexpr size_t kStackBytes = 256 * 1024;
 
 // Fiber stacks of one worker, reused by every block it runs. Each has a guard page below it so
-// that a stack overflow faults instead of overwriting another thread's stack. A stack starts
-// 64 bytes times (its number mod 64) below the top of its pages: stacks mapped a whole number of
-// pages apart would otherwise keep their hot top lines (the saved registers of a switch) in one
-// set of the L1 cache, and a block of 256 threads would miss it at every switch.
+// that a stack overflow faults instead of overwriting another thread's stack.
 class StackPool {
  public:
   ~StackPool() {
-    for (void* sp : free_) munmap(top_of(sp) - kStackBytes - page(), kStackBytes + page());
+    for (void* top : free_)
+      munmap(static_cast<char*>(top) - kStackBytes - page(), kStackBytes + page());
   }
   ctx::stack_context allocate() {
     if (free_.empty()) {
@@ -68,12 +66,11 @@ class StackPool {
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (base == MAP_FAILED) throw std::bad_alloc();
       mprotect(base, page(), PROT_NONE);
-      const size_t colour = made_++ % 64 * 64;
-      free_.push_back(static_cast<char*>(base) + page() + kStackBytes - colour);
+      free_.push_back(static_cast<char*>(base) + page() + kStackBytes);
     }
     ctx::stack_context sc;
     sc.sp = free_.back();
-    sc.size = kStackBytes - (top_of(sc.sp) - static_cast<char*>(sc.sp));
+    sc.size = kStackBytes;
     free_.pop_back();
     return sc;
   }
@@ -81,13 +78,7 @@ class StackPool {
 
  private:
   static size_t page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
-  // The end of the pages of the stack that starts at `sp`.
-  static char* top_of(void* sp) {
-    const auto p = reinterpret_cast<uintptr_t>(sp);
-    return reinterpret_cast<char*>((p + page() - 1) / page() * page());
-  }
-  std::vector<void*> free_;  // where each stack starts (its top, less its colour)
-  size_t made_ = 0;
+  std::vector<void*> free_;  // stack tops
 };
 
 struct PooledStack {
