@@ -210,6 +210,7 @@ class WarpMeetings {
     // Cleared only after a block that made warp-level calls: most blocks make none.
     if (!used_ && wait_.size() == threads) return;
     wait_.assign(threads, {0, nullptr, 0, false});
+    waiting_lanes_.assign((threads + 31) / 32, 0);
     published_.assign(threads, 0);
     block_published_.assign(threads, 0);
     used_ = false;
@@ -224,6 +225,7 @@ class WarpMeetings {
     const unsigned parity = published_[t]++ % 2;
     values_[parity][t] = value;
     wait_[t] = {mask, file, line, false};
+    waiting_lanes_[t / 32] |= 1u << t % 32;
     ++waiting_;
     return parity;
   }
@@ -231,6 +233,7 @@ class WarpMeetings {
   void wait_coalesced(unsigned t, const char* file, int line) {
     used_ = true;
     wait_[t] = {0xffffffffu, file, line, true};
+    waiting_lanes_[t / 32] |= 1u << t % 32;
     ++waiting_;
   }
   const uint64_t* warp_values(unsigned parity, unsigned t) const {
@@ -261,7 +264,8 @@ class WarpMeetings {
       coalesced_[t] = group;
       return true;
     }
-    return missing_lanes(t).empty();
+    const unsigned lanes = threads_ - first, exist = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+    return (wait_[t].mask & exist & ~waiting_lanes_[t / 32]) == 0;
   }
   // Why lane `t` can never go on: the lanes of its mask that never reach its call.
   std::string stuck(unsigned t, dim3 block) const {
@@ -274,6 +278,7 @@ class WarpMeetings {
   }
   void go_on(unsigned t) {
     wait_[t] = {0, nullptr, 0, false};
+    waiting_lanes_[t / 32] &= ~(1u << t % 32);
     --waiting_;
   }
 
@@ -295,6 +300,7 @@ class WarpMeetings {
   unsigned threads_ = 0, waiting_ = 0;
   bool used_ = false;  // a lane of this block published or waited
   std::vector<Wait> wait_;
+  std::vector<uint32_t> waiting_lanes_;  // per warp, bit l: lane l waits (wait_[...].mask != 0)
   std::vector<unsigned> published_, block_published_;  // calls per thread: pick the buffer
   uint64_t values_[2][1024] = {}, block_values_[2][1024] = {};
   unsigned coalesced_[1024] = {};
@@ -331,6 +337,7 @@ class BlockRunner {
     for (auto& f : fibers_) idle_.push_back(f.get());
     idle_pos_ = 0;
     live_.clear();
+    live_complete_ = true;
     run_round();
     while (no_unwritten_read(state) && done_ < threads_) {
       if (warps_.waiting() > 0) {  // warps meet at a shuffle or __syncwarp(): they go on alone
@@ -353,9 +360,12 @@ class BlockRunner {
       }
       ++state.epoch;  // the barrier opens: what was written before it is safe to read
       count_barrier();
-      live_.clear();
-      for (auto& f : fibers_)
-        if (!f->parked) live_.push_back(f.get());
+      if (!live_complete_) {
+        live_.clear();
+        for (auto& f : fibers_)
+          if (!f->parked) live_.push_back(f.get());
+        live_complete_ = true;
+      }
       run_round();
     }
     no_unwritten_read(state);
@@ -418,6 +428,7 @@ class BlockRunner {
   // can go on, the block is stuck, and error_ says where.
   bool release_warps() {
     live_.clear();
+    live_complete_ = false;
     std::string stuck;
     for (auto& f : fibers_) {
       if (f->parked || !warps_.waits(f->thread)) continue;
@@ -433,7 +444,9 @@ class BlockRunner {
       error_ = s.str();
       return false;
     }
-    std::sort(live_.begin(), live_.end(), [](Fiber* a, Fiber* b) { return a->thread < b->thread; });
+    const auto by_thread = [](Fiber* a, Fiber* b) { return a->thread < b->thread; };
+    if (!std::is_sorted(live_.begin(), live_.end(), by_thread))
+      std::sort(live_.begin(), live_.end(), by_thread);
     for (Fiber* f : live_) warps_.go_on(f->thread);
     barrier_.regather();
     return true;
@@ -525,6 +538,7 @@ class BlockRunner {
           ++done_;
         }
         f.parked = true;
+        live_complete_ = false;
         switch_to(f, next_in_round());
       }
       return ctx::fiber{};  // not reached: a parked fiber is only ever unwound
@@ -546,9 +560,10 @@ class BlockRunner {
   std::vector<Fiber*> idle_;                    // parked fibers, for round 0
   size_t idle_pos_ = 0;                         // idle_[idle_pos_] is taken next
   std::vector<Fiber*> live_;                    // the fibers of this round, in order
-  size_t pos_ = 0;                              // live_[pos_] runs next
-  Fiber scheduler_;                             // the worker's own context
-  Fiber* from_ = nullptr;                       // the context that switched last
+  bool live_complete_ = true;  // live_ is every fiber not parked, as fibers_ orders them
+  size_t pos_ = 0;             // live_[pos_] runs next
+  Fiber scheduler_;            // the worker's own context
+  Fiber* from_ = nullptr;      // the context that switched last
   Fiber* current_ = nullptr;
   BarrierSites barrier_;
   WarpMeetings warps_;
