@@ -10,13 +10,14 @@ REPORT ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD := build/$(or $(BACKEND),default)
 PYTHON ?= python3
-# The grader and its tests use the system's Python, where setup.sh installs matplotlib and pytest.
+# make check, the grader and their tests use the system's Python, where setup.sh installs
+# matplotlib, Jinja2 and pytest.
 SYSTEM_PYTHON := $(or $(wildcard /usr/bin/python3),$(PYTHON))
 
 .PHONY: check test bench plots build configure setup format clean
 
 check:
-	@$(PYTHON) common/tools/check.py --build-dir $(BUILD) --jobs $(JOBS) \
+	@$(SYSTEM_PYTHON) common/tools/check.py --build-dir $(BUILD) --jobs $(JOBS) \
 	  $(if $(BACKEND),--backend $(BACKEND)) $(if $(LAB),--lab $(LAB)) $(if $(REPORT),--report $(REPORT))
 
 configure:

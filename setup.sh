@@ -12,6 +12,7 @@ packages=(
   libopenblas-dev         # the CPU backend's cuBLAS subset (its arithmetic)
   libthrust-dev           # Thrust for programs on the CPU backend (its C++ system)
   python3 python3-matplotlib python3-numpy  # make check's summary, the grader's plots
+  python3-jinja2          # make check's report page (HTML)
   python3-pytest          # the grader's tests
   bubblewrap              # the grader's sandbox for students' code
 )

@@ -30,7 +30,7 @@ endif()
 if(NOT BACKEND MATCHES "^(cuda|emu)$")
   message(FATAL_ERROR "BACKEND must be cuda or emu, not '${BACKEND}'")
 endif()
-set(CUDALAB_BACKEND ${BACKEND})
+set(CUDALAB_BACKEND ${BACKEND} CACHE INTERNAL "the backend in use (make check reads it)")
 message(STATUS "cudalab: BACKEND=${BACKEND} (${why})")
 
 if(BACKEND STREQUAL "cuda")

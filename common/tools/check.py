@@ -3,8 +3,9 @@
 
 Each lab builds on its own, so a lab that does not compile costs that lab's points only. Each test
 runs in a process of its own with a time limit, and its verdict is decided as the grader decides
-it (cudalab_tools/gtest.py). The summary table ends the output; the exit status is 0 only when
-every test passed.
+it (cudalab_tools/gtest.py). The summary table ends the output, with the path of the report page
+(cudalab_tools/report.py: the same results drawn, and on emu the student's source with its memory
+traffic per line); the exit status is 0 only when every test passed.
 """
 
 from __future__ import annotations
@@ -115,15 +116,48 @@ def write_junit(path: Path, results: dict[str, LabResult]) -> None:
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def counters_report(build: Path, lab: str) -> str:
-    """CUDALAB_REPORT=1 on emu: the memory counters of the lab's kernels over all its tests."""
+def counters_report(build: Path, lab: str, tests: str = "*") -> str:
+    """CUDALAB_REPORT=1 on emu: the memory counters of the lab's kernels over the tests that
+    `tests` (a GoogleTest filter) selects."""
     program = build / "labs" / f"{lab}-labs"
     if not program.exists():
         return ""
     env = {**os.environ, "CUDALAB_REPORT": "1"}
-    r = subprocess.run([str(program)], text=True, capture_output=True, env=env)
+    try:
+        r = subprocess.run(
+            [str(program), f"--gtest_filter={tests}"],
+            text=True,
+            errors="replace",
+            capture_output=True,
+            env=env,
+            timeout=TEST_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        return "(the counted run took longer than its time limit)"
     start = r.stderr.find("cudalab emu report")
     return r.stderr[start:].strip() if start >= 0 else "(no instrumented kernel ran)"
+
+
+def write_page(build: Path, results: dict[str, LabResult], built: list[str], on_emu: bool) -> str:
+    """The report page (cudalab_tools/report.py), with the counters of each built lab's counting
+    tests on emu; its path, or why there is none."""
+    try:
+        from cudalab_tools import report
+    except ImportError as e:  # Jinja2 or matplotlib missing
+        return f"not written ({e.name} is not installed: run ./setup.sh)"
+    html = report.render(
+        list(results.values()),
+        backend="emu" if on_emu else "cuda",
+        reports={
+            lab: counters_report(build, lab, ":".join(tests))
+            for lab in built
+            if (tests := labs.counting_tests(lab))
+        }
+        if on_emu
+        else {},
+        lab_folders={lab: ROOT / "labs" / lab for lab in results},
+    )
+    return str(report.write(build / "report" / "index.html", html))
 
 
 def table(results: list[LabResult]) -> str:
@@ -214,12 +248,13 @@ def main() -> int:
         if r.build_error:
             print(f"\n=== {lab}: does not build\n{r.build_error}")
         print_failures(lab, r)
-    on_emu = "BACKEND:STRING=emu" in (build / "CMakeCache.txt").read_text()
+    on_emu = "CUDALAB_BACKEND:INTERNAL=emu" in (build / "CMakeCache.txt").read_text()
     if os.environ.get("CUDALAB_REPORT") and on_emu:
         for lab in built:
             print(f"\n=== {lab}: {counters_report(build, lab)}")
     print()
     print(table(list(results.values())))
+    print(f"\nreport: {write_page(build, results, built, on_emu)}")
 
     if args.report == "junit":
         summary = {

@@ -3,6 +3,7 @@ each, and their rubrics."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import rubric
@@ -35,6 +36,18 @@ def student_files(lab: str) -> list[str]:
     return sorted(
         p.name for p in (ROOT / "labs" / lab).glob("*.cu") if not p.name.startswith(("test_", "demo_"))
     )
+
+
+COUNTING_TEST = re.compile(r"\bTEST\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*CUDALAB_COUNTING_TEST\(\)")
+
+
+def counting_tests(lab: str) -> list[str]:
+    """The lab's counting tests (those whose body starts with CUDALAB_COUNTING_TEST(): they grade
+    the memory traffic the emu counts), as Suite.Name."""
+    found = []
+    for harness in sorted((ROOT / "labs" / lab).glob("test_*.cu")):
+        found += [f"{m[1]}.{m[2]}" for m in COUNTING_TEST.finditer(harness.read_text(encoding="utf-8"))]
+    return found
 
 
 def points(lab: str) -> dict[str, float]:

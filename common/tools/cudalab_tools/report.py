@@ -1,0 +1,218 @@
+"""The report page of `make check` (build/<backend>/report/index.html): what the text output says,
+drawn. Per lab its tests and points and each failed test with its message; where the message maps
+the wrong elements of a 2D output (compare.h), a picture of that map; on emu, the student's source
+with what the counters measured beside each line, the lines that waste traffic highlighted (as
+Nsight Compute's source view shows a kernel).
+
+The page is one file that opens from the file system: pictures are PNGs drawn by matplotlib and
+embedded as data, the style is inline, and Jinja2 writes the HTML (report.html.j2) with every
+message escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import jinja2
+
+TEMPLATE = Path(__file__).with_name("report.html.j2")
+
+# compare.h's map: "Where the wrong elements are (R x C, each mark ...):" then rows of . X o
+MAP_HEADER = re.compile(r"Where the wrong elements are \((\d+) x (\d+), [^)]*\):\n")
+MAP_ROW = re.compile(r"^ {4}([.Xo]+)$", re.M)
+# A line of the emu's counters report (CUDALAB_REPORT): file:line, access, requests, sectors or
+# wavefronts, per request, efficiency.
+COUNTER_LINE = re.compile(
+    r"^\s+(?P<file>[^\s:]+):(?P<line>\d+)\s+(?P<access>(?:global|shared) (?:load|store))\s+"
+    r"(?P<requests>\d+)\s+(?P<units>\d+)\s+(?P<per_request>[\d.]+)\s+(?P<efficiency>\d+)%$",
+    re.M,
+)
+
+
+class LabOutcome(Protocol):
+    """What the page needs of a lab's result (check.py's LabResult)."""
+
+    lab: str
+    build_error: str
+    passed: list[str]
+    failed: list[str]
+    skipped: list[str]
+    points: dict[str, float]
+    messages: dict[str, str]
+
+    def earned(self) -> float: ...
+    def possible(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class WrongMap:
+    """Where the wrong elements of a 2D output are: each cell '.', 'X' (wrong) or 'o' (never
+    written), one cell per block of elements of the rows x cols output."""
+
+    rows: int
+    cols: int
+    cells: list[str]
+
+
+@dataclass(frozen=True)
+class LineCounters:
+    access: str  # "global load", "shared store" ...
+    requests: int
+    units: int  # sectors (global) or wavefronts (shared)
+    per_request: float
+    efficiency: int  # percent: 100 is coalesced, or free of bank conflicts
+
+    @property
+    def wasteful(self) -> bool:
+        return self.efficiency < 100
+
+
+@dataclass
+class SourceLine:
+    number: int
+    text: str
+    counters: list[LineCounters] = field(default_factory=list)
+    hot: bool = False  # among the lines that made the most requests of the file
+
+    @property
+    def wasteful(self) -> bool:
+        return any(c.wasteful for c in self.counters)
+
+    @property
+    def requests(self) -> int:
+        return sum(c.requests for c in self.counters)
+
+
+@dataclass
+class SourceView:
+    name: str
+    lines: list[SourceLine]
+
+
+def wrong_map(message: str) -> WrongMap | None:
+    """The map of wrong elements in a failed test's message, if it has one."""
+    header = MAP_HEADER.search(message)
+    if header is None:
+        return None
+    cells, expected_at = [], header.end()
+    for row in MAP_ROW.finditer(message, header.end()):
+        if row.start() != expected_at:
+            break  # the map's rows are the lines right after its header
+        cells.append(row.group(1))
+        expected_at = row.end() + 1
+    return WrongMap(int(header.group(1)), int(header.group(2)), cells) if cells else None
+
+
+def map_picture(m: WrongMap) -> str:
+    """The map as a PNG data URI: right elements light, wrong ones red, never written grey."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    value = {".": 0, "X": 1, "o": 2}
+    colours = ["#e8f3e8", "#d62728", "#7f7f7f"]
+    grid = [[value[c] for c in row] for row in m.cells]
+    width = len(m.cells[0])
+    fig, ax = plt.subplots(figsize=(min(9.0, 1.5 + width * 0.16), 1.2 + len(grid) * 0.16), dpi=100)
+    ax.imshow(grid, cmap=ListedColormap(colours), vmin=0, vmax=2, aspect="auto", interpolation="nearest")
+    ax.set_xticks([0, width - 1], ["0", str(m.cols - 1)])
+    ax.set_yticks([0, len(grid) - 1], ["0", str(m.rows - 1)])
+    ax.set_xlabel("column")
+    ax.set_ylabel("row")
+    labels = ["right", "wrong", "never written"]
+    ax.legend(
+        handles=[Patch(color=c, label=t) for c, t in zip(colours, labels, strict=True)],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=8,
+    )
+    fig.tight_layout()
+    out = io.BytesIO()
+    fig.savefig(out, format="png")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def line_counters(report: str) -> dict[tuple[str, int], list[LineCounters]]:
+    """The counters of an emu report, by (file name, line). A line reported by several kernels or
+    runs keeps the entry with the most requests per access."""
+    found: dict[tuple[str, int], dict[str, LineCounters]] = {}
+    for m in COUNTER_LINE.finditer(report):
+        c = LineCounters(
+            m["access"], int(m["requests"]), int(m["units"]), float(m["per_request"]), int(m["efficiency"])
+        )
+        at = found.setdefault((m["file"], int(m["line"])), {})
+        if c.access not in at or at[c.access].requests < c.requests:
+            at[c.access] = c
+    return {key: list(by_access.values()) for key, by_access in found.items()}
+
+
+def source_views(report: str, folder: Path) -> list[SourceView]:
+    """Each file of `folder` that the report names, every line with its counters."""
+    counters = line_counters(report)
+    views = []
+    for name in sorted({file for file, _ in counters}):
+        path = folder / name
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = [SourceLine(i, t, counters.get((name, i), [])) for i, t in enumerate(text, start=1)]
+        most = max(line.requests for line in lines) if lines else 0
+        for line in lines:
+            line.hot = most > 0 and line.requests * 2 >= most
+        views.append(SourceView(name, lines))
+    return views
+
+
+def render(
+    results: list[LabOutcome], *, backend: str, reports: dict[str, str], lab_folders: dict[str, Path]
+) -> str:
+    """The page's HTML. `reports`: per lab, the emu's counters report of its counting tests."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE.parent),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    labs = []
+    for r in results:
+        failures = []
+        for test in r.failed:
+            message = r.messages.get(test, "")
+            m = wrong_map(message)
+            failures.append(
+                {
+                    "test": test,
+                    "points": r.points.get(test, 0.0),
+                    "message": message,
+                    "picture": m and map_picture(m),
+                }
+            )
+        report = reports.get(r.lab, "")
+        labs.append(
+            {
+                "result": r,
+                "failures": failures,
+                "sources": source_views(report, lab_folders[r.lab]) if report else [],
+            }
+        )
+    earned = sum(r.earned() for r in results)
+    possible = sum(r.possible() for r in results)
+    return env.get_template(TEMPLATE.name).render(
+        backend=backend, labs=labs, earned=earned, possible=possible
+    )
+
+
+def write(path: Path, html: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(html, encoding="utf-8")
+    return path

@@ -1,0 +1,182 @@
+"""Tests of make check's report page (common/tools/cudalab_tools/report.py): what it reads from the
+tests' messages and the emu's counters, what the page holds, and the page in a real browser
+(headless Chromium, where installed: .ci/run installs it)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import unittest
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cudalab_tools import report
+
+# The tail of a real failure of lab 04 (the store's guard with I and K swapped), as compare.h words it.
+MESSAGE = """P: 20 of 45 elements are wrong (an element passes when |got - expected| <= 1e-05 * |expected|)
+  P[5] = (never written), expected 0
+  Columns 0..4 are right; the wrong elements are in columns 5..8: does the grid cover every column?
+  Where the wrong elements are (5 x 9, each mark 1 x 1 elements; X wrong, o never written, . right):
+    .....oooo
+    .....oooo
+    ....XXooo
+    .....oooo
+    .....oooo
+With TILE_WIDTH 16: <are there> ceil(J / TILE_WIDTH) phases?"""
+
+# The emu's counters report (CUDALAB_REPORT) of lab 04's counting test, with one line made
+# uncoalesced.
+COUNTERS = """cudalab emu report (CUDALAB_REPORT): memory requests per source line
+
+kernel tiledMatMulKernel<TILE_WIDTH>, 2 launch(es)
+  line                       access            requests sectors/wavef.    per request efficiency
+  kernel.cu:3         global load           1536           6144           4.00       100%
+  kernel.cu:3         shared store          1536           1536           1.00       100%
+  kernel.cu:4         global load           1536          49152          32.00        12%
+  kernel.cu:6         shared load          67584          67584           1.00       100%
+"""
+
+SOURCE = """__global__ void k(const float* M, const float* N, float* P) {
+  // line 2
+  Mds[ty][tx] = M[Row * Width + tx];
+  Nds[ty][tx] = N[tx * Width + Row];
+  __syncthreads();
+  for (int k = 0; k < TILE_WIDTH; ++k) Pvalue += Mds[ty][k] * Nds[k][tx];
+}
+"""
+
+
+@dataclass
+class Outcome:
+    lab: str
+    build_error: str = ""
+    passed: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    points: dict[str, float] = field(default_factory=dict)
+    messages: dict[str, str] = field(default_factory=dict)
+
+    def earned(self) -> float:
+        return sum(self.points.get(t, 0.0) for t in self.passed)
+
+    def possible(self) -> float:
+        return sum(self.points.values())
+
+
+def a_page(folder: Path) -> Path:
+    (folder / "kernel.cu").write_text(SOURCE)
+    lab = Outcome(
+        "04_tiled_matmul",
+        passed=["Tiled16.OneByOne"],
+        failed=["Tiled16.NotMultiplesOfTile", "Tiled16.Empty"],
+        points={"Tiled16.OneByOne": 2, "Tiled16.NotMultiplesOfTile": 3, "Tiled16.Empty": 1},
+        messages={"Tiled16.NotMultiplesOfTile": MESSAGE, "Tiled16.Empty": "returned <cudaErrorInvalidValue>"},
+    )
+    broken = Outcome(
+        "05_convolution_halo", build_error="convolution.cu:12: error: 'Mask_Width' was not declared"
+    )
+    html = report.render(
+        [lab, broken],
+        backend="emu",
+        reports={"04_tiled_matmul": COUNTERS},
+        lab_folders={"04_tiled_matmul": folder, "05_convolution_halo": folder},
+    )
+    return report.write(folder / "report" / "index.html", html)
+
+
+class Reading(unittest.TestCase):
+    def test_the_map_of_wrong_elements_is_read_from_the_message(self) -> None:
+        m = report.wrong_map(MESSAGE)
+        assert m is not None
+        self.assertEqual((m.rows, m.cols), (5, 9))
+        self.assertEqual(len(m.cells), 5)
+        self.assertEqual(m.cells[2], "....XXooo")
+        self.assertIsNone(report.wrong_map("P: 3 of 45 elements are wrong\n  P[1] = 2, expected 1"))
+
+    def test_counters_are_read_per_line_and_access(self) -> None:
+        c = report.line_counters(COUNTERS)
+        self.assertEqual(sorted(c), [("kernel.cu", 3), ("kernel.cu", 4), ("kernel.cu", 6)])
+        self.assertEqual([x.access for x in c[("kernel.cu", 3)]], ["global load", "shared store"])
+        (uncoalesced,) = c[("kernel.cu", 4)]
+        self.assertEqual((uncoalesced.requests, uncoalesced.units, uncoalesced.efficiency), (1536, 49152, 12))
+        self.assertTrue(uncoalesced.wasteful)
+
+
+class Page(unittest.TestCase):
+    def setUp(self) -> None:
+        self.folder = Path(tempfile.mkdtemp())
+        self.html = a_page(self.folder).read_text()
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.folder)
+
+    def test_results_points_and_messages_escaped(self) -> None:
+        self.assertIn("make check (emu): 2 of 6 points", self.html)
+        self.assertIn("Tiled16.NotMultiplesOfTile failed (3 points)", self.html)
+        self.assertIn("returned &lt;cudaErrorInvalidValue&gt;", self.html)
+        self.assertNotIn("<cudaErrorInvalidValue>", self.html)
+        self.assertIn("Does not build", self.html)
+        self.assertIn("&#39;Mask_Width&#39; was not declared", self.html)
+
+    def test_a_picture_for_the_mapped_failure_only(self) -> None:
+        self.assertEqual(self.html.count('<img class="wrong-elements" src="data:image/png;base64,'), 1)
+
+    def test_the_source_with_its_counters_and_the_wasteful_line_marked(self) -> None:
+        self.assertIn("kernel.cu: memory traffic per line", self.html)
+        rows = [r for r in self.html.split("<tr") if 'class="number">' in r]
+        self.assertEqual(len(rows), len(SOURCE.splitlines()))
+        self.assertIn("wasteful", rows[3])  # line 4: 12% efficiency
+        self.assertIn("global load: 1536 requests, 32.00 sectors each, 12%", rows[3])
+        self.assertIn("measured", rows[2])
+        self.assertNotIn("wasteful", rows[2])
+        self.assertIn(" hot", rows[5])  # line 6: the most requests
+        self.assertNotIn(" hot", rows[2])
+        self.assertEqual(rows[1].count("requests"), 0)
+
+
+@unittest.skipIf(shutil.which("chromium") is None, "needs Chromium (Debian's chromium; .ci/run installs it)")
+class InABrowser(unittest.TestCase):
+    """The page as Chromium renders it: the DOM after loading, and a screenshot."""
+
+    def setUp(self) -> None:
+        self.folder = Path(tempfile.mkdtemp())
+        self.page = a_page(self.folder)
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.folder)
+
+    def chromium(self, *args: str) -> subprocess.CompletedProcess[str]:
+        command = ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+        return subprocess.run(
+            [*command, *args, self.page.as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=self.folder,
+        )
+
+    def test_the_rendered_page_holds_the_picture_and_the_annotated_source(self) -> None:
+        dom = self.chromium("--dump-dom")
+        self.assertEqual(dom.returncode, 0, dom.stderr)
+        self.assertIn('class="wrong-elements"', dom.stdout)
+        self.assertIn('class="source"', dom.stdout)
+        self.assertIn("32.00 sectors each, 12%", dom.stdout)
+
+    def test_the_screenshot_shows_the_picture(self) -> None:
+        import matplotlib.image
+
+        shot = self.folder / "page.png"
+        done = self.chromium("--window-size=1000,1400", f"--screenshot={shot}")
+        self.assertTrue(shot.is_file(), done.stderr)
+        pixels = matplotlib.image.imread(shot)
+        self.assertEqual(pixels.shape[:2], (1400, 1000))
+        # The picture's red (wrong) and grey (never written) cells are drawn: colours no text has.
+        red = ((pixels[..., 0] > 0.75) & (pixels[..., 1] < 0.25) & (pixels[..., 2] < 0.25)).sum()
+        grey = ((abs(pixels[..., 0] - 0.5) < 0.02) & (abs(pixels[..., 1] - 0.5) < 0.02)).sum()
+        self.assertGreater(red, 50)
+        self.assertGreater(grey, 200)
+
+
+if __name__ == "__main__":
+    unittest.main()
