@@ -324,11 +324,12 @@ def write_outputs(out: Path, results: ClassResults) -> None:
     report.write_results(out / "results.json", results)
     report.write_feedback(out / "feedback", results)
     figures = plots.write(out / "plots", results)
+    page = report.write_class_page(out / "class.html", results, figures)
     print()
     print(report.summary(results))
     print(
         f"\ngradebook: {out / 'gradebook.csv'}\nresults:   {out / 'results.json'}\n"
-        f"feedback:  {out / 'feedback'}/<student>.md and .html"
+        f"feedback:  {out / 'feedback'}/<student>.md and .html\nclass:     {page}"
     )
     print(
         f"plots:     {', '.join(str(f) for f in figures)}"

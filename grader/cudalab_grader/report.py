@@ -4,10 +4,12 @@ Gradescope results of a single submission."""
 from __future__ import annotations
 
 import csv
-import html
 import json
 import unicodedata
 from pathlib import Path
+from urllib.parse import quote
+
+from cudalab_tools import report as pages
 
 from .results import ClassResults, LabResult, LabStatus, StudentResult, TestVerdict
 
@@ -81,33 +83,29 @@ def feedback_markdown(student: str, entry: StudentResult, results: ClassResults)
 
 
 def feedback_html(student: str, entry: StudentResult, results: ClassResults) -> str:
-    e = html.escape
-    rows = ""
+    """The same as a page, made of make check's report page's parts (a picture of the map of wrong
+    elements where a message has one)."""
+    labs = []
     for lab in results.labs:
         r = entry.labs[lab]
-        rows += f"<tr><td>{e(lab)}</td><td>{r.score:g} / {r.possible:g}</td></tr>"
-    body = [
-        f"<h1>Feedback: {e(student)}</h1>",
-        f"<p>Backend: {e(results.backend)}. Graded {e(results.graded_at)}.</p>",
-        f"<table><tr><th>lab</th><th>points</th></tr>{rows}"
-        f"<tr><th>total</th><th>{entry.score:g}</th></tr></table>",
-    ]
-    for lab in results.labs:
-        head, items = _lab_lines(lab, entry.labs[lab])
-        body.append(f"<h2>{e(head)}</h2>")
-        if not items:
-            body.append("<p>Every test passed.</p>")
-        for title, status, message in items:
-            body.append(f'<h3 class="{e(status)}">{e(title)}</h3>')
-            if message:
-                body.append(f"<pre>{e(message.rstrip())}</pre>")
-    style = (
-        "body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{background:#f4f4f4;padding:1em;"
-        "overflow-x:auto}td,th{padding:.2em 1em;text-align:left}.failed,.build{color:#a00}"
-    )
-    return (
-        f'<!doctype html><html><head><meta charset="utf-8"><title>Feedback: {e(student)}</title>'
-        f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
+        head, items = _lab_lines(lab, r)
+        labs.append(
+            pages.FeedbackLab(
+                name=lab,
+                head=head,
+                points=f"{r.score:g} / {r.possible:g}",
+                full=r.status == LabStatus.GRADED and r.score == r.possible,
+                items=[
+                    pages.FeedbackItem(title, status, message.rstrip()) for title, status, message in items
+                ],
+            )
+        )
+    return pages.render_feedback(
+        student=student,
+        backend=results.backend,
+        graded_at=results.graded_at,
+        labs=labs,
+        total=f"{entry.score:g}",
     )
 
 
@@ -116,6 +114,34 @@ def write_feedback(folder: Path, results: ClassResults) -> None:
     for student, entry in results.students.items():
         (folder / f"{student}.md").write_text(feedback_markdown(student, entry, results), encoding="utf-8")
         (folder / f"{student}.html").write_text(feedback_html(student, entry, results), encoding="utf-8")
+
+
+def write_class_page(path: Path, results: ClassResults, figures: list[Path]) -> Path:
+    """The instructor's page: points per student and lab, linked to each feedback page, and the
+    plots (`figures`, beside it)."""
+    rows = []
+    for student, entry in sorted(results.students.items()):
+        cells = [
+            pages.ClassCell(
+                points=f"{entry.labs[lab].score:g}",
+                full=entry.labs[lab].status == LabStatus.GRADED
+                and entry.labs[lab].score == entry.labs[lab].possible,
+                status=entry.labs[lab].status.value,
+            )
+            for lab in results.labs
+        ]
+        feedback = quote(f"feedback/{student}.html")
+        rows.append(pages.ClassRow(student, feedback, cells, f"{entry.score:g}"))
+    html = pages.render_class(
+        backend=results.backend,
+        graded_at=results.graded_at,
+        labs=results.labs,
+        students=rows,
+        figures=[
+            pages.Figure(f.stem.replace("_", " "), f.relative_to(path.parent).as_posix()) for f in figures
+        ],
+    )
+    return pages.write(path, html)
 
 
 def gradescope(entry: StudentResult, results: ClassResults) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import csv
 import hashlib
+import html
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -201,9 +203,20 @@ def test_outputs(graded: tuple) -> None:
     assert len(rows) == len(results["students"]) == STUDENTS
     alice = next(r for r in rows if r["student"] == "alice")
     assert (alice["01_vector_add"], alice["04_tiled_matmul"], alice["total"]) == ("22", "27", "49")
-    for student in results["students"]:
+    class_page = (out / "class.html").read_text(encoding="utf-8")
+    for student, entry in results["students"].items():
         assert (out / "feedback" / f"{student}.md").read_text().startswith(f"# Feedback: {student}")
-        assert "<html>" in (out / "feedback" / f"{student}.html").read_text()
+        page = (out / "feedback" / f"{student}.html").read_text(encoding="utf-8")
+        assert f"<h1>Feedback: {html.escape(student)}</h1>" in page
+        # A picture for each failed test whose message maps its wrong elements, and none else.
+        mapped = [
+            t
+            for r in entry["labs"].values()
+            for t in r.get("tests", {}).values()
+            if t["result"] == "failed" and "Where the wrong elements are" in t.get("message", "")
+        ]
+        assert page.count('<img class="wrong-elements"') == len(mapped)
+        assert f'href="{quote(f"feedback/{student}.html")}"' in class_page
     assert "protection:" in stdout and results["protections"]
     assert "alice" in stdout and "49" in stdout
 

@@ -1,12 +1,12 @@
-"""The report page of `make check` (build/<backend>/report/index.html): what the text output says,
-drawn. Per lab its tests and points and each failed test with its message; where the message maps
-the wrong elements of a 2D output (compare.h), a picture of that map; on emu, the student's source
-with what the counters measured beside each line, the lines that waste traffic highlighted (as
-Nsight Compute's source view shows a kernel).
+"""The pages that draw what the tests say. `make check`'s report page
+(build/<backend>/report/index.html): per lab its tests and points and each failed test with its
+message; where the message maps the wrong elements of a 2D output (compare.h), a picture of that
+map; on emu, the student's source with what the counters measured beside each line, the lines that
+waste traffic highlighted (as Nsight Compute's source view shows a kernel). The grader's feedback
+page per student is made of the same parts (report_parts.html.j2).
 
-The page is one file that opens from the file system: pictures are PNGs drawn by matplotlib and
-embedded as data, the style is inline, and Jinja2 writes the HTML (report.html.j2) with every
-message escaped.
+A page is one file that opens from the file system: pictures are PNGs drawn by matplotlib and
+embedded as data, the style is inline, and Jinja2 writes the HTML with every message escaped.
 """
 
 from __future__ import annotations
@@ -172,44 +172,106 @@ def source_views(report: str, folder: Path) -> list[SourceView]:
     return views
 
 
-def render(
-    results: list[LabOutcome], *, backend: str, reports: dict[str, str], lab_folders: dict[str, Path]
-) -> str:
-    """The page's HTML. `reports`: per lab, the emu's counters report of its counting tests."""
-    env = jinja2.Environment(
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE.parent),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+
+
+def picture_of(message: str) -> str | None:
+    """The picture of the map of wrong elements in a failed test's message, if it has one."""
+    m = wrong_map(message)
+    return map_picture(m) if m else None
+
+
+def render(
+    results: list[LabOutcome], *, backend: str, reports: dict[str, str], lab_folders: dict[str, Path]
+) -> str:
+    """make check's page. `reports`: per lab, the emu's counters report of its counting tests."""
     labs = []
     for r in results:
         failures = []
         for test in r.failed:
             message = r.messages.get(test, "")
-            m = wrong_map(message)
             failures.append(
                 {
                     "test": test,
                     "points": r.points.get(test, 0.0),
                     "message": message,
-                    "picture": m and map_picture(m),
+                    "picture": picture_of(message),
                 }
             )
         report = reports.get(r.lab, "")
-        labs.append(
-            {
-                "result": r,
-                "failures": failures,
-                "sources": source_views(report, lab_folders[r.lab]) if report else [],
-            }
-        )
+        sources = source_views(report, lab_folders[r.lab]) if report else []
+        labs.append({"result": r, "failures": failures, "sources": sources})
     earned = sum(r.earned() for r in results)
     possible = sum(r.possible() for r in results)
-    return env.get_template(TEMPLATE.name).render(
-        backend=backend, labs=labs, earned=earned, possible=possible
-    )
+    page = _environment().get_template(TEMPLATE.name)
+    return page.render(backend=backend, labs=labs, earned=earned, possible=possible)
+
+
+@dataclass(frozen=True)
+class FeedbackItem:
+    """A failed or skipped test, or why a lab was not graded, on a student's feedback page."""
+
+    title: str
+    status: str  # "failed", "skipped", or a lab's status ("build error" ...)
+    message: str
+
+    @property
+    def picture(self) -> str | None:
+        return picture_of(self.message) if self.status == "failed" else None
+
+
+@dataclass(frozen=True)
+class FeedbackLab:
+    name: str
+    head: str  # "01_vector_add: 14 of 17 points"
+    points: str  # "14 / 17"
+    full: bool
+    items: list[FeedbackItem]
+
+
+def render_feedback(
+    *, student: str, backend: str, graded_at: str, labs: list[FeedbackLab], total: str
+) -> str:
+    """The grader's page for one student (feedback/<student>.html)."""
+    page = _environment().get_template("feedback.html.j2")
+    return page.render(student=student, backend=backend, graded_at=graded_at, labs=labs, total=total)
+
+
+@dataclass(frozen=True)
+class ClassCell:
+    points: str
+    full: bool
+    status: str  # "graded", or why the lab was not
+
+
+@dataclass(frozen=True)
+class ClassRow:
+    name: str
+    feedback: str  # the student's feedback page, relative to the class page
+    cells: list[ClassCell]
+    total: str
+
+
+@dataclass(frozen=True)
+class Figure:
+    title: str
+    path: str  # relative to the class page
+
+
+def render_class(
+    *, backend: str, graded_at: str, labs: list[str], students: list[ClassRow], figures: list[Figure]
+) -> str:
+    """The grader's class page (class.html): every student's points per lab, each linking to the
+    student's feedback page, and the class's plots."""
+    page = _environment().get_template("class.html.j2")
+    return page.render(backend=backend, graded_at=graded_at, labs=labs, students=students, figures=figures)
 
 
 def write(path: Path, html: str) -> Path:
