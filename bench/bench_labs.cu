@@ -49,11 +49,18 @@ constexpr int kScale = 1;
 constexpr int kRepeats = 21;
 #endif
 
+// The least work a kernel must do per run: its floating-point operations and the bytes it must
+// move (each input read and each output written once), for the roofline (make plots).
+struct Work {
+  double flops = 0, bytes = 0;
+};
+
 struct Result {
   std::string lab, kernel, size;
   double n, ms, value;
   std::string unit, ceiling;
   double fraction;  // of the ceiling, 0 when there is none
+  Work work;        // 0: not on the roofline
 };
 std::vector<Result> results;
 double copy_gbps = 0;
@@ -67,9 +74,9 @@ double time_ms(const std::function<void()>& work) {
 
 void add(const std::string& lab, const std::string& kernel, const std::string& size, double n,
          double ms, double value, const std::string& unit, const std::string& ceiling,
-         double ceiling_value) {
+         double ceiling_value, Work work = {}) {
   double fraction = ceiling_value > 0 ? value / ceiling_value : 0;
-  results.push_back({lab, kernel, size, n, ms, value, unit, ceiling, fraction});
+  results.push_back({lab, kernel, size, n, ms, value, unit, ceiling, fraction, work});
   std::printf("%-4s %-28s %-14s %10.4f ms %10.1f %-7s", lab.c_str(), kernel.c_str(), size.c_str(),
               ms, value, unit.c_str());
   if (fraction > 0) std::printf(" %5.1f%% of %s", 100 * fraction, ceiling.c_str());
@@ -77,18 +84,20 @@ void add(const std::string& lab, const std::string& kernel, const std::string& s
   std::fflush(stdout);
 }
 
-// Memory-bound: `bytes` moved per run, compared with the copy bandwidth.
+// Memory-bound: the bytes it moves per run, compared with the copy bandwidth.
 void memory_bound(const std::string& lab, const std::string& kernel, const std::string& size,
-                  double n, double bytes, const std::function<void()>& work) {
-  double ms = time_ms(work);
-  add(lab, kernel, size, n, ms, bytes / ms / 1e6, "GB/s", "copy", copy_gbps);
+                  double n, Work work, const std::function<void()>& run) {
+  double ms = time_ms(run);
+  add(lab, kernel, size, n, ms, work.bytes / ms / 1e6, "GB/s", "copy", copy_gbps, work);
 }
 
+// An n x n matrix product: 2 n^3 operations, compared with cuBLAS.
 void compute_bound(const std::string& lab, const std::string& kernel, int n,
-                   const std::function<void()>& work, double ceiling) {
-  double ms = time_ms(work);
-  add(lab, kernel, std::to_string(n) + "^3", n, ms, 2.0 * n * n * n / ms / 1e6, "GFLOP/s", "cuBLAS",
-      ceiling);
+                   const std::function<void()>& run, double ceiling) {
+  const Work work{2.0 * n * n * n, 3.0 * n * n * sizeof(float)};
+  double ms = time_ms(run);
+  add(lab, kernel, std::to_string(n) + "^3", n, ms, work.flops / ms / 1e6, "GFLOP/s", "cuBLAS",
+      ceiling, work);
 }
 
 void ceilings() {
@@ -156,7 +165,8 @@ void vector_add() {
   for (int n : {1 << 20, 1 << 22, 1 << 24, 1 << 26}) {
     n /= kScale;
     DeviceArray<float> A(n, 1.0f), B(n, 2.0f), C(n, 0.0f);
-    memory_bound("01", "vecAddKernel", "2^" + std::to_string(int(std::log2(n))), n, 12.0 * n,
+    memory_bound("01", "vecAddKernel", "2^" + std::to_string(int(std::log2(n))), n,
+                 {.flops = 1.0 * n, .bytes = 12.0 * n},
                  [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(A.get(), B.get(), C.get(), n); });
   }
 }
@@ -166,7 +176,8 @@ void grayscale() {
     n /= kScale == 1 ? 1 : 8;
     const size_t pixels = size_t(n) * n;
     DeviceArray<unsigned char> rgb(pixels * 3, 100), grey(pixels, 0);
-    memory_bound("02", "colorToGrayscale", std::to_string(n) + "^2", double(pixels), 4.0 * pixels,
+    memory_bound("02", "colorToGrayscale", std::to_string(n) + "^2", double(pixels),
+                 {.flops = 5.0 * pixels, .bytes = 4.0 * pixels},  // 3 products and 2 sums
                  [&] { colorToGrayscale(grey.get(), rgb.get(), n, n); });
   }
 }
@@ -177,10 +188,11 @@ void convolutions() {
     n /= kScale == 1 ? 1 : 8;
     DeviceArray<float> N(cudalab::random_floats(size_t(n) * n, 1)), P(size_t(n) * n, 0.0f);
     std::string size = std::to_string(n) + "^2, 5x5";
-    memory_bound("05", "convolution2DTiled", size, double(n) * n, 8.0 * n * n,
+    const Work conv{2.0 * 25 * n * n, 8.0 * n * n};  // a product and a sum per mask element
+    memory_bound("05", "convolution2DTiled", size, double(n) * n, conv,
                  [&] { convolution2DTiled(N.get(), M.data(), P.get(), 5, n, n); });
 #ifdef CUDALAB_HAVE_FAST
-    memory_bound("05", "convolution2DFast", size, double(n) * n, 8.0 * n * n,
+    memory_bound("05", "convolution2DFast", size, double(n) * n, conv,
                  [&] { convolution2DFast(N.get(), M.data(), P.get(), 5, n, n); });
 #endif
   }
@@ -211,15 +223,16 @@ void spmvs() {
     CsrMatrix A{rows, cols, d_row_ptr.get(), d_col.get(), data.get()};
     EllMatrix E{rows, cols, per_row, d_ell_col.get(), data.get()};
     // Bytes that must move at least: values and column indices, row pointers, x once, y.
-    const double bytes = 8.0 * col_index.size() + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows;
+    const Work spmv{2.0 * col_index.size(),  // a product and a sum per entry
+                    8.0 * col_index.size() + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows};
     std::string size = std::to_string(rows) + " rows x 32";
-    memory_bound("06", "spmvCsrScalar", size, rows, bytes,
+    memory_bound("06", "spmvCsrScalar", size, rows, spmv,
                  [&] { spmvCsrScalar(A, x.get(), y.get()); });
-    memory_bound("06", "spmvCsrVector", size, rows, bytes,
+    memory_bound("06", "spmvCsrVector", size, rows, spmv,
                  [&] { spmvCsrVector(A, x.get(), y.get()); });
-    memory_bound("06", "spmvEll", size, rows, bytes, [&] { spmvEll(E, x.get(), y.get()); });
+    memory_bound("06", "spmvEll", size, rows, spmv, [&] { spmvEll(E, x.get(), y.get()); });
 #ifdef CUDALAB_HAVE_FAST
-    memory_bound("06", "spmvCsrFast", size, rows, bytes, [&] {
+    memory_bound("06", "spmvCsrFast", size, rows, spmv, [&] {
       spmvCsrFast(rows, int(col_index.size()), d_row_ptr.get(), d_col.get(), data.get(), x.get(),
                   y.get());
     });
@@ -277,23 +290,24 @@ void bank_conflicts() {
   const int n = 8192 / (kScale == 1 ? 1 : 8);
   DeviceArray<float> in(size_t(n) * n, 1.0f), outT(size_t(n) * n, 0.0f);
   std::string size = std::to_string(n) + "^2";
-  memory_bound("08", "transposeUnpadded", size, double(n) * n, 8.0 * n * n,
+  memory_bound("08", "transposeUnpadded", size, double(n) * n, {.bytes = 8.0 * n * n},
                [&] { transposeUnpadded(in.get(), outT.get(), n, n); });
-  memory_bound("08", "transposePadded", size, double(n) * n, 8.0 * n * n,
+  memory_bound("08", "transposePadded", size, double(n) * n, {.bytes = 8.0 * n * n},
                [&] { transposePadded(in.get(), outT.get(), n, n); });
 }
 
 void jacobis() {
   for (int n : {1024, 4096, 8192}) {
     n /= kScale == 1 ? 1 : 8;
+    const Work sweep{4.0 * n * n, 8.0 * n * n};  // three sums and a product per point
     DeviceArray<float> u(cudalab::random_floats(size_t(n) * n, 1)), v(size_t(n) * n, 0.0f);
     std::string size = std::to_string(n) + "^2";
-    memory_bound("09", "jacobiSweep", size, double(n) * n, 8.0 * n * n,
+    memory_bound("09", "jacobiSweep", size, double(n) * n, sweep,
                  [&] { jacobiSweep(u.get(), v.get(), n, n); });
-    memory_bound("09", "jacobiSweepTiled", size, double(n) * n, 8.0 * n * n,
+    memory_bound("09", "jacobiSweepTiled", size, double(n) * n, sweep,
                  [&] { jacobiSweepTiled(u.get(), v.get(), n, n); });
 #ifdef CUDALAB_HAVE_FAST
-    memory_bound("09", "jacobiSweepFast", size, double(n) * n, 8.0 * n * n,
+    memory_bound("09", "jacobiSweepFast", size, double(n) * n, sweep,
                  [&] { jacobiSweepFast(u.get(), v.get(), n, n); });
 #endif
   }
@@ -319,7 +333,8 @@ void write_json(const std::string& path) {
     out << "    {\"lab\": \"" << r.lab << "\", \"kernel\": \"" << r.kernel << "\", \"size\": \""
         << r.size << "\", \"n\": " << r.n << ", \"ms\": " << r.ms << ", \"value\": " << r.value
         << ", \"unit\": \"" << r.unit << "\", \"ceiling\": \"" << r.ceiling
-        << "\", \"fraction\": " << r.fraction << "}" << (i + 1 < results.size() ? ",\n" : "\n");
+        << "\", \"fraction\": " << r.fraction << ", \"flops\": " << r.work.flops
+        << ", \"bytes\": " << r.work.bytes << "}" << (i + 1 < results.size() ? ",\n" : "\n");
   }
   out << "  ]\n}\n";
   std::printf("\nwrote %s\n", path.c_str());
