@@ -4,8 +4,8 @@
 // Each finding is tried in turn; the first that fits every wrong element is said, with what it
 // usually means: nothing written, the end never written, NaN or Inf, all zeros, a constant factor,
 // a shift by k, a transposed layout, only the last partial block, only a border, only rows or
-// columns from some on, wrong elements every p-th. For a 2D output a small map shows where the
-// wrong (X) and never-written (o) elements lie.
+// columns from some on, wrong elements every p-th. A small map shows where the
+// wrong (X) and never-written (o) elements lie (a 2D output as rows, a 1D output as one row).
 #include "wrong_result.h"
 
 #include <algorithm>
@@ -163,11 +163,12 @@ std::string periodic(const Evidence& e) {
   return "";
 }
 
-std::string map(const Evidence& e) {
-  const size_t rows = std::min(e.rows, kMapRows), cols = std::min(e.cols, kMapCols);
+// The output seen as `out_rows` x `out_cols` (a 1D output: one row).
+std::string map(const Evidence& e, size_t out_rows, size_t out_cols) {
+  const size_t rows = std::min(out_rows, kMapRows), cols = std::min(out_cols, kMapCols);
   std::vector<std::string> grid(rows, std::string(cols, '.'));
   for (size_t i : e.wrong) {
-    char& cell = grid[(i / e.cols) * rows / e.rows][(i % e.cols) * cols / e.cols];
+    char& cell = grid[(i / out_cols) * rows / out_rows][(i % out_cols) * cols / out_cols];
     cell = e.never_written(i) ? (cell == 'X' ? 'X' : 'o') : 'X';
   }
   if (std::all_of(grid.begin(), grid.end(), [](const std::string& line) {
@@ -175,8 +176,8 @@ std::string map(const Evidence& e) {
       }))
     return "";  // everywhere: the map would say nothing
   std::ostringstream s;
-  s << "Where the wrong elements are (" << e.rows << " x " << e.cols << ", each mark "
-    << (e.rows + rows - 1) / rows << " x " << (e.cols + cols - 1) / cols
+  s << "Where the wrong elements are (" << out_rows << " x " << out_cols << ", each mark "
+    << (out_rows + rows - 1) / rows << " x " << (out_cols + cols - 1) / cols
     << " elements; X wrong, o never written, . right):\n";
   for (const std::string& line : grid) s << "    " << line << "\n";
   return s.str();
@@ -217,8 +218,9 @@ std::string wrong_result_pattern(const Evidence& e) {
           "The wrong elements were never written: some threads skip their element or the "
           "index computation leaves gaps.";
   }
-  if (e.cols > 0 && e.rows > 1)
-    if (const std::string where = map(e); !where.empty())
+  const bool two_d = e.cols > 0 && e.rows > 1;
+  if (two_d || e.n > 1)
+    if (const std::string where = two_d ? map(e, e.rows, e.cols) : map(e, 1, e.n); !where.empty())
       found += (found.empty() ? "" : "\n  ") + where;
   return found;
 }

@@ -154,6 +154,19 @@ TEST(WrongResult, OnlyTheLastPartialBlock) {
       << r;
 }
 
+TEST(WrongResult, AOneDimensionalOutputGetsAOneRowMap) {
+  auto want = distinct(1000);
+  auto got = as_floats(want);
+  for (size_t i = 768; i < 1000; ++i) got[i] = float(want[i]) + 1.0f;  // the last 232 elements
+  std::string r = check(got, want);
+  EXPECT_NE(r.find("Where the wrong elements are (1 x 1000, each mark 1 x 21 elements"),
+            std::string::npos)
+      << r;
+  // 48 marks of about 21 elements: marks 0..35 hold right ones only, from mark 36 on wrong ones.
+  EXPECT_NE(r.find("    " + std::string(36, '.') + "X" + std::string(11, 'X')), std::string::npos)
+      << r;
+}
+
 TEST(WrongResult, NanAndZeros) {
   auto want = distinct(10);
   auto got = as_floats(want);
