@@ -124,9 +124,13 @@ def map_picture(m: WrongMap) -> str:
     fig, ax = plt.subplots(figsize=(min(9.0, 1.5 + width * 0.16), 1.2 + len(grid) * 0.16), dpi=100)
     ax.imshow(grid, cmap=ListedColormap(colours), vmin=0, vmax=2, aspect="auto", interpolation="nearest")
     ax.set_xticks([0, width - 1], ["0", str(m.cols - 1)])
-    ax.set_yticks([0, len(grid) - 1], ["0", str(m.rows - 1)])
-    ax.set_xlabel("column")
-    ax.set_ylabel("row")
+    if m.rows == 1:  # a 1D output
+        ax.set_yticks([])
+        ax.set_xlabel("element")
+    else:
+        ax.set_yticks([0, len(grid) - 1], ["0", str(m.rows - 1)])
+        ax.set_xlabel("column")
+        ax.set_ylabel("row")
     labels = ["right", "wrong", "never written"]
     ax.legend(
         handles=[Patch(color=c, label=t) for c, t in zip(colours, labels, strict=True)],
