@@ -18,34 +18,15 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudalab_tools import build_log, gtest, labs, rubric, symbols
 from cudalab_tools.build_log import useful_build_errors
 from cudalab_tools.gtest import TestVerdict
+from cudalab_tools.lab_result import LabResult
 
 ROOT = labs.ROOT
 TEST_SECONDS = 120  # each test's time limit
-
-
-@dataclass
-class LabResult:
-    lab: str
-    build_error: str = ""
-    passed: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    points: dict[str, float] = field(default_factory=dict)
-    messages: dict[str, str] = field(default_factory=dict)  # of the failed tests
-
-    def earned(self) -> float:
-        return sum(self.points.get(t, 0.0) for t in self.passed)
-
-    def possible(self) -> float:
-        if self.build_error:
-            return sum(self.points.values())
-        return sum(self.points.get(t, 0.0) for t in self.passed + self.failed)
 
 
 def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:

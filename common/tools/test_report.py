@@ -8,10 +8,10 @@ import shutil
 import subprocess
 import tempfile
 import unittest
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudalab_tools import report
+from cudalab_tools.lab_result import LabResult
 
 # The tail of a real failure of lab 04 (the store's guard with I and K swapped), as compare.h words it.
 MESSAGE = """P: 20 of 45 elements are wrong (an element passes when |got - expected| <= 1e-05 * |expected|)
@@ -47,33 +47,16 @@ SOURCE = """__global__ void k(const float* M, const float* N, float* P) {
 """
 
 
-@dataclass
-class Outcome:
-    lab: str
-    build_error: str = ""
-    passed: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    points: dict[str, float] = field(default_factory=dict)
-    messages: dict[str, str] = field(default_factory=dict)
-
-    def earned(self) -> float:
-        return sum(self.points.get(t, 0.0) for t in self.passed)
-
-    def possible(self) -> float:
-        return sum(self.points.values())
-
-
 def a_page(folder: Path) -> Path:
     (folder / "kernel.cu").write_text(SOURCE)
-    lab = Outcome(
+    lab = LabResult(
         "04_tiled_matmul",
         passed=["Tiled16.OneByOne"],
         failed=["Tiled16.NotMultiplesOfTile", "Tiled16.Empty"],
         points={"Tiled16.OneByOne": 2, "Tiled16.NotMultiplesOfTile": 3, "Tiled16.Empty": 1},
         messages={"Tiled16.NotMultiplesOfTile": MESSAGE, "Tiled16.Empty": "returned <cudaErrorInvalidValue>"},
     )
-    broken = Outcome(
+    broken = LabResult(
         "05_convolution_halo", build_error="convolution.cu:12: error: 'Mask_Width' was not declared"
     )
     html = report.render(

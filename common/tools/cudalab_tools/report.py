@@ -16,9 +16,10 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 import jinja2
+
+from .lab_result import LabResult
 
 TEMPLATE = Path(__file__).with_name("report.html.j2")
 
@@ -32,21 +33,6 @@ COUNTER_LINE = re.compile(
     r"(?P<requests>\d+)\s+(?P<units>\d+)\s+(?P<per_request>[\d.]+)\s+(?P<efficiency>\d+)%$",
     re.M,
 )
-
-
-class LabOutcome(Protocol):
-    """What the page needs of a lab's result (check.py's LabResult)."""
-
-    lab: str
-    build_error: str
-    passed: list[str]
-    failed: list[str]
-    skipped: list[str]
-    points: dict[str, float]
-    messages: dict[str, str]
-
-    def earned(self) -> float: ...
-    def possible(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -193,7 +179,7 @@ def picture_of(message: str) -> str | None:
 
 
 def render(
-    results: list[LabOutcome], *, backend: str, reports: dict[str, str], lab_folders: dict[str, Path]
+    results: list[LabResult], *, backend: str, reports: dict[str, str], lab_folders: dict[str, Path]
 ) -> str:
     """make check's page. `reports`: per lab, the emu's counters report of its counting tests."""
     labs = []
