@@ -173,9 +173,15 @@ def _environment() -> jinja2.Environment:
 
 
 def picture_of(message: str) -> str | None:
-    """The picture of the map of wrong elements in a failed test's message, if it has one."""
+    """The picture of the map of wrong elements in a failed test's message, if it has one (and
+    matplotlib is installed: without it, as for the grader's plots, the text map has to do)."""
     m = wrong_map(message)
-    return map_picture(m) if m else None
+    if m is None:
+        return None
+    try:
+        return map_picture(m)
+    except ImportError:
+        return None
 
 
 def render(
