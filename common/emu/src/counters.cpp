@@ -22,9 +22,9 @@ namespace {
 
 struct SiteKey {
   const void* pc;
-  bool shared, store, atomic;
+  bool shared, store;
   bool operator<(const SiteKey& o) const {
-    return std::tie(pc, shared, store, atomic) < std::tie(o.pc, o.shared, o.store, o.atomic);
+    return std::tie(pc, shared, store) < std::tie(o.pc, o.shared, o.store);
   }
 };
 
@@ -108,7 +108,7 @@ void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atom
   const unsigned visit = worker.visits[mix(site, thread)]++;
   auto [it, added] =
       worker.request_of.try_emplace(mix(mix(site, thread / 32), visit), worker.requests.size());
-  if (added) worker.requests.push_back({{pc, shared, store, false}, size, {}});
+  if (added) worker.requests.push_back({{pc, shared, store}, size, {}});
   worker.requests[it->second].addresses.push_back(a);
 }
 
@@ -146,7 +146,6 @@ void count_launch_end(const LaunchConfig& config) {
     s.where = source_line(key.pc);
     s.shared = key.shared;
     s.store = key.store;
-    s.atomic = key.atomic;
     if (key.shared) {
       (key.store ? c.shared_store_requests : c.shared_load_requests) += t.requests;
       c.shared_wavefronts += t.transactions;

@@ -14,7 +14,7 @@ namespace cudalab {
 // wavefront, and threads reading the same word share it (a broadcast).
 struct AccessSite {
   std::string where;  // "file.cu:12"
-  bool shared, store, atomic;
+  bool shared, store;  // (atomics are counted per launch, not per line)
   unsigned long long requests = 0;
   unsigned long long transactions = 0;        // global: sectors; shared: wavefronts
   unsigned long long ideal_transactions = 0;  // the fewest that the same bytes could need
@@ -66,7 +66,7 @@ struct LaunchCounters {
       if (a.shared == shared && ratio(a) > 1.0 && (worst == nullptr || ratio(a) > ratio(*worst)))
         worst = &a;
     if (worst == nullptr) return shared ? "no line has a bank conflict" : "every line is coalesced";
-    const std::string what = worst->atomic ? "atomics" : worst->store ? "stores" : "loads";
+    const std::string what = worst->store ? "stores" : "loads";
     const auto per_request = [&](unsigned long long n) {
       return std::to_string(double(n) / double(worst->requests)).substr(0, 4);
     };

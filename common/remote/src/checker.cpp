@@ -537,7 +537,6 @@ std::vector<LaunchCounters> stop_counting() {
       s.where = reply.get_string();
       s.shared = reply.get<bool>();
       s.store = reply.get<bool>();
-      s.atomic = reply.get<bool>();
       for (auto* v : remote::counts_of(s)) *v = reply.get<unsigned long long>();
       s.max_degree = reply.get<unsigned>();
     }

@@ -108,7 +108,6 @@ void put_counters(Message& out, std::vector<LaunchCounters> launches) {
       out.put(s.where);
       out.put(s.shared);
       out.put(s.store);
-      out.put(s.atomic);
       for (auto* v : counts_of(s)) out.put(*v);
       out.put(s.max_degree);
     }
