@@ -14,6 +14,8 @@ Options of cudalab itself:
     --unchecked        build without the checks (much faster, nothing is explained)
     --backend cuda     build with nvcc and run on the GPU (default: emu)
     --timeout S        stop a launch that runs longer than S seconds (default: no limit)
+    --report           run: count the kernels' memory traffic per line and write a page of it
+                       beside the program (PROGRAM.html: its sources with the traffic per line)
     --verbose          print the commands
 
 nvcc's usual flags are understood (-I -D -U -o -O* -g -L -l -Xcompiler -c -x cu) or accepted and
@@ -322,7 +324,7 @@ def main(argv: list[str]) -> int:
     if "--" in args:
         cut = args.index("--")
         args, program_args = args[:cut], args[cut + 1 :]
-    backend, checked, verbose, timeout = "emu", True, False, "0"
+    backend, checked, verbose, timeout, report = "emu", True, False, "0", False
     rest: list[str] = []
     i = 0
     while i < len(args):
@@ -337,6 +339,9 @@ def main(argv: list[str]) -> int:
             i += 1
         elif args[i] == "--verbose":
             verbose = True
+            i += 1
+        elif args[i] == "--report":
+            report = True
             i += 1
         elif args[i] == "--timeout" and i + 1 < len(args):
             timeout = args[i + 1]
@@ -364,10 +369,42 @@ def main(argv: list[str]) -> int:
         status = compile_cuda(b, output, verbose)
     if status != 0 or command == "cc":
         return status
+    if report and backend == "emu":
+        return run_with_report(
+            output.resolve(), program_args, timeout, [s.resolve().parent for s in b.sources]
+        )
     return run(output.resolve(), program_args, timeout)
 
 
+def run_with_report(program: Path, args: list[str], timeout: str, folders: list[Path]) -> int:
+    """`run` with the emu's counters on, then the page of what they counted (cudalab_tools/report.py)
+    beside the program."""
+    try:
+        from cudalab_tools import report
+    except ImportError as e:
+        print(
+            f"cudalab: error: --report needs {e.name} for {sys.executable} (./setup.sh installs it)",
+            file=sys.stderr,
+        )
+        return 2
+    code, stopped, errors = execute(program, args, timeout, count=True)
+    html = report.render_run(
+        program=program.name, status=code, stopped=stopped, report=errors, folders=folders
+    )
+    print(
+        f"cudalab: report: {report.write(program.with_name(program.name + '.html'), html)}", file=sys.stderr
+    )
+    return code
+
+
 def run(program: Path, args: list[str], timeout: str) -> int:
+    return execute(program, args, timeout, count=False)[0]
+
+
+def execute(program: Path, args: list[str], timeout: str, count: bool) -> tuple[int, str, str]:
+    """Runs the program, its output passed through; its exit status (1 when a check stopped a
+    kernel and the program did not notice), the check that stopped one, and (`count`: with the
+    emu's counters on) what it printed to stderr."""
     with tempfile.TemporaryDirectory() as scratch:
         status_file = Path(scratch) / "status"
         # Reads of memory nobody wrote are warnings here: real programs sometimes read garbage
@@ -379,19 +416,32 @@ def run(program: Path, args: list[str], timeout: str) -> int:
             CUDALAB_EMU_UNWRITTEN="warn",
             CUDALAB_RUN_STATUS=str(status_file),
         )
+        if count:
+            env["CUDALAB_REPORT"] = "1"
+        errors: list[str] = []
         try:
-            code = subprocess.run([str(program), *args], env=env).returncode
+            with subprocess.Popen(
+                [str(program), *args],
+                env=env,
+                stderr=subprocess.PIPE if count else None,
+                text=True,
+                errors="replace",
+            ) as process:
+                for line in process.stderr if count else ():  # passed through as it comes
+                    sys.stderr.write(line)
+                    errors.append(line)
+            code = process.returncode
         except KeyboardInterrupt:
             code = 130
         stopped = status_file.read_text().strip() if status_file.exists() else ""
     if code < 0:
         print(f"cudalab: {program.name} was killed by signal {-code}", file=sys.stderr)
-        return 128 - code
-    if stopped:
+        code = 128 - code
+    elif stopped:
         print(f"cudalab: a check stopped a kernel of {program.name} (the first error):", file=sys.stderr)
         print(f"  {stopped}", file=sys.stderr)
-        return code or 1  # a program that did not notice still fails
-    return code
+        code = code or 1  # a program that did not notice still fails
+    return code, stopped, "".join(errors)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,19 @@ class Run(unittest.TestCase):
         self.assertIn("0 of 33 elements wrong", r.stdout)
         self.assertIn("-arch=sm_90: ignored", r.stderr)
 
+    def test_report_writes_a_page_of_the_sources_with_their_traffic(self) -> None:
+        r = cudalab(
+            "run", "--report", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"), "--", "1000"
+        )
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("cudalab emu report", r.stderr)  # passed through as the program printed it
+        page = self.out / "va.html"
+        self.assertIn(f"cudalab: report: {page}", r.stderr)
+        html = page.read_text()
+        self.assertIn("vector_add_kernel.cuh: memory traffic per line, as the program ran it", html)
+        self.assertIn("global load: ", html)
+        self.assertIn("Exit status 0.", html)
+
     def test_a_check_that_stops_a_kernel_fails_the_run_and_names_the_line(self) -> None:
         r = cudalab(
             "run", "-DPAST_THE_END", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"),

@@ -145,13 +145,14 @@ def line_counters(report: str) -> dict[tuple[str, int], list[LineCounters]]:
     return {key: list(by_access.values()) for key, by_access in found.items()}
 
 
-def source_views(report: str, folder: Path) -> list[SourceView]:
-    """Each file of `folder` that the report names, every line with its counters."""
+def source_views(report: str, folders: list[Path]) -> list[SourceView]:
+    """Each file of `folders` that the report names (the first found), every line with its
+    counters."""
     counters = line_counters(report)
     views = []
     for name in sorted({file for file, _ in counters}):
-        path = folder / name
-        if not path.is_file():
+        path = next((f / name for f in folders if (f / name).is_file()), None)
+        if path is None:
             continue
         text = path.read_text(encoding="utf-8", errors="replace").splitlines()
         lines = [SourceLine(i, t, counters.get((name, i), [])) for i, t in enumerate(text, start=1)]
@@ -202,7 +203,7 @@ def render(
                 }
             )
         report = reports.get(r.lab, "")
-        sources = source_views(report, lab_folders[r.lab]) if report else []
+        sources = source_views(report, [lab_folders[r.lab]]) if report else []
         labs.append({"result": r, "failures": failures, "sources": sources})
     earned = sum(r.earned() for r in results)
     possible = sum(r.possible() for r in results)
@@ -268,6 +269,14 @@ def render_class(
     student's feedback page, and the class's plots."""
     page = _environment().get_template("class.html.j2")
     return page.render(backend=backend, graded_at=graded_at, labs=labs, students=students, figures=figures)
+
+
+def render_run(*, program: str, status: int, stopped: str, report: str, folders: list[Path]) -> str:
+    """`cudalab run --report`'s page: how the program ended, the check that stopped a kernel (if
+    one did), and its sources with their memory traffic per line."""
+    page = _environment().get_template("run.html.j2")
+    sources = source_views(report, folders)
+    return page.render(program=program, status=status, stopped=stopped, sources=sources)
 
 
 def write(path: Path, html: str) -> Path:
