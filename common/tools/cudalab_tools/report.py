@@ -1,9 +1,10 @@
 """The pages that draw what the tests say. `make check`'s report page
 (build/<backend>/report/index.html): per lab its tests and points and each failed test with its
-message; where the message maps the wrong elements of a 2D output (compare.h), a picture of that
+message; where the message maps the wrong elements of an output (compare.h), a picture of that
 map; on emu, the student's source with what the counters measured beside each line, the lines that
-waste traffic highlighted (as Nsight Compute's source view shows a kernel). The grader's feedback
-page per student is made of the same parts (report_parts.html.j2).
+waste traffic highlighted (as Nsight Compute's source view shows a kernel). `cudalab run
+--report`'s page, and the grader's feedback page per student and class page, are made of the same
+parts (report_parts.html.j2).
 
 A page is one file that opens from the file system: pictures are PNGs drawn by matplotlib and
 embedded as data, the style is inline, and Jinja2 writes the HTML with every message escaped.
@@ -37,8 +38,8 @@ COUNTER_LINE = re.compile(
 
 @dataclass(frozen=True)
 class WrongMap:
-    """Where the wrong elements of a 2D output are: each cell '.', 'X' (wrong) or 'o' (never
-    written), one cell per block of elements of the rows x cols output."""
+    """Where the wrong elements of an output are: each cell '.', 'X' (wrong) or 'o' (never
+    written), one cell per block of elements of the rows x cols output (a 1D output: one row)."""
 
     rows: int
     cols: int
