@@ -121,15 +121,14 @@ def write_class_page(path: Path, results: ClassResults, figures: list[Path]) -> 
     plots (`figures`, beside it)."""
     rows = []
     for student, entry in sorted(results.students.items()):
-        cells = [
-            pages.ClassCell(
-                points=f"{entry.labs[lab].score:g}",
-                full=entry.labs[lab].status == LabStatus.GRADED
-                and entry.labs[lab].score == entry.labs[lab].possible,
-                status=entry.labs[lab].status.value,
+        cells = []
+        for lab in results.labs:
+            r = entry.labs[lab]
+            graded = r.status == LabStatus.GRADED
+            points = f"{r.score:g}" if graded else f"{r.score:g} ({r.status.value})"
+            cells.append(
+                pages.ClassCell(points=points, full=graded and r.score == r.possible, status=r.status.value)
             )
-            for lab in results.labs
-        ]
         feedback = quote(f"feedback/{student}.html")
         rows.append(pages.ClassRow(student, feedback, cells, f"{entry.score:g}"))
     html = pages.render_class(
