@@ -13,7 +13,7 @@ namespace cudalab {
 // Global memory moves 32-byte sectors; shared memory serves 32 banks of 4-byte words per
 // wavefront, and threads reading the same word share it (a broadcast).
 struct AccessSite {
-  std::string where;  // "file.cu:12"
+  std::string where;   // "file.cu:12"
   bool shared, store;  // (atomics are counted per launch, not per line)
   unsigned long long requests = 0;
   unsigned long long transactions = 0;        // global: sectors; shared: wavefronts
