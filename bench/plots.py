@@ -2,9 +2,10 @@
 """Figures of a `make bench` run (its JSON): one per lab (rate against size, per kernel), the
 fraction of the measured ceiling each kernel reaches, the bank-conflict curve, the matrix
 products side by side, and the roofline of every kernel at its largest size (the run's own
-ceilings: the copy bandwidth and cuBLAS SGEMM).
+ceilings: the copy bandwidth and cuBLAS SGEMM). Given the JSON of counters_vs_gpu.py too, the
+emu's memory counters beside the GPU's.
 
-Usage: plots.py BENCH.json OUT_FOLDER
+Usage: plots.py BENCH.json OUT_FOLDER [COUNTERS_VS_GPU.json]
 """
 
 from __future__ import annotations
@@ -186,8 +187,33 @@ def roofline(data: dict, out: Path, title: str) -> Path | None:
     return save(fig, out / "roofline.png")
 
 
+def counters(path: Path, out: Path) -> Path:
+    """Per launch of bench_counters, the sectors (global) and wavefronts (shared) per load request
+    as the emu counted them and as Nsight Compute counted them on the GPU."""
+    kernels = json.loads(path.read_text())["kernels"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, access, unit in ((axes[0], "global load", "sectors"), (axes[1], "shared load", "wavefronts")):
+        names = [k for k, both in kernels.items() if both["emu"].get(f"{access} requests")]
+        width = 0.4
+        for shift, tool, colour in ((-width / 2, "emu", "tab:blue"), (width / 2, "gpu", "tab:orange")):
+            per_request = [
+                kernels[k][tool].get(f"{access} units", 0)
+                / max(kernels[k][tool].get(f"{access} requests", 0), 1)
+                for k in names
+            ]
+            ax.bar(
+                [i + shift for i in range(len(names))], per_request, width, label=tool.upper(), color=colour
+            )
+        ax.set_xticks(range(len(names)), names, rotation=35, ha="right", fontsize=7)
+        ax.set_ylabel(f"{unit} per request")
+        ax.set_title(f"{access}s")
+        ax.legend(fontsize=8)
+    fig.suptitle("the emu's memory counters against Nsight Compute's, same launches", fontsize=10)
+    return save(fig, out / "counters_vs_gpu.png")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
+    if len(argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
     data = load(Path(argv[1]))
@@ -200,6 +226,8 @@ def main(argv: list[str]) -> int:
         for p in (bank_conflicts(data, out, title), matmuls(data, out, title), roofline(data, out, title))
         if p
     ]
+    if len(argv) == 4:
+        made.append(counters(Path(argv[3]), out))
     for p in made:
         print(f"wrote {p}")
     return 0
