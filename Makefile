@@ -40,7 +40,8 @@ bench: configure
 	$(BUILD)/bench/bench_labs $(BUILD)/bench.json
 
 plots:
-	$(SYSTEM_PYTHON) bench/plots.py $(BUILD)/bench.json docs/figures $(wildcard $(BUILD)/counters_vs_gpu.json)
+	PYTHONPATH=common/tools $(SYSTEM_PYTHON) bench/plots.py $(BUILD)/bench.json docs/figures \
+	  $(wildcard $(BUILD)/counters_vs_gpu.json)
 
 setup:
 	./setup.sh

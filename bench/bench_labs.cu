@@ -327,7 +327,8 @@ void write_json(const std::string& path) {
 #else
   out << "cuda";
 #endif
-  out << "\",\n  \"copy_gbps\": " << copy_gbps << ",\n  \"results\": [\n";
+  out << "\",\n  \"source\": \"" << CUDALAB_BENCH_SOURCE << "\",\n  \"copy_gbps\": " << copy_gbps
+      << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     out << "    {\"lab\": \"" << r.lab << "\", \"kernel\": \"" << r.kernel << "\", \"size\": \""

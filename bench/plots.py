@@ -5,7 +5,7 @@ products side by side, and the roofline of every kernel at its largest size (the
 ceilings: the copy bandwidth and cuBLAS SGEMM). Given the JSON of counters_vs_gpu.py too, the
 emu's memory counters beside the GPU's.
 
-Usage: plots.py BENCH.json OUT_FOLDER [COUNTERS_VS_GPU.json]
+Usage: PYTHONPATH=common/tools plots.py BENCH.json OUT_FOLDER [COUNTERS_VS_GPU.json]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from cudalab_tools import roofline as roofline_of  # noqa: E402 (PYTHONPATH=common/tools)
 
 LAB_NAMES = {
     "01": "vector add",
@@ -132,58 +133,14 @@ def matmuls(data: dict, out: Path, title: str) -> Path | None:
 
 
 def roofline(data: dict, out: Path, title: str) -> Path | None:
-    """Each lab kernel at its largest size: attained FLOP/s against arithmetic intensity (its least
-    operations per least bytes moved, as make bench counts them), under the roofs the same run
-    measured: the device copy's bandwidth (a sloped roof) and cuBLAS SGEMM's rate (a flat one)."""
-    kernels: dict[tuple[str, str], dict] = {}
-    for r in data["results"]:
-        if r.get("flops", 0) > 0 and r.get("bytes", 0) > 0 and r["lab"] in LAB_NAMES:
-            key = (r["lab"], r["kernel"])
-            if key not in kernels or kernels[key]["n"] < r["n"]:
-                kernels[key] = r
-    if not kernels:
+    """Each lab kernel at its largest size under the roofs the same run measured
+    (cudalab_tools/roofline.py)."""
+    points = roofline_of.points_of(data, set(LAB_NAMES))
+    if not points:
         return None  # a run from before make bench counted the work
-    bandwidth = data["copy_gbps"]  # GB/s: GFLOP/s per FLOP/byte
-    cublas = max((r["value"] for r in data["results"] if r["kernel"] == "cuBLAS SGEMM"), default=None)
-    intensity = [r["flops"] / r["bytes"] for r in kernels.values()]
-    x = [min(intensity) / 2, max(intensity) * 2]
-    fig, ax = plt.subplots(figsize=(7.5, 5))
-    roof = cublas or max(r["flops"] / r["ms"] / 1e6 for r in kernels.values())
-    ridge = roof / bandwidth
-    ax.plot([x[0], ridge, x[1]], [bandwidth * x[0], roof, roof], color="black", lw=1.5)
-    ax.annotate(
-        f"copy {bandwidth:.0f} GB/s",
-        (x[0], bandwidth * x[0]),
-        fontsize=8,
-        rotation=0,
-        xytext=(5, 8),
-        textcoords="offset points",
-    )
-    if cublas:
-        ax.annotate(
-            f"cuBLAS SGEMM {cublas / 1e3:.1f} TFLOP/s (ridge at {ridge:.1f} FLOP/byte)",
-            (x[1], roof),
-            fontsize=8,
-            ha="right",
-            xytext=(0, 5),
-            textcoords="offset points",
-        )
-    markers = "os^Dv<>px*"
-    for (lab, kernel), r in sorted(kernels.items()):
-        ax.scatter(
-            r["flops"] / r["bytes"],
-            r["flops"] / r["ms"] / 1e6,
-            marker=markers[int(lab) % len(markers)],
-            s=36,
-            label=f"{lab} {kernel}",
-            zorder=3,
-        )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("arithmetic intensity (FLOP per byte that must move)")
-    ax.set_ylabel("GFLOP/s")
+    fig, ax = plt.subplots(figsize=(10, 5))
+    roofline_of.draw(ax, [roofline_of.roofs_of(data, data.get("device", "this device"))], points)
     ax.set_title(f"roofline of the labs' kernels, largest sizes\n({title})", fontsize=10)
-    ax.legend(fontsize=6, loc="lower right", ncol=2)
     return save(fig, out / "roofline.png")
 
 

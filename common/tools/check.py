@@ -27,6 +27,9 @@ from cudalab_tools.lab_result import LabResult
 
 ROOT = labs.ROOT
 TEST_SECONDS = 120  # each test's time limit
+# make bench's JSON of the reference kernels on an H100 (docs/benchmarks.md, run 41): the report
+# page's roofline.
+REFERENCE_BENCH = ROOT / "docs" / "runs" / "2026-11-24-h100-run41-bench.json"
 
 
 def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
@@ -126,8 +129,11 @@ def write_page(build: Path, results: dict[str, LabResult], built: list[str], on_
         from cudalab_tools import report
     except ImportError as e:  # Jinja2 or matplotlib missing
         return f"not written ({e.name} is not installed: run ./setup.sh)"
+    own = read_json(build / "bench.json")  # the student's kernels, if make bench SOURCE=labs timed them
     html = report.render(
         list(results.values()),
+        reference=read_json(REFERENCE_BENCH),
+        own=own if own and own.get("backend") == "cuda" and own.get("source") == "labs" else None,
         backend="emu" if on_emu else "cuda",
         reports={
             lab: counters_report(build, lab, ":".join(tests))
@@ -139,6 +145,13 @@ def write_page(build: Path, results: dict[str, LabResult], built: list[str], on_
         lab_folders={lab: ROOT / "labs" / lab for lab in results},
     )
     return str(report.write(build / "report" / "index.html", html))
+
+
+def read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def table(results: list[LabResult]) -> str:

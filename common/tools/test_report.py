@@ -37,6 +37,31 @@ kernel tiledMatMulKernel<TILE_WIDTH>, 2 launch(es)
   kernel.cu:6         shared load          67584          67584           1.00       100%
 """
 
+# make bench's JSON, cut to what the roofline reads: the ceilings and one lab 04 kernel.
+REFERENCE = {
+    "device": "NVIDIA H100",
+    "copy_gbps": 2911.0,
+    "results": [
+        {"lab": "-", "kernel": "cuBLAS SGEMM", "n": 4096, "ms": 2.7, "value": 50600.0},
+        {
+            "lab": "04",
+            "kernel": "tiledMatMul16",
+            "n": 4096,
+            "ms": 16.9,
+            "flops": 2.0 * 4096**3,
+            "bytes": 12.0 * 4096**2,
+        },
+        {
+            "lab": "04",
+            "kernel": "tiledMatMul16",
+            "n": 512,
+            "ms": 0.1,
+            "flops": 2.0 * 512**3,
+            "bytes": 12.0 * 512**2,
+        },
+    ],
+}
+
 SOURCE = """__global__ void k(const float* M, const float* N, float* P) {
   // line 2
   Mds[ty][tx] = M[Row * Width + tx];
@@ -64,6 +89,7 @@ def a_page(folder: Path) -> Path:
         backend="emu",
         reports={"04_tiled_matmul": COUNTERS},
         lab_folders={"04_tiled_matmul": folder, "05_convolution_halo": folder},
+        reference=REFERENCE,
     )
     return report.write(folder / "report" / "index.html", html)
 
@@ -101,6 +127,19 @@ class Page(unittest.TestCase):
         self.assertNotIn("<cudaErrorInvalidValue>", self.html)
         self.assertIn("Does not build", self.html)
         self.assertIn("&#39;Mask_Width&#39; was not declared", self.html)
+
+    def test_a_roofline_for_the_lab_the_reference_run_timed(self) -> None:
+        self.assertEqual(self.html.count('<img class="roofline" src="data:image/png;base64,'), 1)
+        self.assertLess(self.html.index('id="04_tiled_matmul"'), self.html.index('class="roofline"'))
+        self.assertLess(self.html.index('class="roofline"'), self.html.index('id="05_convolution_halo"'))
+
+    def test_a_roofline_point_per_kernel_at_its_largest_size(self) -> None:
+        from cudalab_tools import roofline
+
+        (point,) = roofline.points_of(REFERENCE, {"04"})
+        self.assertEqual(point.label, "04 tiledMatMul16")
+        self.assertAlmostEqual(point.intensity, 4096 / 6)
+        self.assertAlmostEqual(point.gflops, 2.0 * 4096**3 / 16.9 / 1e6)
 
     def test_a_picture_for_the_mapped_failure_only(self) -> None:
         self.assertEqual(self.html.count('<img class="wrong-elements" src="data:image/png;base64,'), 1)

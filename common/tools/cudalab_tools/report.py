@@ -186,10 +186,47 @@ def picture_of(message: str) -> str | None:
         return None
 
 
+def lab_roofline(lab: str, reference: dict | None, own: dict | None) -> str | None:
+    """A PNG data URI: the lab's reference kernels as `reference` (make bench's JSON of the H100
+    run the workbook ships) measured them under that GPU's roofs, and the student's kernels where
+    `own` (make bench SOURCE=labs on a GPU) timed them, under that GPU's roofs."""
+    from . import roofline
+
+    labs = {lab[:2]}
+    points = roofline.points_of(reference, labs) if reference else []
+    roofs = [roofline.roofs_of(reference, reference["device"] + " (reference kernels)")] if reference else []
+    if own:
+        points += roofline.points_of(own, labs, mine=True)
+        roofs.append(roofline.roofs_of(own, own["device"] + " (yours)"))
+    if not points:
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
+    roofline.draw(ax, roofs, points)
+    fig.tight_layout()
+    out = io.BytesIO()
+    fig.savefig(out, format="png")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
 def render(
-    results: list[LabResult], *, backend: str, reports: dict[str, str], lab_folders: dict[str, Path]
+    results: list[LabResult],
+    *,
+    backend: str,
+    reports: dict[str, str],
+    lab_folders: dict[str, Path],
+    reference: dict | None = None,
+    own: dict | None = None,
 ) -> str:
-    """make check's page. `reports`: per lab, the emu's counters report of its counting tests."""
+    """make check's page. `reports`: per lab, the emu's counters report of its counting tests;
+    `reference` and `own`: make bench's JSON of the shipped H100 run and of the student's code."""
     labs = []
     for r in results:
         failures = []
@@ -205,7 +242,14 @@ def render(
             )
         report = reports.get(r.lab, "")
         sources = source_views(report, [lab_folders[r.lab]]) if report else []
-        labs.append({"result": r, "failures": failures, "sources": sources})
+        labs.append(
+            {
+                "result": r,
+                "failures": failures,
+                "sources": sources,
+                "roofline": lab_roofline(r.lab, reference, own),
+            }
+        )
     earned = sum(r.earned() for r in results)
     possible = sum(r.possible() for r in results)
     page = _environment().get_template(TEMPLATE.name)
