@@ -27,9 +27,12 @@ from cudalab_tools.lab_result import LabResult
 
 ROOT = labs.ROOT
 TEST_SECONDS = 120  # each test's time limit
-# make bench's JSON of the reference kernels on an H100 (docs/benchmarks.md, run 41): the report
-# page's roofline.
-REFERENCE_BENCH = ROOT / "docs" / "runs" / "2026-11-24-h100-run41-bench.json"
+# make bench's JSON of the reference kernels on the course's GPUs (docs/benchmarks.md, runs 41 and
+# 43): the report page's rooflines, one per GPU.
+REFERENCE_BENCHES = [
+    ROOT / "docs" / "runs" / "2026-11-24-h100-run41-bench.json",
+    ROOT / "docs" / "runs" / "2026-11-24-h200-run43-bench.json",
+]
 
 
 def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
@@ -132,7 +135,7 @@ def write_page(build: Path, results: dict[str, LabResult], built: list[str], on_
     own = read_json(build / "bench.json")  # the student's kernels, if make bench SOURCE=labs timed them
     html = report.render(
         list(results.values()),
-        reference=read_json(REFERENCE_BENCH),
+        references=[r for r in map(read_json, REFERENCE_BENCHES) if r],
         own=own if own and own.get("backend") == "cuda" and own.get("source") == "labs" else None,
         backend="emu" if on_emu else "cuda",
         reports={

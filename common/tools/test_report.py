@@ -89,7 +89,7 @@ def a_page(folder: Path) -> Path:
         backend="emu",
         reports={"04_tiled_matmul": COUNTERS},
         lab_folders={"04_tiled_matmul": folder, "05_convolution_halo": folder},
-        reference=REFERENCE,
+        references=[REFERENCE],
     )
     return report.write(folder / "report" / "index.html", html)
 

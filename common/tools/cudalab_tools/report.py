@@ -186,15 +186,15 @@ def picture_of(message: str) -> str | None:
         return None
 
 
-def lab_roofline(lab: str, reference: dict | None, own: dict | None) -> str | None:
-    """A PNG data URI: the lab's reference kernels as `reference` (make bench's JSON of the H100
-    run the workbook ships) measured them under that GPU's roofs, and the student's kernels where
+def lab_roofline(lab: str, reference: dict, own: dict | None) -> str | None:
+    """A PNG data URI: the lab's reference kernels as `reference` (make bench's JSON of a GPU run
+    the workbook ships) measured them under that GPU's roofs, and the student's kernels where
     `own` (make bench SOURCE=labs on a GPU) timed them, under that GPU's roofs."""
     from . import roofline
 
     labs = {lab[:2]}
-    points = roofline.points_of(reference, labs) if reference else []
-    roofs = [roofline.roofs_of(reference, reference["device"] + " (reference kernels)")] if reference else []
+    points = roofline.points_of(reference, labs)
+    roofs = [roofline.roofs_of(reference, reference["device"] + " (reference kernels)")]
     if own:
         points += roofline.points_of(own, labs, mine=True)
         roofs.append(roofline.roofs_of(own, own["device"] + " (yours)"))
@@ -222,11 +222,11 @@ def render(
     backend: str,
     reports: dict[str, str],
     lab_folders: dict[str, Path],
-    reference: dict | None = None,
+    references: tuple[dict, ...] | list[dict] = (),
     own: dict | None = None,
 ) -> str:
     """make check's page. `reports`: per lab, the emu's counters report of its counting tests;
-    `reference` and `own`: make bench's JSON of the shipped H100 run and of the student's code."""
+    `references` and `own`: make bench's JSON of the shipped GPU runs and of the student's code."""
     labs = []
     for r in results:
         failures = []
@@ -247,7 +247,7 @@ def render(
                 "result": r,
                 "failures": failures,
                 "sources": sources,
-                "roofline": lab_roofline(r.lab, reference, own),
+                "rooflines": [p for p in (lab_roofline(r.lab, ref, own) for ref in references) if p],
             }
         )
     earned = sum(r.earned() for r in results)
