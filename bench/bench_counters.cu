@@ -11,23 +11,9 @@
 
 namespace {
 
-#include "cudalab/textbook_kernels.cuh"  // naiveMatMul, tiledMatMul<TILE_WIDTH>
+#include "cudalab/textbook_kernels.cuh"  // copyCoalesced, rowSums, naiveMatMul, tiledMatMul
 
 constexpr int kWidth = 256;  // matrices are kWidth x kWidth floats
-
-__global__ void copyCoalesced(const float* in, float* out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = in[i];
-}
-
-// Thread Row adds up row Row: the 32 threads of a warp read 32 different rows at each step.
-__global__ void rowSums(const float* in, float* sums, int Width, int Height) {
-  int Row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (Row >= Height) return;
-  float sum = 0;
-  for (int k = 0; k < Width; ++k) sum += in[Row * Width + k];
-  sums[Row] = sum;
-}
 
 // One warp per block writes its lane into shared word lane * STRIDE and reads it back.
 template <int STRIDE>

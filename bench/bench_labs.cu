@@ -49,18 +49,16 @@ constexpr int kScale = 1;
 constexpr int kRepeats = 21;
 #endif
 
-// The least work a kernel must do per run: its floating-point operations and the bytes it must
-// move (each input read and each output written once), for the roofline (make plots).
-struct Work {
-  double flops = 0, bytes = 0;
-};
+// The least a kernel must do per run (performance.h's floor: the bytes it must move, each input
+// read and each output written once, and its floating-point operations), for the roofline.
+using cudalab::performance::Floor;
 
 struct Result {
   std::string lab, kernel, size;
   double n, ms, value;
   std::string unit, ceiling;
   double fraction;  // of the ceiling, 0 when there is none
-  Work work;        // 0: not on the roofline
+  Floor work;       // 0: not on the roofline
 };
 std::vector<Result> results;
 double copy_gbps = 0;
@@ -74,7 +72,7 @@ double time_ms(const std::function<void()>& work) {
 
 void add(const std::string& lab, const std::string& kernel, const std::string& size, double n,
          double ms, double value, const std::string& unit, const std::string& ceiling,
-         double ceiling_value, Work work = {}) {
+         double ceiling_value, Floor work = {}) {
   double fraction = ceiling_value > 0 ? value / ceiling_value : 0;
   results.push_back({lab, kernel, size, n, ms, value, unit, ceiling, fraction, work});
   std::printf("%-4s %-28s %-14s %10.4f ms %10.1f %-7s", lab.c_str(), kernel.c_str(), size.c_str(),
@@ -86,7 +84,7 @@ void add(const std::string& lab, const std::string& kernel, const std::string& s
 
 // Memory-bound: the bytes it moves per run, compared with the copy bandwidth.
 void memory_bound(const std::string& lab, const std::string& kernel, const std::string& size,
-                  double n, Work work, const std::function<void()>& run) {
+                  double n, Floor work, const std::function<void()>& run) {
   double ms = time_ms(run);
   add(lab, kernel, size, n, ms, work.bytes / ms / 1e6, "GB/s", "copy", copy_gbps, work);
 }
@@ -94,7 +92,7 @@ void memory_bound(const std::string& lab, const std::string& kernel, const std::
 // An n x n matrix product: 2 n^3 operations, compared with cuBLAS.
 void compute_bound(const std::string& lab, const std::string& kernel, int n,
                    const std::function<void()>& run, double ceiling) {
-  const Work work{2.0 * n * n * n, 3.0 * n * n * sizeof(float)};
+  const Floor work{.bytes = 3.0 * n * n * sizeof(float), .flops = 2.0 * n * n * n};
   double ms = time_ms(run);
   add(lab, kernel, std::to_string(n) + "^3", n, ms, work.flops / ms / 1e6, "GFLOP/s", "cuBLAS",
       ceiling, work);
@@ -166,7 +164,7 @@ void vector_add() {
     n /= kScale;
     DeviceArray<float> A(n, 1.0f), B(n, 2.0f), C(n, 0.0f);
     memory_bound("01", "vecAddKernel", "2^" + std::to_string(int(std::log2(n))), n,
-                 {.flops = 1.0 * n, .bytes = 12.0 * n},
+                 {.bytes = 12.0 * n, .flops = 1.0 * n},
                  [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(A.get(), B.get(), C.get(), n); });
   }
 }
@@ -177,7 +175,7 @@ void grayscale() {
     const size_t pixels = size_t(n) * n;
     DeviceArray<unsigned char> rgb(pixels * 3, 100), grey(pixels, 0);
     memory_bound("02", "colorToGrayscale", std::to_string(n) + "^2", double(pixels),
-                 {.flops = 5.0 * pixels, .bytes = 4.0 * pixels},  // 3 products and 2 sums
+                 {.bytes = 4.0 * pixels, .flops = 5.0 * pixels},  // 3 products and 2 sums
                  [&] { colorToGrayscale(grey.get(), rgb.get(), n, n); });
   }
 }
@@ -188,7 +186,7 @@ void convolutions() {
     n /= kScale == 1 ? 1 : 8;
     DeviceArray<float> N(cudalab::random_floats(size_t(n) * n, 1)), P(size_t(n) * n, 0.0f);
     std::string size = std::to_string(n) + "^2, 5x5";
-    const Work conv{2.0 * 25 * n * n, 8.0 * n * n};  // a product and a sum per mask element
+    const Floor conv{.bytes = 8.0 * n * n, .flops = 2.0 * 25 * n * n};  // 2 per mask element
     memory_bound("05", "convolution2DTiled", size, double(n) * n, conv,
                  [&] { convolution2DTiled(N.get(), M.data(), P.get(), 5, n, n); });
 #ifdef CUDALAB_HAVE_FAST
@@ -223,8 +221,8 @@ void spmvs() {
     CsrMatrix A{rows, cols, d_row_ptr.get(), d_col.get(), data.get()};
     EllMatrix E{rows, cols, per_row, d_ell_col.get(), data.get()};
     // Bytes that must move at least: values and column indices, row pointers, x once, y.
-    const Work spmv{2.0 * col_index.size(),  // a product and a sum per entry
-                    8.0 * col_index.size() + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows};
+    const Floor spmv{.bytes = 8.0 * col_index.size() + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows,
+                     .flops = 2.0 * col_index.size()};  // a product and a sum per entry
     std::string size = std::to_string(rows) + " rows x 32";
     memory_bound("06", "spmvCsrScalar", size, rows, spmv,
                  [&] { spmvCsrScalar(A, x.get(), y.get()); });
@@ -299,7 +297,7 @@ void bank_conflicts() {
 void jacobis() {
   for (int n : {1024, 4096, 8192}) {
     n /= kScale == 1 ? 1 : 8;
-    const Work sweep{4.0 * n * n, 8.0 * n * n};  // three sums and a product per point
+    const Floor sweep{.bytes = 8.0 * n * n, .flops = 4.0 * n * n};  // 3 sums, a product per point
     DeviceArray<float> u(cudalab::random_floats(size_t(n) * n, 1)), v(size_t(n) * n, 0.0f);
     std::string size = std::to_string(n) + "^2";
     memory_bound("09", "jacobiSweep", size, double(n) * n, sweep,

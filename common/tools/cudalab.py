@@ -369,6 +369,8 @@ def main(argv: list[str]) -> int:
         status = compile_cuda(b, output, verbose)
     if status != 0 or command == "cc":
         return status
+    if report and backend == "cuda":
+        print("cudalab: note: --report counts on the CPU backend only; running without it", file=sys.stderr)
     if report and backend == "emu":
         return run_with_report(
             output.resolve(), program_args, timeout, [s.resolve().parent for s in b.sources]

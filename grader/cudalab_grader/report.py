@@ -94,7 +94,7 @@ def feedback_html(student: str, entry: StudentResult, results: ClassResults) -> 
                 name=lab,
                 head=head,
                 points=f"{r.score:g} / {r.possible:g}",
-                full=r.status == LabStatus.GRADED and r.score == r.possible,
+                full=r.full_marks,
                 items=[
                     pages.FeedbackItem(title, status, message.rstrip()) for title, status, message in items
                 ],
@@ -124,11 +124,8 @@ def write_class_page(path: Path, results: ClassResults, figures: list[Path]) -> 
         cells = []
         for lab in results.labs:
             r = entry.labs[lab]
-            graded = r.status == LabStatus.GRADED
-            points = f"{r.score:g}" if graded else f"{r.score:g} ({r.status.value})"
-            cells.append(
-                pages.ClassCell(points=points, full=graded and r.score == r.possible, status=r.status.value)
-            )
+            points = f"{r.score:g}" if r.status == LabStatus.GRADED else f"{r.score:g} ({r.status.value})"
+            cells.append(pages.ClassCell(points=points, full=r.full_marks))
         feedback = quote(f"feedback/{student}.html")
         rows.append(pages.ClassRow(student, feedback, cells, f"{entry.score:g}"))
     html = pages.render_class(

@@ -93,6 +93,11 @@ class LabResult:
         """The points, after the late penalty."""
         return round(self.earned * (1.0 - self.penalty), 2)
 
+    @property
+    def full_marks(self) -> bool:
+        """Graded, with every point the lab gives on this backend."""
+        return self.status == LabStatus.GRADED and self.score == self.possible
+
     def to_json(self) -> dict:
         data: dict = {
             "lab": self.lab,

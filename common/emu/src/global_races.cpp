@@ -208,6 +208,15 @@ void record_waiting_read() {
   note_read(*worker_writes->find(r.word, r.epoch, true), r.reader, r.bytes, r.pc);
 }
 
+// The word thread `me` wrote last, and its bytes that it wrote in this epoch: the fast path skips
+// the race table for the thread's next access to them (rewrites_last_word, fast_path.h).
+void remember_last_write(BlockState& b, uintptr_t word, uint16_t me, uint8_t bytes) {
+  b.last_write_word = word;
+  b.last_write_epoch = b.epoch;
+  b.last_writer = me;
+  b.last_write_bytes = bytes;
+}
+
 }  // namespace
 
 void finish_race_checks() {
@@ -224,10 +233,7 @@ bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc) 
   const auto me = static_cast<uint16_t>(running_thread);
   const uint8_t bytes = bytes_touched(word, a, size);
   worker_writes->log_store(word, b.epoch, me, bytes, pc);
-  b.last_write_word = word;
-  b.last_write_epoch = b.epoch;
-  b.last_writer = me;
-  b.last_write_bytes = bytes;
+  remember_last_write(b, word, me, bytes);
   return true;
 }
 
@@ -275,10 +281,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
         w->writer = me;
         w->bytes = bytes;
       }
-      b.last_write_word = word;
-      b.last_write_epoch = b.epoch;
-      b.last_writer = me;
-      b.last_write_bytes = w->bytes;
+      remember_last_write(b, word, me, w->bytes);
       continue;
     }
     if (w->pc != nullptr && w->writer != me && (w->bytes & bytes))

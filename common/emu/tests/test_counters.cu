@@ -15,21 +15,7 @@ using cudalab::LaunchCounters;
 
 constexpr int TILE_WIDTH = 16;
 
-__global__ void copy(const float* in, float* out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = in[i];
-}
-
-// Thread t sums row t: at each step the warp's 32 threads read 32 different rows.
-__global__ void row_sums(const float* in, float* out, int rows, int width) {
-  int Row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (Row >= rows) return;
-  float sum = 0;
-  for (int k = 0; k < width; ++k) sum += in[Row * width + k];
-  out[Row] = sum;
-}
-
-#include "cudalab/textbook_kernels.cuh"  // naiveMatMul, tiledMatMul<TILE_WIDTH>
+#include "cudalab/textbook_kernels.cuh"  // copyCoalesced, rowSums, naiveMatMul, tiledMatMul
 
 // Each thread of one warp writes and reads word threadIdx.x * stride of a shared array.
 __global__ void strided_shared(float* out, int stride) {
@@ -95,7 +81,7 @@ struct Buffers {
 TEST(Counters, ConsecutiveThreadsReadConsecutiveWordsCoalesced) {
   const int n = 4096;
   Buffers b(n);
-  LaunchCounters c = count([&] { copy<<<n / 256, 256>>>(b.in, b.out, n); });
+  LaunchCounters c = count([&] { copyCoalesced<<<n / 256, 256>>>(b.in, b.out, n); });
   EXPECT_EQ(c.global_load_requests, n / 32u);
   EXPECT_EQ(c.global_load_sectors, n / 8u) << "4 sectors of 32 bytes per warp";
   EXPECT_DOUBLE_EQ(c.load_efficiency(), 1.0);
@@ -105,7 +91,7 @@ TEST(Counters, ConsecutiveThreadsReadConsecutiveWordsCoalesced) {
 TEST(Counters, RowPerThreadIsUncoalesced) {
   const int rows = 256, width = 64;
   Buffers b(rows * width);
-  LaunchCounters c = count([&] { row_sums<<<rows / 128, 128>>>(b.in, b.out, rows, width); });
+  LaunchCounters c = count([&] { rowSums<<<rows / 128, 128>>>(b.in, b.out, width, rows); });
   EXPECT_EQ(c.global_load_requests, rows / 32u * width);
   EXPECT_EQ(c.global_load_sectors, 32u * c.global_load_requests) << "one sector per thread";
   EXPECT_DOUBLE_EQ(c.load_efficiency(), 4.0 / 32.0);

@@ -1,7 +1,7 @@
 // The textbook's kernels (PMPP's names), written once for the tests and benchmarks that need a
-// known kernel beside the one under study: the emu counters' test, make bench's lab table and the
-// foundation benchmark. A lab's harness keeps its own kernels: the remote runner serves only the
-// kernels written in the harness itself.
+// known kernel beside the one under study: the emu counters' test, make bench's lab table, the
+// foundation benchmark and the counters' comparison with a GPU (bench_counters). A lab's harness
+// keeps its own kernels: the remote runner serves only the kernels written in the harness itself.
 //
 // The file has no namespace of its own: its kernels join the includer's. The foundation benchmark
 // compiles them twice on emu (checked and as plain C++, bench/foundation_kernels.cuh), each time
@@ -11,6 +11,22 @@
 __global__ void vectorAdd(const float* A, const float* B, float* C, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) C[i] = A[i] + B[i];
+}
+
+// out = in, one thread per element: a warp reads and writes 32 neighbouring floats (coalesced).
+__global__ void copyCoalesced(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+// Thread Row adds up row Row of a Height x Width matrix: the 32 threads of a warp read 32
+// different rows at each step (uncoalesced).
+__global__ void rowSums(const float* in, float* sums, int Width, int Height) {
+  int Row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Row >= Height) return;
+  float sum = 0;
+  for (int k = 0; k < Width; ++k) sum += in[Row * Width + k];
+  sums[Row] = sum;
 }
 
 // P = M * N (Width x Width), one thread per element of P, every operand read from global memory.

@@ -95,12 +95,33 @@ def wrong_map(message: str) -> WrongMap | None:
     return WrongMap(int(header.group(1)), int(header.group(2)), cells) if cells else None
 
 
-def map_picture(m: WrongMap) -> str:
-    """The map as a PNG data URI: right elements light, wrong ones red, never written grey."""
-    import matplotlib
-
+def _pyplot():  # noqa: ANN202 (matplotlib.pyplot, or None)
+    """matplotlib's pyplot, drawing to files; None where matplotlib is not installed (the pages then
+    go without pictures, as the grader's plots do)."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _data_uri(plt, fig) -> str:  # noqa: ANN001
+    """The figure as a PNG data URI (the page holds its pictures)."""
+    fig.tight_layout()
+    out = io.BytesIO()
+    fig.savefig(out, format="png")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def map_picture(m: WrongMap) -> str | None:
+    """The map as a PNG data URI: right elements light, wrong ones red, never written grey."""
+    plt = _pyplot()
+    if plt is None:
+        return None
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
@@ -125,11 +146,7 @@ def map_picture(m: WrongMap) -> str:
         bbox_to_anchor=(1.01, 1.0),
         fontsize=8,
     )
-    fig.tight_layout()
-    out = io.BytesIO()
-    fig.savefig(out, format="png")
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+    return _data_uri(plt, fig)
 
 
 def line_counters(report: str) -> dict[tuple[str, int], list[LineCounters]]:
@@ -176,14 +193,9 @@ def _environment() -> jinja2.Environment:
 
 def picture_of(message: str) -> str | None:
     """The picture of the map of wrong elements in a failed test's message, if it has one (and
-    matplotlib is installed: without it, as for the grader's plots, the text map has to do)."""
+    matplotlib is installed: without it the text map has to do)."""
     m = wrong_map(message)
-    if m is None:
-        return None
-    try:
-        return map_picture(m)
-    except ImportError:
-        return None
+    return map_picture(m) if m else None
 
 
 def lab_roofline(lab: str, reference: dict, own: dict | None) -> str | None:
@@ -198,22 +210,12 @@ def lab_roofline(lab: str, reference: dict, own: dict | None) -> str | None:
     if own:
         points += roofline.points_of(own, labs, mine=True)
         roofs.append(roofline.roofs_of(own, own["device"] + " (yours)"))
-    if not points:
-        return None
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = _pyplot()
+    if not points or plt is None:
         return None
     fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
     roofline.draw(ax, roofs, points)
-    fig.tight_layout()
-    out = io.BytesIO()
-    fig.savefig(out, format="png")
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+    return _data_uri(plt, fig)
 
 
 def render(
@@ -288,9 +290,8 @@ def render_feedback(
 
 @dataclass(frozen=True)
 class ClassCell:
-    points: str
+    points: str  # "14", or "0 (missing)": why a lab was not graded
     full: bool
-    status: str  # "graded", or why the lab was not
 
 
 @dataclass(frozen=True)
