@@ -35,6 +35,18 @@ __global__ void reverse_in_block(int* data) {
   data[base + t] = tile[BLOCK - 1 - t];
 }
 
+// In a block 16 threads wide a warp spans two rows: each lane swaps its number with the lane 16
+// away (the same x in the other row) by a shuffle, then with its row neighbour through shared
+// memory after a barrier; the output says which thread wrote it and what it got.
+__global__ void swap_across_rows(int* out) {
+  __shared__ int swapped[256];
+  const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  const int other_row = __shfl_xor_sync(0xffffffff, t, 16);
+  swapped[t] = other_row;
+  __syncthreads();
+  out[blockIdx.x * 256 + t] = swapped[t ^ 1] * 1000 + threadIdx.y * 100 + threadIdx.x;
+}
+
 // The same with dynamic shared memory, and barriers in a loop: each round shifts by one.
 __global__ void rotate_rounds(int* data, int rounds) {
   extern __shared__ int ring[];
@@ -190,6 +202,20 @@ TEST_F(Runtime, BarrierOrdersSharedMemory) {
   CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
   for (int b = 0; b < BLOCKS; ++b)
     for (int t = 0; t < BLOCK; ++t) ASSERT_EQ(h[b * BLOCK + t], b * BLOCK + BLOCK - 1 - t);
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, WarpsSpanTheRowsOfATwoDimensionalBlock) {
+  const int BLOCKS = 3;
+  std::vector<int> h(256 * BLOCKS, -1);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  swap_across_rows<<<BLOCKS, dim3(16, 16)>>>(d);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < BLOCKS; ++b)
+    for (int t = 0; t < 256; ++t)
+      ASSERT_EQ(h[b * 256 + t], (t ^ 1 ^ 16) * 1000 + t / 16 * 100 + t % 16) << "thread " << t;
   CUDA_CHECK(cudaFree(d));
 }
 

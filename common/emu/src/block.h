@@ -60,9 +60,7 @@ struct BlockState {
 inline uint32_t grid_phase_stamp = 0;
 // The block this worker thread runs, nullptr outside kernels.
 inline thread_local BlockState* current_block = nullptr;
-// The GPU thread it runs now: thread_rank(), kept by the scheduler with threadIdx (cheaper to
-// read).
-inline thread_local unsigned running_thread = 0;
+// The GPU thread it runs now: running_thread (launch.h), thread_rank(), kept with threadIdx.
 
 // The thread that runs now, readable: "block (..), thread (..)" (its number: thread_rank()).
 std::string who(const BlockState& b);

@@ -46,10 +46,10 @@ struct Allocation;
 // in `r`, as every message about an array's element names it (global_checks.cpp).
 std::string element_of(const Allocation& r, uintptr_t a, unsigned size);
 // What a thread's race checks leave waiting until its next race check or until it stops (a read
-// not yet in the table, global_races.cpp; a write over another thread's, overwrites.cpp).
-inline constinit thread_local bool race_checks_waiting = false;
-void finish_race_checks();
-// The thread stops (barrier, warp-level call, end): what waits is done now.
+// not yet in the table, global_races.cpp; a write over another thread's, overwrites.cpp) is
+// flagged by race_checks_waiting and done by finish_race_checks(), both declared in launch.h,
+// whose row of threads settles each thread's checks as it ends.
+// The thread stops (barrier, warp-level call): what waits is done now.
 inline void settle_race_checks() {
   if (race_checks_waiting) finish_race_checks();
 }

@@ -1,13 +1,15 @@
 // How the emu backend runs a grid: blocks in parallel on a pool of worker threads (Workers); inside
 // a block, GPU threads as fibers (Boost.Context) that switch only where a GPU's threads must meet.
 //
-// The algorithm, per block (BlockRunner::run). A round runs fibers one after another; a fiber runs
-// threads, one after another, until the thread it runs stops: at a __syncthreads() (BarrierSites
-// writes down where), at a warp-level call such as a shuffle (WarpMeetings keeps what the lane
-// published), or because it finished (then the fiber takes the next thread not yet started). A
-// stopping fiber switches straight to the next fiber of the round, or to a new one while threads
-// are left to start: one context switch per thread and meeting, and a kernel without barriers costs
-// one fiber per block. When every thread has stopped, the round ends and the runner decides:
+// The algorithm, per block (BlockRunner::run). A round runs fibers one after another; a fiber takes
+// a row of threads not yet started (threadIdx.x up to blockDim.x, one y and z) and runs them one
+// after another, in a loop compiled with the kernel (Launch::run_row), until the thread it runs
+// stops: at a __syncthreads() (BarrierSites writes down where) or at a warp-level call such as a
+// shuffle (WarpMeetings keeps what the lane published). The row then ends after that thread, and
+// the threads after it are left to other fibers. A stopping fiber switches straight to the next
+// fiber of the round, or to a new one while threads are left to start: one context switch per
+// thread and meeting, and a kernel without barriers costs one fiber per block and a loop
+// iteration per thread. When every thread has stopped, the round ends and the runner decides:
 //   - lanes waiting at warp-level calls whose warps are complete go on alone in the next round
 //     (WarpMeetings::ready); if no warp can, the block is stuck: warp divergence;
 //   - otherwise the barrier opens if every thread that has not finished waits at the same
@@ -51,6 +53,7 @@ namespace cudalab::emu {
 namespace {
 
 constexpr size_t kStackBytes = 256 * 1024;
+constexpr unsigned kNoThread = ~0u;  // a fiber's thread before the first of its row stops
 
 // Fiber stacks of one worker, reused by every block it runs. Each has a guard page below it so
 // that a stack overflow faults instead of overwriting another thread's stack.
@@ -136,7 +139,7 @@ class BarrierSites {
 
   // Every thread has stopped at a barrier or finished (done[t]): "" when the barrier may open;
   // otherwise the block could never finish on a GPU, and the text says why.
-  std::string divergence(const std::vector<bool>& done, unsigned finished, unsigned round,
+  std::string divergence(const std::vector<uint8_t>& done, unsigned finished, unsigned round,
                          const LaunchConfig& config) {
     const auto threads = static_cast<unsigned>(done.size());
     if (regather_) {
@@ -320,10 +323,8 @@ class BlockRunner {
     state.unwritten_read.clear();
     threads_ = config.block.x * config.block.y * config.block.z;
     next_ = 0;
-    next_x_ = 0;
-    next_y_ = next_z_ = 0;
-    done_ = 0;
-    done_flag_.assign(threads_, false);
+    next_index_ = {0, 0, 0};
+    waiting_fibers_ = 0;
     barrier_.start_block(threads_);
     warps_.start_block(threads_);
     vote_.assign(threads_, 0);
@@ -339,14 +340,16 @@ class BlockRunner {
     live_.clear();
     live_complete_ = true;
     run_round();
-    while (no_unwritten_read(state) && done_ < threads_) {
+    while (no_unwritten_read(state) && finished() < threads_) {
       if (warps_.waiting() > 0) {  // warps meet at a shuffle or __syncwarp(): they go on alone
         if (!release_warps()) break;
         ++state.epoch;  // the shared-memory checks treat it as ordering (see docs/diagnostics.md)
         run_round();
         continue;
       }
-      if (error_ = barrier_.divergence(done_flag_, done_, round_, *config_); !error_.empty()) break;
+      if (error_ = barrier_.divergence(finished_flags(), finished(), round_, *config_);
+          !error_.empty())
+        break;
       if (votes_used_) {  // __syncthreads_count() and friends: count once for every thread
         vote_total_ = 0;
         for (unsigned t = 0; t < threads_; ++t) vote_total_ += std::exchange(vote_[t], 0);
@@ -376,15 +379,15 @@ class BlockRunner {
 
   // __syncthreads() of the thread that runs now. Only a thread that waits somewhere else than the
   // round's first one is written down: the common case stays cheap.
-  void arrive(const char* file, int line) {
-    Fiber& me = *current_;
+  [[gnu::always_inline]] void arrive(const char* file, int line) {
+    Fiber& me = stopping();
     barrier_.arrive(me.thread, file, line, round_);
     switch_to(me, next_in_round());
   }
 
   // __syncthreads_count(): a barrier that also counts the threads whose predicate holds.
   int arrive_and_count(bool predicate, const char* file, int line) {
-    vote_[current_->thread] = predicate;
+    vote_[running_thread] = predicate;
     votes_used_ = true;
     arrive(file, line);
     return vote_total_;
@@ -399,7 +402,7 @@ class BlockRunner {
   // A warp-level call (shuffle, vote, __syncwarp) of the running thread: publishes `value`, waits
   // for the lanes of `mask`, and returns what the warp's 32 lanes published.
   const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
-    Fiber& me = *current_;
+    Fiber& me = stopping();
     const unsigned parity = warps_.publish(me.thread, mask == 0 ? 1u : mask, value, file, line);
     switch_to(me, next_in_round());
     return warps_.warp_values(parity, me.thread);
@@ -408,7 +411,7 @@ class BlockRunner {
   // A collective of a tile larger than a warp: publishes `value` at a block barrier, and returns
   // what the block's threads published (double-buffered, as warp_exchange is).
   const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
-    const unsigned parity = warps_.publish_to_block(current_->thread, value);
+    const unsigned parity = warps_.publish_to_block(running_thread, value);
     arrive(file, line);
     return warps_.block_values(parity);
   }
@@ -416,7 +419,7 @@ class BlockRunner {
   // coalesced_threads(): the lanes of the running thread's warp that reach this call together
   // (those waiting at the same line when the block's threads have all stopped).
   unsigned coalesce(const char* file, int line) {
-    Fiber& me = *current_;
+    Fiber& me = stopping();
     warps_.wait_coalesced(me.thread, file, line);
     switch_to(me, next_in_round());
     return warps_.coalesced_mask(me.thread);
@@ -460,24 +463,63 @@ class BlockRunner {
 
   struct Fiber {
     ctx::fiber self;      // this context, while it is suspended
-    unsigned thread = 0;  // the GPU thread it runs now
+    unsigned thread = 0;  // the GPU thread it runs now, written down when the thread first stops
     uint3 index{};        // and that thread's threadIdx
-    bool parked = false;  // it has no thread: its block has none left to start
+    ThreadRow row{};      // the row of threads it runs
+    unsigned row_y = 0, row_z = 0;  // its threadIdx.y and .z
+    bool parked = false;            // it has no thread: its block has none left to start
   };
-  // threadIdx of the next thread to start, counted up without divisions (they cost more than a
-  // thread of a small kernel).
-  uint3 take_index() {
-    const unsigned x = next_x_.load(std::memory_order_relaxed);
-    const uint3 i{x, next_y_, next_z_};
+
+ public:
+  // The running fiber's next row of threads (its last row has finished), or nullptr when no thread
+  // is left to start: from the next thread not started to the end of its row (a whole row of
+  // threadIdx.x at a time, counted on without divisions).
+  const ThreadRow* take_row() {
+    Fiber& f = *current_;
+    if (next_ == threads_ || !error_.empty()) return nullptr;
+    const uint3 first = next_index_;
     const dim3& b = config_->block;
-    next_x_.store(x + 1 == b.x ? 0 : x + 1, std::memory_order_relaxed);
-    if (x + 1 == b.x) {
-      if (++next_y_ == b.y) {
-        next_y_ = 0;
-        ++next_z_;
-      }
+    f.row = {first.x, b.x, next_, &::threadIdx};
+    f.row_y = first.y;
+    f.row_z = first.z;
+    f.thread = kNoThread;
+    next_ += b.x - first.x;
+    next_index_.x = 0;
+    if (++next_index_.y == b.y) {
+      next_index_.y = 0;
+      ++next_index_.z;
     }
-    return i;
+    ::threadIdx = first;
+    return &f.row;
+  }
+
+ private:
+  // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
+  // thread it runs, and the row ends after it (the threads after it start on other fibers, in
+  // order, as if the row had not been taken).
+  Fiber& stopping() {
+    Fiber& me = *current_;
+    if (me.thread == running_thread) return me;  // it stopped before: all this is done
+    me.thread = running_thread;
+    // (threadIdx is not read back: its x was just written alone, and reading x with y as one word
+    // would stall the processor until that store is done.)
+    me.index = {me.row.x + (me.thread - me.row.thread), me.row_y, me.row_z};
+    if (ThreadRow& row = me.row; me.index.x + 1 < row.end) {
+      next_ = me.thread + 1;
+      next_index_ = {me.index.x + 1, me.index.y, me.index.z};
+      row.end = me.index.x + 1;
+    }
+    return me;
+  }
+
+  // When every thread has stopped: the threads started and not waiting on a fiber have finished.
+  unsigned finished() const { return next_ - waiting_fibers_; }
+  const std::vector<uint8_t>& finished_flags() {
+    finished_flag_.assign(threads_, 0);
+    std::fill_n(finished_flag_.begin(), next_, 1);
+    for (auto& f : fibers_)
+      if (!f->parked) finished_flag_[f->thread] = 0;
+    return finished_flag_;
   }
 
   // Runs live_ in order, and new fibers while threads are left to start; returns when all stopped.
@@ -520,24 +562,17 @@ class BlockRunner {
       woke_up(f, std::move(c));
       for (;;) {
         f.parked = false;
-        while (next_ < threads_ && error_.empty()) {
-          f.thread = next_++;
-          f.index = take_index();
-          ::threadIdx = f.index;
-          running_thread = f.thread;
-          try {
-            fn_.call(fn_.ctx);
-            settle_race_checks();
-          } catch (const KernelFault& fault) {  // a check stopped this thread: stop the block
-            if (error_.empty()) {
-              error_ = fault.message;
-              error_code_ = fault.code;
-            }
+        ++waiting_fibers_;
+        try {
+          fn_.run(fn_.ctx);                   // rows of threads until none is left (take_row)
+        } catch (const KernelFault& fault) {  // a check stopped a thread: stop the block
+          if (error_.empty()) {
+            error_ = fault.message;
+            error_code_ = fault.code;
           }
-          done_flag_[f.thread] = true;
-          ++done_;
         }
         f.parked = true;
+        --waiting_fibers_;
         live_complete_ = false;
         switch_to(f, next_in_round());
       }
@@ -549,13 +584,11 @@ class BlockRunner {
   StackPool stacks_;  // declared first: destroyed after the fibers that use it
   const LaunchConfig* config_ = nullptr;
   ThreadFn fn_{};
-  unsigned threads_ = 0, next_ = 0, done_ = 0;  // threads: in the block, started, finished
+  unsigned threads_ = 0, next_ = 0;  // threads: in the block, started
   unsigned round_ = 0;
-  // threadIdx of the next to start. x is read and written on its own (an atomic, relaxed: plain
-  // moves): read back with y as one word after writing x alone, it stalls every thread's start.
-  std::atomic<unsigned> next_x_ = 0;
-  unsigned next_y_ = 0, next_z_ = 0;
-  std::vector<bool> done_flag_;
+  uint3 next_index_{};                  // threadIdx of the next thread to start
+  unsigned waiting_fibers_ = 0;         // not parked: each has a thread that has not finished
+  std::vector<uint8_t> finished_flag_;  // finished_flags()
   std::vector<std::unique_ptr<Fiber>> fibers_;  // fibers hold references to their own records
   std::vector<Fiber*> idle_;                    // parked fibers, for round 0
   size_t idle_pos_ = 0;                         // idle_[idle_pos_] is taken next
@@ -678,7 +711,8 @@ cudaError_t validate(const LaunchConfig& c, std::string& why) {
 
 namespace {
 // The running block's scheduler; outside a kernel, a message and the end of the program.
-BlockRunner& runner_for(const char* what, const char* file, int line) {
+[[gnu::always_inline]] inline BlockRunner& runner_for(const char* what, const char* file,
+                                                      int line) {
   if (runner == nullptr) {
     diagnose(std::string(what) + " called outside a kernel at " + site(file, line));
     std::abort();
@@ -766,6 +800,8 @@ const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
   return runner_for("a collective of a tile larger than a warp", file, line)
       .block_exchange(value, file, line);
 }
+
+const ThreadRow* take_row() { return runner->take_row(); }
 
 void syncthreads(const char* file, int line) {
   runner_for("__syncthreads()", file, line).arrive(file, line);

@@ -15,14 +15,27 @@
 // block or launch. Only the runtime's own files write them; to programs they are const, as on a
 // GPU, which also tells the compiler's instrumentation that reading them needs no check. That
 // holds only for a type without constructors, so blockDim and gridDim are uint3 here (CUDA's are
-// dim3: the same fields, and a uint3 converts to a dim3 wherever one is needed).
+// dim3: the same fields, and a uint3 converts to a dim3 wherever one is needed). The exception:
+// threadIdx in unchecked code, where the loop over a row's threads (launch.h) has the kernel's
+// body inlined and writes threadIdx between threads; a compiler would assume a const one unchanged.
+#if defined(__SANITIZE_THREAD__)
+#define CUDALAB_EMU_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CUDALAB_EMU_CHECKED 1
+#endif
+#endif
 #ifdef CUDALAB_EMU_RUNTIME
 inline thread_local constinit uint3 threadIdx{0, 0, 0};
 inline thread_local constinit uint3 blockIdx{0, 0, 0};
 inline thread_local constinit uint3 blockDim{1, 1, 1};
 inline thread_local constinit uint3 gridDim{1, 1, 1};
 #else
+#ifdef CUDALAB_EMU_CHECKED
 extern thread_local constinit const uint3 threadIdx;
+#else
+extern thread_local constinit uint3 threadIdx;
+#endif
 extern thread_local constinit const uint3 blockIdx;
 extern thread_local constinit const uint3 blockDim;
 extern thread_local constinit const uint3 gridDim;

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "cudalab/emu/device.h"  // threadIdx
 #include "cudalab/emu/runtime.h"
 #include "cudalab/emu/types.h"
 
@@ -33,11 +34,28 @@ struct LaunchConfig {
   unsigned pointer_count = 0;
 };
 
-// One GPU thread's work: call(ctx) runs the kernel body for the thread that is current.
+// Internal (the scheduler's, scheduler.cpp): the threads a fiber runs one after another,
+// threadIdx.x from x up to end in one row of the block (the scheduler has set threadIdx.y and .z),
+// `thread` the number in the block of the thread at x. A thread that stops (at a barrier or a
+// warp-level call) lowers `end` to end the row after itself: other fibers start the threads after
+// it.
+struct ThreadRow {
+  unsigned x, end, thread;
+  uint3* index;  // this worker's threadIdx
+};
+// The running fiber's next row (its last one has finished), or nullptr when its block has no
+// thread left to start.
+const ThreadRow* take_row();
+// A fiber's work: run(ctx) runs the kernel body for each thread of each row take_row() gives it.
 struct ThreadFn {
-  void (*call)(void*);
+  void (*run)(void*);
   void* ctx;
 };
+// Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
+// and whether its race checks left something to finish when it stops (checks.h).
+inline constinit thread_local unsigned running_thread = 0;
+inline constinit thread_local bool race_checks_waiting = false;
+void finish_race_checks();
 
 // Checks the configuration as a GPU does, runs every block and records the launch's errors.
 void execute(const LaunchConfig& config, ThreadFn thread);
@@ -81,23 +99,36 @@ class Launch {
     config.pointers = pointers;
     config.pointer_count = count;
     Call<Body, Params> call{body, params};
-    execute(config, {&run_thread<Body, Params>, &call});
+    execute(config, {&run_rows<Body, Params>, &call});
   }
 
-  // One GPU thread: the body, given copies of the kernel's arguments. The copies are the launch's
-  // work, not the kernel's, so they are left out of the checks' instrumentation (a hook call per
-  // argument and thread otherwise); the body takes them by value, so that the kernel reads its
-  // parameters as values, not from memory. (A compiler does not inline the checked body into
-  // these functions, whose instrumentation differs: the kernel stays checked.)
+  // The GPU threads of a fiber's rows, one after another, each running the body given copies of
+  // the kernel's arguments. The loop is here, compiled with the kernel, so that a thread costs
+  // what its body costs (the compiler inlines an unchecked body into it) and not a call from the
+  // scheduler; a thread that finished after stopping returns straight into it. The copies are the
+  // launch's work, not the kernel's, so they are left out of the checks' instrumentation (a hook
+  // call per argument and thread otherwise); the body takes them by value, so that the kernel reads
+  // its parameters as values, not from memory. (A compiler does not inline the checked body into
+  // these functions, whose instrumentation differs: the kernel stays checked.) `row->end` is read
+  // again after each thread: a thread that stopped has lowered it. (threadIdx is not const to
+  // unchecked programs, device.h, for this loop's sake.)
   template <class Body, class Params>
   struct Call {
     Body& body;
     Params& params;
   };
   template <class Body, class Params>
-  __attribute__((no_sanitize("thread"))) static void run_thread(void* call) {
+  __attribute__((no_sanitize("thread"))) static void run_rows(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
-    call_with(c.body, c.params, std::make_index_sequence<std::tuple_size_v<Params>>{});
+    while (const ThreadRow* row = take_row()) {
+      unsigned thread = row->thread;
+      for (unsigned x = row->x; x < row->end; ++x, ++thread) {
+        row->index->x = x;
+        running_thread = thread;
+        call_with(c.body, c.params, std::make_index_sequence<std::tuple_size_v<Params>>{});
+        if (race_checks_waiting) finish_race_checks();
+      }
+    }
   }
   template <class Body, class Params, size_t... I>
   __attribute__((no_sanitize("thread"))) static void call_with(Body& body, Params& params,
