@@ -121,11 +121,16 @@ class Launch {
   __attribute__((no_sanitize("thread"))) static void run_rows(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
     while (const ThreadRow* row = take_row()) {
+      Params params = c.params;  // the row's copy: no store of the kernel's can change it
       unsigned thread = row->thread;
       for (unsigned x = row->x; x < row->end; ++x, ++thread) {
+#ifdef CUDALAB_EMU_CHECKED
         row->index->x = x;
+#else
+        ::threadIdx.x = x;  // (the compiler sees where the body's threadIdx.x comes from)
+#endif
         running_thread = thread;
-        call_with(c.body, c.params, std::make_index_sequence<std::tuple_size_v<Params>>{});
+        call_with(c.body, params, std::make_index_sequence<std::tuple_size_v<Params>>{});
         if (race_checks_waiting) finish_race_checks();
       }
     }
