@@ -3,13 +3,14 @@
 //
 // The algorithm, per block (BlockRunner::run). A round runs fibers one after another; a fiber takes
 // a row of threads not yet started (threadIdx.x up to blockDim.x, one y and z) and runs them one
-// after another, in a loop compiled with the kernel (Launch::run_row), until the thread it runs
+// after another, in a loop compiled with the kernel (Launch::run_rows), until the thread it runs
 // stops: at a __syncthreads() (BarrierSites writes down where) or at a warp-level call such as a
-// shuffle (WarpMeetings keeps what the lane published). The row then ends after that thread, and
-// the threads after it are left to other fibers. A stopping fiber switches straight to the next
-// fiber of the round, or to a new one while threads are left to start: one context switch per
-// thread and meeting, and a kernel without barriers costs one fiber per block and a loop
-// iteration per thread. When every thread has stopped, the round ends and the runner decides:
+// shuffle (WarpMeetings keeps what the lane published). The row then ends after that thread, the
+// threads after it are left to other fibers, and from then on the block's fibers take one thread
+// at a time (a row would end after its first thread anyway). A stopping fiber switches straight
+// to the next fiber of the round, or to a new one while threads are left to start: one context
+// switch per thread and meeting, and a kernel without barriers costs one fiber per block and a
+// loop iteration per thread. When every thread has stopped, the round ends and the runner decides:
 //   - lanes waiting at warp-level calls whose warps are complete go on alone in the next round
 //     (WarpMeetings::ready); if no warp can, the block is stuck: warp divergence;
 //   - otherwise the barrier opens if every thread that has not finished waits at the same
@@ -324,6 +325,7 @@ class BlockRunner {
     threads_ = config.block.x * config.block.y * config.block.z;
     next_ = 0;
     next_index_ = {0, 0, 0};
+    threads_stop_ = false;
     waiting_fibers_ = 0;
     barrier_.start_block(threads_);
     warps_.start_block(threads_);
@@ -476,7 +478,7 @@ class BlockRunner {
   // threadIdx.x at a time, counted on without divisions).
   const ThreadRow* take_row() {
     Fiber& f = *current_;
-    if (next_ == threads_ || !error_.empty()) return nullptr;
+    if (next_ == threads_ || !error_.empty() || threads_stop_) return nullptr;
     const uint3 first = next_index_;
     const dim3& b = config_->block;
     f.row = {first.x, b.x, next_, &::threadIdx};
@@ -494,6 +496,28 @@ class BlockRunner {
   }
 
  private:
+  // The next thread to start, alone: once a block's threads stop (at barriers or warp-level
+  // calls), a row would end after its first thread anyway, and a thread started by the fiber's
+  // own loop costs less than a row (the kernel's body is called last, so it returns straight to
+  // this loop: one return fewer after each switch back).
+  void take_thread(Fiber& f) {
+    const uint3 i = next_index_;
+    f.thread = next_++;
+    f.index = i;
+    f.row = {i.x, i.x + 1, f.thread, &::threadIdx};
+    const dim3& b = config_->block;
+    if (++next_index_.x == b.x) {
+      next_index_.x = 0;
+      if (++next_index_.y == b.y) {
+        next_index_.y = 0;
+        ++next_index_.z;
+      }
+    }
+    ::threadIdx = i;
+    running_thread = f.thread;
+  }
+
+ private:
   // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
   // thread it runs, and the row ends after it (the threads after it start on other fibers, in
   // order, as if the row had not been taken).
@@ -508,6 +532,7 @@ class BlockRunner {
       next_ = me.thread + 1;
       next_index_ = {me.index.x + 1, me.index.y, me.index.z};
       row.end = me.index.x + 1;
+      threads_stop_ = true;  // the rest of the block: a thread at a time (take_thread)
     }
     return me;
   }
@@ -564,7 +589,12 @@ class BlockRunner {
         f.parked = false;
         ++waiting_fibers_;
         try {
-          fn_.run(fn_.ctx);                   // rows of threads until none is left (take_row)
+          fn_.run_rows(fn_.ctx);  // rows of threads until none is left or threads stop
+          while (next_ < threads_ && error_.empty()) {  // then one thread at a time
+            take_thread(f);
+            fn_.run_thread(fn_.ctx);
+            settle_race_checks();
+          }
         } catch (const KernelFault& fault) {  // a check stopped a thread: stop the block
           if (error_.empty()) {
             error_ = fault.message;
@@ -587,6 +617,7 @@ class BlockRunner {
   unsigned threads_ = 0, next_ = 0;  // threads: in the block, started
   unsigned round_ = 0;
   uint3 next_index_{};                  // threadIdx of the next thread to start
+  bool threads_stop_ = false;           // a thread of this block stopped before the end of its row
   unsigned waiting_fibers_ = 0;         // not parked: each has a thread that has not finished
   std::vector<uint8_t> finished_flag_;  // finished_flags()
   std::vector<std::unique_ptr<Fiber>> fibers_;  // fibers hold references to their own records

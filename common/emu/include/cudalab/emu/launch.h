@@ -46,9 +46,11 @@ struct ThreadRow {
 // The running fiber's next row (its last one has finished), or nullptr when its block has no
 // thread left to start.
 const ThreadRow* take_row();
-// A fiber's work: run(ctx) runs the kernel body for each thread of each row take_row() gives it.
+// A fiber's work: run_rows(ctx) runs the kernel body for each thread of each row take_row()
+// gives it; run_thread(ctx) for the thread the scheduler has made current.
 struct ThreadFn {
-  void (*run)(void*);
+  void (*run_rows)(void*);
+  void (*run_thread)(void*);
   void* ctx;
 };
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
@@ -99,7 +101,7 @@ class Launch {
     config.pointers = pointers;
     config.pointer_count = count;
     Call<Body, Params> call{body, params};
-    execute(config, {&run_rows<Body, Params>, &call});
+    execute(config, {&run_rows<Body, Params>, &run_thread<Body, Params>, &call});
   }
 
   // The GPU threads of a fiber's rows, one after another, each running the body given copies of
@@ -120,8 +122,8 @@ class Launch {
   template <class Body, class Params>
   __attribute__((no_sanitize("thread"))) static void run_rows(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
+    Params params = c.params;  // the fiber's copy: no store of the kernel's can change it
     while (const ThreadRow* row = take_row()) {
-      Params params = c.params;  // the row's copy: no store of the kernel's can change it
       unsigned thread = row->thread;
       for (unsigned x = row->x; x < row->end; ++x, ++thread) {
 #ifdef CUDALAB_EMU_CHECKED
@@ -134,6 +136,11 @@ class Launch {
         if (race_checks_waiting) finish_race_checks();
       }
     }
+  }
+  template <class Body, class Params>
+  __attribute__((no_sanitize("thread"))) static void run_thread(void* call) {
+    auto& c = *static_cast<Call<Body, Params>*>(call);
+    call_with(c.body, c.params, std::make_index_sequence<std::tuple_size_v<Params>>{});
   }
   template <class Body, class Params, size_t... I>
   __attribute__((no_sanitize("thread"))) static void call_with(Body& body, Params& params,
