@@ -52,6 +52,7 @@ constexpr int kRepeats = 21;
 // The least a kernel must do per run (performance.h's floor: the bytes it must move, each input
 // read and each output written once, and its floating-point operations), for the roofline.
 using cudalab::performance::Floor;
+namespace flops = cudalab::performance::flops;
 
 struct Result {
   std::string lab, kernel, size;
@@ -92,7 +93,7 @@ void memory_bound(const std::string& lab, const std::string& kernel, const std::
 // An n x n matrix product: 2 n^3 operations, compared with cuBLAS.
 void compute_bound(const std::string& lab, const std::string& kernel, int n,
                    const std::function<void()>& run, double ceiling) {
-  const Floor work{.bytes = 3.0 * n * n * sizeof(float), .flops = 2.0 * n * n * n};
+  const Floor work{.bytes = 3.0 * n * n * sizeof(float), .flops = flops::matmul(n, n, n)};
   double ms = time_ms(run);
   add(lab, kernel, std::to_string(n) + "^3", n, ms, work.flops / ms / 1e6, "GFLOP/s", "cuBLAS",
       ceiling, work);
@@ -118,7 +119,7 @@ double cublas(int n) {
                 C.get(), n);
   });
   cublasDestroy(handle);
-  double gflops = 2.0 * n * n * n / ms / 1e6;
+  double gflops = flops::matmul(n, n, n) / ms / 1e6;
   add("-", "cuBLAS SGEMM", std::to_string(n) + "^3", n, ms, gflops, "GFLOP/s", "", 0);
   return gflops;
 }
@@ -164,7 +165,7 @@ void vector_add() {
     n /= kScale;
     DeviceArray<float> A(n, 1.0f), B(n, 2.0f), C(n, 0.0f);
     memory_bound("01", "vecAddKernel", "2^" + std::to_string(int(std::log2(n))), n,
-                 {.bytes = 12.0 * n, .flops = 1.0 * n},
+                 {.bytes = 12.0 * n, .flops = flops::vector_add(n)},
                  [&] { vecAddKernel<<<(n + 255) / 256, 256>>>(A.get(), B.get(), C.get(), n); });
   }
 }
@@ -175,7 +176,7 @@ void grayscale() {
     const size_t pixels = size_t(n) * n;
     DeviceArray<unsigned char> rgb(pixels * 3, 100), grey(pixels, 0);
     memory_bound("02", "colorToGrayscale", std::to_string(n) + "^2", double(pixels),
-                 {.bytes = 4.0 * pixels, .flops = 5.0 * pixels},  // 3 products and 2 sums
+                 {.bytes = 4.0 * pixels, .flops = flops::grayscale(pixels)},
                  [&] { colorToGrayscale(grey.get(), rgb.get(), n, n); });
   }
 }
@@ -186,7 +187,7 @@ void convolutions() {
     n /= kScale == 1 ? 1 : 8;
     DeviceArray<float> N(cudalab::random_floats(size_t(n) * n, 1)), P(size_t(n) * n, 0.0f);
     std::string size = std::to_string(n) + "^2, 5x5";
-    const Floor conv{.bytes = 8.0 * n * n, .flops = 2.0 * 25 * n * n};  // 2 per mask element
+    const Floor conv{.bytes = 8.0 * n * n, .flops = flops::convolution(double(n) * n, 25)};
     memory_bound("05", "convolution2DTiled", size, double(n) * n, conv,
                  [&] { convolution2DTiled(N.get(), M.data(), P.get(), 5, n, n); });
 #ifdef CUDALAB_HAVE_FAST
@@ -222,7 +223,7 @@ void spmvs() {
     EllMatrix E{rows, cols, per_row, d_ell_col.get(), data.get()};
     // Bytes that must move at least: values and column indices, row pointers, x once, y.
     const Floor spmv{.bytes = 8.0 * col_index.size() + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows,
-                     .flops = 2.0 * col_index.size()};  // a product and a sum per entry
+                     .flops = flops::spmv(col_index.size())};
     std::string size = std::to_string(rows) + " rows x 32";
     memory_bound("06", "spmvCsrScalar", size, rows, spmv,
                  [&] { spmvCsrScalar(A, x.get(), y.get()); });
@@ -297,7 +298,7 @@ void bank_conflicts() {
 void jacobis() {
   for (int n : {1024, 4096, 8192}) {
     n /= kScale == 1 ? 1 : 8;
-    const Floor sweep{.bytes = 8.0 * n * n, .flops = 4.0 * n * n};  // 3 sums, a product per point
+    const Floor sweep{.bytes = 8.0 * n * n, .flops = flops::jacobi(double(n) * n)};
     DeviceArray<float> u(cudalab::random_floats(size_t(n) * n, 1)), v(size_t(n) * n, 0.0f);
     std::string size = std::to_string(n) + "^2";
     memory_bound("09", "jacobiSweep", size, double(n) * n, sweep,

@@ -105,7 +105,8 @@ def write_junit(path: Path, results: dict[str, LabResult]) -> None:
 
 def counters_report(build: Path, lab: str, tests: str = "*") -> str:
     """CUDALAB_REPORT=1 on emu: the memory counters of the lab's kernels over the tests that
-    `tests` (a GoogleTest filter) selects."""
+    `tests` (a GoogleTest filter) selects, after the [ ROOFLINE ] lines of those tests (their
+    kernels' FLOPs and the sectors they moved)."""
     program = build / "labs" / f"{lab}-labs"
     if not program.exists():
         return ""
@@ -122,7 +123,8 @@ def counters_report(build: Path, lab: str, tests: str = "*") -> str:
     except subprocess.TimeoutExpired:
         return "(the counted run took longer than its time limit)"
     start = r.stderr.find("cudalab emu report")
-    return r.stderr[start:].strip() if start >= 0 else "(no instrumented kernel ran)"
+    roofline = "".join(line + "\n" for line in r.stdout.splitlines() if line.startswith("[ ROOFLINE ]"))
+    return roofline + (r.stderr[start:].strip() if start >= 0 else "(no instrumented kernel ran)")
 
 
 def write_page(build: Path, results: dict[str, LabResult], built: list[str], on_emu: bool) -> str:

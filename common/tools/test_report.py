@@ -4,6 +4,7 @@ tests' messages and the emu's counters, what the page holds, and the page in a r
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
@@ -35,6 +36,12 @@ kernel tiledMatMulKernel<TILE_WIDTH>, 2 launch(es)
   kernel.cu:3         shared store          1536           1536           1.00       100%
   kernel.cu:4         global load           1536          49152          32.00        12%
   kernel.cu:6         shared load          67584          67584           1.00       100%
+"""
+
+# The counting tests' roofline lines (performance.h) as check.py puts them before the report: lab 04's
+# tiled kernel, and a skeleton's that moved nothing.
+ROOFLINE = """[ ROOFLINE ] tiledMatMul16: 983040 FLOPs, 8320 sectors in 1 launch(es) of tiledMatMulKernel<16>
+[ ROOFLINE ] tiledMatMul32: 983040 FLOPs, 0 sectors in 1 launch(es) of tiledMatMulKernel<16>
 """
 
 # make bench's JSON, cut to what the roofline reads: the ceilings and one lab 04 kernel.
@@ -87,7 +94,7 @@ def a_page(folder: Path) -> Path:
     html = report.render(
         [lab, broken],
         backend="emu",
-        reports={"04_tiled_matmul": COUNTERS},
+        reports={"04_tiled_matmul": ROOFLINE + COUNTERS},
         lab_folders={"04_tiled_matmul": folder, "05_convolution_halo": folder},
         references=[REFERENCE],
     )
@@ -102,6 +109,15 @@ class Reading(unittest.TestCase):
         self.assertEqual(len(m.cells), 5)
         self.assertEqual(m.cells[2], "....XXooo")
         self.assertIsNone(report.wrong_map("P: 3 of 45 elements are wrong\n  P[1] = 2, expected 1"))
+
+    def test_the_counting_tests_kernels_are_read_for_the_roofline(self) -> None:
+        self.assertEqual(report.counted_work(ROOFLINE + COUNTERS), {"tiledMatMul16": (983040.0, 8320)})
+
+    def test_the_line_performance_h_prints_is_the_line_read(self) -> None:
+        header = (Path(__file__).parents[1] / "include" / "cudalab" / "performance.h").read_text()
+        (printf,) = re.findall(r'std::printf\("(\[ ROOFLINE \][^"]*)\\n"', header)
+        line = printf.replace("%llu", "%d").replace("%zu", "%d") % ("vecAddKernel", 16384, 6144, 1, "k")
+        self.assertEqual(report.counted_work(line), {"vecAddKernel": (16384.0, 6144)})
 
     def test_counters_are_read_per_line_and_access(self) -> None:
         c = report.line_counters(COUNTERS)
@@ -140,6 +156,21 @@ class Page(unittest.TestCase):
         self.assertEqual(point.label, "04 tiledMatMul16")
         self.assertAlmostEqual(point.intensity, 4096 / 6)
         self.assertAlmostEqual(point.gflops, 2.0 * 4096**3 / 16.9 / 1e6)
+
+    def test_a_counted_kernel_sits_on_the_roof_at_its_intensity(self) -> None:
+        from cudalab_tools import roofline
+
+        roofs = roofline.roofs_of(REFERENCE, "H100")
+        point = roofline.counted_point("tiledMatMul16", 983040, 8320, roofs)
+        self.assertAlmostEqual(point.intensity, 983040 / (32 * 8320))
+        self.assertAlmostEqual(point.gflops, 2911.0 * point.intensity)  # below the ridge: sloped roof
+        self.assertTrue(point.mine and point.counted)
+        self.assertAlmostEqual(roofline.counted_point("k", 1e9, 1, roofs).gflops, 50600.0)  # flat roof
+
+    def test_a_lab_with_counted_kernels_only_gets_a_roofline(self) -> None:
+        counted = report.counted_work(ROOFLINE)
+        self.assertIsNotNone(report.lab_roofline("07_averaging_filter", REFERENCE, None, counted))
+        self.assertIsNone(report.lab_roofline("07_averaging_filter", REFERENCE, None, {}))
 
     def test_a_picture_for_the_mapped_failure_only(self) -> None:
         self.assertEqual(self.html.count('<img class="wrong-elements" src="data:image/png;base64,'), 1)

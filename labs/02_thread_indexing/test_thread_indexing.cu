@@ -166,7 +166,8 @@ TEST(GrayscalePerformance, NeighbouringThreadsNeighbouringPixels) {
   DeviceArray<unsigned char> d_in(random_bytes(width * height * 3, 1)),
       d_out(std::vector<unsigned char>(width * height));
   auto launches = cudalab::performance::count(
-      [&] { ASSERT_EQ(colorToGrayscale(d_out.get(), d_in.get(), width, height), cudaSuccess); });
+      [&] { ASSERT_EQ(colorToGrayscale(d_out.get(), d_in.get(), width, height), cudaSuccess); },
+      {"colorToGrayscale", cudalab::performance::flops::grayscale(width * height)});
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_GT(launches[0].global_store_requests, 0u);
   std::printf("[ COUNTED  ] used per sector moved: loads %.2f, stores %.2f\n",

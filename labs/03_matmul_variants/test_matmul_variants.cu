@@ -161,10 +161,13 @@ TEST(MatmulVariantsPerformance, ElementPerThreadCoalesces) {
   const int n = 64;
   DeviceArray<float> a(cudalab::random_floats(n * n, 1)), b(cudalab::random_floats(n * n, 2)),
       c(std::vector<float>(n * n));
+  const double flops = cudalab::performance::flops::matmul(n, n, n);
   auto rows = cudalab::performance::count(
-      [&] { ASSERT_EQ(matmulRowPerThread(a.get(), b.get(), c.get(), n, n, n), cudaSuccess); });
+      [&] { ASSERT_EQ(matmulRowPerThread(a.get(), b.get(), c.get(), n, n, n), cudaSuccess); },
+      {"matmulRowPerThread", flops});
   auto elements = cudalab::performance::count(
-      [&] { ASSERT_EQ(matmulElementPerThread(a.get(), b.get(), c.get(), n, n, n), cudaSuccess); });
+      [&] { ASSERT_EQ(matmulElementPerThread(a.get(), b.get(), c.get(), n, n, n), cudaSuccess); },
+      {"matmulElementPerThread", flops});
   ASSERT_EQ(rows.size(), 1u);
   ASSERT_EQ(elements.size(), 1u);
   std::printf("[ COUNTED  ] load sectors: row per thread %llu, element per thread %llu\n",

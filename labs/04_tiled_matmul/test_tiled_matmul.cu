@@ -61,8 +61,10 @@ void check_loads(TiledMatMul tiled, int tile) {
   const int I = 64, J = 96, K = 80;
   DeviceArray<float> d_M(cudalab::random_floats(I * J, 1)), d_N(cudalab::random_floats(J * K, 2));
   DeviceArray<float> d_P(std::vector<float>(I * K, 0.0f));
+  const std::string name = "tiledMatMul" + std::to_string(tile);
   auto launches = cudalab::performance::count(
-      [&] { ASSERT_EQ(tiled(d_M.get(), d_N.get(), d_P.get(), I, J, K), cudaSuccess); });
+      [&] { ASSERT_EQ(tiled(d_M.get(), d_N.get(), d_P.get(), I, J, K), cudaSuccess); },
+      {name.c_str(), cudalab::performance::flops::matmul(I, J, K)});
   ASSERT_EQ(launches.size(), 1u) << "tiledMatMul" << tile << " should launch one kernel";
   const unsigned long long tiles_across = (K + tile - 1) / tile, tiles_down = (I + tile - 1) / tile;
   const unsigned long long most =

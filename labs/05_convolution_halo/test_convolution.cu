@@ -172,7 +172,8 @@ TEST(ConvolutionPerformance, TiledReadsEachInputOnce) {
   DeviceArray<float> d_N(cudalab::random_floats(Width, 1)), d_P(std::vector<float>(Width, 0.0f));
   std::vector<float> M = cudalab::random_floats(Mask_Width, 2);
   auto launches = cudalab::performance::count(
-      [&] { ASSERT_EQ(kTiled(d_N.get(), M, d_P.get(), Mask_Width, Width), cudaSuccess); });
+      [&] { ASSERT_EQ(kTiled(d_N.get(), M, d_P.get(), Mask_Width, Width), cudaSuccess); },
+      {"convolution1DTiled", cudalab::performance::flops::convolution(Width, Mask_Width)});
   ASSERT_EQ(launches.size(), 1u) << "convolution1DTiled should launch one kernel";
   const unsigned long long most = sizeof(float) * (Width + 1ull * blocks * (Mask_Width - 1));
   EXPECT_LE(launches[0].global_load_bytes, most)

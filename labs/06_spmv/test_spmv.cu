@@ -181,8 +181,9 @@ TEST(SpmvPerformance, VectorKernelCoalesces) {
   CUDALAB_COUNTING_TEST();
   Csr A = uniform_rows(256, 64, 4096);
   std::vector<float> x = cudalab::random_floats(A.num_cols, 6);
-  auto scalar = cudalab::performance::count([&] { kScalar(A, x); });
-  auto vector = cudalab::performance::count([&] { kVector(A, x); });
+  const double flops = cudalab::performance::flops::spmv(A.nnz());
+  auto scalar = cudalab::performance::count([&] { kScalar(A, x); }, {"spmvCsrScalar", flops});
+  auto vector = cudalab::performance::count([&] { kVector(A, x); }, {"spmvCsrVector", flops});
   ASSERT_EQ(scalar.size(), 1u);
   ASSERT_EQ(vector.size(), 1u);
   std::printf("[ COUNTED  ] load sectors: scalar %llu, vector %llu\n",

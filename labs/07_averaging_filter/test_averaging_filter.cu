@@ -128,8 +128,11 @@ TEST(AveragePerformance, BordersSaveGlobalTraffic) {
   CUDALAB_COUNTING_TEST();
   const int n = 4000, iterations = 50;
   std::vector<float> A(n, 1.0f);
-  auto global = cudalab::performance::count([&] { run(kGlobal, A, iterations); });
-  auto borders = cudalab::performance::count([&] { run(kSharedManyBlocks, A, iterations); });
+  const double flops = cudalab::performance::flops::averaging(n, iterations);
+  auto global =
+      cudalab::performance::count([&] { run(kGlobal, A, iterations); }, {kGlobal.name, flops});
+  auto borders = cudalab::performance::count([&] { run(kSharedManyBlocks, A, iterations); },
+                                             {kSharedManyBlocks.name, flops});
   unsigned long long global_bytes = 0, border_bytes = 0;
   for (const auto& c : global) global_bytes += c.global_load_bytes;
   for (const auto& c : borders) border_bytes += c.global_load_bytes;

@@ -158,10 +158,13 @@ TEST(JacobiPerformance, TiledReadsEachPointOnce) {
   CUDALAB_COUNTING_TEST();
   const int ny = 96, nx = 128;
   DeviceArray<float> d_u(cudalab::random_floats(ny * nx, 1)), d_v(std::vector<float>(ny * nx));
+  const double flops = cudalab::performance::flops::jacobi(ny * nx);
   auto plain = cudalab::performance::count(
-      [&] { ASSERT_EQ(jacobiSweep(d_u.get(), d_v.get(), ny, nx), cudaSuccess); });
+      [&] { ASSERT_EQ(jacobiSweep(d_u.get(), d_v.get(), ny, nx), cudaSuccess); },
+      {"jacobiSweep", flops});
   auto tiled = cudalab::performance::count(
-      [&] { ASSERT_EQ(jacobiSweepTiled(d_u.get(), d_v.get(), ny, nx), cudaSuccess); });
+      [&] { ASSERT_EQ(jacobiSweepTiled(d_u.get(), d_v.get(), ny, nx), cudaSuccess); },
+      {"jacobiSweepTiled", flops});
   ASSERT_EQ(plain.size(), 1u);
   ASSERT_EQ(tiled.size(), 1u);
   const double halo = double((JACOBI_TILE + 2) * (JACOBI_TILE + 2)) / (JACOBI_TILE * JACOBI_TILE);

@@ -90,6 +90,24 @@ inline size_t disagreements(const std::vector<float>& got, const std::vector<flo
 struct Floor {
   double bytes = 0, flops = 0;
 };
+
+// The FLOPs of each formula of the workbook (a roofline's operations), for make bench's floors and
+// the counting tests' roofline points.
+namespace flops {
+inline double vector_add(double n) { return n; }
+inline double grayscale(double pixels) { return 5 * pixels; }  // 3 products and 2 sums
+inline double matmul(double rows, double inner, double cols) {
+  return 2 * rows * inner * cols;  // a product and a sum per term
+}
+inline double convolution(double outputs, double mask_elements) {
+  return 2 * outputs * mask_elements;  // a product and a sum per mask element
+}
+inline double spmv(double entries) { return 2 * entries; }  // a product and a sum per entry
+inline double averaging(double elements, double steps) {
+  return 3 * elements * steps;  // 2 sums and a division per element and step
+}
+inline double jacobi(double points) { return 4 * points; }  // 3 sums and a product per point
+}  // namespace flops
 template <class T>
 struct Output {
   const T* device = nullptr;
@@ -191,14 +209,37 @@ inline auto device_copy(void* to, const void* from, size_t bytes) {
 #endif
 
 namespace cudalab::performance {
+// A counting test's kernel on the report page's roofline (make check): the name the lab's
+// interface gives it, and the FLOPs its formula does at the test's size (flops::...).
+struct RooflineWork {
+  const char* name = nullptr;
+  double flops = 0;
+};
+
 // The counters of every launch that `work` makes (emu; on a GPU the counting tests skip first).
+// With `roofline`, and when the launches are of one kernel, a line on standard output gives its
+// FLOPs and the sectors its launches moved (cudalab_tools/report.py draws the point).
 template <class Work>
-std::vector<LaunchCounters> count(Work work) {
+std::vector<LaunchCounters> count(Work work, RooflineWork roofline = {}) {
 #ifdef CUDALAB_EMU
   emu::start_counting();
   work();
-  return emu::stop_counting();
+  std::vector<LaunchCounters> launches = emu::stop_counting();
+  const bool one_kernel =
+      !launches.empty() && std::all_of(launches.begin(), launches.end(), [&](const auto& c) {
+        return c.kernel == launches[0].kernel;
+      });
+  if (roofline.flops > 0 && one_kernel) {
+    unsigned long long sectors = 0;
+    for (const LaunchCounters& c : launches)
+      sectors += c.global_load_sectors + c.global_store_sectors;
+    std::printf("[ ROOFLINE ] %s: %.6g FLOPs, %llu sectors in %zu launch(es) of %s\n",
+                roofline.name, roofline.flops, sectors, launches.size(),
+                launches[0].kernel.c_str());
+  }
+  return launches;
 #else
+  (void)roofline;
   work();
   return {};
 #endif

@@ -34,6 +34,10 @@ COUNTER_LINE = re.compile(
     r"(?P<requests>\d+)\s+(?P<units>\d+)\s+(?P<per_request>[\d.]+)\s+(?P<efficiency>\d+)%$",
     re.M,
 )
+# A counting test's kernel for the roofline (performance.h, count with a RooflineWork).
+ROOFLINE_LINE = re.compile(
+    r"^\[ ROOFLINE \] (?P<name>\S+): (?P<flops>\S+) FLOPs, (?P<sectors>\d+) sectors in", re.M
+)
 
 
 @dataclass(frozen=True)
@@ -198,15 +202,29 @@ def picture_of(message: str) -> str | None:
     return map_picture(m) if m else None
 
 
-def lab_roofline(lab: str, reference: dict, own: dict | None) -> str | None:
+def counted_work(report: str) -> dict[str, tuple[float, int]]:
+    """The counting tests' kernels that declared their FLOPs: name -> (FLOPs, sectors moved); a
+    kernel that moved nothing (a skeleton's) is left out."""
+    return {
+        m["name"]: (float(m["flops"]), int(m["sectors"]))
+        for m in ROOFLINE_LINE.finditer(report)
+        if int(m["sectors"]) > 0
+    }
+
+
+def lab_roofline(
+    lab: str, reference: dict, own: dict | None, counted: dict[str, tuple[float, int]]
+) -> str | None:
     """A PNG data URI: the lab's reference kernels as `reference` (make bench's JSON of a GPU run
-    the workbook ships) measured them under that GPU's roofs, and the student's kernels where
-    `own` (make bench SOURCE=labs on a GPU) timed them, under that GPU's roofs."""
+    the workbook ships) measured them under that GPU's roofs; the student's kernels where `own`
+    (make bench SOURCE=labs on a GPU) timed them, under that GPU's roofs, and where the emu's
+    counting tests counted them (`counted`: name -> FLOPs, sectors), on the reference GPU's roof."""
     from . import roofline
 
     labs = {lab[:2]}
     points = roofline.points_of(reference, labs)
     roofs = [roofline.roofs_of(reference, reference["device"] + " (reference kernels)")]
+    points += [roofline.counted_point(name, f, s, roofs[0]) for name, (f, s) in counted.items()]
     if own:
         points += roofline.points_of(own, labs, mine=True)
         roofs.append(roofline.roofs_of(own, own["device"] + " (yours)"))
@@ -244,12 +262,13 @@ def render(
             )
         report = reports.get(r.lab, "")
         sources = source_views(report, [lab_folders[r.lab]]) if report else []
+        counted = counted_work(report)
         labs.append(
             {
                 "result": r,
                 "failures": failures,
                 "sources": sources,
-                "rooflines": [p for p in (lab_roofline(r.lab, ref, own) for ref in references) if p],
+                "rooflines": [p for p in (lab_roofline(r.lab, ref, own, counted) for ref in references) if p],
             }
         )
     earned = sum(r.earned() for r in results)
