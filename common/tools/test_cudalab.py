@@ -51,6 +51,32 @@ class Run(unittest.TestCase):
         self.assertIn("global load: ", html)
         self.assertIn("Exit status 0.", html)
 
+    def test_report_names_each_barriers_passes_and_each_atomics_operations(self) -> None:
+        r = cudalab("run", "--report", str(PROGRAMS / "histogram.cu"), "-o", str(self.out / "h"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("0 of 8 bins wrong", r.stdout)
+        rows = {}  # source line -> its row of the page
+        for row in (self.out / "h.html").read_text().split("<tr")[1:]:
+            number = int(row.split('class="number">')[1].split("<")[0])
+            rows[number] = row
+        source = (PROGRAMS / "histogram.cu").read_text().splitlines()
+
+        def row_of(text: str) -> str:
+            return rows[next(n for n, line in enumerate(source, 1) if text in line)]
+
+        blocks = 4  # 1000 bytes, 256 threads per block
+        self.assertEqual(
+            [
+                rows[n].count(f"barrier: {blocks} block passes")
+                for n, t in enumerate(source, 1)
+                if "__syncthreads" in t
+            ],
+            [1, 1],
+        )
+        self.assertIn("atomics: 1000 operations", row_of("atomicAdd(&local"))
+        self.assertIn(f"atomics: {blocks * 8} operations", row_of("atomicAdd(&bins"))  # the last statement
+        self.assertNotIn("requests", row_of("++expected"))  # host code is not a kernel's traffic
+
     def test_a_check_that_stops_a_kernel_fails_the_run_and_names_the_line(self) -> None:
         r = cudalab(
             "run", "-DPAST_THE_END", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"),

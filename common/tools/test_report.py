@@ -36,6 +36,7 @@ kernel tiledMatMulKernel<TILE_WIDTH>, 2 launch(es)
   kernel.cu:3         shared store          1536           1536           1.00       100%
   kernel.cu:4         global load           1536          49152          32.00        12%
   kernel.cu:6         shared load          67584          67584           1.00       100%
+  kernel.cu:5         barrier                138 block passes
 """
 
 # The counting tests' roofline lines (performance.h) as check.py puts them before the report: lab 04's
@@ -186,6 +187,8 @@ class Page(unittest.TestCase):
         self.assertIn(" hot", rows[5])  # line 6: the most requests
         self.assertNotIn(" hot", rows[2])
         self.assertEqual(rows[1].count("requests"), 0)
+        self.assertIn("barrier: 138 block passes", rows[4])  # line 5: __syncthreads()
+        self.assertIn("measured", rows[4])
 
 
 @unittest.skipIf(shutil.which("chromium") is None, "needs Chromium (Debian's chromium; .ci/run installs it)")

@@ -106,7 +106,7 @@ void count_access(uintptr_t address, unsigned size, bool store, bool shared, boo
 inline std::atomic<bool> counters_on{std::getenv("CUDALAB_REPORT") != nullptr};
 inline bool counting() { return counters_on.load(std::memory_order_relaxed); }
 // Counters: the block's accesses between two barriers form the warps' requests.
-void count_barrier();
+void count_barrier(const char* file, int line);  // the barrier that opens
 void count_block_end();
 void count_worker_done();
 void count_launch_end(const LaunchConfig& config);

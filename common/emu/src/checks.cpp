@@ -124,7 +124,7 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
   }
   if (arena().contains(address)) {
     check_global(b, a, size, store, atomic, pc);
-    if (counting()) count_access(a, size, store, false, atomic, pc);
+    if (b != nullptr && counting()) count_access(a, size, store, false, atomic, pc);  // a kernel's
   } else if (b != nullptr && b->shared != nullptr && b->shared->contains(a)) {
     b->shared->access(*b, a, size, store, atomic, pc);
     if (counting()) count_access(a, size, store, true, atomic, pc);

@@ -1,6 +1,8 @@
 // Counters of instrumented kernels: each access is filed under its warp's request (same code
 // address, same n-th visit since the last barrier); when the block reaches a barrier or ends, each
 // request is priced as the GPU would (sectors, bank wavefronts) and added to its source line.
+// Atomics are counted per line (not priced), and barriers per line as the blocks pass them; the
+// report at exit prints both beside the lines' requests.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -41,6 +43,8 @@ struct WorkerCounts {
   std::vector<Request> requests;
   std::map<SiteKey, AccessSite> sites;  // summed over requests
   unsigned long long barriers = 0, atomics = 0;
+  std::map<const void*, unsigned long long> atomics_at;   // code address -> operations
+  std::map<std::string, unsigned long long> barriers_at;  // "file.cu:12" -> block passes
 };
 thread_local WorkerCounts worker;
 
@@ -91,6 +95,13 @@ std::vector<LaunchCounters> launches;        // since start_counting(): for the 
 std::vector<LaunchCounters> reported;        // every launch: for the report at exit
 std::map<SiteKey, AccessSite> launch_sites;  // of the launch running now, merged from the workers
 unsigned long long launch_barriers = 0, launch_atomics = 0;
+std::map<const void*, unsigned long long> launch_atomics_at;
+std::map<std::string, unsigned long long> launch_barriers_at;
+// For the report at exit, per kernel: the lines' barrier passes and atomic operations.
+struct LineEvents {
+  unsigned long long barrier_passes = 0, atomics = 0;
+};
+std::map<std::string, std::map<std::string, LineEvents>> reported_events;
 
 void print_report();
 const bool report_at_exit = counters_on && std::atexit(print_report) == 0;
@@ -101,6 +112,7 @@ void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atom
                   const void* pc) {
   if (atomic) {
     ++worker.atomics;
+    ++worker.atomics_at[pc];
     return;  // atomics are counted, not priced
   }
   const unsigned thread = thread_rank();
@@ -112,9 +124,10 @@ void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atom
   worker.requests[it->second].addresses.push_back(a);
 }
 
-void count_barrier() {
+void count_barrier(const char* file, int line) {
   if (!counting()) return;
   ++worker.barriers;
+  ++worker.barriers_at[code_site(file, line)];
   flush();
 }
 
@@ -130,6 +143,8 @@ void count_worker_done() {
   for (auto& [key, t] : worker.sites) launch_sites[key].add(t);
   launch_barriers += worker.barriers;
   launch_atomics += worker.atomics;
+  for (auto& [pc, n] : worker.atomics_at) launch_atomics_at[pc] += n;
+  for (auto& [where, n] : worker.barriers_at) launch_barriers_at[where] += n;
   worker = WorkerCounts{};
 }
 
@@ -165,9 +180,16 @@ void count_launch_end(const LaunchConfig& config) {
       same->add(s);
     }
   }
-  if (report_at_exit) reported.push_back(c);  // a test's start_counting() must not empty it
+  if (report_at_exit) {
+    reported.push_back(c);  // a test's start_counting() must not empty it
+    auto& lines = reported_events[c.kernel];
+    for (auto& [pc, n] : launch_atomics_at) lines[source_line(pc)].atomics += n;
+    for (auto& [where, n] : launch_barriers_at) lines[where].barrier_passes += n;
+  }
   launches.push_back(std::move(c));
   launch_sites.clear();
+  launch_atomics_at.clear();
+  launch_barriers_at.clear();
   launch_barriers = launch_atomics = 0;
 }
 
@@ -198,6 +220,14 @@ void print_report() {
           (std::string(s.shared ? "shared " : "global ") + (s.store ? "store" : "load")).c_str(),
           s.requests, s.transactions, double(s.transactions) / double(s.requests),
           100.0 * double(s.ideal_transactions) / double(s.transactions));
+    }
+    for (auto& [where, e] : reported_events[name]) {
+      const char* line = where.empty() ? "?" : where.c_str();
+      if (e.barrier_passes)
+        std::fprintf(stderr, "  %-26s %-13s %12llu block passes\n", line, "barrier",
+                     e.barrier_passes);
+      if (e.atomics)
+        std::fprintf(stderr, "  %-26s %-13s %12llu operations\n", line, "atomics", e.atomics);
     }
   }
   std::fprintf(

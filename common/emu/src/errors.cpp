@@ -121,6 +121,10 @@ void set_caller_site(const char* file, int line, std::string_view array) {
 
 std::string site(const char* file, int line) {
   called_from(file, line);
+  return code_site(file, line);
+}
+
+std::string code_site(const char* file, int line) {
   std::string f = file ? file : "?";
   if (auto slash = f.find_last_of('/'); slash != std::string::npos) f = f.substr(slash + 1);
   return f + ":" + std::to_string(line);

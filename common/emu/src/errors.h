@@ -24,8 +24,11 @@ void skipped_after_error();
 // Forgets the sticky error and the diagnostic (cudaDeviceReset).
 void reset_errors();
 
-// "file.cu:12", with the file's directory dropped.
+// "file.cu:12", with the file's directory dropped: the line of a host call (or of the caller that
+// set_caller_site() named).
 std::string site(const char* file, int line);
+// The same for a line of code as written (no caller's line instead).
+std::string code_site(const char* file, int line);
 // site(), and the variable that the allocation on that line fills: "test_x.cu:52 (d_C)".
 std::string allocation_site(const char* file, int line);
 std::string launch_site(const LaunchConfig& config);

@@ -123,6 +123,12 @@ class BarrierSites {
     arrived_ = 0;
     same_site_ = true;
   }
+  struct Site {
+    const char* file;
+    int line;
+  };
+  // Where the barrier that opens now is (the round's first thread waits there).
+  Site opening() const { return first_; }
   // Warps went on alone since the last barrier opened: threads reached this barrier in several
   // rounds, so their sites are compared again when the block stops.
   void regather() { regather_ = true; }
@@ -185,10 +191,6 @@ class BarrierSites {
   }
 
  private:
-  struct Site {
-    const char* file;
-    int line;
-  };
   struct Elsewhere {  // a thread waiting at another barrier than first_ in round `round`
     const char* file;
     int line;
@@ -364,7 +366,7 @@ class BlockRunner {
         state.stamp = state.launch_stamp + state.block_rank;
       }
       ++state.epoch;  // the barrier opens: what was written before it is safe to read
-      count_barrier();
+      count_barrier(barrier_.opening().file, barrier_.opening().line);
       if (!live_complete_) {
         live_.clear();
         for (auto& f : fibers_)

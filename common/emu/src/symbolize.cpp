@@ -66,7 +66,7 @@ std::string source_line(const void* pc) {
   auto colon = text.rfind(':');
   if (colon != std::string::npos && text.compare(0, 2, "??") != 0 &&
       text.compare(colon, 2, ":?") != 0 && text.compare(colon, 2, ":0") != 0)
-    result = site(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
+    result = code_site(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
   return known[pc] = result;
 }
 

@@ -34,6 +34,12 @@ COUNTER_LINE = re.compile(
     r"(?P<requests>\d+)\s+(?P<units>\d+)\s+(?P<per_request>[\d.]+)\s+(?P<efficiency>\d+)%$",
     re.M,
 )
+# A line's barrier passes or atomic operations in the same report.
+EVENT_LINE = re.compile(
+    r"^\s+(?P<file>[^\s:]+):(?P<line>\d+)\s+(?P<kind>barrier|atomics)\s+(?P<count>\d+) "
+    r"(?P<unit>block passes|operations)$",
+    re.M,
+)
 # A counting test's kernel for the roofline (performance.h, count with a RooflineWork).
 ROOFLINE_LINE = re.compile(
     r"^\[ ROOFLINE \] (?P<name>\S+): (?P<flops>\S+) FLOPs, (?P<sectors>\d+) sectors in", re.M
@@ -68,6 +74,7 @@ class SourceLine:
     number: int
     text: str
     counters: list[LineCounters] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)  # "barrier: 64 block passes", "atomics: ..."
     hot: bool = False  # among the lines that made the most requests of the file
 
     @property
@@ -167,17 +174,29 @@ def line_counters(report: str) -> dict[tuple[str, int], list[LineCounters]]:
     return {key: list(by_access.values()) for key, by_access in found.items()}
 
 
+def line_events(report: str) -> dict[tuple[str, int], list[str]]:
+    """The barrier passes and atomic operations of an emu report, by (file name, line); a line
+    reported by several kernels keeps each."""
+    found: dict[tuple[str, int], list[str]] = {}
+    for m in EVENT_LINE.finditer(report):
+        found.setdefault((m["file"], int(m["line"])), []).append(f"{m['kind']}: {m['count']} {m['unit']}")
+    return found
+
+
 def source_views(report: str, folders: list[Path]) -> list[SourceView]:
     """Each file of `folders` that the report names (the first found), every line with its
-    counters."""
-    counters = line_counters(report)
+    counters, barrier passes and atomics."""
+    counters, events = line_counters(report), line_events(report)
     views = []
-    for name in sorted({file for file, _ in counters}):
+    for name in sorted({file for file, _ in [*counters, *events]}):
         path = next((f / name for f in folders if (f / name).is_file()), None)
         if path is None:
             continue
         text = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        lines = [SourceLine(i, t, counters.get((name, i), [])) for i, t in enumerate(text, start=1)]
+        lines = [
+            SourceLine(i, t, counters.get((name, i), []), events.get((name, i), []))
+            for i, t in enumerate(text, start=1)
+        ]
         most = max(line.requests for line in lines) if lines else 0
         for line in lines:
             line.hot = most > 0 and line.requests * 2 >= most
