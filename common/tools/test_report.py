@@ -11,8 +11,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from cudalab_tools import report
 from cudalab_tools.lab_result import LabResult
+
+missing = ""
+try:  # Jinja2 and matplotlib: ./setup.sh installs them (the GPU machines lack Jinja2)
+    import matplotlib  # noqa: F401 (the page's pictures)
+    from cudalab_tools import report
+except ImportError as e:
+    report, missing = None, e.name
+needs_the_libraries = unittest.skipIf(report is None, f"the page needs {missing}: ./setup.sh installs it")
 
 # The tail of a real failure of lab 04 (the store's guard with I and K swapped), as compare.h words it.
 MESSAGE = """P: 20 of 45 elements are wrong (an element passes when |got - expected| <= 1e-05 * |expected|)
@@ -102,6 +109,7 @@ def a_page(folder: Path) -> Path:
     return report.write(folder / "report" / "index.html", html)
 
 
+@needs_the_libraries
 class Reading(unittest.TestCase):
     def test_the_map_of_wrong_elements_is_read_from_the_message(self) -> None:
         m = report.wrong_map(MESSAGE)
@@ -129,6 +137,7 @@ class Reading(unittest.TestCase):
         self.assertTrue(uncoalesced.wasteful)
 
 
+@needs_the_libraries
 class Page(unittest.TestCase):
     def setUp(self) -> None:
         self.folder = Path(tempfile.mkdtemp())
@@ -192,6 +201,7 @@ class Page(unittest.TestCase):
 
 
 @unittest.skipIf(shutil.which("chromium") is None, "needs Chromium (Debian's chromium; .ci/run installs it)")
+@needs_the_libraries
 class InABrowser(unittest.TestCase):
     """The page as Chromium renders it: the DOM after loading, and a screenshot."""
 
