@@ -146,8 +146,9 @@ TEST(VectorAddPerformance, CoalescedTraffic) {
   CUDALAB_COUNTING_TEST();
   const int n = 1 << 14;
   Inputs in = make_inputs(n);
-  auto launches = cudalab::performance::count(
-      [&] { run_kernel(in, n, 256, 0); }, {"vecAddKernel", cudalab::performance::flops::vector_add(n)});
+  auto launches =
+      cudalab::performance::count([&] { run_kernel(in, n, 256, 0); },
+                                  {"vecAddKernel", cudalab::performance::flops::vector_add(n)});
   ASSERT_EQ(launches.size(), 1u);
   const auto& c = launches[0];
   EXPECT_EQ(c.global_load_bytes, 2ull * n * sizeof(float))
