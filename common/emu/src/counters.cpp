@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "block.h"
 #include "cudalab/emu/inspect.h"
@@ -41,10 +42,9 @@ struct WorkerCounts {
   std::unordered_map<uint64_t, unsigned> visits;    // (pc, thread) -> visits since the barrier
   std::unordered_map<uint64_t, size_t> request_of;  // (pc, warp, visit) -> index in requests
   std::vector<Request> requests;
-  std::map<SiteKey, AccessSite> sites;  // summed over requests
-  unsigned long long barriers = 0, atomics = 0;
-  std::map<const void*, unsigned long long> atomics_at;   // code address -> operations
-  std::map<std::string, unsigned long long> barriers_at;  // "file.cu:12" -> block passes
+  std::map<SiteKey, AccessSite> sites;                   // summed over requests
+  std::map<const void*, unsigned long long> atomics_at;  // code address -> operations
+  std::map<std::pair<const char*, int>, unsigned long long> barriers_at;  // line -> block passes
 };
 thread_local WorkerCounts worker;
 
@@ -94,9 +94,8 @@ std::mutex launches_mutex;
 std::vector<LaunchCounters> launches;        // since start_counting(): for the tests' questions
 std::vector<LaunchCounters> reported;        // every launch: for the report at exit
 std::map<SiteKey, AccessSite> launch_sites;  // of the launch running now, merged from the workers
-unsigned long long launch_barriers = 0, launch_atomics = 0;
-std::map<const void*, unsigned long long> launch_atomics_at;
-std::map<std::string, unsigned long long> launch_barriers_at;
+std::map<const void*, unsigned long long> launch_atomics_at;  // the launch's, summed (as above)
+std::map<std::pair<const char*, int>, unsigned long long> launch_barriers_at;
 // For the report at exit, per kernel: the lines' barrier passes and atomic operations.
 struct LineEvents {
   unsigned long long barrier_passes = 0, atomics = 0;
@@ -111,7 +110,6 @@ const bool report_at_exit = counters_on && std::atexit(print_report) == 0;
 void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atomic,
                   const void* pc) {
   if (atomic) {
-    ++worker.atomics;
     ++worker.atomics_at[pc];
     return;  // atomics are counted, not priced
   }
@@ -126,8 +124,7 @@ void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atom
 
 void count_barrier(const char* file, int line) {
   if (!counting()) return;
-  ++worker.barriers;
-  ++worker.barriers_at[code_site(file, line)];
+  ++worker.barriers_at[{file, line}];
   flush();
 }
 
@@ -141,8 +138,6 @@ void count_worker_done() {
   if (!counting()) return;
   std::lock_guard<std::mutex> lock(launches_mutex);
   for (auto& [key, t] : worker.sites) launch_sites[key].add(t);
-  launch_barriers += worker.barriers;
-  launch_atomics += worker.atomics;
   for (auto& [pc, n] : worker.atomics_at) launch_atomics_at[pc] += n;
   for (auto& [where, n] : worker.barriers_at) launch_barriers_at[where] += n;
   worker = WorkerCounts{};
@@ -154,8 +149,8 @@ void count_launch_end(const LaunchConfig& config) {
   LaunchCounters c;
   c.kernel = config.kernel;
   c.where = site(config.file, config.line);
-  c.barriers = launch_barriers;
-  c.atomics = launch_atomics;
+  for (auto& [where, n] : launch_barriers_at) c.barriers += n;
+  for (auto& [pc, n] : launch_atomics_at) c.atomics += n;
   for (auto& [key, t] : launch_sites) {
     AccessSite s = t;
     s.where = source_line(key.pc);
@@ -184,13 +179,13 @@ void count_launch_end(const LaunchConfig& config) {
     reported.push_back(c);  // a test's start_counting() must not empty it
     auto& lines = reported_events[c.kernel];
     for (auto& [pc, n] : launch_atomics_at) lines[source_line(pc)].atomics += n;
-    for (auto& [where, n] : launch_barriers_at) lines[where].barrier_passes += n;
+    for (auto& [where, n] : launch_barriers_at)
+      lines[code_site(where.first, where.second)].barrier_passes += n;
   }
   launches.push_back(std::move(c));
   launch_sites.clear();
   launch_atomics_at.clear();
   launch_barriers_at.clear();
-  launch_barriers = launch_atomics = 0;
 }
 
 namespace {
