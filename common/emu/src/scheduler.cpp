@@ -1,5 +1,5 @@
 // How the emu backend runs a grid: blocks in parallel on a pool of worker threads (Workers); inside
-// a block, GPU threads as fibers (Boost.Context) that switch only where a GPU's threads must meet.
+// a block, GPU threads as fibers (fiber_switch.h) that switch only where a GPU's threads must meet.
 //
 // The algorithm, per block (BlockRunner::run). A round runs fibers one after another; a fiber takes
 // a row of threads not yet started (threadIdx.x up to blockDim.x, one y and z) and runs them one
@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
-#include <boost/context/fiber.hpp>
 #include <condition_variable>
 #include <cstdlib>
 #include <functional>
@@ -44,17 +43,20 @@
 #include "cudalab/emu/runtime.h"
 #include "device_limits.h"
 #include "errors.h"
+#include "fiber_switch.h"
 #include "launches.h"
 #include "memory.h"
 #include "symbolize.h"
-
-namespace ctx = boost::context;
 
 namespace cudalab::emu {
 namespace {
 
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr unsigned kNoThread = ~0u;  // a fiber's thread before the first of its row stops
+
+// What a fiber's stack unwinds with, when the fiber is resumed with &kUnwind (discard_fibers).
+struct Unwind {};
+char kUnwind;
 
 // Fiber stacks of one worker, reused by every block it runs. Each has a guard page below it so
 // that a stack overflow faults instead of overwriting another thread's stack.
@@ -64,7 +66,7 @@ class StackPool {
     for (void* top : free_)
       munmap(static_cast<char*>(top) - kStackBytes - page(), kStackBytes + page());
   }
-  ctx::stack_context allocate() {
+  void* allocate() {  // a stack's top (stacks grow down)
     if (free_.empty()) {
       void* base = mmap(nullptr, kStackBytes + page(), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -72,23 +74,15 @@ class StackPool {
       mprotect(base, page(), PROT_NONE);
       free_.push_back(static_cast<char*>(base) + page() + kStackBytes);
     }
-    ctx::stack_context sc;
-    sc.sp = free_.back();
-    sc.size = kStackBytes;
+    void* top = free_.back();
     free_.pop_back();
-    return sc;
+    return top;
   }
-  void deallocate(ctx::stack_context& sc) { free_.push_back(sc.sp); }
+  void deallocate(void* top) { free_.push_back(top); }
 
  private:
   static size_t page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
   std::vector<void*> free_;  // stack tops
-};
-
-struct PooledStack {
-  StackPool* pool;
-  ctx::stack_context allocate() { return pool->allocate(); }
-  void deallocate(ctx::stack_context& sc) { pool->deallocate(sc); }
 };
 
 // "threads 0-15, 32" with the first one's (x,y,z): short and enough to find them.
@@ -316,6 +310,8 @@ class WarpMeetings {
 // each end when every thread has stopped (at a barrier, at a warp-level call, or finished).
 class BlockRunner {
  public:
+  ~BlockRunner() { discard_fibers(); }
+
   // Runs the block that `state` names; on failure returns the error and its explanation.
   std::pair<cudaError_t, std::string> run(const LaunchConfig& config, ThreadFn fn,
                                           BlockState& state) {
@@ -377,7 +373,7 @@ class BlockRunner {
     }
     no_unwritten_read(state);
     count_block_end();
-    if (!error_.empty()) fibers_.clear();  // unwinds the threads of the failed block
+    if (!error_.empty()) discard_fibers();  // unwinds the threads of the failed block
     return {error_code_, error_};
   }
 
@@ -387,7 +383,7 @@ class BlockRunner {
   [[gnu::always_inline]] void arrive(const char* file, int line) {
     Fiber& me = stopping();
     barrier_.arrive(me.thread, file, line, round_);
-    switch_to(me, next_in_round());
+    switch_to(me, next_in_round(), true);
   }
 
   // __syncthreads_count(): a barrier that also counts the threads whose predicate holds.
@@ -409,7 +405,7 @@ class BlockRunner {
   const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
     Fiber& me = stopping();
     const unsigned parity = warps_.publish(me.thread, mask == 0 ? 1u : mask, value, file, line);
-    switch_to(me, next_in_round());
+    switch_to(me, next_in_round(), true);
     return warps_.warp_values(parity, me.thread);
   }
 
@@ -426,7 +422,7 @@ class BlockRunner {
   unsigned coalesce(const char* file, int line) {
     Fiber& me = stopping();
     warps_.wait_coalesced(me.thread, file, line);
-    switch_to(me, next_in_round());
+    switch_to(me, next_in_round(), true);
     return warps_.coalesced_mask(me.thread);
   }
 
@@ -467,11 +463,14 @@ class BlockRunner {
   }
 
   struct Fiber {
-    ctx::fiber self;      // this context, while it is suspended
+    fiber_switch::Context context = nullptr;  // where it goes on, while it is suspended
+    void* stack = nullptr;                    // its stack's top (none for the worker's own)
+    BlockRunner* runner = nullptr;
     unsigned thread = 0;  // the GPU thread it runs now, written down when the thread first stops
     uint3 index{};        // and that thread's threadIdx
     ThreadRow row{};      // the row of threads it runs
     unsigned row_y = 0, row_z = 0;  // its threadIdx.y and .z
+    bool in_call = false;           // it was suspended in a GPU thread's call (switch_to)
     bool parked = false;            // it has no thread: its block has none left to start
   };
 
@@ -553,7 +552,7 @@ class BlockRunner {
     ++round_;
     barrier_.start_round();
     pos_ = 0;
-    switch_to(scheduler_, next_in_round());
+    switch_to(scheduler_, next_in_round(), false);
   }
 
   // Where a stopping context goes: the round's next fiber, a new one, or back to the scheduler.
@@ -567,49 +566,81 @@ class BlockRunner {
   }
 
   // Suspends context `me` and resumes `to`; returns when some context switches back to `me`.
-  void switch_to(Fiber& me, Fiber& to) {
+  // `in_call`: `me` stops in a GPU thread's call (a barrier, a warp-level call); switching between
+  // two such contexts takes the switch that returns (fiber_switch.h).
+  void switch_to(Fiber& me, Fiber& to, bool in_call) {
     from_ = &me;
-    woke_up(me, std::move(to.self).resume());
+    me.in_call = in_call;
+    woke_up(me, in_call && to.in_call ? fiber_switch::return_to(to.context, &to)
+                                      : fiber_switch::jump(to.context, &to));
   }
 
-  // `me` runs again; `c` is the context that switched to it, suspended (empty if it finished).
-  void woke_up(Fiber& me, ctx::fiber&& c) {
-    if (from_ != nullptr) from_->self = std::move(c);
+  // `me` runs again; `t` holds the context that switched to it, suspended, and what it sent: the
+  // fiber it resumed, or kUnwind when the fiber's stack is to be unwound (discard_fibers).
+  void woke_up(Fiber& me, fiber_switch::Transfer t) {
+    from_->context = t.fctx;
+    if (t.data == &kUnwind) throw Unwind{};
     current_ = &me;
     ::threadIdx = me.index;
     running_thread = me.thread;
   }
 
-  // A fiber runs threads of the current block until none is left to start, then parks until a
-  // later block needs it: fibers and their stacks are made once per worker, not once per block.
+  // A new fiber, on a stack of the pool; it starts in fiber_main when first resumed.
   Fiber& start_fiber() {
     Fiber& f = *fibers_.emplace_back(std::make_unique<Fiber>());
-    f.self = ctx::fiber(std::allocator_arg, PooledStack{&stacks_}, [this, &f](ctx::fiber&& c) {
-      woke_up(f, std::move(c));
-      for (;;) {
-        f.parked = false;
-        ++waiting_fibers_;
-        try {
-          fn_.run_rows(fn_.ctx);  // rows of threads until none is left or threads stop
-          while (next_ < threads_ && error_.empty()) {  // then one thread at a time
-            take_thread(f);
-            fn_.run_thread(fn_.ctx);
-            settle_race_checks();
-          }
-        } catch (const KernelFault& fault) {  // a check stopped a thread: stop the block
-          if (error_.empty()) {
-            error_ = fault.message;
-            error_code_ = fault.code;
-          }
-        }
-        f.parked = true;
-        --waiting_fibers_;
-        live_complete_ = false;
-        switch_to(f, next_in_round());
-      }
-      return ctx::fiber{};  // not reached: a parked fiber is only ever unwound
-    });
+    f.stack = stacks_.allocate();
+    f.runner = this;
+    f.context = fiber_switch::make(f.stack, kStackBytes, fiber_main);
     return f;
+  }
+  // A fiber's life: it runs threads until its stack is unwound (discard_fibers), then leaves its
+  // context for good.
+  static void fiber_main(fiber_switch::Transfer t) {
+    Fiber& f = *static_cast<Fiber*>(t.data);
+    BlockRunner& self = *f.runner;
+    try {
+      self.woke_up(f, t);
+      self.run_threads(f);
+    } catch (const Unwind&) {
+    }
+    self.from_ = &f;
+    fiber_switch::jump(self.scheduler_.context, nullptr);
+  }
+  // A fiber runs threads of the current block until none is left to start, then parks until a
+  // later block needs it: fibers and their stacks are made once per worker, not once per block.
+  [[noreturn]] void run_threads(Fiber& f) {
+    for (;;) {
+      f.parked = false;
+      ++waiting_fibers_;
+      try {
+        fn_.run_rows(fn_.ctx);  // rows of threads until none is left or threads stop
+        while (next_ < threads_ && error_.empty()) {  // then one thread at a time
+          take_thread(f);
+          fn_.run_thread(fn_.ctx);
+          settle_race_checks();
+        }
+      } catch (const KernelFault& fault) {  // a check stopped a thread: stop the block
+        if (error_.empty()) {
+          error_ = fault.message;
+          error_code_ = fault.code;
+        }
+      }
+      f.parked = true;
+      --waiting_fibers_;
+      live_complete_ = false;
+      switch_to(f, next_in_round(), false);
+    }
+  }
+
+  // Unwinds every fiber's stack (the threads of a failed block, or a worker's fibers at its end)
+  // and gives the stacks back.
+  void discard_fibers() {
+    for (auto& f : fibers_) {
+      from_ = &scheduler_;
+      woke_up(scheduler_, fiber_switch::jump(f->context, &kUnwind));
+      stacks_.deallocate(f->stack);
+    }
+    fibers_.clear();
   }
 
   StackPool stacks_;  // declared first: destroyed after the fibers that use it

@@ -54,7 +54,8 @@ struct ThreadFn {
   void* ctx;
 };
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
-// and whether its race checks left something to finish when it stops (checks.h).
+// and whether its race checks left something to finish when it stops (checks.h; only checked code
+// sets it).
 inline constinit thread_local unsigned running_thread = 0;
 inline constinit thread_local bool race_checks_waiting = false;
 void finish_race_checks();
@@ -126,14 +127,15 @@ class Launch {
     while (const ThreadRow* row = take_row()) {
       unsigned thread = row->thread;
       for (unsigned x = row->x; x < row->end; ++x, ++thread) {
+        running_thread = thread;
 #ifdef CUDALAB_EMU_CHECKED
         row->index->x = x;
-#else
-        ::threadIdx.x = x;  // (the compiler sees where the body's threadIdx.x comes from)
-#endif
-        running_thread = thread;
         call_with(c.body, params, std::make_index_sequence<std::tuple_size_v<Params>>{});
         if (race_checks_waiting) finish_race_checks();
+#else
+        ::threadIdx.x = x;  // (the compiler sees where the body's threadIdx.x comes from)
+        call_with(c.body, params, std::make_index_sequence<std::tuple_size_v<Params>>{});
+#endif
       }
     }
   }
