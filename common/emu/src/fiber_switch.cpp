@@ -1,45 +1,50 @@
-// return_to(), the fibers' switch that ends with a return (fiber_switch.h says when and why).
+// The fibers' two switches (fiber_switch.h says when each is taken and why).
 //
-// x86-64 System V, in the layout of Boost's make_fcontext and jump_fcontext: from the stack
-// pointer of a suspended context up lie its MXCSR and x87 control word (8 bytes), r12, r13, r14,
-// r15, rbx, rbp, and the address it goes on at. The switch saves those of the running context,
-// moves to the resumed context's stack, restores its registers and returns into it with
-// {the suspended context, data} in rax and rdx (a new context's trampoline reads rdi and rdx).
-// Boost's jump_fcontext makes the same steps but ends with `jmp *%r8` where this one returns.
+// x86-64 System V, in the layout of Boost's make_fcontext: from the stack pointer of a suspended
+// context up lie 8 bytes for the floating-point control words (MXCSR and x87, which these switches
+// leave alone: fiber_switch.h), r12, r13, r14, r15, rbx, rbp, and the address it goes on at. A
+// switch saves those of the running context, moves to the resumed context's stack, restores its
+// registers and goes on there with {the suspended context, data} in rax and rdx (a new context's
+// trampoline, Boost's, reads rdi and rdx). The two differ only in how they go on: a return, or an
+// indirect jump as Boost's jump_fcontext does.
 #include "fiber_switch.h"
 
 #if defined(__x86_64__) && !defined(_WIN32)
 
-asm(R"(
-  .text
-  .globl cudalab_fiber_return_to
-  .type cudalab_fiber_return_to, @function
-  .align 16
-cudalab_fiber_return_to:
-  leaq    -0x38(%rsp), %rsp
-  stmxcsr (%rsp)
-  fnstcw  0x4(%rsp)
-  movq    %r12, 0x8(%rsp)
-  movq    %r13, 0x10(%rsp)
-  movq    %r14, 0x18(%rsp)
-  movq    %r15, 0x20(%rsp)
-  movq    %rbx, 0x28(%rsp)
-  movq    %rbp, 0x30(%rsp)
-  movq    %rsp, %rax
-  movq    %rdi, %rsp
-  ldmxcsr (%rsp)
-  fldcw   0x4(%rsp)
-  movq    0x8(%rsp), %r12
-  movq    0x10(%rsp), %r13
-  movq    0x18(%rsp), %r14
-  movq    0x20(%rsp), %r15
-  movq    0x28(%rsp), %rbx
-  movq    0x30(%rsp), %rbp
-  leaq    0x38(%rsp), %rsp
-  movq    %rsi, %rdx
-  movq    %rax, %rdi
-  ret
-  .size cudalab_fiber_return_to, .-cudalab_fiber_return_to
-)");
+#define CUDALAB_SAVE_AND_MOVE_STACK \
+  "  leaq    -0x38(%rsp), %rsp\n"   \
+  "  movq    %r12, 0x8(%rsp)\n"     \
+  "  movq    %r13, 0x10(%rsp)\n"    \
+  "  movq    %r14, 0x18(%rsp)\n"    \
+  "  movq    %r15, 0x20(%rsp)\n"    \
+  "  movq    %rbx, 0x28(%rsp)\n"    \
+  "  movq    %rbp, 0x30(%rsp)\n"    \
+  "  movq    %rsp, %rax\n"          \
+  "  movq    %rdi, %rsp\n"          \
+  "  movq    0x8(%rsp), %r12\n"     \
+  "  movq    0x10(%rsp), %r13\n"    \
+  "  movq    0x18(%rsp), %r14\n"    \
+  "  movq    0x20(%rsp), %r15\n"    \
+  "  movq    0x28(%rsp), %rbx\n"    \
+  "  movq    0x30(%rsp), %rbp\n"    \
+  "  movq    %rsi, %rdx\n"          \
+  "  movq    %rax, %rdi\n"
+
+asm("  .text\n"
+    "  .globl cudalab_fiber_return_to\n"
+    "  .type cudalab_fiber_return_to, @function\n"
+    "  .align 16\n"
+    "cudalab_fiber_return_to:\n" CUDALAB_SAVE_AND_MOVE_STACK
+    "  leaq    0x38(%rsp), %rsp\n"
+    "  ret\n"
+    "  .size cudalab_fiber_return_to, .-cudalab_fiber_return_to\n"
+    "  .globl cudalab_fiber_jump\n"
+    "  .type cudalab_fiber_jump, @function\n"
+    "  .align 16\n"
+    "cudalab_fiber_jump:\n" CUDALAB_SAVE_AND_MOVE_STACK
+    "  movq    0x38(%rsp), %r8\n"
+    "  leaq    0x40(%rsp), %rsp\n"
+    "  jmp     *%r8\n"
+    "  .size cudalab_fiber_jump, .-cudalab_fiber_jump\n");
 
 #endif

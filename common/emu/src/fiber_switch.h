@@ -1,19 +1,23 @@
 // Internal header: the context switch of the emu backend's fibers (scheduler.cpp).
 //
-// A fiber's context is Boost.Context's fcontext: make() lays out a new stack, and a switch saves
-// the callee-saved registers and the floating-point control words on the stack it leaves and
+// A fiber's context is in the layout of Boost.Context's fcontext: make() (Boost's make_fcontext)
+// lays out a new stack, and a switch saves the callee-saved registers on the stack it leaves and
 // restores them from the one it resumes. There are two switches, alike but for their last step:
-//   - jump(): Boost's jump_fcontext, which goes on in the resumed context with an indirect jump.
+//   - jump() goes on in the resumed context with an indirect jump, as Boost's jump_fcontext does.
 //     For any two contexts.
-//   - return_to(): ours (fiber_switch.cpp, x86-64), which goes on with a return instead. For two
-//     contexts suspended by the same call, such as two GPU threads at a __syncthreads(): the
-//     return lands where the processor's return predictor expects it (the same call site), and
-//     the returns after it land where expected too. After Boost's indirect jump the predictor is
-//     one entry off, and every return that follows the switch mispredicts.
-// Measured on the course's CI machine (docs/benchmarks.md, eleventh session): a barrier cost 17.3
-// ns per thread with jump() alone, 10.8 with return_to(); where the two contexts were suspended
-// at different calls (a thread that finished and one at a barrier), return_to() was the slower,
-// as a return there is mispredicted by design. Elsewhere than x86-64, return_to() is jump().
+//   - return_to() goes on with a return instead. For two contexts suspended by the same call, such
+//     as two GPU threads at a __syncthreads(): the return lands where the processor's return
+//     predictor expects it (the same call site), and the returns after it land where expected
+//     too. After an indirect jump the predictor is one entry off, and every return that follows
+//     the switch mispredicts; between contexts suspended at different calls (a thread that
+//     finished and one at a barrier), a return mispredicts by design and the jump is the faster.
+// Neither saves the floating-point control words (rounding mode, exception masks), which Boost's
+// switch saves and restores: the fibers of a worker share them, as no GPU thread changes them
+// across a switch (rounding.cpp sets a rounding mode for one operation and restores it).
+// Measured on the course's CI machine (docs/benchmarks.md, eleventh session), a barrier per
+// thread: 17.3 ns with Boost's jump_fcontext alone, 10.5 with return_to() between threads at
+// barriers, 9.6 without the control words. Both are x86-64 assembly (fiber_switch.cpp);
+// elsewhere both are Boost's jump_fcontext.
 #pragma once
 
 #include <boost/context/detail/fcontext.hpp>
@@ -30,13 +34,15 @@ inline Context make(void* stack_top, size_t stack_bytes, void (*entry)(Transfer)
 
 // Each suspends the running context and resumes `to` with `data`; it returns, when some context
 // resumes this one, what that context sent.
+#if defined(__x86_64__) && !defined(_WIN32)
+extern "C" Transfer cudalab_fiber_jump(Context to, void* data);       // fiber_switch.cpp
+extern "C" Transfer cudalab_fiber_return_to(Context to, void* data);  // fiber_switch.cpp
+inline Transfer jump(Context to, void* data) { return cudalab_fiber_jump(to, data); }
+inline Transfer return_to(Context to, void* data) { return cudalab_fiber_return_to(to, data); }
+#else
 inline Transfer jump(Context to, void* data) {
   return boost::context::detail::jump_fcontext(to, data);
 }
-#if defined(__x86_64__) && !defined(_WIN32)
-extern "C" Transfer cudalab_fiber_return_to(Context to, void* data);  // fiber_switch.cpp
-inline Transfer return_to(Context to, void* data) { return cudalab_fiber_return_to(to, data); }
-#else
 inline Transfer return_to(Context to, void* data) { return jump(to, data); }
 #endif
 

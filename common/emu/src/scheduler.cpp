@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <boost/container/static_vector.hpp>
 #include <condition_variable>
 #include <cstdlib>
 #include <functional>
@@ -655,7 +656,8 @@ class BlockRunner {
   std::vector<std::unique_ptr<Fiber>> fibers_;  // fibers hold references to their own records
   std::vector<Fiber*> idle_;                    // parked fibers, for round 0
   size_t idle_pos_ = 0;                         // idle_[idle_pos_] is taken next
-  std::vector<Fiber*> live_;                    // the fibers of this round, in order
+  // The fibers of this round, in order (a fixed capacity: no call to grow it on the hot path).
+  boost::container::static_vector<Fiber*, device_limits::kThreadsPerBlock> live_;
   bool live_complete_ = true;  // live_ is every fiber not parked, as fibers_ orders them
   size_t pos_ = 0;             // live_[pos_] runs next
   Fiber scheduler_;            // the worker's own context
