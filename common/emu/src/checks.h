@@ -73,6 +73,18 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
 // nothing in the race table can race with it (no read of this epoch, none waiting): logs the store
 // and returns true; false: call check_global_race.
 bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc);
+// The log's open run (global_races.cpp): threads first_writer, first_writer + 1, ... storing whole
+// words first_word, first_word + 4, ... at one line in barrier epoch `epoch` (0: none open), as a
+// kernel that writes its output once does. The next store of the run extends it without a call
+// (fast_path.h); the race table closes it into the log whenever it is looked at, so an open run
+// means that no read of this epoch is in the table.
+struct FreshStoreRun {
+  uint32_t epoch = 0;
+  uintptr_t first_word = 0;
+  uint32_t first_writer = 0, count = 1;
+  const void* pc = nullptr;
+};
+inline constinit thread_local FreshStoreRun fresh_store_run;
 // Whether `a` lies on the running thread's stack or in its kernel's arguments: memory a kernel
 // always may touch. Inlined, so the frame is the caller's, on the same stack.
 [[gnu::always_inline]] inline bool stack_or_arguments(const LaunchConfig& c, uintptr_t a) {

@@ -71,6 +71,22 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
 bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc);
 
+// A fresh store (log_fresh_store) that extends the log's open run: the next thread storing the
+// next word at the same line. Counted, and remembered as the thread's last write.
+[[gnu::always_inline]] inline bool extends_fresh_store_run(BlockState& b, uintptr_t a,
+                                                           unsigned size, const void* pc) {
+  FreshStoreRun& run = fresh_store_run;
+  if (size != 4 || run.epoch != b.epoch || a != run.first_word + 4 * run.count ||
+      running_thread != run.first_writer + run.count || pc != run.pc || race_checks_waiting)
+    return false;
+  ++run.count;
+  b.last_write_word = a;
+  b.last_write_epoch = b.epoch;
+  b.last_writer = running_thread;
+  b.last_write_bytes = 0xF;
+  return true;
+}
+
 // Whether the full check of global memory would let this access pass without a word, decided
 // from a recent array's shadow; false: look closer.
 [[gnu::always_inline]] inline bool global_access_fine(BlockState& b, uintptr_t a, unsigned size,
@@ -105,7 +121,8 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     // A word this block has not touched in this launch: nothing of the block's to race with,
     // unless a read waits in the race table (log_fresh_store decides).
     const bool fresh = (writer & ~kAtomicBit) != b.stamp;
-    if (!rewrites_last_word(b, a, size) && !(fresh && log_fresh_store(b, a, size, pc)))
+    if (!rewrites_last_word(b, a, size) &&
+        !(fresh && (extends_fresh_store_run(b, a, size, pc) || log_fresh_store(b, a, size, pc))))
       check_global_race(b, *e.record, a, size, true, pc);
     record_store(b, e.record, pc);
     for (unsigned i = 0; i < count; ++i) __atomic_store_n(words + i, b.stamp, __ATOMIC_RELEASE);

@@ -13,7 +13,9 @@
 // it until the thread's next check or stop, and is dropped if the thread then writes the same
 // bytes (`a[i] += x` costs one look). Most stores are a block's first to their word, with no read
 // in the table to race with (a kernel that writes its output once): such a store is only logged
-// (log_fresh_store), and the log enters the table when the epoch first needs the table. The
+// (log_fresh_store), and the log enters the table when the epoch first needs the table. Thread
+// t + 1 storing the word after thread t's at the same line extends a run in the log (one record
+// for the row of threads, extended by the fast path without a call, FreshStoreRun). The
 // table is open addressing keyed by the word; entries of earlier epochs (before the barrier, or
 // another block) count as free, so a barrier empties the table and the log at no cost.
 //
@@ -56,6 +58,7 @@ class BlockWrites {
   // block has not written it since its last barrier (or its entry was given to another word).
   WordWrite* find(uintptr_t word, uint32_t epoch, bool insert) {
     start_epoch(epoch);
+    close_run();
     if (!log_.empty()) enter_log();
     if (table_.empty()) table_.resize(1024);
     const size_t home = hash(word);
@@ -83,22 +86,38 @@ class BlockWrites {
 
   // A store of thread `writer` into a word that no thread of the block wrote in this epoch, while
   // the table holds no read of it (log_fresh_store): kept aside until the table is needed.
+  // A whole aligned word starts a run (fresh_store_run, checks.h) that the next thread's store
+  // into the next word extends without a call (fast_path.h).
   void log_store(uintptr_t word, uint32_t epoch, uint16_t writer, uint8_t bytes, const void* pc) {
     start_epoch(epoch);
+    close_run();
     if (log_.size() == kMaxEntries) enter_log();
-    log_.push_back({word, pc, writer, bytes});
+    if (bytes == 0xF)
+      fresh_store_run = {.epoch = epoch, .first_word = word, .first_writer = writer, .pc = pc};
+    else
+      log_.push_back({word, pc, writer, bytes, 1});
   }
   // Whether the table holds a read of this epoch (a store must then look for its readers).
   bool holds_reads(uint32_t epoch) const { return read_epoch_ == epoch; }
   void note_read_in(uint32_t epoch) { read_epoch_ = epoch; }
 
  private:
-  struct LoggedStore {
+  struct LoggedStore {  // `count` stores: thread writer + k into word + 4k (k < count)
     uintptr_t word;
     const void* pc;
     uint16_t writer;
     uint8_t bytes;
+    uint32_t count;
   };
+  // The open run of fresh stores goes into the log (a run of an earlier epoch is dropped).
+  void close_run() {
+    FreshStoreRun& run = fresh_store_run;
+    if (run.epoch == 0) return;
+    if (run.epoch == epoch_)
+      log_.push_back(
+          {run.first_word, run.pc, static_cast<uint16_t>(run.first_writer), 0xF, run.count});
+    run.epoch = 0;
+  }
   void start_epoch(uint32_t epoch) {
     if (epoch == epoch_) return;
     epoch_ = epoch;  // a barrier or a new block: every entry is now free
@@ -109,12 +128,13 @@ class BlockWrites {
   void enter_log() {
     std::vector<LoggedStore> log;
     log.swap(log_);
-    for (const LoggedStore& s : log) {
-      WordWrite& w = *find(s.word, epoch_, true);
-      w.pc = s.pc;
-      w.writer = s.writer;
-      w.bytes = s.bytes;
-    }
+    for (const LoggedStore& s : log)
+      for (uint32_t k = 0; k < s.count; ++k) {
+        WordWrite& w = *find(s.word + 4 * k, epoch_, true);
+        w.pc = s.pc;
+        w.writer = static_cast<uint16_t>(s.writer + k);
+        w.bytes = s.bytes;
+      }
     log.clear();
     log.swap(log_);  // keeps its memory
   }
