@@ -89,6 +89,17 @@ class Run(unittest.TestCase):
         self.assertIn("past its last element", r.stderr)
         self.assertIn("a check stopped a kernel", r.stderr)
 
+    def test_a_check_stops_a_thread_that_holds_an_object_with_a_destructor(self) -> None:
+        program = PROGRAMS / "device_destructor.cu"
+        r = cudalab("run", str(program), "-o", str(self.out / "dd"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("64 of 64 threads left the scope", r.stdout)  # destructors run on emu
+        r = cudalab("run", "-DPAST_THE_END", str(program), "-o", str(self.out / "dd"))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)  # a diagnosis, not a crash
+        bug = next(n for n, text in enumerate(program.read_text().splitlines(), 1) if "i < 2 * n" in text)
+        self.assertIn(f"thread (5,0,0), at device_destructor.cu:{bug}: a write", r.stderr)
+        self.assertIn("0 of 64 threads left the scope", r.stdout)  # the stopped block runs none
+
     def test_reading_unwritten_memory_is_told_once_and_the_run_goes_on(self) -> None:
         r = cudalab("run", "-DFORGET_B", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"))
         self.assertIn("cudalab emu: warning:", r.stderr)

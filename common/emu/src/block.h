@@ -14,12 +14,10 @@
 
 namespace cudalab::emu {
 
-// A check failed inside a kernel: thrown from the access, caught by the block's scheduler, which
-// stops the block and fails the launch with `code` and `message`.
-struct KernelFault {
-  cudaError_t code;
-  std::string message;
-};
+// A check failed inside a kernel: the running GPU thread stops where it is, and its block and the
+// launch fail with `code` and `message` (scheduler.cpp). Called on the thread's own fiber; never
+// returns (the thread's frames are given up, as a GPU that stops a kernel runs no destructors).
+[[noreturn]] void stop_thread(cudaError_t code, std::string message);
 
 class SharedSpace;
 

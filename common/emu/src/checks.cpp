@@ -36,7 +36,7 @@ std::string at(const void* pc) {
 }
 
 void fault(const BlockState& b, const void* pc, cudaError_t code, const std::string& what) {
-  throw KernelFault{code, launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + what};
+  stop_thread(code, launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + what);
 }
 
 std::string bytes_of(unsigned size) {

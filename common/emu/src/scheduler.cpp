@@ -17,6 +17,9 @@
 //     __syncthreads() (BarrierSites::divergence); if not, the block could never finish on a GPU
 //     (it hangs or misbehaves), and here it ends with an error that names the threads and lines;
 //   - a block ends when all its threads have finished; its fibers park for the worker's next block.
+// A check that stops a thread (stop_thread) fails the block: the thread's fiber gets a new context
+// on its stack (its frames are given up, no destructor runs, as on a GPU), the round goes on, and
+// at its end the fibers of the threads still waiting start afresh too.
 //
 // Limitations: threads of a block never run at the same time, so a race shows only through the
 // checks (checks.cpp), never as a torn value; a spin-wait on another thread of the same block
@@ -54,10 +57,6 @@ namespace {
 
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr unsigned kNoThread = ~0u;  // a fiber's thread before the first of its row stops
-
-// What a fiber's stack unwinds with, when the fiber is resumed with &kUnwind (discard_fibers).
-struct Unwind {};
-char kUnwind;
 
 // Fiber stacks of one worker, reused by every block it runs. Each has a guard page below it so
 // that a stack overflow faults instead of overwriting another thread's stack.
@@ -311,7 +310,9 @@ class WarpMeetings {
 // each end when every thread has stopped (at a barrier, at a warp-level call, or finished).
 class BlockRunner {
  public:
-  ~BlockRunner() { discard_fibers(); }
+  ~BlockRunner() {
+    for (auto& f : fibers_) stacks_.deallocate(f->stack);
+  }
 
   // Runs the block that `state` names; on failure returns the error and its explanation.
   std::pair<cudaError_t, std::string> run(const LaunchConfig& config, ThreadFn fn,
@@ -374,7 +375,7 @@ class BlockRunner {
     }
     no_unwritten_read(state);
     count_block_end();
-    if (!error_.empty()) discard_fibers();  // unwinds the threads of the failed block
+    if (!error_.empty()) restart_fibers();  // gives up the threads of the failed block
     return {error_code_, error_};
   }
 
@@ -576,11 +577,9 @@ class BlockRunner {
                                       : fiber_switch::jump(to.context, &to));
   }
 
-  // `me` runs again; `t` holds the context that switched to it, suspended, and what it sent: the
-  // fiber it resumed, or kUnwind when the fiber's stack is to be unwound (discard_fibers).
+  // `me` runs again; `t` holds the context that switched to it, suspended.
   void woke_up(Fiber& me, fiber_switch::Transfer t) {
     from_->context = t.fctx;
-    if (t.data == &kUnwind) throw Unwind{};
     current_ = &me;
     ::threadIdx = me.index;
     running_thread = me.thread;
@@ -594,18 +593,12 @@ class BlockRunner {
     f.context = fiber_switch::make(f.stack, kStackBytes, fiber_main);
     return f;
   }
-  // A fiber's life: it runs threads until its stack is unwound (discard_fibers), then leaves its
-  // context for good.
+  // A fiber's life: it runs threads (see run_threads); a check that stops its thread, or a failed
+  // block, gives it a new context on the same stack (stop_running_thread, restart_fibers).
   static void fiber_main(fiber_switch::Transfer t) {
     Fiber& f = *static_cast<Fiber*>(t.data);
-    BlockRunner& self = *f.runner;
-    try {
-      self.woke_up(f, t);
-      self.run_threads(f);
-    } catch (const Unwind&) {
-    }
-    self.from_ = &f;
-    fiber_switch::jump(self.scheduler_.context, nullptr);
+    f.runner->woke_up(f, t);
+    f.runner->run_threads(f);
   }
   // A fiber runs threads of the current block until none is left to start, then parks until a
   // later block needs it: fibers and their stacks are made once per worker, not once per block.
@@ -613,35 +606,53 @@ class BlockRunner {
     for (;;) {
       f.parked = false;
       ++waiting_fibers_;
-      try {
-        fn_.run_rows(fn_.ctx);  // rows of threads until none is left or threads stop
-        while (next_ < threads_ && error_.empty()) {  // then one thread at a time
-          take_thread(f);
-          fn_.run_thread(fn_.ctx);
-          settle_race_checks();
-        }
-      } catch (const KernelFault& fault) {  // a check stopped a thread: stop the block
-        if (error_.empty()) {
-          error_ = fault.message;
-          error_code_ = fault.code;
-        }
+      fn_.run_rows(fn_.ctx);  // rows of threads until none is left or threads stop
+      while (next_ < threads_ && error_.empty()) {  // then one thread at a time
+        take_thread(f);
+        fn_.run_thread(fn_.ctx);
+        settle_race_checks();
       }
-      f.parked = true;
-      --waiting_fibers_;
-      live_complete_ = false;
+      park(f);
       switch_to(f, next_in_round(), false);
     }
   }
+  void park(Fiber& f) {
+    f.parked = true;
+    --waiting_fibers_;
+    live_complete_ = false;
+  }
+  // Fiber f starts afresh when next resumed: its thread's frames are given up where they are.
+  void restart(Fiber& f) {
+    f.context = fiber_switch::make(f.stack, kStackBytes, fiber_main);
+    f.in_call = false;
+  }
 
-  // Unwinds every fiber's stack (the threads of a failed block, or a worker's fibers at its end)
-  // and gives the stacks back.
-  void discard_fibers() {
-    for (auto& f : fibers_) {
-      from_ = &scheduler_;
-      woke_up(scheduler_, fiber_switch::jump(f->context, &kUnwind));
-      stacks_.deallocate(f->stack);
+ public:
+  // A check stopped the running thread (stop_thread): the block fails with the first such message,
+  // the thread's fiber starts afresh, and the round goes on with the next fiber.
+  [[noreturn]] void stop_running_thread(cudaError_t code, std::string message) {
+    if (error_.empty()) {
+      error_ = std::move(message);
+      error_code_ = code;
     }
-    fibers_.clear();
+    Fiber& me = *current_;
+    park(me);
+    restart(me);  // (it writes at the stack's top, which only this thread's first frames used)
+    from_ = &given_up_;
+    Fiber& to = next_in_round();
+    fiber_switch::jump(to.context, &to);
+    __builtin_unreachable();
+  }
+
+ private:
+  // The block failed: every fiber whose thread waits (at a barrier, a warp-level call) parks and
+  // starts afresh when next resumed.
+  void restart_fibers() {
+    for (auto& f : fibers_)
+      if (!f->parked) {
+        park(*f);
+        restart(*f);
+      }
   }
 
   StackPool stacks_;  // declared first: destroyed after the fibers that use it
@@ -661,6 +672,7 @@ class BlockRunner {
   bool live_complete_ = true;  // live_ is every fiber not parked, as fibers_ orders them
   size_t pos_ = 0;             // live_[pos_] runs next
   Fiber scheduler_;            // the worker's own context
+  Fiber given_up_;             // where a stopped thread's context is put (stop_running_thread)
   Fiber* from_ = nullptr;      // the context that switched last
   Fiber* current_ = nullptr;
   BarrierSites barrier_;
@@ -868,6 +880,10 @@ const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
 
 const ThreadRow* take_row() { return runner->take_row(); }
 
+void stop_thread(cudaError_t code, std::string message) {
+  runner->stop_running_thread(code, std::move(message));
+}
+
 void syncthreads(const char* file, int line) {
   runner_for("__syncthreads()", file, line).arrive(file, line);
 }
@@ -885,12 +901,12 @@ bool cooperative_launch() { return current_block != nullptr && current_block->gr
 void grid_sync(const char* file, int line) {
   BlockRunner& r = runner_for("grid.sync()", file, line);
   if (!cooperative_launch())
-    throw KernelFault{cudaErrorLaunchFailure,
-                      launch_site(*current_block->config) + ", " + who(*current_block) + ", at " +
-                          site(file, line) +
-                          ": grid.sync() in a kernel not launched with "
-                          "cudaLaunchCooperativeKernel: the blocks of a <<<>>> launch need not "
-                          "all run at once, so a grid-wide barrier could wait forever"};
+    stop_thread(cudaErrorLaunchFailure,
+                launch_site(*current_block->config) + ", " + who(*current_block) + ", at " +
+                    site(file, line) +
+                    ": grid.sync() in a kernel not launched with cudaLaunchCooperativeKernel: the "
+                    "blocks of a <<<>>> launch need not all run at once, so a grid-wide barrier "
+                    "could wait forever");
   r.arrive_for_grid(file, line);
 }
 
@@ -905,9 +921,9 @@ void assert_failed(const char* expression, const char* file, int line, const cha
     std::fprintf(stderr,
                  "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
                  line, function, k.x, k.y, k.z, t.x, t.y, t.z, expression);
-    throw KernelFault{cudaErrorAssert, launch_site(*b->config) + ", " + who(*b) + ", at " +
-                                           site(file, line) + ": assert(" + expression +
-                                           ") failed (cudaErrorAssert)"};
+    stop_thread(cudaErrorAssert, launch_site(*b->config) + ", " + who(*b) + ", at " +
+                                     site(file, line) + ": assert(" + expression +
+                                     ") failed (cudaErrorAssert)");
   }
   std::fprintf(stderr, "%s:%d: %s: Assertion `%s' failed.\n", file, line, function, expression);
   std::abort();

@@ -96,8 +96,7 @@ Texels texels_of(const cudaResourceDesc& r, bool& ok) {
 // program) with the message.
 [[noreturn]] void illegal(const std::string& message) {
   if (BlockState* b = current_block)
-    throw KernelFault{cudaErrorIllegalAddress,
-                      launch_site(*b->config) + ", " + who(*b) + ": " + message};
+    stop_thread(cudaErrorIllegalAddress, launch_site(*b->config) + ", " + who(*b) + ": " + message);
   diagnose(message);
   std::abort();
 }
