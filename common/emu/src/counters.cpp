@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 
 #include "block.h"
@@ -31,17 +30,61 @@ struct SiteKey {
   }
 };
 
+// A table from a 64-bit key to a 32-bit count, emptied at once (a new generation makes every slot
+// free) and kept across blocks: open addressing, no allocation per key (a node per key of
+// std::unordered_map, and its malloc and free, were half of what counting cost).
+class CountTable {
+ public:
+  // The count of `key`, 0 when it is new.
+  uint32_t& operator[](uint64_t key) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    for (size_t i = mix(key);; ++i) {
+      Slot& s = slots_[i & (slots_.size() - 1)];
+      if (s.generation != generation_) {
+        s = {key, 0, generation_};
+        ++used_;
+        return s.count;
+      }
+      if (s.key == key) return s.count;
+    }
+  }
+  void clear() {
+    ++generation_;
+    used_ = 0;
+  }
+
+ private:
+  struct Slot {
+    uint64_t key = 0;
+    uint32_t count = 0, generation = 0;
+  };
+  static size_t mix(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 32; }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const uint32_t generation = generation_;
+    clear();
+    for (const Slot& s : old)
+      if (s.generation == generation) (*this)[s.key] = s.count;
+  }
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  uint32_t generation_ = 1;
+  size_t used_ = 0;
+};
+
+// A warp's request: the accesses of its lanes at one code address, the n-th visit of each.
 struct Request {
   SiteKey site;
   unsigned size;
-  std::vector<uintptr_t> addresses;
+  uint32_t accesses = 0;  // how many; their addresses are gathered when the requests are priced
 };
 
 // One worker's requests in flight and its totals for the launch.
 struct WorkerCounts {
-  std::unordered_map<uint64_t, unsigned> visits;    // (pc, thread) -> visits since the barrier
-  std::unordered_map<uint64_t, size_t> request_of;  // (pc, warp, visit) -> index in requests
+  CountTable visits;      // (code address, thread) -> visits since the barrier
+  CountTable request_of;  // (code address, warp, visit) -> 1 + index in requests
   std::vector<Request> requests;
+  std::vector<std::pair<uint32_t, uintptr_t>> accesses;  // (request, address), in order
   std::map<SiteKey, AccessSite> sites;                   // summed over requests
   std::map<const void*, unsigned long long> atomics_at;  // code address -> operations
   std::map<std::pair<const char*, int>, unsigned long long> barriers_at;  // line -> block passes
@@ -52,13 +95,16 @@ uint64_t mix(uint64_t a, uint64_t b) {
   return a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6));
 }
 
-// Prices a request: global memory moves 32-byte sectors; shared memory serves in one wavefront at
-// most one distinct 4-byte word per bank (32 banks).
-void price(const Request& r, AccessSite& t) {
-  std::vector<uintptr_t> units;
-  const unsigned unit = r.site.shared ? 4 : 32;
-  for (uintptr_t a : r.addresses)
-    for (uintptr_t u = a / unit; u <= (a + r.size - 1) / unit; ++u) units.push_back(u);
+// Prices a request from its lanes' addresses: global memory moves 32-byte sectors; shared memory
+// serves in one wavefront at most one distinct 4-byte word per bank (32 banks).
+void price(const Request& r, const uintptr_t* addresses, AccessSite& t) {
+  static thread_local std::vector<uintptr_t> units, bytes;  // kept: no allocation per request
+  units.clear();
+  // 4-byte words or 32-byte sectors, by a shift (a division by a variable cost a fifth).
+  const unsigned unit_bits = r.site.shared ? 2 : 5;
+  for (const uintptr_t* a = addresses; a != addresses + r.accesses; ++a)
+    for (uintptr_t u = *a >> unit_bits, last = (*a + r.size - 1) >> unit_bits; u <= last; ++u)
+      units.push_back(u);
   std::sort(units.begin(), units.end());
   units.erase(std::unique(units.begin(), units.end()), units.end());
   unsigned long long transactions, ideal;
@@ -69,23 +115,35 @@ void price(const Request& r, AccessSite& t) {
     ideal = (units.size() + 31) / 32;
   } else {
     transactions = units.size();
-    std::vector<uintptr_t> bytes;  // the distinct bytes asked for, in whole sectors at best
-    for (uintptr_t a : r.addresses)
-      for (unsigned i = 0; i < r.size; ++i) bytes.push_back(a + i);
+    bytes.clear();  // the distinct bytes asked for, in whole sectors at best
+    for (const uintptr_t* a = addresses; a != addresses + r.accesses; ++a)
+      for (unsigned i = 0; i < r.size; ++i) bytes.push_back(*a + i);
     std::sort(bytes.begin(), bytes.end());
     ideal = (std::unique(bytes.begin(), bytes.end()) - bytes.begin() + 31) / 32;
   }
   ++t.requests;
   t.transactions += transactions;
   t.ideal_transactions += ideal;
-  t.bytes += 1ull * r.size * r.addresses.size();
+  t.bytes += 1ull * r.size * r.accesses;
   t.max_degree =
       std::max<unsigned>(t.max_degree, static_cast<unsigned>((transactions + ideal - 1) / ideal));
 }
 
+// Prices the requests in flight: their addresses gathered per request (a counting sort), each
+// request priced and added to its site.
 void flush() {
-  for (const Request& r : worker.requests) price(r, worker.sites[r.site]);
+  static thread_local std::vector<uintptr_t> by_request;
+  static thread_local std::vector<uint32_t> start;
+  const std::vector<Request>& requests = worker.requests;
+  start.assign(requests.size() + 1, 0);
+  for (size_t r = 0; r < requests.size(); ++r) start[r + 1] = start[r] + requests[r].accesses;
+  by_request.resize(worker.accesses.size());
+  for (const auto& [r, a] : worker.accesses) by_request[start[r]++] = a;  // start[r]: r's end
+  for (size_t r = 0; r < requests.size(); ++r)
+    price(requests[r], by_request.data() + start[r] - requests[r].accesses,
+          worker.sites[requests[r].site]);
   worker.requests.clear();
+  worker.accesses.clear();
   worker.request_of.clear();
   worker.visits.clear();
 }
@@ -116,10 +174,13 @@ void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atom
   const unsigned thread = thread_rank();
   const uint64_t site = reinterpret_cast<uintptr_t>(pc) * 4 + store * 2 + shared;
   const unsigned visit = worker.visits[mix(site, thread)]++;
-  auto [it, added] =
-      worker.request_of.try_emplace(mix(mix(site, thread / 32), visit), worker.requests.size());
-  if (added) worker.requests.push_back({{pc, shared, store}, size, {}});
-  worker.requests[it->second].addresses.push_back(a);
+  uint32_t& request = worker.request_of[mix(mix(site, thread / 32), visit)];
+  if (request == 0) {
+    worker.requests.push_back({{pc, shared, store}, size});
+    request = static_cast<uint32_t>(worker.requests.size());
+  }
+  ++worker.requests[request - 1].accesses;
+  worker.accesses.emplace_back(request - 1, a);
 }
 
 void count_barrier(const char* file, int line) {
