@@ -95,31 +95,35 @@ uint64_t mix(uint64_t a, uint64_t b) {
   return a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6));
 }
 
-// Prices a request from its lanes' addresses: global memory moves 32-byte sectors; shared memory
-// serves in one wavefront at most one distinct 4-byte word per bank (32 banks).
-void price(const Request& r, const uintptr_t* addresses, AccessSite& t) {
-  static thread_local std::vector<uintptr_t> units, bytes;  // kept: no allocation per request
-  units.clear();
-  // 4-byte words or 32-byte sectors, by a shift (a division by a variable cost a fifth).
-  const unsigned unit_bits = r.site.shared ? 2 : 5;
-  for (const uintptr_t* a = addresses; a != addresses + r.accesses; ++a)
-    for (uintptr_t u = *a >> unit_bits, last = (*a + r.size - 1) >> unit_bits; u <= last; ++u)
-      units.push_back(u);
-  std::sort(units.begin(), units.end());
-  units.erase(std::unique(units.begin(), units.end()), units.end());
+// Prices a request from its lanes' addresses (sorted here, in place): global memory moves 32-byte
+// sectors; shared memory serves in one wavefront at most one distinct 4-byte word per bank (32
+// banks). With the addresses in order, the units (sectors, words) and the distinct bytes come out
+// of one pass: every access has the request's size, so the units come in order too.
+void price(const Request& r, uintptr_t* addresses, AccessSite& t) {
+  uintptr_t* const end = addresses + r.accesses;
+  std::sort(addresses, end);
+  const unsigned unit_bits = r.site.shared ? 2 : 5;  // 4-byte words, 32-byte sectors
+  unsigned long long units = 0, distinct_bytes = 0;
+  unsigned per_bank[32] = {};
+  uintptr_t next_unit = 0, covered_to = 0;  // the first unit not yet counted, byte not yet covered
+  for (const uintptr_t* a = addresses; a != end; ++a) {
+    const uintptr_t last = (*a + r.size - 1) >> unit_bits;
+    for (uintptr_t u = std::max(*a >> unit_bits, next_unit); u <= last; ++u) {
+      ++units;
+      ++per_bank[u % 32];
+    }
+    next_unit = last + 1;
+    const uintptr_t to = *a + r.size;
+    if (to > std::max(*a, covered_to)) distinct_bytes += to - std::max(*a, covered_to);
+    covered_to = std::max(covered_to, to);
+  }
   unsigned long long transactions, ideal;
   if (r.site.shared) {
-    unsigned per_bank[32] = {};
-    for (uintptr_t w : units) ++per_bank[w % 32];
     transactions = *std::max_element(per_bank, per_bank + 32);
-    ideal = (units.size() + 31) / 32;
+    ideal = (units + 31) / 32;
   } else {
-    transactions = units.size();
-    bytes.clear();  // the distinct bytes asked for, in whole sectors at best
-    for (const uintptr_t* a = addresses; a != addresses + r.accesses; ++a)
-      for (unsigned i = 0; i < r.size; ++i) bytes.push_back(*a + i);
-    std::sort(bytes.begin(), bytes.end());
-    ideal = (std::unique(bytes.begin(), bytes.end()) - bytes.begin() + 31) / 32;
+    transactions = units;
+    ideal = (distinct_bytes + 31) / 32;  // the distinct bytes asked for, in whole sectors at best
   }
   ++t.requests;
   t.transactions += transactions;
