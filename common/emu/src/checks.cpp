@@ -133,4 +133,12 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
   }
 }
 
+void count_checked_access(uintptr_t a, unsigned size, bool store, const void* pc) {
+  const BlockState& b = *current_block;
+  if (arena().contains(reinterpret_cast<const void*>(a)))
+    count_access(a, size, store, false, false, pc);
+  else if (b.shared != nullptr && b.shared->contains(a))
+    count_access(a, size, store, true, false, pc);
+}
+
 }  // namespace cudalab::emu

@@ -9,7 +9,7 @@
 // worker checked is decided from the array's shadow when every byte has the same writer and that
 // writer is not another block of this launch (the race table is still kept: check_global_race).
 // Everything else (the first access to an array, shared memory, a byte nobody wrote, another
-// block's byte, counting on, a launch past its time limit, atomics) takes the full check
+// block's byte, a launch past its time limit, atomics) takes the full check
 // (check_access), which words every message. The fast path never reports anything: it only says
 // "nothing to report" or "look closer".
 #pragma once
@@ -171,7 +171,7 @@ extern const BuiltinsPlace builtins_place;
 [[gnu::always_inline]] inline bool access_fine(const void* address, unsigned size, bool store,
                                                const void* pc) {
   BlockState* b = current_block;
-  if (b == nullptr || timed_out() || counting()) return false;
+  if (b == nullptr || timed_out()) return false;
   const auto a = reinterpret_cast<uintptr_t>(address);
   if (a - reserved_arena.base < reserved_arena.size)
     return global_access_fine(*b, a, size, store, pc);
