@@ -100,9 +100,10 @@ inline thread_local bool atomic_overwrites = false;
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc);
 void count_access(uintptr_t address, unsigned size, bool store, bool shared, bool atomic,
                   const void* pc);
-// A kernel's plain access that the checks' fast path passed (fast_path.h), counted as
-// check_access counts what it checks.
-void count_checked_access(uintptr_t address, unsigned size, bool store, const void* pc);
+// A kernel's access that passed the checks (check_access, or the fast path: fast_path.h), counted
+// if it touched global or shared memory.
+void count_checked_access(uintptr_t address, unsigned size, bool store, bool atomic,
+                          const void* pc);
 // Counting is on (CUDALAB_REPORT, or a test's start_counting()).
 inline std::atomic<bool> counters_on{std::getenv("CUDALAB_REPORT") != nullptr};
 inline bool counting() { return counters_on.load(std::memory_order_relaxed); }

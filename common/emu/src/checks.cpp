@@ -122,23 +122,21 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
       b->stuck_at.push_back(pc);
     if (++b->stuck_samples >= kStuckSamples) stop_stuck_thread(*b);
   }
-  if (arena().contains(address)) {
+  if (arena().contains(address))
     check_global(b, a, size, store, atomic, pc);
-    if (b != nullptr && counting()) count_access(a, size, store, false, atomic, pc);  // a kernel's
-  } else if (b != nullptr && b->shared != nullptr && b->shared->contains(a)) {
+  else if (b != nullptr && b->shared != nullptr && b->shared->contains(a))
     b->shared->access(*b, a, size, store, atomic, pc);
-    if (counting()) count_access(a, size, store, true, atomic, pc);
-  } else if (b != nullptr) {
+  else if (b != nullptr)
     check_host(*b, a, store, pc);
-  }
+  if (b != nullptr && counting()) count_checked_access(a, size, store, atomic, pc);  // a kernel's
 }
 
-void count_checked_access(uintptr_t a, unsigned size, bool store, const void* pc) {
+void count_checked_access(uintptr_t a, unsigned size, bool store, bool atomic, const void* pc) {
   const BlockState& b = *current_block;
   if (arena().contains(reinterpret_cast<const void*>(a)))
-    count_access(a, size, store, false, false, pc);
+    count_access(a, size, store, false, atomic, pc);
   else if (b.shared != nullptr && b.shared->contains(a))
-    count_access(a, size, store, true, false, pc);
+    count_access(a, size, store, true, atomic, pc);
 }
 
 }  // namespace cudalab::emu

@@ -73,6 +73,14 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
 // nothing in the race table can race with it (no read of this epoch, none waiting): logs the store
 // and returns true; false: call check_global_race.
 bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc);
+// The word thread `me` wrote last, and its bytes that it wrote in this epoch: the fast path skips
+// the race table for the thread's next access to them (rewrites_last_word, fast_path.h).
+inline void remember_last_write(BlockState& b, uintptr_t word, unsigned me, uint8_t bytes) {
+  b.last_write_word = word;
+  b.last_write_epoch = b.epoch;
+  b.last_writer = me;
+  b.last_write_bytes = bytes;
+}
 // The log's open run (global_races.cpp): threads first_writer, first_writer + 1, ... storing whole
 // words first_word, first_word + 4, ... at one line in barrier epoch `epoch` (0: none open), as a
 // kernel that writes its output once does. The next store of the run extends it without a call

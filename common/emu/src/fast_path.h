@@ -80,10 +80,7 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
       running_thread != run.first_writer + run.count || pc != run.pc || race_checks_waiting)
     return false;
   ++run.count;
-  b.last_write_word = a;
-  b.last_write_epoch = b.epoch;
-  b.last_writer = running_thread;
-  b.last_write_bytes = 0xF;
+  remember_last_write(b, a, running_thread, 0xF);
   return true;
 }
 

@@ -228,15 +228,6 @@ void record_waiting_read() {
   note_read(*worker_writes->find(r.word, r.epoch, true), r.reader, r.bytes, r.pc);
 }
 
-// The word thread `me` wrote last, and its bytes that it wrote in this epoch: the fast path skips
-// the race table for the thread's next access to them (rewrites_last_word, fast_path.h).
-void remember_last_write(BlockState& b, uintptr_t word, uint16_t me, uint8_t bytes) {
-  b.last_write_word = word;
-  b.last_write_epoch = b.epoch;
-  b.last_writer = me;
-  b.last_write_bytes = bytes;
-}
-
 }  // namespace
 
 void finish_race_checks() {

@@ -31,7 +31,7 @@ namespace {
   if (!access_fine(a, size, store, pc))
     check_access(a, size, store, false, pc);
   else if (counting())
-    count_checked_access(reinterpret_cast<uintptr_t>(a), size, store, pc);
+    count_checked_access(reinterpret_cast<uintptr_t>(a), size, store, false, pc);
 }
 
 // Atomics: the operation itself, done here (this file is not instrumented), after the check.
