@@ -117,8 +117,8 @@ void count_launch_end(const LaunchConfig& config);
 inline std::atomic<bool> launch_expired{false};
 inline bool timed_out() { return launch_expired.load(std::memory_order_relaxed); }
 void watch_launch(const LaunchConfig& config, unsigned long long blocks);
-// A block of the running launch has finished (for the progress report of long launches).
-void block_finished();
+// Blocks of the running launch have finished (for the progress report of long launches).
+void blocks_finished(unsigned long long count);
 void launch_finished();
 
 }  // namespace cudalab::emu

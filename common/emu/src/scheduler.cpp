@@ -23,8 +23,10 @@
 //
 // Limitations: threads of a block never run at the same time, so a race shows only through the
 // checks (checks.cpp), never as a torn value; a spin-wait on another thread of the same block
-// without a barrier never ends (the watchdog stops it); more than 1024 threads per block are
-// refused.
+// without a barrier never ends (the watchdog stops it); a worker runs a few consecutive blocks
+// of a large grid one after another (BlockQueue), so a block that waits for a later block of its
+// grid without a cooperative launch may wait forever (a GPU need not run them at once either);
+// more than 1024 threads per block are refused.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -812,6 +814,39 @@ uint32_t take_stamps(unsigned long long blocks) {
 
 unsigned long long grid_blocks = 0;  // of the cooperative launch that runs
 
+// Consecutive blocks of a launch, by number (blockIdx.x first): [first, end).
+struct BlockRange {
+  unsigned long long first = 0, end = 0;
+};
+
+// A launch's blocks, handed to the workers in order, a few consecutive blocks at a time. Why not
+// one at a time: a take is an atomic add on a counter all workers share, and a block of a kernel
+// like vector add runs in a microsecond, so workers taking blocks one by one would spend a tenth
+// of their time waiting for that counter's cache line. A take holds about kThreadsPerTake threads,
+// and each worker still gets at least kTakesPerWorker takes, so that the last ones balance the
+// workers' loads. In order: every block is taken after the blocks numbered before it (a kernel
+// whose blocks wait for earlier blocks' results, as a single-pass scan does, still ends).
+class BlockQueue {
+ public:
+  BlockQueue(unsigned long long blocks, unsigned threads_per_block, unsigned workers)
+      : blocks_(blocks),
+        per_take_(std::clamp<unsigned long long>(
+            kThreadsPerTake / threads_per_block, 1,
+            std::max<unsigned long long>(1, blocks / (1ull * workers * kTakesPerWorker)))) {}
+  // The next blocks for a worker; false when none is left.
+  bool take(BlockRange& range) {
+    const unsigned long long first = next_.fetch_add(per_take_, std::memory_order_relaxed);
+    if (first >= blocks_) return false;
+    range = {first, std::min(first + per_take_, blocks_)};
+    return true;
+  }
+
+ private:
+  static constexpr unsigned kThreadsPerTake = 1 << 14, kTakesPerWorker = 64;
+  const unsigned long long blocks_, per_take_;
+  std::atomic<unsigned long long> next_{0};
+};
+
 // Runs blocks of a launch on the calling thread until `take` gives none; the first error wins.
 struct LaunchRun {
   const LaunchConfig& config;
@@ -843,16 +878,19 @@ struct LaunchRun {
         std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer);
     current_block = &state;
     const dim3 g = config.grid;
-    for (unsigned long long b; !failed && take(b);) {
-      state.block = {static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
-                     static_cast<unsigned>(b / (1ull * g.x * g.y))};
-      state.launch_stamp = launch_stamp;
-      state.block_rank = static_cast<uint32_t>(b);
-      state.stamp = launch_stamp + static_cast<uint32_t>(b);
-      state.made_atomic = false;
-      auto e = local.run(config, fn, state);
-      block_finished();
-      if (!e.second.empty()) record_error(e.first, std::move(e.second));
+    for (BlockRange blocks; !failed && take(blocks);) {
+      unsigned long long b = blocks.first;
+      for (; b < blocks.end && !failed; ++b) {
+        state.block = {static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
+                       static_cast<unsigned>(b / (1ull * g.x * g.y))};
+        state.launch_stamp = launch_stamp;
+        state.block_rank = static_cast<uint32_t>(b);
+        state.stamp = launch_stamp + static_cast<uint32_t>(b);
+        state.made_atomic = false;
+        auto e = local.run(config, fn, state);
+        if (!e.second.empty()) record_error(e.first, std::move(e.second));
+      }
+      blocks_finished(b - blocks.first);
     }
     if (grid != nullptr) grid->arrive_and_drop();  // this block needs no more grid barriers
     epoch = state.epoch;
@@ -978,16 +1016,15 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
     for (unsigned long long b = 0; b < blocks; ++b)
       block_threads.emplace_back([&launch, b] {
         bool taken = false;
-        launch.run_blocks([&](unsigned long long& next) {
-          next = b;
+        launch.run_blocks([&](BlockRange& range) {
+          range = {b, b + 1};
           return !std::exchange(taken, true);
         });
       });
     for (auto& t : block_threads) t.join();
   } else {
-    std::atomic<unsigned long long> next{0};
-    workers().run(
-        [&] { launch.run_blocks([&](unsigned long long& b) { return (b = next++) < blocks; }); });
+    BlockQueue queue(blocks, config.block.x * config.block.y * config.block.z, worker_count());
+    workers().run([&] { launch.run_blocks([&](BlockRange& range) { return queue.take(range); }); });
   }
   launch_finished();
   count_launch_end(config);

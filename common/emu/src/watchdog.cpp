@@ -122,7 +122,9 @@ void watch_launch(const LaunchConfig& config, unsigned long long blocks) {
   w.changed.notify_all();
 }
 
-void block_finished() { blocks_done.fetch_add(1, std::memory_order_relaxed); }
+void blocks_finished(unsigned long long count) {
+  blocks_done.fetch_add(count, std::memory_order_relaxed);
+}
 
 void launch_finished() {
   Watch& w = watch();
