@@ -561,13 +561,30 @@ class BlockRunner {
 
   // Where a stopping context goes: the round's next fiber, a new one, or back to the scheduler.
   Fiber& next_in_round() {
-    if (pos_ < live_.size()) return *live_[pos_++];
+    if (pos_ < live_.size()) {
+      Fiber& to = *live_[pos_++];
+      if (pos_ + 1 < live_.size()) prefetch_stack(*live_[pos_ + 1]);  // the one after next
+      return to;
+    }
     if (next_ < threads_ && error_.empty()) {
       live_.push_back(idle_pos_ < idle_.size() ? idle_[idle_pos_++] : &start_fiber());
       return *live_[pos_++];
     }
     return scheduler_;
   }
+
+  // Brings into the cache the stack that a suspended fiber goes on with: its saved registers and
+  // the frames above them (of the call it stopped in, and the kernel's), while the two fibers
+  // before it run. Why: a block's fibers together touch more stack than the L1 cache holds, so
+  // each switch back used to wait for its stack (a quarter of the tiled matmul's time, on the
+  // instructions just after a barrier). A fiber stopped at __syncthreads() has about 460 bytes
+  // there; the first kPrefetchLines lines are fetched (one fiber ahead, or 8 lines, measured
+  // slower).
+  static void prefetch_stack(const Fiber& f) {
+    const char* saved = static_cast<const char*>(f.context);
+    for (int line = 0; line < kPrefetchLines; ++line) __builtin_prefetch(saved + 64 * line, 1, 3);
+  }
+  static constexpr int kPrefetchLines = 6;
 
   // Suspends context `me` and resumes `to`; returns when some context switches back to `me`.
   // `in_call`: `me` stops in a GPU thread's call (a barrier, a warp-level call); switching between
