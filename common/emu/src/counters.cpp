@@ -79,17 +79,46 @@ struct Request {
   uint32_t accesses = 0;  // how many; their addresses are gathered when the requests are priced
 };
 
+// A warp's lanes make their accesses one lane after another (a lane runs until it stops), and in
+// converged code each lane makes the same sequence of sites. A warp's stream is that sequence with
+// each access's request, extended by whichever lane gets furthest first: a lane that follows it
+// finds its requests by position, without a look in the tables. A lane that leaves it (a branch
+// only some lanes take) goes on through the tables (visits, request_of), which first learn its
+// accesses so far. Either way an access joins the same request, so the prices are the same.
+struct WarpStream {
+  std::vector<std::pair<uint64_t, uint32_t>> steps;  // (site, 1 + index in requests)
+};
+struct Lane {
+  uint32_t generation = 0;  // the lane's position is this round's when it equals the worker's
+  uint32_t position = 0;    // its next access is the stream's step `position`
+  bool diverged = false;    // it left the stream: the tables hold its visits
+};
+
 // One worker's requests in flight and its totals for the launch.
 struct WorkerCounts {
-  CountTable visits;      // (code address, thread) -> visits since the barrier
-  CountTable request_of;  // (code address, warp, visit) -> 1 + index in requests
+  CountTable visits;         // (site, thread) -> visits since the barrier, of lanes that diverged
+  CountTable stream_visits;  // (site, warp) -> the visits of its stream's steps
+  CountTable request_of;     // (site, warp, visit) -> 1 + index in requests
+  WarpStream streams[32];    // per warp of the block
+  Lane lanes[1024];          // per thread of the block
+  uint32_t generation = 1;   // of the requests in flight
   std::vector<Request> requests;
   std::vector<std::pair<uint32_t, uintptr_t>> accesses;  // (request, address), in order
   std::map<SiteKey, AccessSite> sites;                   // summed over requests
   std::map<const void*, unsigned long long> atomics_at;  // code address -> operations
   std::map<std::pair<const char*, int>, unsigned long long> barriers_at;  // line -> block passes
 };
-thread_local WorkerCounts worker;
+// This worker's counts: a thread_local with a constructor is reached through a call that checks
+// it was made (__tls_init, a sixth of counting's time when each access called it); the pointer
+// to it needs none.
+WorkerCounts& counts() {
+  static constinit thread_local WorkerCounts* mine = nullptr;
+  if (mine == nullptr) [[unlikely]] {
+    static thread_local WorkerCounts storage;
+    mine = &storage;
+  }
+  return *mine;
+}
 
 uint64_t mix(uint64_t a, uint64_t b) {
   return a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6));
@@ -136,20 +165,24 @@ void price(const Request& r, uintptr_t* addresses, AccessSite& t) {
 // Prices the requests in flight: their addresses gathered per request (a counting sort), each
 // request priced and added to its site.
 void flush() {
+  WorkerCounts& w = counts();
   static thread_local std::vector<uintptr_t> by_request;
   static thread_local std::vector<uint32_t> start;
-  const std::vector<Request>& requests = worker.requests;
+  const std::vector<Request>& requests = w.requests;
   start.assign(requests.size() + 1, 0);
   for (size_t r = 0; r < requests.size(); ++r) start[r + 1] = start[r] + requests[r].accesses;
-  by_request.resize(worker.accesses.size());
-  for (const auto& [r, a] : worker.accesses) by_request[start[r]++] = a;  // start[r]: r's end
+  by_request.resize(w.accesses.size());
+  for (const auto& [r, a] : w.accesses) by_request[start[r]++] = a;  // start[r]: r's end
   for (size_t r = 0; r < requests.size(); ++r)
     price(requests[r], by_request.data() + start[r] - requests[r].accesses,
-          worker.sites[requests[r].site]);
-  worker.requests.clear();
-  worker.accesses.clear();
-  worker.request_of.clear();
-  worker.visits.clear();
+          w.sites[requests[r].site]);
+  w.requests.clear();
+  w.accesses.clear();
+  w.request_of.clear();
+  w.visits.clear();
+  w.stream_visits.clear();
+  for (WarpStream& s : w.streams) s.steps.clear();
+  ++w.generation;
 }
 
 std::mutex launches_mutex;
@@ -171,25 +204,48 @@ const bool report_at_exit = counters_on && std::atexit(print_report) == 0;
 
 void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atomic,
                   const void* pc) {
+  WorkerCounts& w = counts();
   if (atomic) {
-    ++worker.atomics_at[pc];
+    ++w.atomics_at[pc];
     return;  // atomics are counted, not priced
   }
-  const unsigned thread = thread_rank();
+  const unsigned thread = thread_rank(), warp = thread / 32;
   const uint64_t site = reinterpret_cast<uintptr_t>(pc) * 4 + store * 2 + shared;
-  const unsigned visit = worker.visits[mix(site, thread)]++;
-  uint32_t& request = worker.request_of[mix(mix(site, thread / 32), visit)];
-  if (request == 0) {
-    worker.requests.push_back({{pc, shared, store}, size});
-    request = static_cast<uint32_t>(worker.requests.size());
+  // The request of the warp's visit-th access at this site (1 + index), made at the first one.
+  auto request_of = [&](unsigned visit) {
+    uint32_t& request = w.request_of[mix(mix(site, warp), visit)];
+    if (request == 0) {
+      w.requests.push_back({{pc, shared, store}, size});
+      request = static_cast<uint32_t>(w.requests.size());
+    }
+    return request;
+  };
+  Lane& lane = w.lanes[thread];
+  if (lane.generation != w.generation) lane = {w.generation, 0, false};
+  WarpStream& stream = w.streams[warp];
+  uint32_t request;
+  if (!lane.diverged && lane.position < stream.steps.size() &&
+      stream.steps[lane.position].first == site) {
+    request = stream.steps[lane.position++].second;  // the common case: it follows the stream
+  } else if (!lane.diverged && lane.position == stream.steps.size()) {
+    request = request_of(w.stream_visits[mix(site, warp)]++);  // it extends the stream
+    stream.steps.emplace_back(site, request);
+    ++lane.position;
+  } else {
+    if (!lane.diverged) {  // it leaves the stream here: the tables learn its visits so far
+      for (uint32_t step = 0; step < lane.position; ++step)
+        ++w.visits[mix(stream.steps[step].first, thread)];
+      lane.diverged = true;
+    }
+    request = request_of(w.visits[mix(site, thread)]++);
   }
-  ++worker.requests[request - 1].accesses;
-  worker.accesses.emplace_back(request - 1, a);
+  ++w.requests[request - 1].accesses;
+  w.accesses.emplace_back(request - 1, a);
 }
 
 void count_barrier(const char* file, int line) {
   if (!counting()) return;
-  ++worker.barriers_at[{file, line}];
+  ++counts().barriers_at[{file, line}];
   flush();
 }
 
@@ -202,10 +258,10 @@ void count_block_end() {
 void count_worker_done() {
   if (!counting()) return;
   std::lock_guard<std::mutex> lock(launches_mutex);
-  for (auto& [key, t] : worker.sites) launch_sites[key].add(t);
-  for (auto& [pc, n] : worker.atomics_at) launch_atomics_at[pc] += n;
-  for (auto& [where, n] : worker.barriers_at) launch_barriers_at[where] += n;
-  worker = WorkerCounts{};
+  for (auto& [key, t] : counts().sites) launch_sites[key].add(t);
+  for (auto& [pc, n] : counts().atomics_at) launch_atomics_at[pc] += n;
+  for (auto& [where, n] : counts().barriers_at) launch_barriers_at[where] += n;
+  counts() = WorkerCounts{};
 }
 
 void count_launch_end(const LaunchConfig& config) {
