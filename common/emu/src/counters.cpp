@@ -182,7 +182,10 @@ void flush() {
   w.visits.clear();
   w.stream_visits.clear();
   for (WarpStream& s : w.streams) s.steps.clear();
-  ++w.generation;
+  if (++w.generation == 0) {  // (after 2^32 rounds: no lane may look current by chance)
+    for (Lane& lane : w.lanes) lane = {};
+    w.generation = 1;
+  }
 }
 
 std::mutex launches_mutex;
