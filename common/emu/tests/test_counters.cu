@@ -1,6 +1,7 @@
 // The counters against the course's arithmetic: coalescing (32-byte sectors per warp request),
-// the global loads that tiling saves (a factor of TILE_WIDTH), and shared-memory bank conflicts
-// (stride s: gcd(s, 32)-way; a padded tile or stride 33: none; one address: a broadcast).
+// the global loads that tiling saves (a factor of TILE_WIDTH), shared-memory bank conflicts
+// (stride s: gcd(s, 32)-way; a padded tile or stride 33: none; one address: a broadcast), and
+// lanes that branch (each visit of a line is a request of the lanes that make it).
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -48,6 +49,18 @@ __global__ void tile_columns(float* out) {
   tile[threadIdx.y][threadIdx.x] = threadIdx.x;
   __syncthreads();
   out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
+
+// Lanes that take different paths: even lanes load in[i] once at one line; lane t loads
+// 1 + t % 4 times at another (in[i], in[i + 32], ...): that line's first visit is made by the 32
+// lanes of a warp, its second by 24, its third by 16, its fourth by 8, each a request of its own.
+__global__ void branching_lanes(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = 0;
+  if (threadIdx.x % 2 == 0) v = in[i];
+  for (unsigned k = 0; k <= threadIdx.x % 4; ++k) v += in[i + 32 * k];
+  out[i] = v;
 }
 
 template <class Launch>
@@ -134,6 +147,20 @@ TEST(Counters, RandomPermutationIsConflictFree) {
   LaunchCounters c = count([&] { permuted_shared<<<1, 32>>>(d_perm, b.out); });
   EXPECT_DOUBLE_EQ(c.bank_conflict_degree(), 1.0);
   CUDA_CHECK(cudaFree(d_perm));
+}
+
+TEST(Counters, LanesThatBranchMakeARequestPerVisit) {
+  const int n = 4096;
+  Buffers b(n + 96);  // the fourth visit reads up to in[n + 95]
+  LaunchCounters c = count([&] { branching_lanes<<<n / 256, 256>>>(b.in, b.out, n); });
+  const unsigned warps = n / 32;
+  // Per warp: one request of the 16 even lanes and four of the loop's visits, each spanning 128
+  // bytes of in (4 sectors); one coalesced store.
+  EXPECT_EQ(c.global_load_requests, 5 * warps);
+  EXPECT_EQ(c.global_load_sectors, 20 * warps);
+  EXPECT_EQ(c.global_load_bytes, 4u * (16 + 32 + 24 + 16 + 8) * warps);
+  EXPECT_EQ(c.global_store_requests, warps);
+  EXPECT_EQ(c.global_store_sectors, 4 * warps);
 }
 
 TEST(Counters, OneAddressIsABroadcast) {
