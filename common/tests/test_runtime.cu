@@ -24,6 +24,12 @@ __global__ void global_ids(int* out, int width, int height, int depth) {
     out[(z * height + y) * width + x] = (z * height + y) * width + x;
 }
 
+// Each block counts its runs, at its number in the grid (x first, then y, then z).
+__global__ void count_block_runs(int* runs) {
+  if (threadIdx.x == 0)
+    atomicAdd(&runs[(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x], 1);
+}
+
 // Each block reverses its part of `data` through shared memory: needs a working barrier.
 template <int BLOCK>
 __global__ void reverse_in_block(int* data) {
@@ -188,6 +194,20 @@ TEST_F(Runtime, ThreeDimensionalGridCoversEveryElement) {
   CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < W * H * D; ++i) ASSERT_EQ(h[i], i) << "element " << i;
   CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, LargeGridRunsEveryBlockOnce) {
+  const dim3 grid(131, 17, 3);  // 6,681 blocks: emu's workers take them a few dozen at a time
+  const unsigned blocks = grid.x * grid.y * grid.z;
+  int* runs;
+  CUDA_CHECK(cudaMalloc(&runs, blocks * sizeof(int)));
+  CUDA_CHECK(cudaMemset(runs, 0, blocks * sizeof(int)));
+  count_block_runs<<<grid, 64>>>(runs);
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<int> h(blocks, -1);
+  CUDA_CHECK(cudaMemcpy(h.data(), runs, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+  for (unsigned b = 0; b < blocks; ++b) ASSERT_EQ(h[b], 1) << "block " << b;
+  CUDA_CHECK(cudaFree(runs));
 }
 
 TEST_F(Runtime, BarrierOrdersSharedMemory) {
