@@ -36,7 +36,12 @@ std::string at(const void* pc) {
 }
 
 void fault(const BlockState& b, const void* pc, cudaError_t code, const std::string& what) {
-  stop_thread(code, launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + what);
+  fault_at(b, at(pc), code, what);
+}
+
+void fault_at(const BlockState& b, const std::string& where, cudaError_t code,
+              const std::string& what) {
+  stop_thread(code, launch_site(*b.config) + ", " + who(b) + ", at " + where + ": " + what);
 }
 
 std::string bytes_of(unsigned size) {

@@ -17,6 +17,9 @@ std::string at(const void* pc);
 // Stops the kernel of block `b` with `code`: the launch, block, thread and line, then `what`.
 [[noreturn]] void fault(const BlockState& b, const void* pc, cudaError_t code,
                         const std::string& what);
+// The same, at a source line already worded (`where`: "file.cu:12").
+[[noreturn]] void fault_at(const BlockState& b, const std::string& where, cudaError_t code,
+                           const std::string& what);
 std::string bytes_of(unsigned size);
 // A read of memory nobody wrote stops the kernel (the labs' tests), or, with
 // CUDALAB_EMU_UNWRITTEN=warn (as `cudalab run` sets), is told once per source line and the kernel

@@ -961,12 +961,9 @@ bool cooperative_launch() { return current_block != nullptr && current_block->gr
 void grid_sync(const char* file, int line) {
   BlockRunner& r = runner_for("grid.sync()", file, line);
   if (!cooperative_launch())
-    stop_thread(cudaErrorLaunchFailure,
-                launch_site(*current_block->config) + ", " + who(*current_block) + ", at " +
-                    site(file, line) +
-                    ": grid.sync() in a kernel not launched with cudaLaunchCooperativeKernel: the "
-                    "blocks of a <<<>>> launch need not all run at once, so a grid-wide barrier "
-                    "could wait forever");
+    fault_at(*current_block, site(file, line), cudaErrorLaunchFailure,
+             "grid.sync() in a kernel not launched with cudaLaunchCooperativeKernel: the blocks of "
+             "a <<<>>> launch need not all run at once, so a grid-wide barrier could wait forever");
   r.arrive_for_grid(file, line);
 }
 
@@ -981,9 +978,8 @@ void assert_failed(const char* expression, const char* file, int line, const cha
     std::fprintf(stderr,
                  "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
                  line, function, k.x, k.y, k.z, t.x, t.y, t.z, expression);
-    stop_thread(cudaErrorAssert, launch_site(*b->config) + ", " + who(*b) + ", at " +
-                                     site(file, line) + ": assert(" + expression +
-                                     ") failed (cudaErrorAssert)");
+    fault_at(*b, site(file, line), cudaErrorAssert,
+             std::string("assert(") + expression + ") failed (cudaErrorAssert)");
   }
   std::fprintf(stderr, "%s:%d: %s: Assertion `%s' failed.\n", file, line, function, expression);
   std::abort();
