@@ -101,9 +101,33 @@ class Launch {
     config.params_bytes = sizeof params;
     config.pointers = pointers;
     config.pointer_count = count;
-    Call<Body, Params> call{body, params};
+    ArgumentsOf<Params> arguments(params);
+    Call<Body, Params> call{body, arguments};
     execute(config, {&run_rows<Body, Params>, &run_thread<Body, Params>, &call});
   }
+
+  // The kernel's arguments as the threads are given them: a record whose fields run_rows reads
+  // without a call. (Through std::get, library code compiled with the kernel's instrumentation,
+  // checked code made a call per argument and thread: a compiler does not inline a function into
+  // one whose instrumentation differs.)
+  template <size_t I, class T>
+  struct Argument {
+    T value;
+  };
+  template <class Indices, class... T>
+  struct Arguments;
+  template <size_t... I, class... T>
+  struct Arguments<std::index_sequence<I...>, T...> : Argument<I, T>... {
+    explicit Arguments(const std::tuple<T...>& params) : Argument<I, T>{std::get<I>(params)}... {}
+  };
+  template <class Params>
+  struct ArgumentsFor;
+  template <class... T>
+  struct ArgumentsFor<std::tuple<T...>> {
+    using type = Arguments<std::index_sequence_for<T...>, T...>;
+  };
+  template <class Params>
+  using ArgumentsOf = typename ArgumentsFor<Params>::type;
 
   // The GPU threads of a fiber's rows, one after another, each running the body given copies of
   // the kernel's arguments. The loop is here, compiled with the kernel, so that a thread costs
@@ -118,23 +142,24 @@ class Launch {
   template <class Body, class Params>
   struct Call {
     Body& body;
-    Params& params;
+    ArgumentsOf<Params>& arguments;
   };
   template <class Body, class Params>
   __attribute__((no_sanitize("thread"))) static void run_rows(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
-    Params params = c.params;  // the fiber's copy: no store of the kernel's can change it
+    ArgumentsOf<Params> arguments = c.arguments;  // the fiber's copy: no store of the kernel's
+                                                  // can change it
     while (const ThreadRow* row = take_row()) {
       unsigned thread = row->thread;
       for (unsigned x = row->x; x < row->end; ++x, ++thread) {
         running_thread = thread;
 #ifdef CUDALAB_EMU_CHECKED
         row->index->x = x;
-        call_with(c.body, params, std::make_index_sequence<std::tuple_size_v<Params>>{});
+        call_with<Params>(c.body, arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
         if (race_checks_waiting) finish_race_checks();
 #else
         ::threadIdx.x = x;  // (the compiler sees where the body's threadIdx.x comes from)
-        call_with(c.body, params, std::make_index_sequence<std::tuple_size_v<Params>>{});
+        call_with<Params>(c.body, arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
 #endif
       }
     }
@@ -142,12 +167,13 @@ class Launch {
   template <class Body, class Params>
   __attribute__((no_sanitize("thread"))) static void run_thread(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
-    call_with(c.body, c.params, std::make_index_sequence<std::tuple_size_v<Params>>{});
+    call_with<Params>(c.body, c.arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
   }
-  template <class Body, class Params, size_t... I>
-  __attribute__((no_sanitize("thread"))) static void call_with(Body& body, Params& params,
+  template <class Params, class Body, size_t... I>
+  __attribute__((no_sanitize("thread"))) static void call_with(Body& body,
+                                                               ArgumentsOf<Params>& arguments,
                                                                std::index_sequence<I...>) {
-    body(std::get<I>(params)...);
+    body(static_cast<Argument<I, std::tuple_element_t<I, Params>>&>(arguments).value...);
   }
   template <class T>
   static const void* pointer_or_null(const T& arg) {
