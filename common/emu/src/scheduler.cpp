@@ -577,10 +577,11 @@ class BlockRunner {
   // the frames above them (of the call it stopped in, and the kernel's), while the two fibers
   // before it run. Why: a block's fibers together touch more stack than the L1 cache holds, so
   // each switch back used to wait for its stack (a quarter of the tiled matmul's time, on the
-  // instructions just after a barrier). A fiber stopped at __syncthreads() has about 460 bytes
-  // there; its first kPrefetchLines lines are fetched, below the stack's top (one fiber ahead,
-  // or 8 lines, measured slower). Inlined: GCC drops a call to a function that only prefetches
-  // (a prefetch has no effect that a compiler must keep).
+  // instructions just after a barrier). What a fiber stopped at __syncthreads() touches first
+  // lies in the first kPrefetchLines lines from its saved registers (the barrier call keeps no
+  // locals: runner_for): those are fetched, below the stack's top (one fiber ahead, 2, 6 or 8
+  // lines, measured slower). Inlined: GCC drops a call to a function that only prefetches (a
+  // prefetch has no effect that a compiler must keep).
   [[gnu::always_inline]] static void prefetch_stack(const Fiber& f) {
     const auto saved = reinterpret_cast<uintptr_t>(f.context);
     const auto top = reinterpret_cast<uintptr_t>(f.stack);
@@ -588,7 +589,7 @@ class BlockRunner {
       if (saved + 64 * line < top)
         __builtin_prefetch(reinterpret_cast<const void*>(saved + 64 * line), 1, 3);
   }
-  static constexpr int kPrefetchLines = 6;
+  static constexpr int kPrefetchLines = 3;
 
   // Suspends context `me` and resumes `to`; returns when some context switches back to `me`.
   // `in_call`: `me` stops in a GPU thread's call (a barrier, a warp-level call); switching between
@@ -810,13 +811,17 @@ cudaError_t validate(const LaunchConfig& c, std::string& why) {
 }  // namespace
 
 namespace {
-// The running block's scheduler; outside a kernel, a message and the end of the program.
+[[noreturn, gnu::cold, gnu::noinline]] void called_outside_kernel(const char* what,
+                                                                  const char* file, int line) {
+  diagnose(std::string(what) + " called outside a kernel at " + site(file, line));
+  std::abort();
+}
+// The running block's scheduler; outside a kernel, a message and the end of the program (out of
+// line: the message's strings would otherwise take stack in every barrier's frame, between the
+// switch's saved registers and the kernel's frame, which a switch back waits for).
 [[gnu::always_inline]] inline BlockRunner& runner_for(const char* what, const char* file,
                                                       int line) {
-  if (runner == nullptr) {
-    diagnose(std::string(what) + " called outside a kernel at " + site(file, line));
-    std::abort();
-  }
+  if (runner == nullptr) called_outside_kernel(what, file, line);
   settle_race_checks();  // the thread stops: what its race checks left waiting is done now
   return *runner;
 }
