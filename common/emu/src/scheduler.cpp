@@ -140,6 +140,10 @@ class BarrierSites {
     }
   }
 
+  // Whether the barrier opens with nothing to look at: no thread has finished, and every thread
+  // waits at the round's first one (known without looking at each when no warp went on alone).
+  bool opens(unsigned finished) const { return finished == 0 && same_site_ && !regather_; }
+
   // Every thread has stopped at a barrier or finished (done[t]): "" when the barrier may open;
   // otherwise the block could never finish on a GPU, and the text says why.
   std::string divergence(const std::vector<uint8_t>& done, unsigned finished, unsigned round,
@@ -351,8 +355,8 @@ class BlockRunner {
         run_round();
         continue;
       }
-      if (error_ = barrier_.divergence(finished_flags(), finished(), round_, *config_);
-          !error_.empty())
+      if (!barrier_.opens(finished()) &&
+          !(error_ = barrier_.divergence(finished_flags(), finished(), round_, *config_)).empty())
         break;
       if (votes_used_) {  // __syncthreads_count() and friends: count once for every thread
         vote_total_ = 0;
