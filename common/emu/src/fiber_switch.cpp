@@ -3,10 +3,11 @@
 // x86-64 System V, in the layout of Boost's make_fcontext: from the stack pointer of a suspended
 // context up lie 8 bytes for the floating-point control words (MXCSR and x87, which these switches
 // leave alone: fiber_switch.h), r12, r13, r14, r15, rbx, rbp, and the address it goes on at. A
-// switch saves those of the running context, moves to the resumed context's stack, restores its
-// registers and goes on there with {the suspended context, data} in rax and rdx (a new context's
-// trampoline, Boost's, reads rdi and rdx). The two differ only in how they go on: a return, or an
-// indirect jump as Boost's jump_fcontext does.
+// switch (rdi: the context to resume, rsi: where to save the running one) saves those of the
+// running context and its stack pointer, moves to the resumed context's stack, restores its
+// registers and goes on there with {the suspended context, the place it was saved} in rax and rdx
+// (a new context's trampoline, Boost's, reads rdi and rdx). The two differ only in how they go on:
+// a return, or an indirect jump as Boost's jump_fcontext does.
 #include "fiber_switch.h"
 
 #if defined(__x86_64__) && !defined(_WIN32)
@@ -19,6 +20,7 @@
   "  movq    %r15, 0x20(%rsp)\n"    \
   "  movq    %rbx, 0x28(%rsp)\n"    \
   "  movq    %rbp, 0x30(%rsp)\n"    \
+  "  movq    %rsp, (%rsi)\n"        \
   "  movq    %rsp, %rax\n"          \
   "  movq    %rdi, %rsp\n"          \
   "  movq    0x8(%rsp), %r12\n"     \

@@ -32,18 +32,24 @@ inline Context make(void* stack_top, size_t stack_bytes, void (*entry)(Transfer)
   return boost::context::detail::make_fcontext(stack_top, stack_bytes, entry);
 }
 
-// Each suspends the running context and resumes `to` with `data`; it returns, when some context
-// resumes this one, what that context sent.
+// Each suspends the running context, saving it in *save, and resumes `to`; it returns when some
+// context resumes this one. The switch saves it before it leaves (x86-64), or the resumed context
+// does (arrived(); Boost's jump_fcontext leaves that to the resumed side), so that the caller keeps
+// nothing to do after the switch: a call that ends with one (a __syncthreads()) is a tail call,
+// and the resumed thread returns from the switch straight into its kernel.
 #if defined(__x86_64__) && !defined(_WIN32)
-extern "C" Transfer cudalab_fiber_jump(Context to, void* data);       // fiber_switch.cpp
-extern "C" Transfer cudalab_fiber_return_to(Context to, void* data);  // fiber_switch.cpp
-inline Transfer jump(Context to, void* data) { return cudalab_fiber_jump(to, data); }
-inline Transfer return_to(Context to, void* data) { return cudalab_fiber_return_to(to, data); }
+extern "C" void cudalab_fiber_jump(Context to, Context* save);       // fiber_switch.cpp
+extern "C" void cudalab_fiber_return_to(Context to, Context* save);  // fiber_switch.cpp
+inline void jump(Context to, Context* save) { cudalab_fiber_jump(to, save); }
+inline void return_to(Context to, Context* save) { cudalab_fiber_return_to(to, save); }
+// A new context's entry is given {the context that resumed it, where that one asked to be saved}.
+inline void arrived(Transfer) {}  // the switch saved it
 #else
-inline Transfer jump(Context to, void* data) {
-  return boost::context::detail::jump_fcontext(to, data);
+inline void arrived(Transfer t) { *static_cast<Context*>(t.data) = t.fctx; }
+inline void jump(Context to, Context* save) {
+  arrived(boost::context::detail::jump_fcontext(to, save));
 }
-inline Transfer return_to(Context to, void* data) { return jump(to, data); }
+inline void return_to(Context to, Context* save) { jump(to, save); }
 #endif
 
 }  // namespace cudalab::emu::fiber_switch

@@ -312,6 +312,9 @@ class WarpMeetings {
   unsigned coalesced_[1024] = {};
 };
 
+class BlockRunner;
+extern thread_local BlockRunner* runner;  // the worker's (defined below)
+
 // Runs the blocks a worker is given, one at a time: a block's threads on fibers, in rounds that
 // each end when every thread has stopped (at a barrier, at a warp-level call, or finished).
 class BlockRunner {
@@ -473,7 +476,6 @@ class BlockRunner {
   struct Fiber {
     fiber_switch::Context context = nullptr;  // where it goes on, while it is suspended
     void* stack = nullptr;                    // its stack's top (none for the worker's own)
-    BlockRunner* runner = nullptr;
     unsigned thread = 0;  // the GPU thread it runs now, written down when the thread first stops
     uint3 index{};        // and that thread's threadIdx
     ThreadRow row{};      // the row of threads it runs
@@ -596,37 +598,33 @@ class BlockRunner {
   static constexpr int kPrefetchLines = 3;
 
   // Suspends context `me` and resumes `to`; returns when some context switches back to `me`.
-  // `in_call`: `me` stops in a GPU thread's call (a barrier, a warp-level call); switching between
-  // two such contexts takes the switch that returns (fiber_switch.h).
-  void switch_to(Fiber& me, Fiber& to, bool in_call) {
-    from_ = &me;
+  // `to` is made the running fiber before the switch, so that nothing is left to do after it (a
+  // barrier's call ends with the switch: fiber_switch.h). `in_call`: `me` stops in a GPU thread's
+  // call (a barrier, a warp-level call); switching between two such contexts takes the switch
+  // that returns.
+  [[gnu::always_inline]] void switch_to(Fiber& me, Fiber& to, bool in_call) {
     me.in_call = in_call;
-    woke_up(me, in_call && to.in_call ? fiber_switch::return_to(to.context, &to)
-                                      : fiber_switch::jump(to.context, &to));
-  }
-
-  // `me` runs again; `t` holds the context that switched to it, suspended.
-  void woke_up(Fiber& me, fiber_switch::Transfer t) {
-    from_->context = t.fctx;
-    current_ = &me;
-    ::threadIdx = me.index;
-    running_thread = me.thread;
+    current_ = &to;
+    ::threadIdx = to.index;
+    running_thread = to.thread;
+    if (in_call && to.in_call)
+      fiber_switch::return_to(to.context, &me.context);
+    else
+      fiber_switch::jump(to.context, &me.context);
   }
 
   // A new fiber, on a stack of the pool; it starts in fiber_main when first resumed.
   Fiber& start_fiber() {
     Fiber& f = *fibers_.emplace_back(std::make_unique<Fiber>());
     f.stack = stacks_.allocate();
-    f.runner = this;
     f.context = fiber_switch::make(f.stack, kStackBytes, fiber_main);
     return f;
   }
   // A fiber's life: it runs threads (see run_threads); a check that stops its thread, or a failed
   // block, gives it a new context on the same stack (stop_running_thread, restart_fibers).
   static void fiber_main(fiber_switch::Transfer t) {
-    Fiber& f = *static_cast<Fiber*>(t.data);
-    f.runner->woke_up(f, t);
-    f.runner->run_threads(f);
+    fiber_switch::arrived(t);
+    runner->run_threads(*runner->current_);
   }
   // A fiber runs threads of the current block until none is left to start, then parks until a
   // later block needs it: fibers and their stacks are made once per worker, not once per block.
@@ -666,9 +664,7 @@ class BlockRunner {
     Fiber& me = *current_;
     park(me);
     restart(me);  // (it writes at the stack's top, which only this thread's first frames used)
-    from_ = &given_up_;
-    Fiber& to = next_in_round();
-    fiber_switch::jump(to.context, &to);
+    switch_to(given_up_, next_in_round(), false);
     __builtin_unreachable();
   }
 
@@ -701,7 +697,6 @@ class BlockRunner {
   size_t pos_ = 0;             // live_[pos_] runs next
   Fiber scheduler_;            // the worker's own context
   Fiber given_up_;             // where a stopped thread's context is put (stop_running_thread)
-  Fiber* from_ = nullptr;      // the context that switched last
   Fiber* current_ = nullptr;
   BarrierSites barrier_;
   WarpMeetings warps_;
