@@ -1,19 +1,21 @@
 // The fibers' two switches (fiber_switch.h says when each is taken and why).
 //
 // x86-64 System V, in the layout of Boost's make_fcontext: from the stack pointer of a suspended
-// context up lie 8 bytes for the floating-point control words (MXCSR and x87, which these switches
-// leave alone: fiber_switch.h), r12, r13, r14, r15, rbx, rbp, and the address it goes on at. A
-// switch (rdi: the context to resume, rsi: where to save the running one) saves those of the
-// running context and its stack pointer, moves to the resumed context's stack, restores its
-// registers and goes on there with {the suspended context, the place it was saved} in rax and rdx
-// (a new context's trampoline, Boost's, reads rdi and rdx). The two differ only in how they go on:
-// a return, or an indirect jump as Boost's jump_fcontext does.
+// context up lie 8 bytes (Boost's place for the floating-point control words, which these switches
+// leave alone: fiber_switch.h; here, what the switch returns when the context is resumed), r12,
+// r13, r14, r15, rbx, rbp, and the address it goes on at. A switch (rdi: the context to resume,
+// rsi: where to save the running one, rdx: what to return when it is resumed) saves the running
+// context and its stack pointer, moves to the resumed context's stack, restores its registers and
+// goes on there, returning the value that context left (a new context's entry, through Boost's
+// trampoline, is given {the suspended context, where it was saved} in rdi and rsi). The two differ
+// only in how they go on: a return, or an indirect jump as Boost's jump_fcontext does.
 #include "fiber_switch.h"
 
 #if defined(__x86_64__) && !defined(_WIN32)
 
 #define CUDALAB_SAVE_AND_MOVE_STACK \
   "  leaq    -0x38(%rsp), %rsp\n"   \
+  "  movq    %rdx, (%rsp)\n"        \
   "  movq    %r12, 0x8(%rsp)\n"     \
   "  movq    %r13, 0x10(%rsp)\n"    \
   "  movq    %r14, 0x18(%rsp)\n"    \
@@ -29,8 +31,8 @@
   "  movq    0x20(%rsp), %r15\n"    \
   "  movq    0x28(%rsp), %rbx\n"    \
   "  movq    0x30(%rsp), %rbp\n"    \
-  "  movq    %rsi, %rdx\n"          \
-  "  movq    %rax, %rdi\n"
+  "  movq    %rax, %rdi\n"          \
+  "  movq    (%rsp), %rax\n"
 
 asm("  .text\n"
     "  .globl cudalab_fiber_return_to\n"

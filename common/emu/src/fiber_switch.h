@@ -32,24 +32,32 @@ inline Context make(void* stack_top, size_t stack_bytes, void (*entry)(Transfer)
   return boost::context::detail::make_fcontext(stack_top, stack_bytes, entry);
 }
 
-// Each suspends the running context, saving it in *save, and resumes `to`; it returns when some
-// context resumes this one. The switch saves it before it leaves (x86-64), or the resumed context
-// does (arrived(); Boost's jump_fcontext leaves that to the resumed side), so that the caller keeps
-// nothing to do after the switch: a call that ends with one (a __syncthreads()) is a tail call,
-// and the resumed thread returns from the switch straight into its kernel.
+// Each suspends the running context, saving it in *save, and resumes `to`; when some context
+// resumes this one, it returns `result`. The switch saves the context before it leaves (x86-64), or
+// the resumed context does (arrived(); Boost's jump_fcontext leaves that to the resumed side), so
+// that the caller has nothing left to do after the switch: a call that ends with one (a
+// __syncthreads(), a shuffle, whose result is known before its lanes meet) is a tail call, and the
+// resumed thread returns from the switch straight into its kernel.
 #if defined(__x86_64__) && !defined(_WIN32)
-extern "C" void cudalab_fiber_jump(Context to, Context* save);       // fiber_switch.cpp
-extern "C" void cudalab_fiber_return_to(Context to, Context* save);  // fiber_switch.cpp
-inline void jump(Context to, Context* save) { cudalab_fiber_jump(to, save); }
-inline void return_to(Context to, Context* save) { cudalab_fiber_return_to(to, save); }
+extern "C" const void* cudalab_fiber_jump(Context to, Context* save, const void* result);
+extern "C" const void* cudalab_fiber_return_to(Context to, Context* save, const void* result);
+inline const void* jump(Context to, Context* save, const void* result) {
+  return cudalab_fiber_jump(to, save, result);
+}
+inline const void* return_to(Context to, Context* save, const void* result) {
+  return cudalab_fiber_return_to(to, save, result);
+}
 // A new context's entry is given {the context that resumed it, where that one asked to be saved}.
 inline void arrived(Transfer) {}  // the switch saved it
 #else
 inline void arrived(Transfer t) { *static_cast<Context*>(t.data) = t.fctx; }
-inline void jump(Context to, Context* save) {
+inline const void* jump(Context to, Context* save, const void* result) {
   arrived(boost::context::detail::jump_fcontext(to, save));
+  return result;
 }
-inline void return_to(Context to, Context* save) { jump(to, save); }
+inline const void* return_to(Context to, Context* save, const void* result) {
+  return jump(to, save, result);
+}
 #endif
 
 }  // namespace cudalab::emu::fiber_switch

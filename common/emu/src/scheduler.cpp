@@ -416,8 +416,9 @@ class BlockRunner {
   const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
     Fiber& me = stopping();
     const unsigned parity = warps_.publish(me.thread, mask == 0 ? 1u : mask, value, file, line);
-    switch_to(me, next_in_round(), true);
-    return warps_.warp_values(parity, me.thread);
+    // (Where the warp's values will be is known now: the switch returns it, as a tail call.)
+    return static_cast<const uint64_t*>(
+        switch_to(me, next_in_round(), true, warps_.warp_values(parity, me.thread)));
   }
 
   // A collective of a tile larger than a warp: publishes `value` at a block barrier, and returns
@@ -597,20 +598,19 @@ class BlockRunner {
   }
   static constexpr int kPrefetchLines = 3;
 
-  // Suspends context `me` and resumes `to`; returns when some context switches back to `me`.
-  // `to` is made the running fiber before the switch, so that nothing is left to do after it (a
-  // barrier's call ends with the switch: fiber_switch.h). `in_call`: `me` stops in a GPU thread's
-  // call (a barrier, a warp-level call); switching between two such contexts takes the switch
-  // that returns.
-  [[gnu::always_inline]] void switch_to(Fiber& me, Fiber& to, bool in_call) {
+  // Suspends context `me` and resumes `to`; returns `result` when some context switches back to
+  // `me`. `to` is made the running fiber before the switch, so that nothing is left to do after it
+  // (a barrier's call ends with the switch: fiber_switch.h). `in_call`: `me` stops in a GPU
+  // thread's call (a barrier, a warp-level call); switching between two such contexts takes the
+  // switch that returns.
+  [[gnu::always_inline]] const void* switch_to(Fiber& me, Fiber& to, bool in_call,
+                                               const void* result = nullptr) {
     me.in_call = in_call;
     current_ = &to;
     ::threadIdx = to.index;
     running_thread = to.thread;
-    if (in_call && to.in_call)
-      fiber_switch::return_to(to.context, &me.context);
-    else
-      fiber_switch::jump(to.context, &me.context);
+    if (in_call && to.in_call) return fiber_switch::return_to(to.context, &me.context, result);
+    return fiber_switch::jump(to.context, &me.context, result);
   }
 
   // A new fiber, on a stack of the pool; it starts in fiber_main when first resumed.
