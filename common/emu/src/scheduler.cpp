@@ -581,20 +581,18 @@ class BlockRunner {
   }
 
   // Brings into the cache the stack that a suspended fiber goes on with: its saved registers and
-  // the frames above them (of the call it stopped in, and the kernel's), while the two fibers
-  // before it run. Why: a block's fibers together touch more stack than the L1 cache holds, so
-  // each switch back used to wait for its stack (a quarter of the tiled matmul's time, on the
-  // instructions just after a barrier). What a fiber stopped at __syncthreads() touches first
-  // lies in the first kPrefetchLines lines from its saved registers (the barrier call keeps no
-  // locals: runner_for): those are fetched, below the stack's top (one fiber ahead, 2, 6 or 8
-  // lines, measured slower). Inlined: GCC drops a call to a function that only prefetches (a
-  // prefetch has no effect that a compiler must keep).
+  // the kernel's frame above them, while the two fibers before it run. Why: a block's fibers
+  // together touch more stack than the L1 cache holds, so each switch back used to wait for its
+  // stack (a quarter of the tiled matmul's time, on the instructions just after a barrier). What
+  // a fiber stopped at __syncthreads() touches first lies in the first kPrefetchLines lines from
+  // its saved registers (the barrier's call is a tail call: fiber_switch.h); those are fetched
+  // (one fiber ahead, 2, 4, 6 or 8 lines: no faster; a prefetch past the stack's top does not
+  // fault). Inlined: GCC drops a call to a function that only prefetches (a prefetch has no
+  // effect that a compiler must keep).
   [[gnu::always_inline]] static void prefetch_stack(const Fiber& f) {
     const auto saved = reinterpret_cast<uintptr_t>(f.context);
-    const auto top = reinterpret_cast<uintptr_t>(f.stack);
     for (int line = 0; line < kPrefetchLines; ++line)
-      if (saved + 64 * line < top)
-        __builtin_prefetch(reinterpret_cast<const void*>(saved + 64 * line), 1, 3);
+      __builtin_prefetch(reinterpret_cast<const void*>(saved + 64 * line), 1, 3);
   }
   static constexpr int kPrefetchLines = 3;
 
