@@ -43,6 +43,11 @@ inline uint8_t bytes_touched(uintptr_t word, uintptr_t a, unsigned size) {
   const uintptr_t first = a > word ? a : word, last = a + size < word + 4 ? a + size : word + 4;
   return static_cast<uint8_t>(((1u << (last - first)) - 1) << (first - word));
 }
+// The same for an access that lies within one word ((a & 3) + size <= 4): fewer instructions on
+// the checks' fast path, where size is a constant.
+inline uint8_t bytes_touched_in_word(uintptr_t a, unsigned size) {
+  return static_cast<uint8_t>(((1u << size) - 1) << (a & 3));
+}
 
 struct Allocation;
 // "element 5 of the array allocated at x.cu:12 (d_A)": where an access of `size` bytes at `a` lies

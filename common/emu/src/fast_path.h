@@ -62,7 +62,7 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
                                                       unsigned size) {
   const uintptr_t word = a & ~uintptr_t{3};
   return word == b.last_write_word && (a & 3) + size <= 4 && b.last_write_epoch == b.epoch &&
-         (bytes_touched(word, a, size) & ~b.last_write_bytes) == 0 &&
+         (bytes_touched_in_word(a, size) & ~b.last_write_bytes) == 0 &&
          b.last_writer == running_thread;
 }
 
@@ -138,7 +138,7 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   if ((offset & 3) + size > 4) return false;
   Word& s = words_[offset / 4];
   const uint16_t me = static_cast<uint16_t>(running_thread);
-  const uint8_t bytes = bytes_touched(offset & ~uintptr_t{3}, offset, size);
+  const uint8_t bytes = bytes_touched_in_word(offset, size);
   if (s.region == 0) return false;                            // outside every variable
   if (!store && s.write_epoch < b.block_epoch) return false;  // unwritten in this block
   const bool written_now = s.write_epoch == b.epoch;
