@@ -630,8 +630,10 @@ class BlockRunner {
     for (;;) {
       f.parked = false;
       ++waiting_fibers_;
-      fn_.run_rows(fn_.ctx);  // rows of threads until none is left or threads stop
-      while (next_ < threads_ && error_.empty()) {  // then one thread at a time
+      // Rows of threads until none is left or threads stop (once they stop, a row would end
+      // after its first thread), then one thread at a time.
+      if (!threads_stop_) fn_.run_rows(fn_.ctx);
+      while (next_ < threads_ && error_.empty()) {
         take_thread(f);
         fn_.run_thread(fn_.ctx);
         settle_race_checks();
