@@ -106,16 +106,22 @@ std::string describe_threads(const std::vector<unsigned>& ids, dim3 block) {
 }
 
 // Where a block's threads wait at __syncthreads(), and whether the barrier may open: every thread
-// that has not finished waits at the same one. Only a thread that waits somewhere else than the
-// round's first one is written down, so that the common case stays cheap.
+// that has not finished waits at the same one. The threads that arrive between two openings (in
+// one round, or in several when warps went on alone from warp-level calls) are compared with the
+// first of them; only a thread that waits somewhere else is written down, so that the common case
+// stays cheap.
 class BarrierSites {
  public:
   void start_block(unsigned threads) {
     // Cleared only after a block that wrote in it: most blocks meet at one site or none.
     if (written_ || elsewhere_.size() != threads) elsewhere_.assign(threads, {nullptr, 0, 0});
-    written_ = regather_ = false;
+    written_ = false;
+    interval_ = 0;
+    opened();
   }
-  void start_round() {
+  // The barrier opened (or the block started): the next arrivals wait at the next one.
+  void opened() {
+    ++interval_;
     arrived_ = 0;
     same_site_ = true;
   }
@@ -123,66 +129,54 @@ class BarrierSites {
     const char* file;
     int line;
   };
-  // Where the barrier that opens now is (the round's first thread waits there).
+  // Where the barrier that opens now is (every waiting thread waits there).
   Site opening() const { return first_; }
-  // Warps went on alone since the last barrier opened: threads reached this barrier in several
-  // rounds, so their sites are compared again when the block stops.
-  void regather() { regather_ = true; }
 
-  void arrive(unsigned thread, const char* file, int line, unsigned round) {
-    site_of_[thread % kSites] = {file, line};
+  void arrive(unsigned thread, const char* file, int line) {
     if (arrived_++ == 0) {
       first_ = {file, line};
     } else if (line != first_.line || file != first_.file) {
       same_site_ = false;
       written_ = true;
-      elsewhere_[thread] = {file, line, round};
+      elsewhere_[thread] = {file, line, interval_};
     }
   }
 
   // Whether the barrier opens with nothing to look at: no thread has finished, and every thread
-  // waits at the round's first one (known without looking at each when no warp went on alone).
-  bool opens(unsigned finished) const { return finished == 0 && same_site_ && !regather_; }
+  // waits at the first one's barrier.
+  bool opens(unsigned finished) const { return finished == 0 && same_site_; }
 
-  // Every thread has stopped at a barrier or finished (done[t]): "" when the barrier may open;
-  // otherwise the block could never finish on a GPU, and the text says why.
-  std::string divergence(const std::vector<uint8_t>& done, unsigned finished, unsigned round,
-                         const LaunchConfig& config) {
+  // Every thread has stopped at a barrier or finished (done[t]), and the barrier cannot open (not
+  // opens()): the block could never finish on a GPU, and the text says why, comparing each
+  // waiting thread with the first (by number) of them.
+  std::string divergence(const std::vector<uint8_t>& done, const LaunchConfig& config) const {
     const auto threads = static_cast<unsigned>(done.size());
-    if (regather_) {
-      regather_ = false;
-      same_site_ = true;
-      first_ = {nullptr, 0};
-      for (unsigned t = 0; t < threads; ++t) {
-        if (done[t]) continue;
-        const Site& s = site_of_[t % kSites];
-        if (first_.file == nullptr) first_ = s;  // the first waiting thread
-        if (s.line != first_.line || s.file != first_.file) {
-          same_site_ = false;
-          written_ = true;
-          elsewhere_[t] = {s.file, s.line, round};
-        }
-      }
-    }
-    if (finished == 0 && same_site_) return {};
+    const auto site_of = [&](unsigned t) {
+      const Elsewhere& e = elsewhere_[t];
+      return e.interval == interval_ ? Site{e.file, e.line} : first_;
+    };
     std::vector<unsigned> here, elsewhere, gone;
+    Site first{nullptr, 0};
     for (unsigned t = 0; t < threads; ++t) {
-      if (done[t])
+      if (done[t]) {
         gone.push_back(t);
-      else
-        (elsewhere_[t].round == round ? elsewhere : here).push_back(t);
+        continue;
+      }
+      const Site s = site_of(t);
+      if (first.file == nullptr) first = s;
+      (s.line == first.line && s.file == first.file ? here : elsewhere).push_back(t);
     }
     std::ostringstream s;
     s << "barrier divergence in " << launch_site(config) << ", block (" << ::blockIdx.x << ","
       << ::blockIdx.y << "," << ::blockIdx.z << "): " << describe_threads(here, config.block)
-      << " wait at __syncthreads() at " << site(first_.file, first_.line) << ", but ";
+      << " wait at __syncthreads() at " << site(first.file, first.line) << ", but ";
     if (!gone.empty()) {
       s << describe_threads(gone, config.block)
         << " finished without reaching it, so the block can never go on. Every thread of a block "
            "must reach every __syncthreads(): do not return early or put the barrier in a branch "
            "that only some threads take.";
     } else {
-      const Elsewhere& other = elsewhere_[elsewhere.front()];
+      const Site other = site_of(elsewhere.front());
       s << describe_threads(elsewhere, config.block) << " wait at a different __syncthreads() at "
         << site(other.file, other.line)
         << ". All threads of a block must meet at the same barrier.";
@@ -191,17 +185,16 @@ class BarrierSites {
   }
 
  private:
-  struct Elsewhere {  // a thread waiting at another barrier than first_ in round `round`
+  struct Elsewhere {  // a thread waiting at another barrier than first_, arrived in `interval`
     const char* file;
     int line;
-    unsigned round;
+    unsigned interval;
   };
-  static constexpr unsigned kSites = 1024;
-  Site site_of_[kSites] = {};  // where each thread waits
-  Site first_{nullptr, 0};     // where the round's first thread waits
+  Site first_{nullptr, 0};  // where the first thread to arrive since the last opening waits
   std::vector<Elsewhere> elsewhere_;
+  unsigned interval_ = 0;  // openings so far in this block, and one
   unsigned arrived_ = 0;
-  bool same_site_ = true, regather_ = false, written_ = false;
+  bool same_site_ = true, written_ = false;
 };
 
 // The warp-level calls (shuffles, votes, __syncwarp, coalesced_threads) of a block's threads: what
@@ -340,7 +333,6 @@ class BlockRunner {
     warps_.start_block(threads_);
     vote_.assign(threads_, 0);
     votes_used_ = grid_wait_ = false;
-    round_ = 0;
     error_.clear();
     error_code_ = cudaErrorLaunchFailure;
     // Round 0 starts every thread, on the fibers earlier blocks parked and on new ones; each later
@@ -358,9 +350,10 @@ class BlockRunner {
         run_round();
         continue;
       }
-      if (!barrier_.opens(finished()) &&
-          !(error_ = barrier_.divergence(finished_flags(), finished(), round_, *config_)).empty())
+      if (!barrier_.opens(finished())) {
+        error_ = barrier_.divergence(finished_flags(), *config_);
         break;
+      }
       if (votes_used_) {  // __syncthreads_count() and friends: count once for every thread
         vote_total_ = 0;
         for (unsigned t = 0; t < threads_; ++t) vote_total_ += std::exchange(vote_[t], 0);
@@ -374,6 +367,7 @@ class BlockRunner {
       }
       ++state.epoch;  // the barrier opens: what was written before it is safe to read
       count_barrier(barrier_.opening().file, barrier_.opening().line);
+      barrier_.opened();
       if (!live_complete_) {
         live_.clear();
         for (auto& f : fibers_)
@@ -393,7 +387,7 @@ class BlockRunner {
   // runner_for is: a frame less on every fiber's stack at its switch, 5-7% of a barrier kernel.)
   [[gnu::always_inline]] void arrive(const char* file, int line) {
     Fiber& me = stopping();
-    barrier_.arrive(me.thread, file, line, round_);
+    barrier_.arrive(me.thread, file, line);
     switch_to(me, next_in_round(), true);
   }
 
@@ -464,7 +458,6 @@ class BlockRunner {
     if (!std::is_sorted(live_.begin(), live_.end(), by_thread))
       std::sort(live_.begin(), live_.end(), by_thread);
     for (Fiber* f : live_) warps_.go_on(f->thread);
-    barrier_.regather();
     return true;
   }
 
@@ -560,8 +553,6 @@ class BlockRunner {
 
   // Runs live_ in order, and new fibers while threads are left to start; returns when all stopped.
   void run_round() {
-    ++round_;
-    barrier_.start_round();
     pos_ = 0;
     switch_to(scheduler_, next_in_round(), false);
   }
@@ -682,8 +673,7 @@ class BlockRunner {
   StackPool stacks_;  // declared first: destroyed after the fibers that use it
   const LaunchConfig* config_ = nullptr;
   ThreadFn fn_{};
-  unsigned threads_ = 0, next_ = 0;  // threads: in the block, started
-  unsigned round_ = 0;
+  unsigned threads_ = 0, next_ = 0;     // threads: in the block, started
   uint3 next_index_{};                  // threadIdx of the next thread to start
   bool threads_stop_ = false;           // a thread of this block stopped before the end of its row
   unsigned waiting_fibers_ = 0;         // not parked: each has a thread that has not finished
