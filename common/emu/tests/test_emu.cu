@@ -30,6 +30,19 @@ __global__ void two_barriers(int* out) {
   out[threadIdx.x] = 1;
 }
 
+// Warp 0 shuffles before its barrier, warp 1 waits at another one (planted bug): the threads
+// reach their barriers in different rounds of the block's scheduler.
+__global__ void shuffle_then_other_barrier(int* out, bool same) {
+  int v = threadIdx.x;
+  if (threadIdx.x >= 32 && !same) {
+    __syncthreads();  // LINE_WARP1_BARRIER
+  } else {
+    if (threadIdx.x < 32) v += __shfl_down_sync(0xffffffffu, v, 1);
+    __syncthreads();  // LINE_WARP0_BARRIER
+  }
+  out[threadIdx.x] = v;
+}
+
 // Writes one element past n (planted bug: no bounds check).
 __global__ void no_bounds_check(float* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;  // LINE_NO_BOUNDS_CHECK
@@ -115,6 +128,25 @@ TEST_F(Emu, DifferentBarriersAreNamedWithBothLines) {
   EXPECT_TRUE(says(at("LINE_EVEN_BARRIER"))) << diagnostic();
   EXPECT_TRUE(says(at("LINE_ODD_BARRIER"))) << diagnostic();
   EXPECT_TRUE(says("block (0,0,0)")) << diagnostic();
+}
+
+TEST_F(Emu, BarriersReachedAfterAShuffleAreComparedAcrossRounds) {
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, 64 * sizeof(int)));
+  shuffle_then_other_barrier<<<1, 64>>>(d, true);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  int h[64];
+  CUDA_CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h[0], 0 + 1);
+  EXPECT_EQ(h[30], 30 + 31);
+  EXPECT_EQ(h[40], 40);
+  shuffle_then_other_barrier<<<1, 64>>>(d, false);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("threads 0-31 (the first is threadIdx (0,0,0)) wait at __syncthreads() at " +
+                   at("LINE_WARP0_BARRIER") + ", but threads 32-63"))
+      << diagnostic();
+  EXPECT_TRUE(says("wait at a different __syncthreads() at " + at("LINE_WARP1_BARRIER")))
+      << diagnostic();
 }
 
 TEST_F(Emu, StickyErrorLastsUntilDeviceReset) {
