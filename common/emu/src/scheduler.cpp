@@ -393,7 +393,7 @@ class BlockRunner {
 
   // __syncthreads_count(): a barrier that also counts the threads whose predicate holds.
   int arrive_and_count(bool predicate, const char* file, int line) {
-    vote_[running_thread] = predicate;
+    vote_[stopping().thread] = predicate;
     votes_used_ = true;
     arrive(file, line);
     return vote_total_;
@@ -418,7 +418,7 @@ class BlockRunner {
   // A collective of a tile larger than a warp: publishes `value` at a block barrier, and returns
   // what the block's threads published (double-buffered, as warp_exchange is).
   const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
-    const unsigned parity = warps_.publish_to_block(running_thread, value);
+    const unsigned parity = warps_.publish_to_block(stopping().thread, value);
     arrive(file, line);
     return warps_.block_values(parity);
   }
@@ -523,12 +523,14 @@ class BlockRunner {
   }
 
   // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
-  // thread it runs, and the row ends after it (the threads after it start on other fibers, in
+  // thread it runs (from threadIdx.x and its row: the unchecked row loop does not keep
+  // running_thread), and the row ends after it (the threads after it start on other fibers, in
   // order, as if the row had not been taken).
   Fiber& stopping() {
     Fiber& me = *current_;
-    if (me.thread == running_thread) return me;  // it stopped before, or was started alone
-    me.thread = running_thread;
+    if (me.thread != kNoThread) return me;  // it stopped before, or was started alone
+    me.thread = me.row.thread + (::threadIdx.x - me.row.x);
+    running_thread = me.thread;
     // (threadIdx is not read back: its x was just written alone, and reading x with y as one word
     // would stall the processor until that store is done.)
     me.index = {me.row.x + (me.thread - me.row.thread), me.row_y, me.row_z};
