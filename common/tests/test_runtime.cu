@@ -53,6 +53,18 @@ __global__ void swap_across_rows(int* out) {
   out[blockIdx.x * 256 + t] = swapped[t ^ 1] * 1000 + threadIdx.y * 100 + threadIdx.x;
 }
 
+// Barriers that vote: how many threads of the block have threadIdx.x % 3 == 0, whether any thread
+// is `chosen`, whether all threads are below `limit`; after a shuffle first in some blocks, so that
+// the threads reach the barrier at different times.
+__global__ void barrier_votes(int* out, int chosen, int limit) {
+  int t = threadIdx.x;
+  if (blockIdx.x % 2 == 1) t = __shfl_down_sync(0xffffffff, t, 0);
+  const int count = __syncthreads_count(t % 3 == 0);
+  const int any = __syncthreads_or(t == chosen);
+  const int all = __syncthreads_and(t < limit);
+  out[blockIdx.x * blockDim.x + t] = count * 100 + (any != 0) * 10 + (all != 0);
+}
+
 // The same with dynamic shared memory, and barriers in a loop: each round shifts by one.
 __global__ void rotate_rounds(int* data, int rounds) {
   extern __shared__ int ring[];
@@ -236,6 +248,21 @@ TEST_F(Runtime, WarpsSpanTheRowsOfATwoDimensionalBlock) {
   for (int b = 0; b < BLOCKS; ++b)
     for (int t = 0; t < 256; ++t)
       ASSERT_EQ(h[b * 256 + t], (t ^ 1 ^ 16) * 1000 + t / 16 * 100 + t % 16) << "thread " << t;
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, BarriersThatVoteCountEveryThreadOfTheBlock) {
+  const int THREADS = 160, BLOCKS = 4;  // 5 warps: threads 0, 3, ..., 159 hold, 54 of them
+  std::vector<int> h(THREADS * BLOCKS, -1);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  barrier_votes<<<BLOCKS, THREADS>>>(d, 77, THREADS);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < THREADS * BLOCKS; ++i) ASSERT_EQ(h[i], 54 * 100 + 10 + 1) << "thread " << i;
+  barrier_votes<<<BLOCKS, THREADS>>>(d, THREADS, THREADS - 1);  // nobody chosen, one too high
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < THREADS * BLOCKS; ++i) ASSERT_EQ(h[i], 54 * 100) << "thread " << i;
   CUDA_CHECK(cudaFree(d));
 }
 
