@@ -529,11 +529,12 @@ class BlockRunner {
   Fiber& stopping() {
     Fiber& me = *current_;
     if (me.thread != kNoThread) return me;  // it stopped before, or was started alone
-    me.thread = me.row.thread + (::threadIdx.x - me.row.x);
-    running_thread = me.thread;
-    // (threadIdx is not read back: its x was just written alone, and reading x with y as one word
+    // (threadIdx.x is read alone: it was just written alone, and reading it with .y as one word
     // would stall the processor until that store is done.)
-    me.index = {me.row.x + (me.thread - me.row.thread), me.row_y, me.row_z};
+    const unsigned x = ::threadIdx.x;
+    me.thread = me.row.thread + (x - me.row.x);
+    running_thread = me.thread;
+    me.index = {x, me.row_y, me.row_z};
     if (ThreadRow& row = me.row; me.index.x + 1 < row.end) {
       next_ = me.thread + 1;
       next_index_ = {me.index.x + 1, me.index.y, me.index.z};
