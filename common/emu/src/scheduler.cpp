@@ -9,13 +9,15 @@
 // threads after it are left to other fibers, and from then on the block's fibers take one thread
 // at a time (a row would end after its first thread anyway). A stopping fiber switches straight
 // to the next fiber of the round, or to a new one while threads are left to start: one context
-// switch per thread and meeting, and a kernel without barriers costs one fiber per block and a
-// loop iteration per thread. When every thread has stopped, the round ends and the runner decides:
+// switch per thread and meeting (a tail call of the barrier's: the resumed thread returns from the
+// switch into its kernel), and a kernel without barriers costs one fiber per block and a loop
+// iteration per thread. When every thread has stopped, the round ends and the runner decides:
 //   - lanes waiting at warp-level calls whose warps are complete go on alone in the next round
 //     (WarpMeetings::ready); if no warp can, the block is stuck: warp divergence;
 //   - otherwise the barrier opens if every thread that has not finished waits at the same
-//     __syncthreads() (BarrierSites::divergence); if not, the block could never finish on a GPU
-//     (it hangs or misbehaves), and here it ends with an error that names the threads and lines;
+//     __syncthreads() as the first to arrive since the last opening (BarrierSites::opens); if
+//     not, the block could never finish on a GPU (it hangs or misbehaves), and here it ends with
+//     an error that names the threads and lines (BarrierSites::divergence);
 //   - a block ends when all its threads have finished; its fibers park for the worker's next block.
 // A check that stops a thread (stop_thread) fails the block: the thread's fiber gets a new context
 // on its stack (its frames are given up, no destructor runs, as on a GPU), the round goes on, and
