@@ -149,8 +149,8 @@ class Launch {
   template <class Body, class Params>
   __attribute__((no_sanitize("thread"))) static void run_rows(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
-    ArgumentsOf<Params> arguments = c.arguments;  // the fiber's copy: no store of the kernel's
-                                                  // can change it
+    // The fiber's copy of the arguments: no store of the kernel's can change it.
+    ArgumentsOf<Params> arguments = c.arguments;
     while (const ThreadRow* row = take_row()) {
       unsigned thread = row->thread;
       for (unsigned x = row->x; x < row->end; ++x, ++thread) {
