@@ -260,11 +260,16 @@ void count_block_end() {
 // Called by each worker when the launch's blocks are done: its totals join the launch's.
 void count_worker_done() {
   if (!counting()) return;
+  WorkerCounts& w = counts();
   std::lock_guard<std::mutex> lock(launches_mutex);
-  for (auto& [key, t] : counts().sites) launch_sites[key].add(t);
-  for (auto& [pc, n] : counts().atomics_at) launch_atomics_at[pc] += n;
-  for (auto& [where, n] : counts().barriers_at) launch_barriers_at[where] += n;
-  counts() = WorkerCounts{};
+  for (auto& [key, t] : w.sites) launch_sites[key].add(t);
+  for (auto& [pc, n] : w.atomics_at) launch_atomics_at[pc] += n;
+  for (auto& [where, n] : w.barriers_at) launch_barriers_at[where] += n;
+  // The requests in flight were priced and emptied at the end of the worker's last block
+  // (count_block_end); only the launch's totals are left to clear.
+  w.sites.clear();
+  w.atomics_at.clear();
+  w.barriers_at.clear();
 }
 
 void count_launch_end(const LaunchConfig& config) {
