@@ -138,7 +138,7 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
 
 void count_checked_access(uintptr_t a, unsigned size, bool store, bool atomic, const void* pc) {
   const BlockState& b = *current_block;
-  if (arena().contains(reinterpret_cast<const void*>(a)))
+  if (reserved_arena.contains(reinterpret_cast<const void*>(a)))  // (reserved before any access)
     count_access(a, size, store, false, atomic, pc);
   else if (b.shared != nullptr && b.shared->contains(a))
     count_access(a, size, store, true, atomic, pc);

@@ -25,6 +25,7 @@ namespace {
 struct SiteKey {
   const void* pc;
   bool shared, store;
+  uint64_t code() const { return reinterpret_cast<uintptr_t>(pc) * 4 + store * 2 + shared; }
   bool operator<(const SiteKey& o) const {
     return std::tie(pc, shared, store) < std::tie(o.pc, o.shared, o.store);
   }
@@ -72,12 +73,14 @@ class CountTable {
   size_t used_ = 0;
 };
 
-// A warp's request: the accesses of its lanes at one code address, the n-th visit of each.
+// A warp's request: the accesses of its lanes at one code address, the n-th visit of each (so at
+// most one access per lane; their addresses: WorkerCounts).
 struct Request {
   SiteKey site;
   unsigned size;
-  uint32_t accesses = 0;  // how many; their addresses are gathered when the requests are priced
 };
+// A lane's address in a request it made no access in (no access ends at the address space's end).
+constexpr uintptr_t kNoAccess = ~uintptr_t{0};
 
 // A warp's lanes make their accesses one lane after another (a lane runs until it stops), and in
 // converged code each lane makes the same sequence of sites. A warp's stream is that sequence with
@@ -103,8 +106,9 @@ struct WorkerCounts {
   Lane lanes[1024];          // per thread of the block
   uint32_t generation = 1;   // of the requests in flight
   std::vector<Request> requests;
-  std::vector<std::pair<uint32_t, uintptr_t>> accesses;  // (request, address), in order
-  std::map<SiteKey, AccessSite> sites;                   // summed over requests
+  std::vector<uintptr_t> lane_addresses;  // 32 per request: lane l's in request r at 32r + l
+  CountTable site_index;                  // site -> 1 + index in sites
+  std::vector<std::pair<SiteKey, AccessSite>> sites;     // summed over requests
   std::map<const void*, unsigned long long> atomics_at;  // code address -> operations
   std::map<std::pair<const char*, int>, unsigned long long> barriers_at;  // line -> block passes
 };
@@ -124,22 +128,58 @@ uint64_t mix(uint64_t a, uint64_t b) {
   return a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6));
 }
 
+// The request (1 + index) of the warp's visit-th access at this site, made at the first one.
+uint32_t request_of(WorkerCounts& w, uint64_t site, unsigned warp, unsigned visit,
+                    const SiteKey& key, unsigned size) {
+  uint32_t& request = w.request_of[mix(mix(site, warp), visit)];
+  if (request == 0) {
+    w.requests.push_back({key, size});
+    w.lane_addresses.resize(32 * w.requests.size(), kNoAccess);
+    request = static_cast<uint32_t>(w.requests.size());
+  }
+  return request;
+}
+
+// The request of an access that does not follow its warp's stream: it extends the stream, or its
+// lane leaves the stream (or left it before) and goes on through the tables. Out of line: the
+// common case (counted in count_access) needs none of this.
+[[gnu::noinline]] uint32_t request_off_stream(WorkerCounts& w, Lane& lane, uint64_t site,
+                                              unsigned thread, const SiteKey& key, unsigned size) {
+  const unsigned warp = thread / 32;
+  WarpStream& stream = w.streams[warp];
+  if (!lane.diverged && lane.position == stream.steps.size()) {
+    const uint32_t request =
+        request_of(w, site, warp, w.stream_visits[mix(site, warp)]++, key, size);
+    stream.steps.emplace_back(site, request);
+    ++lane.position;
+    return request;
+  }
+  if (!lane.diverged) {  // it leaves the stream here: the tables learn its visits so far
+    for (uint32_t step = 0; step < lane.position; ++step)
+      ++w.visits[mix(stream.steps[step].first, thread)];
+    lane.diverged = true;
+  }
+  return request_of(w, site, warp, w.visits[mix(site, thread)]++, key, size);
+}
+
 // Prices a request from its lanes' addresses (sorted here, in place): global memory moves 32-byte
 // sectors; shared memory serves in one wavefront at most one distinct 4-byte word per bank (32
 // banks). With the addresses in order, the units (sectors, words) and the distinct bytes come out
 // of one pass: every access has the request's size, so the units come in order too.
-void price(const Request& r, uintptr_t* addresses, AccessSite& t) {
-  uintptr_t* const end = addresses + r.accesses;
-  std::sort(addresses, end);
-  const unsigned unit_bits = r.site.shared ? 2 : 5;  // 4-byte words, 32-byte sectors
+void price(const Request& r, uintptr_t* addresses, unsigned accesses, AccessSite& t) {
+  uintptr_t* const end = addresses + accesses;
+  if (!std::is_sorted(addresses, end)) std::sort(addresses, end);  // lanes in order: often sorted
+  const unsigned unit_bits = r.site.shared ? 2 : 5;                // 4-byte words, 32-byte sectors
   unsigned long long units = 0, distinct_bytes = 0;
-  unsigned per_bank[32] = {};
+  // Shared words per bank: 16 bits are enough, as shared memory holds at most 57,344 words (and an
+  // array of 32 of them is cleared in two stores, 32 unsigned ints by a slow `rep stos`).
+  uint16_t per_bank[32] = {};
   uintptr_t next_unit = 0, covered_to = 0;  // the first unit not yet counted, byte not yet covered
   for (const uintptr_t* a = addresses; a != end; ++a) {
     const uintptr_t last = (*a + r.size - 1) >> unit_bits;
     for (uintptr_t u = std::max(*a >> unit_bits, next_unit); u <= last; ++u) {
       ++units;
-      ++per_bank[u % 32];
+      if (r.site.shared) ++per_bank[u % 32];
     }
     next_unit = last + 1;
     const uintptr_t to = *a + r.size;
@@ -157,27 +197,35 @@ void price(const Request& r, uintptr_t* addresses, AccessSite& t) {
   ++t.requests;
   t.transactions += transactions;
   t.ideal_transactions += ideal;
-  t.bytes += 1ull * r.size * r.accesses;
+  t.bytes += 1ull * r.size * accesses;
   t.max_degree =
       std::max<unsigned>(t.max_degree, static_cast<unsigned>((transactions + ideal - 1) / ideal));
 }
 
-// Prices the requests in flight: their addresses gathered per request (a counting sort), each
-// request priced and added to its site.
+// The totals of `site` on this worker.
+AccessSite& totals_of(WorkerCounts& w, const SiteKey& site) {
+  uint32_t& index = w.site_index[site.code()];
+  if (index == 0) {
+    w.sites.emplace_back(site, AccessSite{});
+    index = static_cast<uint32_t>(w.sites.size());
+  }
+  return w.sites[index - 1].second;
+}
+
+// Prices the requests in flight: each request's addresses in lane order, priced and added to its
+// site.
 void flush() {
   WorkerCounts& w = counts();
-  static thread_local std::vector<uintptr_t> by_request;
-  static thread_local std::vector<uint32_t> start;
-  const std::vector<Request>& requests = w.requests;
-  start.assign(requests.size() + 1, 0);
-  for (size_t r = 0; r < requests.size(); ++r) start[r + 1] = start[r] + requests[r].accesses;
-  by_request.resize(w.accesses.size());
-  for (const auto& [r, a] : w.accesses) by_request[start[r]++] = a;  // start[r]: r's end
-  for (size_t r = 0; r < requests.size(); ++r)
-    price(requests[r], by_request.data() + start[r] - requests[r].accesses,
-          w.sites[requests[r].site]);
+  for (size_t r = 0; r < w.requests.size(); ++r) {
+    const uintptr_t* by_lane = w.lane_addresses.data() + 32 * r;
+    uintptr_t addresses[32];
+    unsigned accesses = 0;
+    for (unsigned lane = 0; lane < 32; ++lane)
+      if (by_lane[lane] != kNoAccess) addresses[accesses++] = by_lane[lane];
+    price(w.requests[r], addresses, accesses, totals_of(w, w.requests[r].site));
+  }
   w.requests.clear();
-  w.accesses.clear();
+  w.lane_addresses.clear();
   w.request_of.clear();
   w.visits.clear();
   w.stream_visits.clear();
@@ -212,38 +260,18 @@ void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atom
     ++w.atomics_at[pc];
     return;  // atomics are counted, not priced
   }
-  const unsigned thread = thread_rank(), warp = thread / 32;
-  const uint64_t site = reinterpret_cast<uintptr_t>(pc) * 4 + store * 2 + shared;
-  // The request of the warp's visit-th access at this site (1 + index), made at the first one.
-  auto request_of = [&](unsigned visit) {
-    uint32_t& request = w.request_of[mix(mix(site, warp), visit)];
-    if (request == 0) {
-      w.requests.push_back({{pc, shared, store}, size});
-      request = static_cast<uint32_t>(w.requests.size());
-    }
-    return request;
-  };
+  const unsigned thread = thread_rank();
+  const SiteKey key{pc, shared, store};
+  const uint64_t site = key.code();
   Lane& lane = w.lanes[thread];
   if (lane.generation != w.generation) lane = {w.generation, 0, false};
-  WarpStream& stream = w.streams[warp];
-  uint32_t request;
-  if (!lane.diverged && lane.position < stream.steps.size() &&
-      stream.steps[lane.position].first == site) {
-    request = stream.steps[lane.position++].second;  // the common case: it follows the stream
-  } else if (!lane.diverged && lane.position == stream.steps.size()) {
-    request = request_of(w.stream_visits[mix(site, warp)]++);  // it extends the stream
-    stream.steps.emplace_back(site, request);
-    ++lane.position;
-  } else {
-    if (!lane.diverged) {  // it leaves the stream here: the tables learn its visits so far
-      for (uint32_t step = 0; step < lane.position; ++step)
-        ++w.visits[mix(stream.steps[step].first, thread)];
-      lane.diverged = true;
-    }
-    request = request_of(w.visits[mix(site, thread)]++);
-  }
-  ++w.requests[request - 1].accesses;
-  w.accesses.emplace_back(request - 1, a);
+  const WarpStream& stream = w.streams[thread / 32];
+  const uint32_t request =
+      !lane.diverged && lane.position < stream.steps.size() &&
+              stream.steps[lane.position].first == site
+          ? stream.steps[lane.position++].second  // the common case: it follows the stream
+          : request_off_stream(w, lane, site, thread, key, size);
+  w.lane_addresses[32 * (request - 1) + thread % 32] = a;
 }
 
 void count_barrier(const char* file, int line) {
@@ -268,6 +296,7 @@ void count_worker_done() {
   // The requests in flight were priced and emptied at the end of the worker's last block
   // (count_block_end); only the launch's totals are left to clear.
   w.sites.clear();
+  w.site_index.clear();
   w.atomics_at.clear();
   w.barriers_at.clear();
 }
