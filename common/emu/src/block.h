@@ -98,8 +98,6 @@ class SharedSpace {
 inline thread_local bool atomic_overwrites = false;
 // Device accesses of instrumented code: checked (checks.cpp), then counted (counters.cpp).
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc);
-void count_access(uintptr_t address, unsigned size, bool store, bool shared, bool atomic,
-                  const void* pc);
 // A kernel's access that passed the checks (check_access, or the fast path: fast_path.h), counted
 // if it touched global or shared memory.
 void count_checked_access(uintptr_t address, unsigned size, bool store, bool atomic,

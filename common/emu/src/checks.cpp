@@ -136,12 +136,4 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
   if (b != nullptr && counting()) count_checked_access(a, size, store, atomic, pc);  // a kernel's
 }
 
-void count_checked_access(uintptr_t a, unsigned size, bool store, bool atomic, const void* pc) {
-  const BlockState& b = *current_block;
-  if (reserved_arena.contains(reinterpret_cast<const void*>(a)))  // (reserved before any access)
-    count_access(a, size, store, false, atomic, pc);
-  else if (b.shared != nullptr && b.shared->contains(a))
-    count_access(a, size, store, true, atomic, pc);
-}
-
 }  // namespace cudalab::emu

@@ -248,11 +248,7 @@ struct LineEvents {
 };
 std::map<std::string, std::map<std::string, LineEvents>> reported_events;
 
-void print_report();
-const bool report_at_exit = counters_on && std::atexit(print_report) == 0;
-
-}  // namespace
-
+// An access of global or shared memory, filed under its warp's request (atomics: counted per line).
 void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atomic,
                   const void* pc) {
   WorkerCounts& w = counts();
@@ -272,6 +268,19 @@ void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atom
           ? stream.steps[lane.position++].second  // the common case: it follows the stream
           : request_off_stream(w, lane, site, thread, key, size);
   w.lane_addresses[32 * (request - 1) + thread % 32] = a;
+}
+
+void print_report();
+const bool report_at_exit = counters_on && std::atexit(print_report) == 0;
+
+}  // namespace
+
+void count_checked_access(uintptr_t a, unsigned size, bool store, bool atomic, const void* pc) {
+  const BlockState& b = *current_block;
+  if (reserved_arena.contains(reinterpret_cast<const void*>(a)))  // (reserved before any access)
+    count_access(a, size, store, false, atomic, pc);
+  else if (b.shared != nullptr && b.shared->contains(a))
+    count_access(a, size, store, true, atomic, pc);
 }
 
 void count_barrier(const char* file, int line) {
