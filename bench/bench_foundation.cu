@@ -1,9 +1,9 @@
 // Foundation benchmark: what running a kernel on the emu backend costs against a plain C++ loop
 // doing the same maths on one CPU core. Six textbook kernels (foundation_kernels.cuh), each timed
-// as a plain loop, on emu unchecked (plain C++, `cudalab run --unchecked`) and on emu checked
-// (every access checked, as `make check` runs lab code), in one run; the ratios are the targets
-// of the speed issue (docs/benchmarks.md). On a GPU the two variants are the same code: the
-// GPU against one core.
+// as a plain loop, on emu unchecked (plain C++, `cudalab run --unchecked`), on emu checked (every
+// access checked, as `make check` runs lab code) and checked with the memory counters on (as a
+// counting test or CUDALAB_REPORT runs it), in one run; the ratios are the targets of the speed
+// issue (docs/benchmarks.md). On a GPU the variants are the same code: the GPU against one core.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +15,9 @@
 #include "cudalab/cuda_check.h"
 #include "cudalab/data.h"
 #include "foundation.h"
+#ifdef CUDALAB_EMU
+#include "cudalab/emu/inspect.h"
+#endif
 
 namespace {
 
@@ -85,8 +88,16 @@ bool run_case(const Case& c, bool emu) {
   }
   const double check = timed(checked::kernels);
   if (!matches(c, "checked")) return false;
-  std::printf("%-20s %-9s %9.2f %11.2f %11.2f %13.2f %11.2f %11.2f\n", c.kernel.c_str(),
-              c.size.c_str(), loop, plain, check, plain / loop, check / loop, check / plain);
+  double counted = 0;
+#ifdef CUDALAB_EMU
+  cudalab::emu::start_counting();
+  counted = timed(checked::kernels);
+  cudalab::emu::stop_counting();
+#endif
+  if (!matches(c, "counted")) return false;
+  std::printf("%-20s %-9s %9.2f %11.2f %11.2f %11.2f %13.2f %11.2f %11.2f %13.2f\n",
+              c.kernel.c_str(), c.size.c_str(), loop, plain, check, counted, plain / loop,
+              check / loop, check / plain, counted / check);
   return true;
 }
 
@@ -110,8 +121,9 @@ int main() {
 #ifdef CUDALAB_EMU
   const bool emu = true;
   std::printf("backend: emu, %d worker threads (CUDALAB_EMU_THREADS)\n", prop.multiProcessorCount);
-  std::printf("%-20s %-9s %9s %11s %11s %13s %11s %11s\n", "kernel", "size", "loop ms", "unchecked",
-              "checked", "unchecked/loop", "checked/loop", "checks cost");
+  std::printf("%-20s %-9s %9s %11s %11s %11s %13s %11s %11s %13s\n", "kernel", "size", "loop ms",
+              "unchecked", "checked", "counted", "unchecked/loop", "checked/loop", "checks cost",
+              "counters cost");
 #else
   const bool emu = false;
   std::printf("backend: cuda, %s\n", prop.name);
