@@ -2,6 +2,7 @@
 // diagnostic, the kernel, and the line of the bug.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -19,17 +20,15 @@ int line_of(const std::string& name) {
   return -1;
 }
 
-class PlantedBugs : public ::testing::TestWithParam<PlantedBug> {};
-
-TEST_P(PlantedBugs, NamedWithCategoryAndLine) {
-  const PlantedBug& bug = GetParam();
+// Runs `bug` (its own run, or `run`) and expects its diagnostic: the category, or one of its
+// alternatives ("a|b": a bug that is both, found either way first), and the bug's line.
+void expect_named(const PlantedBug& bug, cudaError_t (*run)()) {
   cudaDeviceReset();
   cudalab::emu::clear_diagnostic();
   cudalab::emu::set_time_limit(1);
-  cudaError_t error = bug.run();
+  cudaError_t error = run();
   std::string said = cudalab::emu::last_diagnostic();
   EXPECT_NE(error, cudaSuccess) << "the bug went unnoticed";
-  // The category, or one of its alternatives ("a|b": a bug that is both, found either way first).
   bool named = false;
   for (size_t from = 0, bar;; from = bar + 1) {
     bar = std::string(bug.category).find('|', from);
@@ -43,7 +42,62 @@ TEST_P(PlantedBugs, NamedWithCategoryAndLine) {
   cudaDeviceReset();
 }
 
+class PlantedBugs : public ::testing::TestWithParam<PlantedBug> {};
+
+TEST_P(PlantedBugs, NamedWithCategoryAndLine) { expect_named(GetParam(), GetParam().run); }
+
 INSTANTIATE_TEST_SUITE_P(Catalogue, PlantedBugs, ::testing::ValuesIn(planted_bugs()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// The catalogue launches its kernels from planted_bugs.cu, which has the checks; a lab's test
+// launches the student's kernel from its own file, compiled without them (as this one is). The
+// checks must tell the kernel's threads apart then too: these three bugs are races between two
+// threads that run one after the other in one row of a block.
+constexpr int N = 1000, THREADS = 256;
+cudaError_t reverse_without_barrier() {
+  float *in, *out;
+  cudaMalloc(&in, N * sizeof(float));
+  cudaMalloc(&out, N * sizeof(float));
+  cudaMemset(in, 0, N * sizeof(float));
+  planted::reverse_no_sync<<<(N + THREADS - 1) / THREADS, THREADS>>>(in, out, N);
+  cudaError_t error = cudaDeviceSynchronize();
+  cudaFree(in);
+  cudaFree(out);
+  return error;
+}
+template <void (*kernel)(float*, int)>
+cudaError_t in_place_in_one_block() {
+  float* a;
+  cudaMalloc(&a, THREADS * sizeof(float));
+  cudaMemset(a, 0, THREADS * sizeof(float));
+  kernel<<<1, THREADS>>>(a, THREADS);
+  cudaError_t error = cudaDeviceSynchronize();
+  cudaFree(a);
+  return error;
+}
+struct LaunchedHere {
+  const char* bug;  // its name in the catalogue
+  cudaError_t (*run)();
+  friend void PrintTo(const LaunchedHere& l, std::ostream* os) { *os << l.bug; }
+};
+class PlantedBugsLaunchedFromUncheckedCode : public ::testing::TestWithParam<LaunchedHere> {};
+
+TEST_P(PlantedBugsLaunchedFromUncheckedCode, NamedWithCategoryAndLine) {
+  const auto& bugs = planted_bugs();
+  auto bug = std::find_if(bugs.begin(), bugs.end(), [&](const PlantedBug& b) {
+    return std::string(b.name) == GetParam().bug;
+  });
+  ASSERT_NE(bug, bugs.end()) << GetParam().bug << " is not in the catalogue";
+  expect_named(*bug, GetParam().run);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Catalogue, PlantedBugsLaunchedFromUncheckedCode,
+    ::testing::Values(LaunchedHere{"read_before_barrier", reverse_without_barrier},
+                      LaunchedHere{"in_place_shift_in_one_block",
+                                   in_place_in_one_block<planted::shift_in_one_block>},
+                      LaunchedHere{"write_after_read_in_one_block",
+                                   in_place_in_one_block<planted::shift_left_in_one_block>}),
+    [](const auto& info) { return std::string(info.param.bug); });
 
 }  // namespace

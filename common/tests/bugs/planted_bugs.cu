@@ -48,6 +48,8 @@ __global__ void dynamic_too_small(const float* in, float* out, int n) {
 }
 
 // ---- missing barrier -------------------------------------------------------------------------
+}  // namespace
+namespace planted {  // launched by test_diagnostics.cu too (planted_bugs.h)
 __global__ void reverse_no_sync(const float* in, float* out, int n) {
   __shared__ float tile[THREADS];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -55,6 +57,9 @@ __global__ void reverse_no_sync(const float* in, float* out, int n) {
   float v = tile[THREADS - 1 - threadIdx.x];  // BUG: read_before_barrier
   if (i < n) out[i] = v;
 }
+}  // namespace planted
+namespace {
+using planted::reverse_no_sync;
 __global__ void sum_no_second_sync(const float* in, float* out, int n) {
   __shared__ float partial[THREADS];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -294,6 +299,8 @@ __global__ void sum_before_partials_written(const float* in, float* out, int n) 
   }
 }
 
+}  // namespace
+namespace planted {  // launched by test_diagnostics.cu too (planted_bugs.h)
 // An in-place update inside one block: thread i reads what thread i - 1 wrote, no barrier between.
 __global__ void shift_in_one_block(float* a, int n) {
   int i = threadIdx.x;
@@ -312,6 +319,10 @@ __global__ void shift_left_in_one_block(float* a, int n) {
     a[i] = right;  // BUG: write_after_read_in_one_block
   }
 }
+}  // namespace planted
+namespace {
+using planted::shift_in_one_block;
+using planted::shift_left_in_one_block;
 
 // Two threads of a block write different values to one element: the index is halved, so threads
 // 2k and 2k + 1 both write out[k] (which one lands depends on the order).
