@@ -114,15 +114,13 @@ struct WorkerCounts {
 };
 // This worker's counts: a thread_local with a constructor is reached through a call that checks
 // it was made (__tls_init, a sixth of counting's time when each access called it); the pointer
-// to it needs none.
-WorkerCounts& counts() {
-  static constinit thread_local WorkerCounts* mine = nullptr;
-  if (mine == nullptr) [[unlikely]] {
-    static thread_local WorkerCounts storage;
-    mine = &storage;
-  }
-  return *mine;
+// to it needs none, and the call that makes them is out of line.
+constinit thread_local WorkerCounts* my_counts = nullptr;
+[[gnu::noinline]] WorkerCounts& make_counts() {
+  static thread_local WorkerCounts storage;
+  return *(my_counts = &storage);
 }
+WorkerCounts& counts() { return my_counts != nullptr ? *my_counts : make_counts(); }
 
 uint64_t mix(uint64_t a, uint64_t b) {
   return a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6));
@@ -256,7 +254,7 @@ void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atom
     ++w.atomics_at[pc];
     return;  // atomics are counted, not priced
   }
-  const unsigned thread = thread_rank();
+  const unsigned thread = running_thread;  // thread_rank(), kept by the checked code that counts
   const SiteKey key{pc, shared, store};
   const uint64_t site = key.code();
   Lane& lane = w.lanes[thread];
