@@ -56,9 +56,10 @@ struct ThreadFn {
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
 // and whether its race checks left something to finish when it stops (checks.h; only checked code
 // sets it). The scheduler sets running_thread when a thread stops, and for every thread it starts
-// once threads stop; before that, the row loop sets it, in unchecked code only where checked code
-// is linked: a checked kernel (or device function) launched from an unchecked file reads it in
-// every check, and a store per thread is a tenth of unchecked vector add's time.
+// once threads stop; before that, the row loop sets it (and finishes the race checks after each
+// thread), in unchecked code only where checked code is linked: a checked kernel (or device
+// function) launched from an unchecked file needs both, and a store per thread is a tenth of
+// unchecked vector add's time.
 inline constinit thread_local unsigned running_thread = 0;
 inline constinit thread_local bool race_checks_waiting = false;
 void finish_race_checks();
@@ -175,6 +176,8 @@ class Launch {
           ::threadIdx.x = x;  // (the compiler sees where the body's threadIdx.x comes from)
           call_with<Params>(c.body, arguments,
                             std::make_index_sequence<std::tuple_size_v<Params>>{});
+          if constexpr (keeps_thread)
+            if (race_checks_waiting) finish_race_checks();
         }
       }
     };
