@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cudalab/emu/inspect.h"
 #include "planted_bugs.h"
@@ -21,8 +22,9 @@ int line_of(const std::string& name) {
 }
 
 // Runs `bug` (its own run, or `run`) and expects its diagnostic: the category, or one of its
-// alternatives ("a|b": a bug that is both, found either way first), and the bug's line.
-void expect_named(const PlantedBug& bug, cudaError_t (*run)()) {
+// alternatives ("a|b": a bug that is both, found either way first), and the bug's line. Returns
+// what was said.
+std::string expect_named(const PlantedBug& bug, cudaError_t (*run)()) {
   cudaDeviceReset();
   cudalab::emu::clear_diagnostic();
   cudalab::emu::set_time_limit(1);
@@ -40,6 +42,7 @@ void expect_named(const PlantedBug& bug, cudaError_t (*run)()) {
   const std::string line = "planted_bugs.cu:" + std::to_string(line_of(bug.name));
   EXPECT_NE(said.find(line), std::string::npos) << "expected " << line << " in: " << said;
   cudaDeviceReset();
+  return said;
 }
 
 class PlantedBugs : public ::testing::TestWithParam<PlantedBug> {};
@@ -51,8 +54,9 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, PlantedBugs, ::testing::ValuesIn(planted_bug
 
 // The catalogue launches its kernels from planted_bugs.cu, which has the checks; a lab's test
 // launches the student's kernel from its own file, compiled without them (as this one is). The
-// checks must tell the kernel's threads apart then too: these three bugs are races between two
-// threads that run one after the other in one row of a block.
+// checks must tell the kernel's threads apart then too, and judge a thread's overwrite before the
+// next thread runs: these four bugs are races between two threads that run one after the other in
+// one row of a block. Where a block runs alone, the message must name the thread too.
 constexpr int N = 1000, THREADS = 256;
 cudaError_t reverse_without_barrier() {
   float *in, *out;
@@ -60,6 +64,19 @@ cudaError_t reverse_without_barrier() {
   cudaMalloc(&out, N * sizeof(float));
   cudaMemset(in, 0, N * sizeof(float));
   planted::reverse_no_sync<<<(N + THREADS - 1) / THREADS, THREADS>>>(in, out, N);
+  cudaError_t error = cudaDeviceSynchronize();
+  cudaFree(in);
+  cudaFree(out);
+  return error;
+}
+cudaError_t half_index_in_one_block() {
+  std::vector<float> ramp(THREADS);  // each thread's value differs from its neighbour's
+  for (int i = 0; i < THREADS; ++i) ramp[i] = static_cast<float>(i);
+  float *in, *out;
+  cudaMalloc(&in, THREADS * sizeof(float));
+  cudaMalloc(&out, THREADS * sizeof(float));
+  cudaMemcpy(in, ramp.data(), THREADS * sizeof(float), cudaMemcpyHostToDevice);
+  planted::half_index_in_one_block<<<1, THREADS>>>(in, out, THREADS);
   cudaError_t error = cudaDeviceSynchronize();
   cudaFree(in);
   cudaFree(out);
@@ -78,6 +95,7 @@ cudaError_t in_place_in_one_block() {
 struct LaunchedHere {
   const char* bug;  // its name in the catalogue
   cudaError_t (*run)();
+  const char* thread;  // the thread the message names first, or nullptr (blocks run in any order)
   friend void PrintTo(const LaunchedHere& l, std::ostream* os) { *os << l.bug; }
 };
 class PlantedBugsLaunchedFromUncheckedCode : public ::testing::TestWithParam<LaunchedHere> {};
@@ -88,16 +106,23 @@ TEST_P(PlantedBugsLaunchedFromUncheckedCode, NamedWithCategoryAndLine) {
     return std::string(b.name) == GetParam().bug;
   });
   ASSERT_NE(bug, bugs.end()) << GetParam().bug << " is not in the catalogue";
-  expect_named(*bug, GetParam().run);
+  const std::string said = expect_named(*bug, GetParam().run);
+  if (GetParam().thread != nullptr)
+    EXPECT_NE(said.find(GetParam().thread), std::string::npos)
+        << "expected " << GetParam().thread << " in: " << said;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Catalogue, PlantedBugsLaunchedFromUncheckedCode,
-    ::testing::Values(LaunchedHere{"read_before_barrier", reverse_without_barrier},
+    ::testing::Values(LaunchedHere{"read_before_barrier", reverse_without_barrier, nullptr},
                       LaunchedHere{"in_place_shift_in_one_block",
-                                   in_place_in_one_block<planted::shift_in_one_block>},
+                                   in_place_in_one_block<planted::shift_in_one_block>,
+                                   "thread (2,0,0), at"},
                       LaunchedHere{"write_after_read_in_one_block",
-                                   in_place_in_one_block<planted::shift_left_in_one_block>}),
+                                   in_place_in_one_block<planted::shift_left_in_one_block>,
+                                   "thread (2,0,0), at"},
+                      LaunchedHere{"two_threads_write_one_element", half_index_in_one_block,
+                                   "thread (1,0,0), at"}),
     [](const auto& info) { return std::string(info.param.bug); });
 
 }  // namespace

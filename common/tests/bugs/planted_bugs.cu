@@ -319,10 +319,6 @@ __global__ void shift_left_in_one_block(float* a, int n) {
     a[i] = right;  // BUG: write_after_read_in_one_block
   }
 }
-}  // namespace planted
-namespace {
-using planted::shift_in_one_block;
-using planted::shift_left_in_one_block;
 
 // Two threads of a block write different values to one element: the index is halved, so threads
 // 2k and 2k + 1 both write out[k] (which one lands depends on the order).
@@ -330,6 +326,11 @@ __global__ void half_index_in_one_block(const float* in, float* out, int n) {
   int i = threadIdx.x;
   if (i < n) out[i / 2] = in[i];  // BUG: two_threads_write_one_element
 }
+}  // namespace planted
+namespace {
+using planted::half_index_in_one_block;
+using planted::shift_in_one_block;
+using planted::shift_left_in_one_block;
 
 // The same in a loop by one block over an array far larger than the block: each thread writes
 // thousands of words before the next thread runs (more than the race table keeps).

@@ -16,10 +16,13 @@ struct PlantedBug {
 
 const std::vector<PlantedBug>& planted_bugs();
 
-// Three of the catalogue's kernels, which test_diagnostics.cu also launches from its own file,
-// compiled without the checks, as a lab's test launches a student's kernel.
+// Four of the catalogue's kernels, which test_diagnostics.cu also launches from its own file,
+// compiled without the checks, as a lab's test launches a student's kernel. Their bugs, in order:
+// read_before_barrier, in_place_shift_in_one_block, write_after_read_in_one_block,
+// two_threads_write_one_element.
 namespace planted {
-__global__ void reverse_no_sync(const float* in, float* out, int n);  // read_before_barrier
-__global__ void shift_in_one_block(float* a, int n);                  // in_place_shift_in_one_block
-__global__ void shift_left_in_one_block(float* a, int n);  // write_after_read_in_one_block
+__global__ void reverse_no_sync(const float* in, float* out, int n);
+__global__ void shift_in_one_block(float* a, int n);
+__global__ void shift_left_in_one_block(float* a, int n);
+__global__ void half_index_in_one_block(const float* in, float* out, int n);
 }  // namespace planted
