@@ -247,8 +247,8 @@ struct LineEvents {
 std::map<std::string, std::map<std::string, LineEvents>> reported_events;
 
 // An access of global or shared memory, filed under its warp's request (atomics: counted per line).
-void count_access(uintptr_t a, unsigned size, bool store, bool shared, bool atomic,
-                  const void* pc) {
+[[gnu::always_inline]] inline void count_access(uintptr_t a, unsigned size, bool store, bool shared,
+                                                bool atomic, const void* pc) {
   WorkerCounts& w = counts();
   if (atomic) {
     ++w.atomics_at[pc];
