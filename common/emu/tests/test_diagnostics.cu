@@ -1,5 +1,6 @@
 // Every planted bug of the catalogue (bugs/planted_bugs.cu) is stopped with the right category of
-// diagnostic, the kernel, and the line of the bug.
+// diagnostic, the kernel, and the line of the bug; four of them also when launched from this file,
+// which is compiled without the checks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,7 +70,7 @@ cudaError_t reverse_without_barrier() {
   cudaFree(out);
   return error;
 }
-cudaError_t half_index_in_one_block() {
+cudaError_t two_writers_in_one_block() {
   std::vector<float> ramp(THREADS);  // each thread's value differs from its neighbour's
   for (int i = 0; i < THREADS; ++i) ramp[i] = static_cast<float>(i);
   float *in, *out;
@@ -121,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
                       LaunchedHere{"write_after_read_in_one_block",
                                    in_place_in_one_block<planted::shift_left_in_one_block>,
                                    "thread (2,0,0), at"},
-                      LaunchedHere{"two_threads_write_one_element", half_index_in_one_block,
+                      LaunchedHere{"two_threads_write_one_element", two_writers_in_one_block,
                                    "thread (1,0,0), at"}),
     [](const auto& info) { return std::string(info.param.bug); });
 
