@@ -58,7 +58,7 @@ struct BlockState {
 inline uint32_t grid_phase_stamp = 0;
 // The block this worker thread runs, nullptr outside kernels.
 inline thread_local BlockState* current_block = nullptr;
-// The GPU thread it runs now: running_thread (launch.h), thread_rank(), kept with threadIdx.
+// The GPU thread it runs now: running_thread() (launch.h), thread_rank(), kept with threadIdx.
 
 // The thread that runs now, readable: "block (..), thread (..)" (its number: thread_rank()).
 std::string who(const BlockState& b);

@@ -254,7 +254,7 @@ std::map<std::string, std::map<std::string, LineEvents>> reported_events;
     ++w.atomics_at[pc];
     return;  // atomics are counted, not priced
   }
-  const unsigned thread = running_thread;  // thread_rank(), kept by the checked code that counts
+  const unsigned thread = running_thread();  // thread_rank(), kept by the checked code that counts
   const SiteKey key{pc, shared, store};
   const uint64_t site = key.code();
   Lane& lane = w.lanes[thread];

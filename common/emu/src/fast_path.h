@@ -63,7 +63,7 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
   const uintptr_t word = a & ~uintptr_t{3};
   return word == b.last_write_word && (a & 3) + size <= 4 && b.last_write_epoch == b.epoch &&
          (bytes_touched_in_word(a, size) & ~b.last_write_bytes) == 0 &&
-         b.last_writer == running_thread;
+         b.last_writer == running_thread();
 }
 
 // The same decision for an access within one word whose bytes have different writers, or a write
@@ -77,10 +77,10 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
                                                            unsigned size, const void* pc) {
   FreshStoreRun& run = fresh_store_run;
   if (size != 4 || run.epoch != b.epoch || a != run.first_word + 4 * run.count ||
-      running_thread != run.first_writer + run.count || pc != run.pc || race_checks_waiting)
+      running_thread() != run.first_writer + run.count || pc != run.pc || race_checks_waiting)
     return false;
   ++run.count;
-  remember_last_write(b, a, running_thread, 0xF);
+  remember_last_write(b, a, running_thread(), 0xF);
   return true;
 }
 
@@ -137,7 +137,7 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   const uintptr_t offset = a - base_;
   if ((offset & 3) + size > 4) return false;
   Word& s = words_[offset / 4];
-  const uint16_t me = static_cast<uint16_t>(running_thread);
+  const uint16_t me = static_cast<uint16_t>(running_thread());
   const uint8_t bytes = bytes_touched_in_word(offset, size);
   if (s.region == 0) return false;                            // outside every variable
   if (!store && s.write_epoch < b.block_epoch) return false;  // unwritten in this block

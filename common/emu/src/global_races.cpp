@@ -241,7 +241,7 @@ bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc) 
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   if (worker_writes->holds_reads(b.epoch)) return false;
   const uintptr_t word = a & ~uintptr_t{3};
-  const auto me = static_cast<uint16_t>(running_thread);
+  const auto me = static_cast<uint16_t>(running_thread());
   const uint8_t bytes = bytes_touched(word, a, size);
   worker_writes->log_store(word, b.epoch, me, bytes, pc);
   remember_last_write(b, word, me, bytes);
@@ -253,13 +253,13 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   if (race_checks_waiting) {
     WaitingRead& read = waiting_read;  // a write by its reader over all it read: nothing to keep
     if (store && read.active && read.epoch == b.epoch && read.word == (a & ~uintptr_t{3}) &&
-        (read.bytes & ~bytes_touched(read.word, a, size)) == 0 && read.reader == running_thread)
+        (read.bytes & ~bytes_touched(read.word, a, size)) == 0 && read.reader == running_thread())
       read.active = false;
     finish_race_checks();
   }
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   BlockWrites& writes = *worker_writes;
-  const auto me = static_cast<uint16_t>(running_thread);
+  const auto me = static_cast<uint16_t>(running_thread());
   const bool watch_reads = !store && reads_watched(b.launch_stamp, r);
   uint32_t overwritten = 0;  // bytes of this write that another thread wrote (bit i: a + i)
   uint16_t first_writer = 0;

@@ -521,11 +521,11 @@ class BlockRunner {
       }
     }
     ::threadIdx = i;
-    running_thread = f.thread;
+    running_thread_base = f.thread - i.x;
   }
 
   // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
-  // thread it runs (from threadIdx.x and its row: the unchecked row loop keeps running_thread
+  // thread it runs (from threadIdx.x and its row: the unchecked row loop keeps running_thread_base
   // only where checked code is linked), and the row ends after it (the threads after it start on
   // other fibers, in order, as if the row had not been taken).
   Fiber& stopping() {
@@ -535,7 +535,7 @@ class BlockRunner {
     // would stall the processor until that store is done.)
     const unsigned x = ::threadIdx.x;
     me.thread = me.row.thread + (x - me.row.x);
-    running_thread = me.thread;
+    running_thread_base = me.row.thread - me.row.x;
     me.index = {x, me.row_y, me.row_z};
     if (ThreadRow& row = me.row; me.index.x + 1 < row.end) {
       next_ = me.thread + 1;
@@ -602,7 +602,7 @@ class BlockRunner {
     me.in_call = in_call;
     current_ = &to;
     ::threadIdx = to.index;
-    running_thread = to.thread;
+    running_thread_base = to.thread - to.index.x;
     if (in_call && to.in_call) return fiber_switch::return_to(to.context, &me.context, result);
     return fiber_switch::jump(to.context, &me.context, result);
   }

@@ -12,7 +12,7 @@ namespace cudalab::emu {
 void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic,
                          const void* pc) {
   const uintptr_t offset = a - base_;
-  const uint16_t me = static_cast<uint16_t>(running_thread);
+  const uint16_t me = static_cast<uint16_t>(running_thread());
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
   for (uintptr_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
     Word& s = words_[w];

@@ -1,6 +1,6 @@
 // Every planted bug of the catalogue (bugs/planted_bugs.cu) is stopped with the right category of
 // diagnostic, the kernel, and the line of the bug; four of them also when launched from this file,
-// which is compiled without the checks.
+// which is compiled without the checks, and a race between two rows of a block.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,5 +125,28 @@ INSTANTIATE_TEST_SUITE_P(
                       LaunchedHere{"two_threads_write_one_element", two_writers_in_one_block,
                                    "thread (1,0,0), at"}),
     [](const auto& info) { return std::string(info.param.bug); });
+
+// The same for two threads in different rows of a 2D block (threadIdx.y differs): the row loop
+// keeps the running thread's number once per row, so a number left from the row before would make
+// the two writers look like one thread.
+cudaError_t two_rows_write_one_row() {
+  constexpr dim3 kBlock(32, 2);
+  std::vector<float> ramp(kBlock.x * kBlock.y);  // the two rows' values differ
+  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<float>(i);
+  float *in, *out;
+  cudaMalloc(&in, ramp.size() * sizeof(float));
+  cudaMalloc(&out, kBlock.x * sizeof(float));
+  cudaMemcpy(in, ramp.data(), ramp.size() * sizeof(float), cudaMemcpyHostToDevice);
+  planted::two_rows_write_one_row<<<1, kBlock>>>(in, out);
+  cudaError_t error = cudaDeviceSynchronize();
+  cudaFree(in);
+  cudaFree(out);
+  return error;
+}
+TEST(RowsOfABlockLaunchedFromUncheckedCode, TwoWritersInTwoRowsAreNamed) {
+  const std::string said = expect_named(
+      PlantedBug{"two_rows_write_one_row", "with another value", nullptr}, two_rows_write_one_row);
+  EXPECT_NE(said.find("thread (0,1,0), at"), std::string::npos) << said;
+}
 
 }  // namespace

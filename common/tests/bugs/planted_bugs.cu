@@ -326,6 +326,11 @@ __global__ void half_index_in_one_block(const float* in, float* out, int n) {
   int i = threadIdx.x;
   if (i < n) out[i / 2] = in[i];  // BUG: two_threads_write_one_element
 }
+// Not in the catalogue (a guard of the emu's row loop, for test_diagnostics.cu): threads (x, 0)
+// and (x, 1) of a 2D block write out[x] with different values, a race between two rows of threads.
+__global__ void two_rows_write_one_row(const float* in, float* out) {
+  out[threadIdx.x] = in[threadIdx.y * blockDim.x + threadIdx.x];  // BUG: two_rows_write_one_row
+}
 }  // namespace planted
 namespace {
 using planted::half_index_in_one_block;

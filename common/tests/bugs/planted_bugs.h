@@ -25,4 +25,6 @@ __global__ void reverse_no_sync(const float* in, float* out, int n);
 __global__ void shift_in_one_block(float* a, int n);
 __global__ void shift_left_in_one_block(float* a, int n);
 __global__ void half_index_in_one_block(const float* in, float* out, int n);
+// And one that is not in the catalogue: two rows of a 2D block write one row of `out`.
+__global__ void two_rows_write_one_row(const float* in, float* out);
 }  // namespace planted

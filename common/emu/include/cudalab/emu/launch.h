@@ -54,13 +54,15 @@ struct ThreadFn {
   void* ctx;
 };
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
-// and whether its race checks left something to finish when it stops (checks.h; only checked code
-// sets it). The scheduler sets running_thread when a thread stops, and for every thread it starts
-// once threads stop; before that, the row loop sets it (and finishes the race checks after each
-// thread), in unchecked code only where checked code is linked: a checked kernel (or device
-// function) launched from an unchecked file needs both, and a store per thread is a tenth of
-// unchecked vector add's time.
-inline constinit thread_local unsigned running_thread = 0;
+// running_thread(), and whether its race checks left something to finish when it stops (checks.h;
+// only checked code sets it). The number is kept as running_thread_base, the number less
+// threadIdx.x, which the threads of a row share (they differ in threadIdx.x only): the row loop
+// sets it once per row, not once per thread (a store per thread made an unchecked vector add beside
+// checked code 1.4x as long), and the scheduler whenever it changes threads. The row loop finishes
+// the race checks after each thread, in unchecked code only where checked code is linked: a
+// checked kernel (or device function) launched from an unchecked file needs both.
+inline constinit thread_local unsigned running_thread_base = 0;
+inline unsigned running_thread() { return running_thread_base + ::threadIdx.x; }
 inline constinit thread_local bool race_checks_waiting = false;
 void finish_race_checks();
 // Whether the program has code compiled with the checks (hooks.cpp: its modules announce
@@ -171,17 +173,24 @@ class Launch {
   __attribute__((no_sanitize("thread"), noinline)) static void rows(Body& body,
                                                                     ArgumentsOf<Params> arguments) {
     while (const ThreadRow* row = take_row()) {
-      unsigned thread = row->thread;
-      for (unsigned x = row->x; x < row->end; ++x, ++thread) {
-        if constexpr (kKeepsThread) running_thread = thread;
+      unsigned x = row->x;
+      if constexpr (kKeepsThread) running_thread_base = row->thread - row->x;
+      while (x < row->end) {
+        // Threads until the row ends or one leaves race checks to finish: the call that finishes
+        // them is out of this loop, so that an inlined body keeps its values in registers (with
+        // the call inside, an unchecked vector add beside checked code reloaded two pointers from
+        // the stack per thread and ran 1.5x as long).
+        do {
 #ifdef CUDALAB_EMU_CHECKED
-        row->index->x = x;  // (threadIdx is const to checked code)
+          row->index->x = x;  // (threadIdx is const to checked code)
 #else
-        ::threadIdx.x = x;  // (the compiler sees where the body's threadIdx.x comes from)
+          ::threadIdx.x = x;  // (the compiler sees where the body's threadIdx.x comes from)
 #endif
-        call_with<Params>(body, arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
+          call_with<Params>(body, arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
+          ++x;
+        } while (x < row->end && !(kKeepsThread && race_checks_waiting));
         if constexpr (kKeepsThread)
-          if (race_checks_waiting) finish_race_checks();
+          if (race_checks_waiting) finish_race_checks();  // (threadIdx.x is still the thread's)
       }
     }
   }
