@@ -179,7 +179,7 @@ class Launch {
         // Threads until the row ends or one leaves race checks to finish: the call that finishes
         // them is out of this loop, so that an inlined body keeps its values in registers (with
         // the call inside, an unchecked vector add beside checked code reloaded two pointers from
-        // the stack per thread and ran 1.5x as long).
+        // the stack per thread and ran 10% longer).
         do {
 #ifdef CUDALAB_EMU_CHECKED
           row->index->x = x;  // (threadIdx is const to checked code)
