@@ -474,7 +474,8 @@ class BlockRunner {
     void* stack = nullptr;                    // its stack's top (none for the worker's own)
     unsigned thread = 0;  // the GPU thread it runs now, written down when the thread first stops
     uint3 index{};        // and that thread's threadIdx
-    ThreadRow row{};      // the row of threads it runs
+    unsigned thread_base = 0;  // thread less threadIdx.x, known from the start (running_thread())
+    ThreadRow row{};           // the row of threads it runs
     unsigned row_y = 0, row_z = 0;  // its threadIdx.y and .z
     bool in_call = false;           // it was suspended in a GPU thread's call (switch_to)
     bool parked = false;            // it has no thread: its block has none left to start
@@ -490,6 +491,7 @@ class BlockRunner {
     const uint3 first = next_index_;
     const dim3& b = config_->block;
     f.row = {first.x, b.x, next_, &::threadIdx};
+    f.thread_base = next_ - first.x;
     f.row_y = first.y;
     f.row_z = first.z;
     f.thread = kNoThread;
@@ -521,7 +523,7 @@ class BlockRunner {
       }
     }
     ::threadIdx = i;
-    running_thread_base = f.thread - i.x;
+    running_thread_base = f.thread_base = f.thread - i.x;
   }
 
   // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
@@ -534,8 +536,8 @@ class BlockRunner {
     // (threadIdx.x is read alone: it was just written alone, and reading it with .y as one word
     // would stall the processor until that store is done.)
     const unsigned x = ::threadIdx.x;
-    me.thread = me.row.thread + (x - me.row.x);
-    running_thread_base = me.row.thread - me.row.x;
+    me.thread = me.thread_base + x;
+    running_thread_base = me.thread_base;
     me.index = {x, me.row_y, me.row_z};
     if (ThreadRow& row = me.row; me.index.x + 1 < row.end) {
       next_ = me.thread + 1;
@@ -602,7 +604,7 @@ class BlockRunner {
     me.in_call = in_call;
     current_ = &to;
     ::threadIdx = to.index;
-    running_thread_base = to.thread - to.index.x;
+    running_thread_base = to.thread_base;
     if (in_call && to.in_call) return fiber_switch::return_to(to.context, &me.context, result);
     return fiber_switch::jump(to.context, &me.context, result);
   }
