@@ -527,9 +527,9 @@ class BlockRunner {
   }
 
   // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
-  // thread it runs (from threadIdx.x and its row: the unchecked row loop keeps running_thread_base
-  // only where checked code is linked), and the row ends after it (the threads after it start on
-  // other fibers, in order, as if the row had not been taken).
+  // thread it runs (its row's base plus threadIdx.x) and makes the base current (the unchecked
+  // row loop keeps it only where checked code is linked), and the row ends after it (the threads
+  // after it start on other fibers, in order, as if the row had not been taken).
   Fiber& stopping() {
     Fiber& me = *current_;
     if (me.thread != kNoThread) return me;  // it stopped before, or was started alone
