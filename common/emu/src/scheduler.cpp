@@ -490,8 +490,8 @@ class BlockRunner {
     if (next_ == threads_ || !error_.empty() || threads_stop_) return nullptr;
     const uint3 first = next_index_;
     const dim3& b = config_->block;
-    f.row = {first.x, b.x, next_, &::threadIdx};
-    f.thread_base = next_ - first.x;
+    f.row = {first.x, b.x, &::threadIdx};
+    running_thread_base = f.thread_base = next_ - first.x;
     f.row_y = first.y;
     f.row_z = first.z;
     f.thread = kNoThread;
@@ -527,9 +527,8 @@ class BlockRunner {
   }
 
   // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
-  // thread it runs (its row's base plus threadIdx.x) and makes the base current (the unchecked
-  // row loop keeps it only where checked code is linked), and the row ends after it (the threads
-  // after it start on other fibers, in order, as if the row had not been taken).
+  // thread it runs (its row's base plus threadIdx.x), and the row ends after it (the threads after
+  // it start on other fibers, in order, as if the row had not been taken).
   Fiber& stopping() {
     Fiber& me = *current_;
     if (me.thread != kNoThread) return me;  // it stopped before, or was started alone
@@ -537,7 +536,6 @@ class BlockRunner {
     // would stall the processor until that store is done.)
     const unsigned x = ::threadIdx.x;
     me.thread = me.thread_base + x;
-    running_thread_base = me.thread_base;
     me.index = {x, me.row_y, me.row_z};
     if (ThreadRow& row = me.row; me.index.x + 1 < row.end) {
       next_ = me.thread + 1;

@@ -35,12 +35,11 @@ struct LaunchConfig {
 };
 
 // Internal (the scheduler's, scheduler.cpp): the threads a fiber runs one after another,
-// threadIdx.x from x up to end in one row of the block (the scheduler has set threadIdx.y and .z),
-// `thread` the number in the block of the thread at x. A thread that stops (at a barrier or a
-// warp-level call) lowers `end` to end the row after itself: other fibers start the threads after
-// it.
+// threadIdx.x from x up to end in one row of the block (the scheduler has set threadIdx.y and .z,
+// and running_thread_base). A thread that stops (at a barrier or a warp-level call) lowers `end` to
+// end the row after itself: other fibers start the threads after it.
 struct ThreadRow {
-  unsigned x, end, thread;
+  unsigned x, end;
   uint3* index;  // this worker's threadIdx
 };
 // The running fiber's next row (its last one has finished), or nullptr when its block has no
@@ -56,11 +55,12 @@ struct ThreadFn {
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
 // running_thread(), and whether its race checks left something to finish when it stops (checks.h;
 // only checked code sets it). The number is kept as running_thread_base, the number less
-// threadIdx.x, which the threads of a row share (they differ in threadIdx.x only): the row loop
-// sets it once per row, not once per thread (a store per thread made an unchecked vector add beside
-// checked code 1.4x as long), and the scheduler whenever it changes threads. The row loop finishes
-// the race checks after each thread, in unchecked code only where checked code is linked: a
-// checked kernel (or device function) launched from an unchecked file needs both.
+// threadIdx.x, which the threads of a row share (they differ in threadIdx.x only): the scheduler
+// sets it when it gives a fiber a row or a thread and when it switches fibers, so the row loop
+// stores nothing per thread for it (a store per thread made an unchecked vector add beside checked
+// code 1.4x as long). The row loop finishes the race checks after each thread, in unchecked code
+// only where checked code is linked: a checked kernel (or device function) launched from an
+// unchecked file needs it.
 inline constinit thread_local unsigned running_thread_base = 0;
 inline unsigned running_thread() { return running_thread_base + ::threadIdx.x; }
 inline constinit thread_local bool race_checks_waiting = false;
@@ -166,15 +166,14 @@ class Launch {
 #endif
   }
   // The loop itself, given the fiber's copy of the arguments (no store of the kernel's can change
-  // it). Unchecked code without checked code beside it needs neither the thread's number nor the
-  // race checks (kKeepsThread false): a test per thread made vector add 12% slower, and the two
-  // loops in one function 30% (a call in one made the other keep an argument on the stack).
-  template <bool kKeepsThread, class Params, class Body>
+  // it). Unchecked code without checked code beside it needs no race checks (kFinishesChecks
+  // false): a test per thread made vector add 12% slower, and the two loops in one function 30% (a
+  // call in one made the other keep an argument on the stack).
+  template <bool kFinishesChecks, class Params, class Body>
   __attribute__((no_sanitize("thread"), noinline)) static void rows(Body& body,
                                                                     ArgumentsOf<Params> arguments) {
     while (const ThreadRow* row = take_row()) {
       unsigned x = row->x;
-      if constexpr (kKeepsThread) running_thread_base = row->thread - row->x;
       while (x < row->end) {
         // Threads until the row ends or one leaves race checks to finish: the call that finishes
         // them is out of this loop, so that an inlined body keeps its values in registers (with
@@ -188,8 +187,8 @@ class Launch {
 #endif
           call_with<Params>(body, arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
           ++x;
-        } while (x < row->end && !(kKeepsThread && race_checks_waiting));
-        if constexpr (kKeepsThread)
+        } while (x < row->end && !(kFinishesChecks && race_checks_waiting));
+        if constexpr (kFinishesChecks)
           if (race_checks_waiting) finish_race_checks();  // (threadIdx.x is still the thread's)
       }
     }
