@@ -70,18 +70,25 @@ cudaError_t reverse_without_barrier() {
   cudaFree(out);
   return error;
 }
-cudaError_t two_writers_in_one_block() {
-  std::vector<float> ramp(THREADS);  // each thread's value differs from its neighbour's
-  for (int i = 0; i < THREADS; ++i) ramp[i] = static_cast<float>(i);
+// Runs `launch(in, out)` on a device copy of a ramp of `inputs` floats (each thread's value differs
+// from every other's) and an output of `outputs` floats; returns the launch's error.
+cudaError_t on_a_ramp(size_t inputs, size_t outputs, void (*launch)(const float* in, float* out)) {
+  std::vector<float> ramp(inputs);
+  for (size_t i = 0; i < inputs; ++i) ramp[i] = static_cast<float>(i);
   float *in, *out;
-  cudaMalloc(&in, THREADS * sizeof(float));
-  cudaMalloc(&out, THREADS * sizeof(float));
-  cudaMemcpy(in, ramp.data(), THREADS * sizeof(float), cudaMemcpyHostToDevice);
-  planted::half_index_in_one_block<<<1, THREADS>>>(in, out, THREADS);
+  cudaMalloc(&in, inputs * sizeof(float));
+  cudaMalloc(&out, outputs * sizeof(float));
+  cudaMemcpy(in, ramp.data(), inputs * sizeof(float), cudaMemcpyHostToDevice);
+  launch(in, out);
   cudaError_t error = cudaDeviceSynchronize();
   cudaFree(in);
   cudaFree(out);
   return error;
+}
+cudaError_t two_writers_in_one_block() {
+  return on_a_ramp(THREADS, THREADS, [](const float* in, float* out) {
+    planted::half_index_in_one_block<<<1, THREADS>>>(in, out, THREADS);
+  });
 }
 template <void (*kernel)(float*, int)>
 cudaError_t in_place_in_one_block() {
@@ -130,18 +137,10 @@ INSTANTIATE_TEST_SUITE_P(
 // keeps the running thread's number once per row, so a number left from the row before would make
 // the two writers look like one thread.
 cudaError_t two_rows_write_one_row() {
-  constexpr dim3 kBlock(32, 2);
-  std::vector<float> ramp(kBlock.x * kBlock.y);  // the two rows' values differ
-  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<float>(i);
-  float *in, *out;
-  cudaMalloc(&in, ramp.size() * sizeof(float));
-  cudaMalloc(&out, kBlock.x * sizeof(float));
-  cudaMemcpy(in, ramp.data(), ramp.size() * sizeof(float), cudaMemcpyHostToDevice);
-  planted::two_rows_write_one_row<<<1, kBlock>>>(in, out);
-  cudaError_t error = cudaDeviceSynchronize();
-  cudaFree(in);
-  cudaFree(out);
-  return error;
+  constexpr unsigned kRow = 32;  // a block of two rows
+  return on_a_ramp(2 * kRow, kRow, [](const float* in, float* out) {
+    planted::two_rows_write_one_row<<<1, dim3(kRow, 2)>>>(in, out);
+  });
 }
 TEST(RowsOfABlockLaunchedFromUncheckedCode, TwoWritersInTwoRowsAreNamed) {
   const std::string said = expect_named(
