@@ -101,6 +101,9 @@ Allocation* containing(const void* p, bool freed_too);
 // `meant` ends the message where the caller knows what the program most likely meant.
 cudaError_t check_range(const void* p, size_t count, const std::string& call, const char* role,
                         const std::string& meant = {});
+// Whether the program has code compiled with the checks (hooks.cpp: its modules announce
+// themselves before main()).
+bool checked_code_linked();
 // Whether p lies in the program's own image: its globals, __constant__ and __device__ variables.
 bool program_global(const void* p);
 // Marks bytes as written by `writer` (kHostStamp: cudaMemcpy, cudaMemset; kEarlierKernelStamp:

@@ -58,16 +58,11 @@ struct ThreadFn {
 // threadIdx.x, which the threads of a row share (they differ in threadIdx.x only): the scheduler
 // sets it when it gives a fiber a row or a thread and when it switches fibers, so the row loop
 // stores nothing per thread for it (a store per thread made an unchecked vector add beside checked
-// code 1.4x as long). The row loop finishes the race checks after each thread, in unchecked code
-// only where checked code is linked: a checked kernel (or device function) launched from an
-// unchecked file needs it.
+// code 1.4x as long). The row loop finishes the race checks after each thread that leaves some.
 inline constinit thread_local unsigned running_thread_base = 0;
 inline unsigned running_thread() { return running_thread_base + ::threadIdx.x; }
 inline constinit thread_local bool race_checks_waiting = false;
 void finish_race_checks();
-// Whether the program has code compiled with the checks (hooks.cpp: its modules announce
-// themselves before main()).
-bool checked_code_linked();
 
 // Checks the configuration as a GPU does, runs every block and records the launch's errors.
 void execute(const LaunchConfig& config, ThreadFn thread);
@@ -156,40 +151,28 @@ class Launch {
   template <class Body, class Params>
   __attribute__((no_sanitize("thread"))) static void run_rows(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
-#ifdef CUDALAB_EMU_CHECKED
-    rows<true, Params>(c.body, c.arguments);
-#else
-    if (checked_code_linked())
-      rows<true, Params>(c.body, c.arguments);
-    else
-      rows<false, Params>(c.body, c.arguments);
-#endif
-  }
-  // The loop itself, given the fiber's copy of the arguments (no store of the kernel's can change
-  // it). Unchecked code without checked code beside it needs no race checks (kFinishesChecks
-  // false): a test per thread made vector add 12% slower, and the two loops in one function 30% (a
-  // call in one made the other keep an argument on the stack).
-  template <bool kFinishesChecks, class Params, class Body>
-  __attribute__((no_sanitize("thread"), noinline)) static void rows(Body& body,
-                                                                    ArgumentsOf<Params> arguments) {
+    // The fiber's copy of the arguments: no store of the kernel's can change it.
+    ArgumentsOf<Params> arguments = c.arguments;
     while (const ThreadRow* row = take_row()) {
       unsigned x = row->x;
       while (x < row->end) {
-        // Threads until the row ends or one leaves race checks to finish: the call that finishes
-        // them is out of this loop, so that an inlined body keeps its values in registers (with
-        // the call inside, an unchecked vector add beside checked code reloaded two pointers from
-        // the stack per thread and ran 10% longer).
+        // Threads until the row ends or one leaves race checks to finish (only checked code does:
+        // a checked kernel or device function, also when launched from an unchecked file). The
+        // call that finishes them is out of this loop, so that an inlined body keeps its values in
+        // registers and the test of the flag leaves the loop with them: an unchecked vector add
+        // costs the same with checked code linked beside it as without (with the call inside, it
+        // reloaded two pointers from the stack per thread and ran 10% longer).
         do {
 #ifdef CUDALAB_EMU_CHECKED
           row->index->x = x;  // (threadIdx is const to checked code)
 #else
           ::threadIdx.x = x;  // (the compiler sees where the body's threadIdx.x comes from)
 #endif
-          call_with<Params>(body, arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
+          call_with<Params>(c.body, arguments,
+                            std::make_index_sequence<std::tuple_size_v<Params>>{});
           ++x;
-        } while (x < row->end && !(kFinishesChecks && race_checks_waiting));
-        if constexpr (kFinishesChecks)
-          if (race_checks_waiting) finish_race_checks();  // (threadIdx.x is still the thread's)
+        } while (x < row->end && !race_checks_waiting);
+        if (race_checks_waiting) finish_race_checks();  // (threadIdx.x is still the thread's)
       }
     }
   }
