@@ -4,9 +4,6 @@
 // access checked, as `make check` runs lab code) and checked with the memory counters on (as a
 // counting test or CUDALAB_REPORT runs it), in one run; the ratios are the targets of the speed
 // issue (docs/benchmarks.md). On a GPU the variants are the same code: the GPU against one core.
-// (With checked code linked beside them, the unchecked kernels' row loop also finishes the
-// checks' race bookkeeping after each thread, launch.h: a vector add built so ran as fast as one
-// built all unchecked, docs/benchmarks.md.)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
