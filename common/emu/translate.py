@@ -15,6 +15,20 @@ Two rewrites, everything else is left as written (the prelude's macros do the re
          auto& name = ::cudalab::emu::shared<T[N][M]>(cudalab_slot_name);
 
 so that each block's copy lives in the block's checked shared space (see common/emu/src/checks.cpp).
+
+A kernel whose own body waits at `__syncthreads()` and calls nothing that could wait (no warp-level
+call, no cooperative group, no function of unknown body; coroutine_kernels() says exactly) gets a
+twin whose threads are C++20 coroutines (common/emu/include/cudalab/emu/launch.h), after it:
+
+    #ifndef CUDALAB_EMU_CHECKED
+    #line <the kernel's line> "<input>"
+    ::cudalab::emu::ThreadTask cudalab_coroutine_kernel(params) { ...
+        co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__); ... co_return; ... }
+    #endif
+
+and its launches after it pass both, `CUDALAB_KERNEL_THREADS((fibers), (coroutines))`: unchecked
+code runs the twin (a barrier costs a return and a call instead of a switch of stacks), checked code
+the kernel.
 A declaration the translator cannot read stays as written; the prelude makes it a thread_local.
 
 The output starts with `#line 1 "<input>"` and keeps every line where it was, so compiler errors
@@ -168,7 +182,9 @@ def config_end(src: str, mask: list[bool], pos: int) -> tuple[int, int]:
     raise TranslateError(src, pos, "'<<<' without a matching '>>>'")
 
 
-def rewrite_launches(src: str, checker: bool = False) -> str:
+def rewrite_launches(src: str, checker: bool = False, twins: dict[str, int] | None = None) -> str:
+    """Every launch, as the module's docstring shows; a launch of a kernel in `twins` (its name:
+    where its definition ends) after that definition passes the coroutine twin too."""
     out: list[str] = []
     mask = code_mask(src)
     done = 0
@@ -190,6 +206,10 @@ def rewrite_launches(src: str, checker: bool = False) -> str:
         args_follow = src[paren + 1 :].lstrip()[:1] != ")"
         if NAME.match(kernel):  # a name: overloads and templates resolve at the call
             body = f"[&](auto... cudalab_args) {{ {kernel}(cudalab_args...); }}"
+            twin = twin_of(kernel, twins or {}, start)
+            if twin is not None:
+                coroutines = f"[&](auto... cudalab_args) {{ return {twin}(cudalab_args...); }}"
+                body = f"CUDALAB_KERNEL_THREADS(({body}), ({coroutines}))"
         else:  # an expression: evaluated once, like the function pointer nvcc launches
             body = (
                 f"[cudalab_kernel = ({kernel})](auto... cudalab_args) " "{ cudalab_kernel(cudalab_args...); }"
@@ -518,6 +538,186 @@ def register_kernels(src: str) -> str:
     return "".join(out)
 
 
+# Kernels whose threads can run as coroutines (the module's docstring). The rules are conservative:
+# a kernel that breaks one runs on fibers, as every kernel does in checked code.
+WAITS = re.compile(
+    r"\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|"
+    r"__match\w*|__reduce\w*|__nanosleep|cooperative_groups|cg|this_thread_block|this_grid|"
+    r"tiled_partition|coalesced_threads|thread_block\w*|grid_group|memcpy_async|\w*pipeline\w*|"
+    r"co_await|co_return|co_yield|goto|try|throw|asm|__asm__|struct|class|union|operator)\b"
+)
+BARRIER = re.compile(r"\b__syncthreads\s*\(\s*\)")
+# A call: a name, maybe qualified, maybe with template arguments, then `(`; and what precedes it.
+CALL = re.compile(r"(\.|->)?\s*((?:::)?[A-Za-z_]\w*(?:\s*::\s*\w+)*)\s*(?:<[^;{}()]*>\s*)?\(")
+LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\(|\{|mutable\b|->)")
+RETURN_VALUE = re.compile(r"\breturn\b\s*[^;\s]")
+# What the twin's body says instead: `__syncthreads()` and `return;` (by their first six letters).
+TWIN_REWRITE = re.compile(r"\b__syncthreads\s*\(\s*\)|\breturn\b(?=\s*;)")
+TWIN_WORDS = {"__sync": "co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__)", "return": "co_return"}
+# Calls that cannot wait: the language's, casts to built-in types, the device API but its waits.
+CALLS_THAT_CANNOT_WAIT = re.compile(
+    r"(?:if|for|while|switch|return|sizeof|alignof|alignas|decltype|static_cast|reinterpret_cast|"
+    r"const_cast|static_assert|noexcept|defined|assert|printf|clock|clock64|"
+    r"unsigned|signed|int|long|short|char|float|double|bool|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|"
+    r"dim3|(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|__half2?|half2?|"
+    r"__(?!syncthreads|syncwarp|shfl|ballot|any|all|activemask|match|reduce|nanosleep)\w+|"
+    r"atomic\w+|make_\w+|tex\w+|surf\w+|u?min|u?max|ll(?:min|max)|ull(?:min|max)|"
+    r"(?:f?min|f?max|abs|labs|llabs|fabs|sqrt|rsqrt|cbrt|rcbrt|exp|exp2|exp10|expm1|log|log2|log10|"
+    r"log1p|logb|ilogb|pow|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|sinpi|"
+    r"cospi|sincos|sincospi|floor|ceil|round|lround|llround|trunc|rint|lrint|llrint|nearbyint|fmod|"
+    r"remainder|remquo|hypot|rhypot|norm3d|rnorm3d|erf|erfc|erfinv|erfcinv|lgamma|tgamma|copysign|"
+    r"ldexp|scalbn|frexp|modf|nextafter|fdim|fma|signbit|isnan|isinf|isfinite|saturate|normcdf|"
+    r"normcdfinv)f?)"
+)
+# A kernel's head as the twin can copy it: `template <...>`, specifiers, `void`, name, parameters.
+KERNEL_HEAD = re.compile(
+    r"""(?P<prefix>(?:template\s*<.*?>\s*)?(?:(?:static|inline|__global__|__noinline__|"""
+    r"""__forceinline__|extern\s*"C"|__launch_bounds__\s*\([^()]*\))\s*)*)(?P<void>void)\s+"""
+    r"""(?:__launch_bounds__\s*\([^()]*\)\s*)?(?P<name>\w+)\s*\((?P<params>.*)\)\s*""",
+    re.S,
+)
+
+
+def code_only(src: str, mask: list[bool], start: int, end: int) -> str:
+    """src[start:end] with comments and literals blanked (same length, same lines)."""
+    return "".join(c if mask[k] or c == "\n" else " " for k, c in enumerate(src[start:end], start))
+
+
+def declaration_start(src: str, mask: list[bool], keyword: int) -> int:
+    """Where the declaration of the function whose __global__ is at `keyword` starts: after the
+    code before it (`;`, `{`, `}`), its comments and its preprocessor lines."""
+    start = keyword
+    while start > 0 and not (mask[start - 1] and src[start - 1] in ";{}"):
+        start -= 1
+    while start < keyword and (src[start].isspace() or not mask[start] or src[start] == "#"):
+        start = src.find("\n", start) + 1 if mask[start] and src[start] == "#" else start + 1
+    return start
+
+
+def macro_texts(src: str, mask: list[bool]) -> dict[str, str]:
+    """What each macro this file #defines stands for (its continued lines joined)."""
+    macros: dict[str, str] = {}
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)((?:[^\n]*\\\n)*[^\n]*)", src, re.M):
+        if mask[m.start(1)]:
+            macros[m.group(1)] = m.group(2).replace("\\\n", " ")
+    return macros
+
+
+def coroutine_kernels(src: str) -> dict[str, int]:
+    """The kernels whose threads can run as coroutines (every definition of the name qualifies),
+    each with where its last definition ends. A kernel qualifies if its body waits only at
+    `__syncthreads()` (at least once) and each call in it cannot wait: the language's, the device
+    API's (CALLS_THAT_CANNOT_WAIT) or a __device__ function or macro of this file whose body has no
+    wait and the same kind of calls; with no lambda, local class, `goto` or `try`, and a head the twin
+    can copy (KERNEL_HEAD)."""
+    mask = code_mask(src)
+    bodies = function_bodies(src, mask)
+    device: dict[str, list[str]] = {}
+    kernels: dict[str, list[tuple[str, str, int]]] = {}  # name: (head, body's code, its end)
+    for keyword, brace, end in bodies:
+        head = code_only(src, mask, declaration_start(src, mask, keyword), brace).strip()
+        code = code_only(src, mask, brace, end + 1)
+        names = re.findall(r"(\w+)\s*(?:<[^()]*>\s*)?\(", head)  # the function's is the last
+        if not names:
+            continue
+        if src.startswith("__global__", keyword):
+            kernels.setdefault(names[-1], []).append((head, code, end))
+        else:
+            device.setdefault(names[-1], []).append(code)
+    macros = macro_texts(src, mask)
+    verdicts: dict[str, bool] = {}
+
+    def cannot_wait(name: str) -> bool:  # a callee (a __device__ function or a macro) of this file
+        if name not in verdicts:
+            verdicts[name] = True  # (a recursive call waits no more than its function)
+            # (A macro's `return` would return from the twin, where only co_return may.)
+            texts = device.get(name, []) + ([macros[name]] if name in macros else [])
+            verdicts[name] = (
+                bool(texts)
+                and not (name in macros and re.search(r"\breturn\b", macros[name]))
+                and all(not WAITS.search(t) and calls_cannot_wait(t) for t in texts)
+            )
+        return verdicts[name]
+
+    def calls_cannot_wait(code: str) -> bool:
+        for call in CALL.finditer(code):
+            name = re.sub(r"\s+", "", call.group(2)).removeprefix("::").removeprefix("std::")
+            if call.group(1) is None and CALLS_THAT_CANNOT_WAIT.fullmatch(name):
+                continue
+            if name == "__syncthreads" or cannot_wait(name.split("::")[-1]):
+                continue
+            return False
+        used = set(re.findall(r"\b\w+\b", code)) & macros.keys()
+        return all(cannot_wait(macro) for macro in used)
+
+    def qualifies(head: str, code: str) -> bool:
+        waits = list(WAITS.finditer(code))
+        return (
+            KERNEL_HEAD.fullmatch(head) is not None
+            and bool(waits)
+            and all(w.group(0) == "__syncthreads" and BARRIER.match(code, w.start()) for w in waits)
+            and not LAMBDA.search(code)
+            and not RETURN_VALUE.search(code)
+            and calls_cannot_wait(code)
+        )
+
+    return {
+        name: max(end for _, _, end in found)
+        for name, found in kernels.items()
+        if all(qualifies(head, code) for head, code, _ in found)
+    }
+
+
+def twin_of(kernel: str, twins: dict[str, int], launch: int) -> str | None:
+    """The twin of the kernel a launch at `launch` names (`ns::k<16>` -> `ns::cudalab_coroutine_k<16>`),
+    if it has one defined before the launch."""
+    m = re.fullmatch(r"((?:::)?(?:\w+::)*)(\w+)(<.*>)?", kernel, re.S)
+    if m is None or m.group(2) not in twins or launch < twins[m.group(2)]:
+        return None
+    return f"{m.group(1)}cudalab_coroutine_{m.group(2)}{m.group(3) or ''}"
+
+
+def add_coroutine_twins(src: str, twins: dict[str, int], path: str) -> str:
+    """After each definition of a kernel in `twins`, its twin (the module's docstring), on lines
+    that #line numbers as the kernel's own, so that the twin's diagnostics name the kernel's lines."""
+    if not twins:
+        return src
+    mask = code_mask(src)
+    out: list[str] = []
+    done = 0
+    for keyword, brace, end in function_bodies(src, mask):
+        start = declaration_start(src, mask, keyword)
+        m = KERNEL_HEAD.fullmatch(src, start, brace)
+        if not src.startswith("__global__", keyword) or m is None or m.group("name") not in twins:
+            continue
+        prefix = re.sub(r'\b__global__\b[ \t]*|\bextern\s*"C"[ \t]*', "", m.group("prefix"))
+        head = (
+            prefix
+            + "::cudalab::emu::ThreadTask"
+            + src[m.end("void") : m.start("name")]
+            + "cudalab_coroutine_"
+            + src[m.start("name") : brace]
+        )
+        body, k = [], brace
+        for w in TWIN_REWRITE.finditer(src, brace, end + 1):
+            if mask[w.start()]:
+                body += [src[k : w.start()], TWIN_WORDS[w.group(0)[:6]]]
+                k = w.end()
+        body.append(src[k : end + 1])
+        line_end = src.find("\n", end)
+        line_end = len(src) if line_end < 0 else line_end
+        first_line = src.count("\n", 0, start) + 1
+        next_line = src.count("\n", 0, line_end) + 2
+        out.append(src[done:line_end])
+        out.append(
+            f'\n#ifndef CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{head}{"".join(body)}\n'
+            f'#endif\n#line {next_line} "{path}"'
+        )
+        done = line_end
+    out.append(src[done:])
+    return "".join(out)
+
+
 # Thrust's CUDA system brings thrust::system_error with any algorithm, and programs rely on it;
 # its C++ system (the emu's) does not.
 THRUST_INCLUDE = re.compile(r"^\s*#\s*include\s*<thrust/", re.M)
@@ -546,10 +746,11 @@ def translate_for_checker(src: str, path: str) -> str:
 
 
 def translate(src: str, path: str) -> str:
-    body = rewrite_launches(src)
+    twins = coroutine_kernels(src)
+    body = rewrite_launches(src, twins=twins)
     body = rewrite_shared(rewrite_extern_shared(body))
     body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(rewrite_inline_ptx(body))))
-    body = register_kernels(body)
+    body = add_coroutine_twins(register_kernels(body), twins, path)
     thrust = THRUST_AS_ON_CUDA if THRUST_INCLUDE.search(src) else ""
     return f'{PRELUDE}{thrust}#line 1 "{path}"\n{body}'
 

@@ -84,6 +84,24 @@ __global__ void weighted(const float* in, float* out, int n) {
   if (i < n) out[i] = kWeights[i % 4] * in[i];
 }
 
+// Variables that live across barriers (on emu, in a coroutine's frame: launch.h): an array, a
+// pointer into it, a loop whose trip count the block shares, a 3D block; the threads of the second
+// z-slice return after the last barrier. Each round, every thread adds its neighbour's entry.
+__global__ void locals_across_barriers(int* out, int rounds) {
+  __shared__ int entry[64];
+  const int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  int mine[4] = {t, 2 * t, 3 * t, 4 * t + blockIdx.x};
+  const int* last = &mine[3];
+  for (int r = 0; r < rounds; ++r) {
+    entry[t] = mine[r % 4];
+    __syncthreads();
+    mine[r % 4] += entry[(t + 1) % 64];
+    __syncthreads();
+  }
+  if (threadIdx.z == 1) return;
+  out[blockIdx.x * 64 + t] = mine[0] + mine[1] + mine[2] + *last;
+}
+
 struct Counters {
   float fsum;
   double dsum;
@@ -278,6 +296,31 @@ TEST_F(Runtime, DynamicSharedMemoryAndBarriersInALoop) {
   CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
   for (int b = 0; b < BLOCKS; ++b)
     for (int t = 0; t < N; ++t) ASSERT_EQ(h[b * N + t], b * N + (t + ROUNDS) % N);
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, VariablesLiveAcrossBarriers) {
+  const int BLOCKS = 3, ROUNDS = 7;
+  std::vector<int> h(64 * BLOCKS, -1);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  locals_across_barriers<<<BLOCKS, dim3(4, 4, 4)>>>(d, ROUNDS);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < BLOCKS; ++b) {
+    std::vector<std::vector<int>> mine(64);  // the kernel's rounds, on the host
+    for (int t = 0; t < 64; ++t) mine[t] = {t, 2 * t, 3 * t, 4 * t + b};
+    for (int r = 0; r < ROUNDS; ++r) {
+      std::vector<int> entry(64);
+      for (int t = 0; t < 64; ++t) entry[t] = mine[t][r % 4];
+      for (int t = 0; t < 64; ++t) mine[t][r % 4] += entry[(t + 1) % 64];
+    }
+    for (int t = 0; t < 64; ++t) {
+      const int expected = t / 16 == 1 ? -1 : mine[t][0] + mine[t][1] + mine[t][2] + mine[t][3];
+      ASSERT_EQ(h[b * 64 + t], expected) << "block " << b << ", thread " << t;
+    }
+  }
   CUDA_CHECK(cudaFree(d));
 }
 

@@ -37,6 +37,7 @@
 #include <barrier>
 #include <boost/container/static_vector.hpp>
 #include <condition_variable>
+#include <coroutine>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -127,10 +128,7 @@ class BarrierSites {
     arrived_ = 0;
     same_site_ = true;
   }
-  struct Site {
-    const char* file;
-    int line;
-  };
+  using Site = BarrierSite;  // (launch.h)
   // Where the barrier that opens now is (every waiting thread waits there).
   Site opening() const { return first_; }
 
@@ -305,6 +303,38 @@ class WarpMeetings {
   std::vector<unsigned> published_, block_published_;  // calls per thread: pick the buffer
   uint64_t values_[2][1024] = {}, block_values_[2][1024] = {};
   unsigned coalesced_[1024] = {};
+};
+
+// The frames of a block's threads when they run as coroutines: one after another, in chunks that
+// the worker keeps for its next blocks (a bump of a pointer per thread, and a block's frames lie
+// together in memory, in the order the threads resume).
+class CoroutineFrames {
+ public:
+  void start_block() {
+    chunk_ = 0;
+    used_ = 0;
+  }
+  void* allocate(size_t bytes) {
+    bytes = (bytes + 63) & ~size_t{63};  // as operator new aligns
+    while (chunk_ < chunks_.size() && used_ + bytes > chunks_[chunk_].bytes) {
+      ++chunk_;
+      used_ = 0;
+    }
+    if (chunk_ == chunks_.size()) chunks_.emplace_back(std::max(bytes, kChunkBytes));
+    void* frame = chunks_[chunk_].memory.get() + used_;
+    used_ += bytes;
+    return frame;
+  }
+
+ private:
+  static constexpr size_t kChunkBytes = 1 << 20;
+  struct Chunk {
+    explicit Chunk(size_t size) : bytes(size), memory(new std::byte[size]) {}
+    size_t bytes;
+    std::unique_ptr<std::byte[]> memory;
+  };
+  std::vector<Chunk> chunks_;
+  size_t chunk_ = 0, used_ = 0;
 };
 
 class BlockRunner;
@@ -532,6 +562,7 @@ class BlockRunner {
   Fiber& stopping() {
     Fiber& me = *current_;
     if (me.thread != kNoThread) return me;  // it stopped before, or was started alone
+    if (fn_.start_coroutine != nullptr) waits_outside_the_kernels_body();
     // (threadIdx.x is read alone: it was just written alone, and reading it with .y as one word
     // would stall the processor until that store is done.)
     const unsigned x = ::threadIdx.x;
@@ -544,6 +575,23 @@ class BlockRunner {
       threads_stop_ = true;  // the rest of the block: a thread at a time (take_thread)
     }
     return me;
+  }
+
+  // A thread that runs as a coroutine waits at a barrier or a warp-level call that is not a
+  // co_await of the kernel's own body (in a function it calls): a coroutine cannot wait there.
+  // The translator gives a kernel coroutines only where it finds no such wait, so this is the
+  // translator's error, said as such; the checked build runs the kernel on fibers.
+  [[noreturn]] void waits_outside_the_kernels_body() {
+    std::ostringstream s;
+    s << "thread (" << ::threadIdx.x << "," << ::threadIdx.y << "," << ::threadIdx.z
+      << ") of block (" << ::blockIdx.x << "," << ::blockIdx.y << "," << ::blockIdx.z << ") in "
+      << launch_site(*config_)
+      << " waits at a barrier or warp-level call inside a function that the kernel calls. In "
+         "unchecked code the emu runs this kernel's threads as coroutines, which can wait only "
+         "at a __syncthreads() in the kernel's own body; the translator found no other wait, "
+         "wrongly (please report this program). Built with the checks (the default), the "
+         "kernel runs as written.";
+    stop_running_thread(cudaErrorLaunchFailure, s.str());
   }
 
   // When every thread has stopped: the threads started and not waiting on a fiber have finished.
@@ -629,18 +677,95 @@ class BlockRunner {
     for (;;) {
       f.parked = false;
       ++waiting_fibers_;
-      // Rows of threads until none is left or threads stop (once they stop, a row would end
-      // after its first thread), then one thread at a time.
-      if (!threads_stop_) fn_.run_rows(fn_.ctx);
-      while (next_ < threads_ && error_.empty()) {
-        take_thread(f);
-        fn_.run_thread(fn_.ctx);
-        settle_race_checks();
+      if (fn_.start_coroutine != nullptr) {
+        run_coroutine_threads(f);
+      } else {
+        // Rows of threads until none is left or threads stop (once they stop, a row would end
+        // after its first thread), then one thread at a time.
+        if (!threads_stop_) fn_.run_rows(fn_.ctx);
+        while (next_ < threads_ && error_.empty()) {
+          take_thread(f);
+          fn_.run_thread(fn_.ctx);
+          settle_race_checks();
+        }
       }
       park(f);
       switch_to(f, next_in_round(), false);
     }
   }
+  // The block's threads as coroutines (launch.h), all on fiber f, in order: each starts and runs to
+  // its first barrier; then, as long as threads have not finished, the barrier opens (or the
+  // block ends with the same error as on fibers) and each waiting thread is resumed until its next
+  // barrier. The barrier's bookkeeping is the fibers' (BarrierSites); a check that stops a thread
+  // gives up this fiber, and with it the block (stop_running_thread).
+  void run_coroutine_threads(Fiber& f) {
+    f.thread = kNoThread;  // a wait that is not a coroutine's: stopping() says so
+    next_ = threads_;      // no thread is left for another fiber
+    frames_.start_block();
+    coroutines_.assign(threads_, nullptr);
+    BarrierSite first{};  // where the first thread to wait since the last opening waits
+    // (A thread that waits there is not written down: BarrierSites needs only the others.)
+    const auto finished_or_waits = [&](std::coroutine_handle<> thread) {
+      if (thread.done()) return true;
+      const BarrierSite at = coroutine_waits_at;
+      if (at.line != first.line || at.file != first.file) {
+        barrier_.arrive(running_thread(), at.file, at.line);
+        if (first.file == nullptr) first = at;
+      }
+      return false;
+    };
+    unsigned finished = each_thread<kStarting>([&](void*& frame) {
+      frame = fn_.start_coroutine(fn_.ctx);
+      return finished_or_waits(std::coroutine_handle<>::from_address(frame));
+    });
+    while (finished < threads_) {
+      if (!barrier_.opens(finished)) {
+        finished_flag_.assign(threads_, 0);
+        for (unsigned t = 0; t < threads_; ++t) finished_flag_[t] = coroutines_[t] == nullptr;
+        error_ = barrier_.divergence(finished_flag_, *config_);
+        return;
+      }
+      ++current_block->epoch;  // as run() opens a barrier
+      count_barrier(barrier_.opening().file, barrier_.opening().line);
+      barrier_.opened();
+      first = {};
+      finished += each_thread<kWaiting>([&](void*& frame) {
+        const auto thread = std::coroutine_handle<>::from_address(frame);
+        thread.resume();
+        return finished_or_waits(thread);
+      });
+    }
+  }
+  // Calls step(frame) for each thread of the block (kStarting) or each that waits (kWaiting), in
+  // order, with threadIdx and the running thread's number set; a step says whether the thread
+  // finished (its frame is then nullptr). Returns how many did.
+  enum Threads { kStarting, kWaiting };
+  template <Threads kWhich, class Step>
+  unsigned each_thread(Step step) {
+    const dim3& b = config_->block;
+    void** frame = coroutines_.data();
+    unsigned finished = 0;
+    for (unsigned z = 0, t = 0; z < b.z; ++z)
+      for (unsigned y = 0; y < b.y; ++y, t += b.x) {
+        running_thread_base = t;
+        ::threadIdx.y = y;
+        ::threadIdx.z = z;
+        for (unsigned x = 0; x < b.x; ++x, ++frame) {
+          if (kWhich == kWaiting && *frame == nullptr) continue;
+          ::threadIdx.x = x;
+          if (step(*frame)) {
+            *frame = nullptr;
+            ++finished;
+          }
+        }
+      }
+    return finished;
+  }
+
+ public:
+  void* coroutine_frame(size_t bytes) { return frames_.allocate(bytes); }
+
+ private:
   void park(Fiber& f) {
     f.parked = true;
     --waiting_fibers_;
@@ -698,7 +823,9 @@ class BlockRunner {
   Fiber* current_ = nullptr;
   BarrierSites barrier_;
   WarpMeetings warps_;
-  std::vector<int> vote_;  // the predicates of __syncthreads_count()
+  CoroutineFrames frames_;         // of the block's threads, when they are coroutines
+  std::vector<void*> coroutines_;  // each thread's coroutine; nullptr once it has finished
+  std::vector<int> vote_;          // the predicates of __syncthreads_count()
   int vote_total_ = 0;
   bool votes_used_ = false, grid_wait_ = false;
   std::string error_;
@@ -941,6 +1068,8 @@ const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
 }
 
 const ThreadRow* take_row() { return runner->take_row(); }
+
+void* coroutine_frame(size_t bytes) { return runner->coroutine_frame(bytes); }
 
 void stop_thread(cudaError_t code, std::string message) {
   runner->stop_running_thread(code, std::move(message));

@@ -9,18 +9,21 @@
 #include <vector>
 
 #include "cudalab/emu/inspect.h"
+#include "hidden_wait.h"
 #include "planted_bugs.h"
 
 namespace {
 
-// The line of `// BUG: name` in planted_bugs.cu.
-int line_of(const std::string& name) {
-  std::ifstream file(CUDALAB_BUGS_FILE);
+// The line of `mark` in `path`.
+int line_in(const char* path, const std::string& mark) {
+  std::ifstream file(path);
   std::string text;
   for (int line = 1; std::getline(file, text); ++line)
-    if (text.find("// BUG: " + name) != std::string::npos) return line;
+    if (text.find(mark) != std::string::npos) return line;
   return -1;
 }
+// The line of `// BUG: name` in planted_bugs.cu.
+int line_of(const std::string& name) { return line_in(CUDALAB_BUGS_FILE, "// BUG: " + name); }
 
 // Runs `bug` (its own run, or `run`) and expects its diagnostic: the category, or one of its
 // alternatives ("a|b": a bug that is both, found either way first), and the bug's line. Returns
@@ -146,6 +149,98 @@ TEST(RowsOfABlockLaunchedFromUncheckedCode, TwoWritersInTwoRowsAreNamed) {
   const std::string said = expect_named(
       PlantedBug{"two_rows_write_one_row", "with another value", nullptr}, two_rows_write_one_row);
   EXPECT_NE(said.find("thread (0,1,0), at"), std::string::npos) << said;
+}
+
+// Kernels of this file whose own body waits at __syncthreads() run their threads as coroutines
+// (launch.h: this file has no checks). Barrier divergence is named there as on fibers, a failed
+// assert fails its launch and the next runs, and a wait the translator could not see (a macro of
+// another file) is said to be one.
+__global__ void return_before_barrier(float* out) {
+  if (threadIdx.x >= 16) return;
+  out[threadIdx.x] = 1;
+  __syncthreads();  // COROUTINE: return_before_barrier
+}
+__global__ void two_barriers(float* out) {
+  if (threadIdx.x < 16)
+    __syncthreads();  // COROUTINE: two_barriers
+  else
+    __syncthreads();
+  out[threadIdx.x] = 1;
+}
+__global__ void barriers_in_a_loop_of_each_own_length(float* out) {
+  for (unsigned k = 0; k < threadIdx.x % 4; ++k) __syncthreads();  // COROUTINE: own_length
+  out[threadIdx.x] = 1;
+}
+__global__ void assert_after_barrier(float* out) {
+  out[threadIdx.x] = 1;
+  __syncthreads();
+  assert(threadIdx.x != 5);  // COROUTINE: assert_after_barrier
+}
+__global__ void reverse(const float* in, float* out) {
+  __shared__ float tile[32];
+  tile[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[31 - threadIdx.x];
+}
+__global__ void waits_in_a_macro_of_another_file(float* out) {
+  __syncthreads();
+  CUDALAB_HIDDEN_WAIT;  // COROUTINE: hidden_wait
+  out[threadIdx.x] = 1;
+}
+
+// Runs `launch` on 32 threads; returns its error, and what was said.
+std::pair<cudaError_t, std::string> on_32_threads(void (*launch)(const float* in, float* out)) {
+  cudaDeviceReset();
+  cudalab::emu::clear_diagnostic();
+  const cudaError_t error = on_a_ramp(32, 32, launch);
+  return {error, cudalab::emu::last_diagnostic()};
+}
+std::string here(const char* name) {
+  return "test_diagnostics.cu:" +
+         std::to_string(line_in(__FILE__, "// COROUTINE: " + std::string(name)));
+}
+
+TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
+  using Launch = void (*)(const float*, float*);
+  const std::pair<const char*, Launch> kernels[] = {
+      {"return_before_barrier",
+       [](const float*, float* out) { return_before_barrier<<<1, 32>>>(out); }},
+      {"two_barriers", [](const float*, float* out) { two_barriers<<<1, 32>>>(out); }},
+      {"own_length",
+       [](const float*, float* out) { barriers_in_a_loop_of_each_own_length<<<1, 32>>>(out); }},
+  };
+  for (const auto& [name, launch] : kernels) {
+    const auto [error, said] = on_32_threads(launch);
+    EXPECT_EQ(error, cudaErrorLaunchFailure) << name;
+    EXPECT_NE(said.find("barrier divergence"), std::string::npos) << name << ": " << said;
+    EXPECT_NE(said.find(here(name)), std::string::npos)
+        << "expected " << here(name) << " in: " << said;
+  }
+}
+
+TEST(KernelsWhoseThreadsAreCoroutines, AFailedAssertFailsItsLaunchAndTheNextRuns) {
+  const auto [error, said] =
+      on_32_threads([](const float*, float* out) { assert_after_barrier<<<1, 32>>>(out); });
+  EXPECT_EQ(error, cudaErrorAssert) << said;
+  EXPECT_NE(said.find(here("assert_after_barrier")), std::string::npos) << said;
+  static float reversed[32];
+  const auto [next, nothing] = on_32_threads([](const float* in, float* out) {
+    reverse<<<1, 32>>>(in, out);
+    cudaMemcpy(reversed, out, sizeof reversed, cudaMemcpyDeviceToHost);
+  });
+  EXPECT_EQ(next, cudaSuccess) << nothing;
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(reversed[i], 31 - i);
+}
+
+TEST(KernelsWhoseThreadsAreCoroutines, AWaitTheTranslatorCouldNotSeeIsSaidToBeOne) {
+  const auto [error, said] = on_32_threads(
+      [](const float*, float* out) { waits_in_a_macro_of_another_file<<<1, 32>>>(out); });
+  EXPECT_EQ(error, cudaErrorLaunchFailure);
+  EXPECT_NE(
+      said.find("waits at a barrier or warp-level call inside a function that the kernel calls"),
+      std::string::npos)
+      << said;
+  EXPECT_NE(said.find("thread (0,0,0) of block (0,0,0)"), std::string::npos) << said;
 }
 
 }  // namespace

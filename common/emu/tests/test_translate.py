@@ -250,3 +250,95 @@ class KernelRegistration(unittest.TestCase):
         self.assertNotIn("cudalab_kernel_entry_t", out)
         self.assertNotIn("cudalab_kernel_entry_helper", out)
         self.assertEqual(out.count("\n"), 3)
+
+
+class CoroutineTwins(unittest.TestCase):
+    """Kernels whose own body waits at __syncthreads() get a twin whose threads are coroutines."""
+
+    REDUCE = (
+        "__global__ void reduce(const float* in, float* out) {\n"
+        "  __shared__ float s[256];\n"
+        "  s[threadIdx.x] = in[threadIdx.x];\n"
+        "  __syncthreads();\n"
+        "  if (threadIdx.x != 0) return;\n"
+        "  out[0] = s[0] + fmaxf(s[1], 0.0f);\n"
+        "}\n"
+    )
+
+    def qualifies(self, kernel_body: str, before: str = "") -> bool:
+        src = f"{before}__global__ void k(float* x) {{\n{kernel_body}\n  __syncthreads();\n}}\n"
+        return "k" in translate.coroutine_kernels(src)
+
+    def test_the_twin_waits_with_co_await_and_returns_with_co_return(self) -> None:
+        out = body(self.REDUCE + "void run() { reduce<<<1, 256>>>(a, b); }\n")
+        twin = out[out.index("#ifndef CUDALAB_EMU_CHECKED") :]
+        self.assertIn('#line 1 "lab.cu"\n::cudalab::emu::ThreadTask cudalab_coroutine_reduce(', twin)
+        self.assertIn("co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__);", twin)
+        self.assertIn("if (threadIdx.x != 0) co_return;", twin)
+        self.assertIn('#endif\n#line 8 "lab.cu"\nvoid run()', twin)
+        self.assertIn(
+            "CUDALAB_KERNEL_THREADS(([&](auto... cudalab_args) { reduce(cudalab_args...); }), "
+            "([&](auto... cudalab_args) { return cudalab_coroutine_reduce(cudalab_args...); })), a, b);",
+            out,
+        )
+        # The kernel itself is unchanged, and so are the numbers of its lines.
+        self.assertIn("  __syncthreads();\n  if (threadIdx.x != 0) return;", out)
+
+    def test_template_and_namespace_of_a_launch_are_kept(self) -> None:
+        src = (
+            "namespace ns {\ntemplate <int TILE_WIDTH>\n__global__ void tiled(float* p) {\n"
+            "  __syncthreads();\n}\n}\nvoid run() { ns::tiled<16><<<1, 1>>>(p); }\n"
+        )
+        out = body(src)
+        self.assertIn("template <int TILE_WIDTH>\n::cudalab::emu::ThreadTask cudalab_coroutine_tiled(", out)
+        self.assertIn("{ return ns::cudalab_coroutine_tiled<16>(cudalab_args...); }", out)
+
+    def test_a_launch_before_the_definition_runs_the_kernel(self) -> None:
+        src = (
+            "__global__ void k(float*);\nvoid run() { k<<<1, 1>>>(p); }\n"
+            + "__global__ void k(float* x) { __syncthreads(); }\n"
+        )
+        self.assertNotIn("CUDALAB_KERNEL_THREADS", body(src))
+
+    def test_a_kernel_without_a_barrier_has_no_twin(self) -> None:
+        self.assertEqual(translate.coroutine_kernels("__global__ void k(float* x) { x[0] = 1; }"), {})
+
+    def test_waits_other_than_the_kernels_own_barriers_keep_it_on_fibers(self) -> None:
+        for code in (
+            "x[0] = __shfl_down_sync(~0u, x[0], 1);",
+            "__syncwarp();",
+            "int c = __syncthreads_count(x[0] > 0);",
+            "cg::this_thread_block().sync();",
+            "auto f = [&](int i) { return x[i]; };",
+            "struct S { int a; };",
+            "goto out;",
+        ):
+            with self.subTest(code=code):
+                self.assertFalse(self.qualifies(code))
+
+    def test_calls_must_be_known_not_to_wait(self) -> None:
+        self.assertTrue(
+            self.qualifies("x[0] = sqrtf(fmaxf(x[1], 0.f)) + __ldg(x) + float(atomicAdd(x, 1.f));")
+        )
+        self.assertFalse(self.qualifies("x[0] = mystery(x[1]);"))  # defined elsewhere: may wait
+        self.assertFalse(self.qualifies("x[0] = v.get();"))  # a method of unknown body
+        waits = "__device__ void helper(float* x) { __syncthreads(); }\n"
+        calm = "__device__ float square(float v) { return v * v; }\n"
+        self.assertFalse(self.qualifies("helper(x);", before=waits))
+        self.assertTrue(self.qualifies("x[0] = square(x[1]);", before=calm))
+        self.assertFalse(
+            self.qualifies(
+                "x[0] = square(x[1]);", before=calm + "__device__ int square(int v) { __syncwarp(); }\n"
+            )
+        )
+
+    def test_macros_of_the_file_are_read_as_callees(self) -> None:
+        self.assertTrue(self.qualifies("x[IDX(1, 2)] = 0;", before="#define IDX(r, c) ((r) * 16 + (c))\n"))
+        self.assertFalse(self.qualifies("SYNC;", before="#define SYNC __syncthreads()\n"))
+        self.assertFalse(self.qualifies("DONE;", before="#define DONE if (x[0]) return\n"))
+
+    def test_checker_translation_has_no_twins(self) -> None:
+        out = translate.translate_for_checker(
+            self.REDUCE + "void run() { reduce<<<1, 256>>>(a, b); }\n", "lab.cu"
+        )
+        self.assertNotIn("coroutine", out)

@@ -8,6 +8,8 @@
 // function attributes) are templates on the kernel's type, so its parameters are known.
 #pragma once
 
+#include <coroutine>
+#include <exception>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -47,11 +49,70 @@ struct ThreadRow {
 const ThreadRow* take_row();
 // A fiber's work: run_rows(ctx) runs the kernel body for each thread of each row take_row()
 // gives it; run_thread(ctx) for the thread the scheduler has made current.
+// Or, for a kernel whose threads run as coroutines (below), start_coroutine(ctx) starts the
+// thread the scheduler has made current and returns its coroutine's handle (address()).
 struct ThreadFn {
   void (*run_rows)(void*);
   void (*run_thread)(void*);
   void* ctx;
+  void* (*start_coroutine)(void*) = nullptr;
 };
+
+// Kernels whose threads run as coroutines (unchecked code only; scheduler.cpp says why and how).
+// For a kernel whose own body waits at __syncthreads() and calls nothing that could wait, the
+// translator adds a twin in which each `__syncthreads()` is `co_await barrier_arrival(...)` and
+// each `return` a `co_return`; a launch of it from unchecked code runs the twin. A thread is then
+// a coroutine frame of the kernel's live variables, not a stack: a barrier costs a return to the
+// scheduler's loop and a call back, not a switch of stacks.
+void* coroutine_frame(size_t bytes);  // internal (scheduler.cpp): memory for a frame of the block
+struct ThreadTask {
+  struct promise_type {
+    ThreadTask get_return_object() {
+      return {std::coroutine_handle<promise_type>::from_promise(*this).address()};
+    }
+    std::suspend_never initial_suspend() noexcept { return {}; }  // runs to its first barrier
+    std::suspend_always final_suspend() noexcept { return {}; }   // done() when finished
+    void return_void() noexcept {}
+    [[noreturn]] void unhandled_exception() noexcept { std::terminate(); }
+    // Frames come from the worker's arena, given back all at once when its block ends: a
+    // thread's frame is never destroyed (nor its variables, as on a GPU).
+    static void* operator new(size_t bytes) { return coroutine_frame(bytes); }
+    static void operator delete(void*) noexcept {}
+  };
+  void* handle;
+};
+// Internal: the __syncthreads() at which the running thread (a coroutine) waits, written down when
+// it suspends; the scheduler reads it when the thread has returned to it.
+struct BarrierSite {
+  const char* file;
+  int line;
+};
+inline constinit thread_local BarrierSite coroutine_waits_at{};
+struct BarrierArrival {
+  const char* file;
+  int line;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<>) const noexcept { coroutine_waits_at = {file, line}; }
+  void await_resume() const noexcept {}
+};
+inline BarrierArrival barrier_arrival(const char* file, int line) { return {file, line}; }
+// The twin's call, as a launch gives it (CUDALAB_KERNEL_THREADS).
+template <class Start>
+struct CoroutineThreads {
+  Start start;
+};
+template <class T>
+constexpr bool is_coroutine_threads = false;
+template <class Start>
+constexpr bool is_coroutine_threads<CoroutineThreads<Start>> = true;
+// A launch of a kernel that has a twin: the twin in unchecked code, the kernel in checked code
+// (whose instrumentation would check each access to a frame: a call per use of a variable).
+#ifdef CUDALAB_EMU_CHECKED
+#define CUDALAB_KERNEL_THREADS(fibers, coroutines) fibers
+#else
+#define CUDALAB_KERNEL_THREADS(fibers, coroutines) \
+  ::cudalab::emu::CoroutineThreads { coroutines }
+#endif
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
 // running_thread(), and whether its race checks left something to finish when it stops (checks.h;
 // only checked code sets it). The number is kept as running_thread_base, the number less
@@ -107,7 +168,10 @@ class Launch {
     config.pointer_count = count;
     ArgumentsOf<Params> arguments(params);
     Call<Body, Params> call{body, arguments};
-    execute(config, {&run_rows<Body, Params>, &run_thread<Body, Params>, &call});
+    if constexpr (is_coroutine_threads<Body>)
+      execute(config, {nullptr, nullptr, &call, &start_coroutine<Body, Params>});
+    else
+      execute(config, {&run_rows<Body, Params>, &run_thread<Body, Params>, &call});
   }
 
   // The kernel's arguments as the threads are given them: a record whose fields run_rows reads
@@ -181,11 +245,18 @@ class Launch {
     auto& c = *static_cast<Call<Body, Params>*>(call);
     call_with<Params>(c.body, c.arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
   }
+  // A coroutine thread's start: it runs until its first barrier, then its handle is kept.
+  template <class Body, class Params>
+  static void* start_coroutine(void* call) {
+    auto& c = *static_cast<Call<Body, Params>*>(call);
+    return call_with<Params>(c.body.start, c.arguments,
+                             std::make_index_sequence<std::tuple_size_v<Params>>{})
+        .handle;
+  }
   template <class Params, class Body, size_t... I>
-  __attribute__((no_sanitize("thread"))) static void call_with(Body& body,
-                                                               ArgumentsOf<Params>& arguments,
-                                                               std::index_sequence<I...>) {
-    body(static_cast<Argument<I, std::tuple_element_t<I, Params>>&>(arguments).value...);
+  __attribute__((no_sanitize("thread"))) static decltype(auto) call_with(
+      Body& body, ArgumentsOf<Params>& arguments, std::index_sequence<I...>) {
+    return body(static_cast<Argument<I, std::tuple_element_t<I, Params>>&>(arguments).value...);
   }
   template <class T>
   static const void* pointer_or_null(const T& arg) {
