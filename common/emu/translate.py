@@ -603,6 +603,18 @@ def macro_texts(src: str, mask: list[bool]) -> dict[str, str]:
     return macros
 
 
+def named_functions(src: str, mask: list[bool]) -> list[tuple[str, str, int, int, int]]:
+    """Each __global__ or __device__ function with a body: its name, its head's code (comments
+    blanked), and function_bodies' keyword, `{` and `}`."""
+    found = []
+    for keyword, brace, end in function_bodies(src, mask):
+        head = code_only(src, mask, declaration_start(src, mask, keyword), brace).strip()
+        names = re.findall(r"(\w+)\s*(?:<[^()]*>\s*)?\(", head)  # the function's is the last
+        if names:
+            found.append((names[-1], head, keyword, brace, end))
+    return found
+
+
 def coroutine_kernels(src: str) -> dict[str, int]:
     """The kernels whose threads can run as coroutines (every definition of the name qualifies),
     each with where its last definition ends. A kernel qualifies if its body waits only at
@@ -611,19 +623,14 @@ def coroutine_kernels(src: str) -> dict[str, int]:
     wait and the same kind of calls; with no lambda, local class, `goto` or `try`, and a head the twin
     can copy (KERNEL_HEAD)."""
     mask = code_mask(src)
-    bodies = function_bodies(src, mask)
     device: dict[str, list[str]] = {}
     kernels: dict[str, list[tuple[str, str, int]]] = {}  # name: (head, body's code, its end)
-    for keyword, brace, end in bodies:
-        head = code_only(src, mask, declaration_start(src, mask, keyword), brace).strip()
+    for name, head, keyword, brace, end in named_functions(src, mask):
         code = code_only(src, mask, brace, end + 1)
-        names = re.findall(r"(\w+)\s*(?:<[^()]*>\s*)?\(", head)  # the function's is the last
-        if not names:
-            continue
         if src.startswith("__global__", keyword):
-            kernels.setdefault(names[-1], []).append((head, code, end))
+            kernels.setdefault(name, []).append((head, code, end))
         else:
-            device.setdefault(names[-1], []).append(code)
+            device.setdefault(name, []).append(code)
     macros = macro_texts(src, mask)
     verdicts: dict[str, bool] = {}
 
@@ -745,9 +752,14 @@ def translate_for_checker(src: str, path: str) -> str:
     return f'{PRELUDE}#include "cudalab/remote/checker.h"\n#line 1 "{path}"\n{body}'
 
 
-def translate(src: str, path: str) -> str:
+def translate(src: str, path: str, header_twins: dict[str, int] | None = None) -> str:
+    """`header_twins`: the kernels with twins that local headers define, each with where this file
+    includes the header (a launch after it may run the twin)."""
     twins = coroutine_kernels(src)
-    body = rewrite_launches(src, twins=twins)
+    mask = code_mask(src)
+    defined = {f[0] for f in named_functions(src, mask) if src.startswith("__global__", f[2])}
+    launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins
+    body = rewrite_launches(src, twins=launchable)
     body = rewrite_shared(rewrite_extern_shared(body))
     body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(rewrite_inline_ptx(body))))
     body = add_coroutine_twins(register_kernels(body), twins, path)
@@ -756,7 +768,7 @@ def translate(src: str, path: str) -> str:
 
 
 NEEDS_TRANSLATION = re.compile(
-    r"<\s*<\s*<|__shared__|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel|\bclock\s*\(|\b(asm|__asm__)\b"
+    r"<\s*<\s*<|__shared__|\b__syncthreads\s*\(|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel|\bclock\s*\(|\b(asm|__asm__)\b"
 )
 
 
@@ -775,17 +787,44 @@ class Translation:
         self.read.append(source)
         text = source.read_text(encoding="utf-8")
         try:
-            translated = (translate_for_checker if self.checker else translate)(text, str(source))
+            translated = (
+                translate_for_checker(text, str(source))
+                if self.checker
+                else translate(text, str(source), self.header_twins(source.parent, text))
+            )
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
         translated = INCLUDE.sub(lambda m: self.include(source.parent, m), translated)
         write_if_changed(target, translated)
 
+    def header_twins(self, folder: Path, text: str, seen: set[Path] | None = None) -> dict[str, int]:
+        """The kernels with coroutine twins that the local headers `text` includes define (and the
+        headers they include), each with where `text` includes it."""
+        seen = set() if seen is None else seen
+        twins: dict[str, int] = {}
+        for m in INCLUDE.finditer(text):
+            header = self.local_header(folder, m.group(1))
+            if header is None or header in seen:
+                continue
+            seen.add(header)
+            header_text = header.read_text(encoding="utf-8", errors="replace")
+            if not NEEDS_TRANSLATION.search(header_text):
+                continue  # included as it is: so are the headers it includes (no twins)
+            found = coroutine_kernels(header_text) | self.header_twins(header.parent, header_text, seen)
+            twins |= {name: m.start() for name in found if name not in twins}
+        return twins
+
+    @staticmethod
+    def local_header(folder: Path, name: str) -> Path | None:
+        """A quoted include's file: beside the includer, or the workbook's own; None: neither."""
+        header = (folder / name).resolve()
+        if not header.is_file():
+            header = WORKBOOK_INCLUDE / name  # "cudalab/textbook_kernels.cuh"
+        return header if header.is_file() else None
+
     def include(self, folder: Path, m: re.Match[str]) -> str:
-        header = (folder / m.group(1)).resolve()
-        if not header.is_file():
-            header = WORKBOOK_INCLUDE / m.group(1)  # "cudalab/textbook_kernels.cuh"
-        if not header.is_file():
+        header = self.local_header(folder, m.group(1))
+        if header is None:
             return m.group(0)  # found on the include path, as the compiler would
         if not NEEDS_TRANSLATION.search(header.read_text(encoding="utf-8", errors="replace")):
             self.read.append(header)

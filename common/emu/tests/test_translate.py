@@ -189,6 +189,31 @@ class LocalHeaders(unittest.TestCase):
             self.assertIn(f'#include "{header}"', target.read_text())
             self.assertIn("::cudalab::emu::shared<float[TILE_WIDTH][TILE_WIDTH]>", header.read_text())
 
+    def test_a_launch_after_a_headers_include_runs_its_kernels_twin(self) -> None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "wait.cuh").write_text("__global__ void waits(float* x) { __syncthreads(); }\n")
+            (root / "inner.cuh").write_text('#include "wait.cuh"\n__device__ void f(int v) { assert(v); }\n')
+            (root / "plain.h").write_text('#include "wait.cuh"\n')  # included as it is: no twins
+            (root / "main.cu").write_text(
+                "void before(float* x) { waits<<<1, 1>>>(x); }\n"
+                '#include "inner.cuh"\n'
+                "void after(float* x) { waits<<<1, 1>>>(x); }\n"
+            )
+            (root / "other.cu").write_text('#include "plain.h"\nvoid run(float* x) { waits<<<1, 1>>>(x); }\n')
+            target = root / "out" / "main.cu.cpp"
+            translate.Translation(root / "out" / "main.cu.cpp.headers").file(root / "main.cu", target)
+            before, after = target.read_text().split("\n")[2:5:2]
+            self.assertNotIn("cudalab_coroutine_waits", before)
+            self.assertIn("return cudalab_coroutine_waits(cudalab_args...);", after)
+            other = root / "out" / "other.cu.cpp"
+            translate.Translation(root / "out" / "other.cu.cpp.headers").file(root / "other.cu", other)
+            self.assertNotIn("cudalab_coroutine_waits", other.read_text())
+            header = next((root / "out").rglob("wait.cuh.cpp")).read_text()
+            self.assertIn("::cudalab::emu::ThreadTask cudalab_coroutine_waits(float* x)", header)
+
 
 class DeviceCode(unittest.TestCase):
     def test_clock_in_device_code_is_the_device_clock(self) -> None:
