@@ -16,14 +16,16 @@ Two rewrites, everything else is left as written (the prelude's macros do the re
 
 so that each block's copy lives in the block's checked shared space (see common/emu/src/checks.cpp).
 
-A kernel whose own body waits at `__syncthreads()` and calls nothing that could wait (no warp-level
-call, no cooperative group, no function of unknown body; coroutine_kernels() says exactly) gets a
-twin whose threads are C++20 coroutines (common/emu/include/cudalab/emu/launch.h), after it:
+A kernel whose own body waits only at `__syncthreads()` and shuffles, and calls nothing that could
+wait (no other warp-level call, no cooperative group, no function of unknown body; coroutine_kernels()
+says exactly) gets a twin whose threads are C++20 coroutines
+(common/emu/include/cudalab/emu/coroutine_threads.h), after it:
 
     #ifndef CUDALAB_EMU_CHECKED
     #line <the kernel's line> "<input>"
     ::cudalab::emu::ThreadTask cudalab_coroutine_kernel(params) { ...
-        co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__); ... co_return; ... }
+        co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__); ...
+        v += co_await ::cudalab::emu::shfl_down_arrival(mask, v, 16); ... co_return; ... }
     #endif
 
 and its launches after it pass both, `CUDALAB_KERNEL_THREADS((fibers), (coroutines))`: unchecked
@@ -246,6 +248,14 @@ def rewrite_asserts(src: str) -> str:
         lambda m: "cudalab_assert(" if mask[m.start()] and not in_directive(src, m.start()) else m.group(0),
         src,
     )
+
+
+def in_macro(src: str, pos: int) -> bool:
+    """Is pos on a preprocessor line, or a line that continues one?"""
+    start = src.rfind("\n", 0, pos) + 1
+    while start > 1 and src[start - 2] == "\\":
+        start = src.rfind("\n", 0, start - 1) + 1
+    return src[start:pos].lstrip().startswith("#")
 
 
 def in_directive(src: str, pos: int) -> bool:
@@ -546,14 +556,25 @@ WAITS = re.compile(
     r"tiled_partition|coalesced_threads|thread_block\w*|grid_group|memcpy_async|\w*pipeline\w*|"
     r"co_await|co_return|co_yield|goto|try|throw|asm|__asm__|struct|class|union|operator)\b"
 )
-BARRIER = re.compile(r"\b__syncthreads\s*\(\s*\)")
+# The waits a twin can make: a barrier, and the shuffles (at most 8 bytes: coroutine_threads.h).
+TWIN_WAIT_NAMES = {"__syncthreads", "__shfl_sync", "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync"}
+TWIN_WAIT = re.compile(r"\b__syncthreads\s*\(\s*\)|\b__shfl(?:_down|_up|_xor)?_sync\s*(?:<[^;{}()]*>\s*)?\(")
 # A call: a name, maybe qualified, maybe with template arguments, then `(`; and what precedes it.
 CALL = re.compile(r"(\.|->)?\s*((?:::)?[A-Za-z_]\w*(?:\s*::\s*\w+)*)\s*(?:<[^;{}()]*>\s*)?\(")
 LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\(|\{|mutable\b|->)")
 RETURN_VALUE = re.compile(r"\breturn\b\s*[^;\s]")
-# What the twin's body says instead: `__syncthreads()` and `return;` (by their first six letters).
-TWIN_REWRITE = re.compile(r"\b__syncthreads\s*\(\s*\)|\breturn\b(?=\s*;)")
-TWIN_WORDS = {"__sync": "co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__)", "return": "co_return"}
+# What the twin's body says instead: each wait is awaited, and `return;` is `co_return;`.
+TWIN_REWRITE = re.compile(r"\b__syncthreads\s*\(\s*\)|\b__shfl(_down|_up|_xor)?_sync\b|\breturn\b(?=\s*;)")
+
+
+def twin_word(m: re.Match[str]) -> str:
+    if m.group(0) == "return":
+        return "co_return"
+    if m.group(0).startswith("__syncthreads"):
+        return "co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__)"
+    return f"co_await ::cudalab::emu::shfl{m.group(1) or ''}_arrival"
+
+
 # Calls that cannot wait: the language's, casts to built-in types, the device API but its waits.
 CALLS_THAT_CANNOT_WAIT = re.compile(
     r"(?:if|for|while|switch|return|sizeof|alignof|alignas|decltype|static_cast|reinterpret_cast|"
@@ -617,18 +638,18 @@ def named_functions(src: str, mask: list[bool]) -> list[tuple[str, str, int, int
 
 def coroutine_kernels(src: str) -> dict[str, int]:
     """The kernels whose threads can run as coroutines (every definition of the name qualifies),
-    each with where its last definition ends. A kernel qualifies if its body waits only at
-    `__syncthreads()` (at least once) and each call in it cannot wait: the language's, the device
-    API's (CALLS_THAT_CANNOT_WAIT) or a __device__ function or macro of this file whose body has no
-    wait and the same kind of calls; with no lambda, local class, `goto` or `try`, and a head the twin
-    can copy (KERNEL_HEAD)."""
+    each with where its last definition ends. A kernel qualifies if its body waits (at least once)
+    only at `__syncthreads()` and shuffles (TWIN_WAIT), and each other call cannot wait: the
+    language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a __device__ function or macro of this
+    file whose body has no wait and the same kind of calls; with no lambda, local class, `goto` or
+    `try`, and a head the twin can copy (KERNEL_HEAD)."""
     mask = code_mask(src)
     device: dict[str, list[str]] = {}
     kernels: dict[str, list[tuple[str, str, int]]] = {}  # name: (head, body's code, its end)
     for name, head, keyword, brace, end in named_functions(src, mask):
         code = code_only(src, mask, brace, end + 1)
         if src.startswith("__global__", keyword):
-            kernels.setdefault(name, []).append((head, code, end))
+            kernels.setdefault(name, []).append(("" if in_macro(src, keyword) else head, code, end))
         else:
             device.setdefault(name, []).append(code)
     macros = macro_texts(src, mask)
@@ -651,7 +672,7 @@ def coroutine_kernels(src: str) -> dict[str, int]:
             name = re.sub(r"\s+", "", call.group(2)).removeprefix("::").removeprefix("std::")
             if call.group(1) is None and CALLS_THAT_CANNOT_WAIT.fullmatch(name):
                 continue
-            if name == "__syncthreads" or cannot_wait(name.split("::")[-1]):
+            if name in TWIN_WAIT_NAMES or cannot_wait(name.split("::")[-1]):
                 continue
             return False
         used = set(re.findall(r"\b\w+\b", code)) & macros.keys()
@@ -662,7 +683,7 @@ def coroutine_kernels(src: str) -> dict[str, int]:
         return (
             KERNEL_HEAD.fullmatch(head) is not None
             and bool(waits)
-            and all(w.group(0) == "__syncthreads" and BARRIER.match(code, w.start()) for w in waits)
+            and all(TWIN_WAIT.match(code, w.start()) for w in waits)
             and not LAMBDA.search(code)
             and not RETURN_VALUE.search(code)
             and calls_cannot_wait(code)
@@ -708,7 +729,7 @@ def add_coroutine_twins(src: str, twins: dict[str, int], path: str) -> str:
         body, k = [], brace
         for w in TWIN_REWRITE.finditer(src, brace, end + 1):
             if mask[w.start()]:
-                body += [src[k : w.start()], TWIN_WORDS[w.group(0)[:6]]]
+                body += [src[k : w.start()], twin_word(w)]
                 k = w.end()
         body.append(src[k : end + 1])
         line_end = src.find("\n", end)

@@ -23,6 +23,12 @@
 // on its stack (its frames are given up, no destructor runs, as on a GPU), the round goes on, and
 // at its end the fibers of the threads still waiting start afresh too.
 //
+// Unchecked code runs a kernel that the translator gave a coroutine twin (coroutine_threads.h: one
+// whose own body waits only at __syncthreads() and shuffles) with its threads as coroutines, all
+// on one fiber (run_coroutine_threads): the same rounds, barrier and warp bookkeeping and errors,
+// but a wait is a return to that fiber's loop and a resume a call, not a switch of stacks (block
+// reduction 2.1x, tiled matmul 2.3x as fast as on fibers: docs/benchmarks.md, sixteenth session).
+//
 // Limitations: threads of a block never run at the same time, so a race shows only through the
 // checks (checks.cpp), never as a torn value; a spin-wait on another thread of the same block
 // without a barrier never ends (the watchdog stops it); a worker runs a few consecutive blocks
@@ -220,6 +226,7 @@ class WarpMeetings {
   // Lane `t` publishes `value` at a call for the lanes of `mask`; returns the buffer its warp's
   // values go to.
   unsigned publish(unsigned t, unsigned mask, uint64_t value, const char* file, int line) {
+    if (mask == 0) mask = 1;  // (a mask of 0 in wait_ means "waits at no call")
     used_ = true;
     const unsigned parity = published_[t]++ % 2;
     values_[parity][t] = value;
@@ -441,7 +448,7 @@ class BlockRunner {
   // for the lanes of `mask`, and returns what the warp's 32 lanes published.
   const uint64_t* warp_exchange(unsigned mask, uint64_t value, const char* file, int line) {
     Fiber& me = stopping();
-    const unsigned parity = warps_.publish(me.thread, mask == 0 ? 1u : mask, value, file, line);
+    const unsigned parity = warps_.publish(me.thread, mask, value, file, line);
     // (Where the warp's values will be is known now: the switch returns it, as a tail call.)
     return static_cast<const uint64_t*>(
         switch_to(me, next_in_round(), true, warps_.warp_values(parity, me.thread)));
@@ -480,10 +487,7 @@ class BlockRunner {
         stuck = warps_.stuck(f->thread, config_->block);
     }
     if (live_.empty()) {
-      std::ostringstream s;
-      s << "warp divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
-        << ::blockIdx.y << "," << ::blockIdx.z << "): " << stuck;
-      error_ = s.str();
+      error_ = warp_divergence(stuck);
       return false;
     }
     const auto by_thread = [](Fiber* a, Fiber* b) { return a->thread < b->thread; };
@@ -491,6 +495,14 @@ class BlockRunner {
       std::sort(live_.begin(), live_.end(), by_thread);
     for (Fiber* f : live_) warps_.go_on(f->thread);
     return true;
+  }
+
+  // No warp can go on: why, from the reason of one of its stuck lanes (WarpMeetings::stuck).
+  std::string warp_divergence(const std::string& stuck) const {
+    std::ostringstream s;
+    s << "warp divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
+      << ::blockIdx.y << "," << ::blockIdx.z << "): " << stuck;
+    return s.str();
   }
 
   // No error so far, and no thread read shared memory that no thread wrote before the barrier?
@@ -693,20 +705,24 @@ class BlockRunner {
       switch_to(f, next_in_round(), false);
     }
   }
-  // The block's threads as coroutines (launch.h), all on fiber f, in order: each starts and runs to
-  // its first barrier; then, as long as threads have not finished, the barrier opens (or the
-  // block ends with the same error as on fibers) and each waiting thread is resumed until its next
-  // barrier. The barrier's bookkeeping is the fibers' (BarrierSites); a check that stops a thread
-  // gives up this fiber, and with it the block (stop_running_thread).
+  // The block's threads as coroutines (coroutine_threads.h), all on fiber f, in order, in rounds as
+  // on fibers: each thread starts and runs to its first wait; then, as long as threads have not
+  // finished, the warps whose lanes all wait at a shuffle go on alone (WarpMeetings, as
+  // release_warps), or else the barrier opens (BarrierSites) and each thread waiting there goes
+  // on, each until its next wait. A block that can never go on ends with the same error as on
+  // fibers; a check that stops a thread gives up this fiber, and with it the block
+  // (stop_running_thread).
   void run_coroutine_threads(Fiber& f) {
     f.thread = kNoThread;  // a wait that is not a coroutine's: stopping() says so
     next_ = threads_;      // no thread is left for another fiber
     frames_.start_block();
     coroutines_.assign(threads_, nullptr);
+    goes_on_.assign(threads_, 0);
     BarrierSite first{};  // where the first thread to wait since the last opening waits
     // (A thread that waits there is not written down: BarrierSites needs only the others.)
     const auto finished_or_waits = [&](std::coroutine_handle<> thread) {
       if (thread.done()) return true;
+      if (warps_.waiting() > 0 && warps_.waits(running_thread())) return false;  // a shuffle
       const BarrierSite at = coroutine_waits_at;
       if (at.line != first.line || at.file != first.file) {
         barrier_.arrive(running_thread(), at.file, at.line);
@@ -714,11 +730,22 @@ class BlockRunner {
       }
       return false;
     };
+    const auto resume = [&](void*& frame) {
+      const auto thread = std::coroutine_handle<>::from_address(frame);
+      thread.resume();
+      return finished_or_waits(thread);
+    };
     unsigned finished = each_thread<kStarting>([&](void*& frame) {
       frame = fn_.start_coroutine(fn_.ctx);
       return finished_or_waits(std::coroutine_handle<>::from_address(frame));
     });
     while (finished < threads_) {
+      if (warps_.waiting() > 0) {
+        if (!coroutine_warps_go_on()) return;
+        ++current_block->epoch;  // as run() releases warps
+        finished += each_thread<kGoingOn>(resume);
+        continue;
+      }
       if (!barrier_.opens(finished)) {
         finished_flag_.assign(threads_, 0);
         for (unsigned t = 0; t < threads_; ++t) finished_flag_[t] = coroutines_[t] == nullptr;
@@ -729,29 +756,48 @@ class BlockRunner {
       count_barrier(barrier_.opening().file, barrier_.opening().line);
       barrier_.opened();
       first = {};
-      finished += each_thread<kWaiting>([&](void*& frame) {
-        const auto thread = std::coroutine_handle<>::from_address(frame);
-        thread.resume();
-        return finished_or_waits(thread);
-      });
+      finished += each_thread<kWaiting>(resume);
     }
   }
-  // Calls step(frame) for each thread of the block (kStarting) or each that waits (kWaiting), in
-  // order, with threadIdx and the running thread's number set; a step says whether the thread
-  // finished (its frame is then nullptr). Returns how many did.
-  enum Threads { kStarting, kWaiting };
+  // Every thread has stopped, some at shuffles: the lanes of warps that all wait there are marked
+  // to go on (goes_on_); false, with the error, if none can.
+  bool coroutine_warps_go_on() {
+    std::string stuck;
+    bool any = false;
+    for (unsigned t = 0; t < threads_; ++t) {
+      if (!warps_.waits(t)) continue;
+      if (warps_.ready(t))
+        goes_on_[t] = any = true;
+      else if (stuck.empty())
+        stuck = warps_.stuck(t, config_->block);
+    }
+    if (!any) {
+      error_ = warp_divergence(stuck);
+      return false;
+    }
+    for (unsigned t = 0; t < threads_; ++t)
+      if (goes_on_[t]) warps_.go_on(t);
+    return true;
+  }
+  // Calls step(frame) for each thread of the block (kStarting), each that has not finished
+  // (kWaiting) or each marked to go on (kGoingOn, unmarked then), in order, with threadIdx and the
+  // running thread's number set; a step says whether the thread finished (its frame is then
+  // nullptr). Returns how many did.
+  enum Threads { kStarting, kWaiting, kGoingOn };
   template <Threads kWhich, class Step>
   unsigned each_thread(Step step) {
     const dim3& b = config_->block;
     void** frame = coroutines_.data();
+    uint8_t* goes_on = goes_on_.data();
     unsigned finished = 0;
     for (unsigned z = 0, t = 0; z < b.z; ++z)
       for (unsigned y = 0; y < b.y; ++y, t += b.x) {
         running_thread_base = t;
         ::threadIdx.y = y;
         ::threadIdx.z = z;
-        for (unsigned x = 0; x < b.x; ++x, ++frame) {
+        for (unsigned x = 0; x < b.x; ++x, ++frame, ++goes_on) {
           if (kWhich == kWaiting && *frame == nullptr) continue;
+          if (kWhich == kGoingOn && !std::exchange(*goes_on, 0)) continue;
           ::threadIdx.x = x;
           if (step(*frame)) {
             *frame = nullptr;
@@ -764,6 +810,10 @@ class BlockRunner {
 
  public:
   void* coroutine_frame(size_t bytes) { return frames_.allocate(bytes); }
+  const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* file, int line) {
+    const unsigned t = running_thread();
+    return warps_.warp_values(warps_.publish(t, mask, value, file, line), t);
+  }
 
  private:
   void park(Fiber& f) {
@@ -825,6 +875,7 @@ class BlockRunner {
   WarpMeetings warps_;
   CoroutineFrames frames_;         // of the block's threads, when they are coroutines
   std::vector<void*> coroutines_;  // each thread's coroutine; nullptr once it has finished
+  std::vector<uint8_t> goes_on_;   // each thread's: it goes on from a shuffle (each_thread)
   std::vector<int> vote_;          // the predicates of __syncthreads_count()
   int vote_total_ = 0;
   bool votes_used_ = false, grid_wait_ = false;
@@ -1070,6 +1121,10 @@ const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
 const ThreadRow* take_row() { return runner->take_row(); }
 
 void* coroutine_frame(size_t bytes) { return runner->coroutine_frame(bytes); }
+
+const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* file, int line) {
+  return runner->publish_as_coroutine(mask, value, file, line);
+}
 
 void stop_thread(cudaError_t code, std::string message) {
   runner->stop_running_thread(code, std::move(message));

@@ -151,10 +151,10 @@ TEST(RowsOfABlockLaunchedFromUncheckedCode, TwoWritersInTwoRowsAreNamed) {
   EXPECT_NE(said.find("thread (0,1,0), at"), std::string::npos) << said;
 }
 
-// Kernels of this file whose own body waits at __syncthreads() run their threads as coroutines
-// (launch.h: this file has no checks). Barrier divergence is named there as on fibers, a failed
-// assert fails its launch and the next runs, and a wait the translator could not see (a macro of
-// another file) is said to be one.
+// Kernels of this file whose own body waits at __syncthreads() or shuffles run their threads as
+// coroutines (coroutine_threads.h: this file has no checks). Barrier and warp divergence are named
+// there as on fibers, a failed assert fails its launch and the next runs, and a wait the translator
+// could not see (a macro of another file) is said to be one.
 __global__ void return_before_barrier(float* out) {
   if (threadIdx.x >= 16) return;
   out[threadIdx.x] = 1;
@@ -170,6 +170,11 @@ __global__ void two_barriers(float* out) {
 __global__ void barriers_in_a_loop_of_each_own_length(float* out) {
   for (unsigned k = 0; k < threadIdx.x % 4; ++k) __syncthreads();  // COROUTINE: own_length
   out[threadIdx.x] = 1;
+}
+__global__ void shuffle_in_half_a_warp(float* out) {
+  float v = 1;
+  if (threadIdx.x < 16) v = __shfl_down_sync(0xffffffff, v, 1);  // COROUTINE: half_a_warp
+  out[threadIdx.x] = v;
 }
 __global__ void assert_after_barrier(float* out) {
   out[threadIdx.x] = 1;
@@ -216,6 +221,15 @@ TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
     EXPECT_NE(said.find(here(name)), std::string::npos)
         << "expected " << here(name) << " in: " << said;
   }
+}
+
+TEST(KernelsWhoseThreadsAreCoroutines, WarpDivergenceIsNamed) {
+  const auto [error, said] =
+      on_32_threads([](const float*, float* out) { shuffle_in_half_a_warp<<<1, 32>>>(out); });
+  EXPECT_EQ(error, cudaErrorLaunchFailure);
+  EXPECT_NE(said.find("warp divergence"), std::string::npos) << said;
+  EXPECT_NE(said.find(here("half_a_warp")), std::string::npos) << said;
+  EXPECT_NE(said.find("16-31"), std::string::npos) << said;
 }
 
 TEST(KernelsWhoseThreadsAreCoroutines, AFailedAssertFailsItsLaunchAndTheNextRuns) {

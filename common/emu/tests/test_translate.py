@@ -309,6 +309,23 @@ class CoroutineTwins(unittest.TestCase):
         # The kernel itself is unchanged, and so are the numbers of its lines.
         self.assertIn("  __syncthreads();\n  if (threadIdx.x != 0) return;", out)
 
+    def test_shuffles_are_awaited(self) -> None:
+        src = (
+            "__global__ void warp_sum(float* x) {\n"
+            "  float v = x[threadIdx.x];\n"
+            "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);\n"
+            "  x[threadIdx.x] = __shfl_sync<float>(~0u, v, 0) + __shfl_xor_sync(~0u, v, 1);\n"
+            "}\n"
+        )
+        out = body(src)
+        twin = out[out.index("cudalab_coroutine_warp_sum") :]
+        self.assertIn("v += co_await ::cudalab::emu::shfl_down_arrival(0xffffffff, v, o);", twin)
+        self.assertIn(
+            "= co_await ::cudalab::emu::shfl_arrival<float>(~0u, v, 0) + "
+            "co_await ::cudalab::emu::shfl_xor_arrival(~0u, v, 1);",
+            twin,
+        )
+
     def test_template_and_namespace_of_a_launch_are_kept(self) -> None:
         src = (
             "namespace ns {\ntemplate <int TILE_WIDTH>\n__global__ void tiled(float* p) {\n"
@@ -330,7 +347,8 @@ class CoroutineTwins(unittest.TestCase):
 
     def test_waits_other_than_the_kernels_own_barriers_keep_it_on_fibers(self) -> None:
         for code in (
-            "x[0] = __shfl_down_sync(~0u, x[0], 1);",
+            "x[0] = __shfl_down(x[0], 1);",
+            "x[0] = __ballot_sync(~0u, x[0] > 0);",
             "__syncwarp();",
             "int c = __syncthreads_count(x[0] > 0);",
             "cg::this_thread_block().sync();",
@@ -361,6 +379,13 @@ class CoroutineTwins(unittest.TestCase):
         self.assertTrue(self.qualifies("x[IDX(1, 2)] = 0;", before="#define IDX(r, c) ((r) * 16 + (c))\n"))
         self.assertFalse(self.qualifies("SYNC;", before="#define SYNC __syncthreads()\n"))
         self.assertFalse(self.qualifies("DONE;", before="#define DONE if (x[0]) return\n"))
+
+    def test_a_kernel_defined_in_a_macro_keeps_its_fibers(self) -> None:
+        for src in (
+            "#define K __global__ void k(float* x) { __syncthreads(); }\n",
+            "#define K \\\n  __global__ void k(float* x) { __syncthreads(); }\n",
+        ):
+            self.assertEqual(translate.coroutine_kernels(src), {})
 
     def test_checker_translation_has_no_twins(self) -> None:
         out = translate.translate_for_checker(

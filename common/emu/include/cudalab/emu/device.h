@@ -97,11 +97,15 @@ inline unsigned thread_rank() {
 inline unsigned lane_id() { return thread_rank() % 32; }
 // A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
 // of larger types do).
+// A source lane outside the running lane's segment of `width` lanes: the lane keeps its own value.
+inline bool outside_segment(int src_lane, int width) {
+  const int segment = static_cast<int>(lane_id()) / width * width;
+  return src_lane < segment || src_lane >= segment + width;
+}
 template <class T>
 inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file, int line) {
   static_assert(std::is_trivially_copyable_v<T>, "shuffles move trivially copyable values");
-  const int lane = static_cast<int>(lane_id()), segment = lane / width * width;
-  const bool outside = src_lane < segment || src_lane >= segment + width;  // keeps its own
+  const bool outside = outside_segment(src_lane, width);
   T out = var;
   for (size_t at = 0; at < sizeof(T); at += 8) {
     const size_t n = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
@@ -114,30 +118,38 @@ inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file
 }
 }  // namespace cudalab::emu
 
+// The lane each shuffle reads, for the running lane (also coroutine_threads.h's).
+namespace cudalab::emu::shuffle_source {
+inline int lane() { return static_cast<int>(lane_id()); }
+inline int idx(int src_lane, int width) { return lane() / width * width + src_lane % width; }
+inline int down(unsigned delta) { return lane() + static_cast<int>(delta); }
+inline int up(unsigned delta) { return lane() - static_cast<int>(delta); }
+inline int xor_(int lane_mask) { return lane() ^ lane_mask; }
+}  // namespace cudalab::emu::shuffle_source
+
 template <class T>
 inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,
                      const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  const int lane = static_cast<int>(cudalab::emu::lane_id());
-  return cudalab::emu::shuffle(mask, var, lane / width * width + srcLane % width, width, file,
-                               line);
+  return cudalab::emu::shuffle(mask, var, cudalab::emu::shuffle_source::idx(srcLane, width), width,
+                               file, line);
 }
 template <class T>
 inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
                           const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  const int lane = static_cast<int>(cudalab::emu::lane_id());
-  return cudalab::emu::shuffle(mask, var, lane + static_cast<int>(delta), width, file, line);
+  return cudalab::emu::shuffle(mask, var, cudalab::emu::shuffle_source::down(delta), width, file,
+                               line);
 }
 template <class T>
 inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
                         const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  const int lane = static_cast<int>(cudalab::emu::lane_id());
-  return cudalab::emu::shuffle(mask, var, lane - static_cast<int>(delta), width, file, line);
+  return cudalab::emu::shuffle(mask, var, cudalab::emu::shuffle_source::up(delta), width, file,
+                               line);
 }
 template <class T>
 inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize,
                          const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  const int lane = static_cast<int>(cudalab::emu::lane_id());
-  return cudalab::emu::shuffle(mask, var, lane ^ laneMask, width, file, line);
+  return cudalab::emu::shuffle(mask, var, cudalab::emu::shuffle_source::xor_(laneMask), width, file,
+                               line);
 }
 inline unsigned __ballot_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
                               int line = __builtin_LINE()) {

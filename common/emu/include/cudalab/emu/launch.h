@@ -8,12 +8,11 @@
 // function attributes) are templates on the kernel's type, so its parameters are known.
 #pragma once
 
-#include <coroutine>
-#include <exception>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "cudalab/emu/coroutine_threads.h"
 #include "cudalab/emu/device.h"  // threadIdx
 #include "cudalab/emu/runtime.h"
 #include "cudalab/emu/types.h"
@@ -49,8 +48,8 @@ struct ThreadRow {
 const ThreadRow* take_row();
 // A fiber's work: run_rows(ctx) runs the kernel body for each thread of each row take_row()
 // gives it; run_thread(ctx) for the thread the scheduler has made current.
-// Or, for a kernel whose threads run as coroutines (below), start_coroutine(ctx) starts the
-// thread the scheduler has made current and returns its coroutine's handle (address()).
+// Or, for a kernel whose threads run as coroutines (coroutine_threads.h), start_coroutine(ctx)
+// starts the thread the scheduler has made current and returns its coroutine's handle (address()).
 struct ThreadFn {
   void (*run_rows)(void*);
   void (*run_thread)(void*);
@@ -58,61 +57,6 @@ struct ThreadFn {
   void* (*start_coroutine)(void*) = nullptr;
 };
 
-// Kernels whose threads run as coroutines (unchecked code only; scheduler.cpp says why and how).
-// For a kernel whose own body waits at __syncthreads() and calls nothing that could wait, the
-// translator adds a twin in which each `__syncthreads()` is `co_await barrier_arrival(...)` and
-// each `return` a `co_return`; a launch of it from unchecked code runs the twin. A thread is then
-// a coroutine frame of the kernel's live variables, not a stack: a barrier costs a return to the
-// scheduler's loop and a call back, not a switch of stacks.
-void* coroutine_frame(size_t bytes);  // internal (scheduler.cpp): memory for a frame of the block
-struct ThreadTask {
-  struct promise_type {
-    ThreadTask get_return_object() {
-      return {std::coroutine_handle<promise_type>::from_promise(*this).address()};
-    }
-    std::suspend_never initial_suspend() noexcept { return {}; }  // runs to its first barrier
-    std::suspend_always final_suspend() noexcept { return {}; }   // done() when finished
-    void return_void() noexcept {}
-    [[noreturn]] void unhandled_exception() noexcept { std::terminate(); }
-    // Frames come from the worker's arena, given back all at once when its block ends: a
-    // thread's frame is never destroyed (nor its variables, as on a GPU).
-    static void* operator new(size_t bytes) { return coroutine_frame(bytes); }
-    static void operator delete(void*) noexcept {}
-  };
-  void* handle;
-};
-// Internal: the __syncthreads() at which the running thread (a coroutine) waits, written down when
-// it suspends; the scheduler reads it when the thread has returned to it.
-struct BarrierSite {
-  const char* file;
-  int line;
-};
-inline constinit thread_local BarrierSite coroutine_waits_at{};
-struct BarrierArrival {
-  const char* file;
-  int line;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<>) const noexcept { coroutine_waits_at = {file, line}; }
-  void await_resume() const noexcept {}
-};
-inline BarrierArrival barrier_arrival(const char* file, int line) { return {file, line}; }
-// The twin's call, as a launch gives it (CUDALAB_KERNEL_THREADS).
-template <class Start>
-struct CoroutineThreads {
-  Start start;
-};
-template <class T>
-constexpr bool is_coroutine_threads = false;
-template <class Start>
-constexpr bool is_coroutine_threads<CoroutineThreads<Start>> = true;
-// A launch of a kernel that has a twin: the twin in unchecked code, the kernel in checked code
-// (whose instrumentation would check each access to a frame: a call per use of a variable).
-#ifdef CUDALAB_EMU_CHECKED
-#define CUDALAB_KERNEL_THREADS(fibers, coroutines) fibers
-#else
-#define CUDALAB_KERNEL_THREADS(fibers, coroutines) \
-  ::cudalab::emu::CoroutineThreads { coroutines }
-#endif
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
 // running_thread(), and whether its race checks left something to finish when it stops (checks.h;
 // only checked code sets it). The number is kept as running_thread_base, the number less
