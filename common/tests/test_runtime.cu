@@ -102,6 +102,17 @@ __global__ void locals_across_barriers(int* out, int rounds) {
   out[blockIdx.x * 64 + t] = mine[0] + mine[1] + mine[2] + *last;
 }
 
+// The four shuffles in segments narrower than a warp (on emu, as coroutines: coroutine_threads.h):
+// a lane whose source lies outside its segment keeps its own value.
+__global__ void shuffles_in_segments(int* out) {
+  const int t = threadIdx.x, v = 7 * t + 1;
+  int* mine = out + 4 * (blockIdx.x * blockDim.x + t);
+  mine[0] = __shfl_down_sync(0xffffffff, v, 3, 8);
+  mine[1] = __shfl_up_sync(0xffffffff, v, 5, 16);
+  mine[2] = __shfl_xor_sync(0xffffffff, v, 9);
+  mine[3] = __shfl_sync(0xffffffff, v, 21, 16);
+}
+
 struct Counters {
   float fsum;
   double dsum;
@@ -320,6 +331,26 @@ TEST_F(Runtime, VariablesLiveAcrossBarriers) {
       const int expected = t / 16 == 1 ? -1 : mine[t][0] + mine[t][1] + mine[t][2] + mine[t][3];
       ASSERT_EQ(h[b * 64 + t], expected) << "block " << b << ", thread " << t;
     }
+  }
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, ShufflesInSegmentsNarrowerThanAWarp) {
+  const int THREADS = 64, BLOCKS = 2;
+  std::vector<int> h(4 * THREADS * BLOCKS, -1);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  shuffles_in_segments<<<BLOCKS, THREADS>>>(d);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  const auto value = [](int t) { return 7 * t + 1; };
+  for (int i = 0; i < THREADS * BLOCKS; ++i) {
+    const int t = i % THREADS, lane = t % 32, warp = t - lane;
+    const int down = lane % 8 + 3 < 8 ? t + 3 : t, up = lane % 16 >= 5 ? t - 5 : t;
+    ASSERT_EQ(h[4 * i], value(down)) << "thread " << i;
+    ASSERT_EQ(h[4 * i + 1], value(up)) << "thread " << i;
+    ASSERT_EQ(h[4 * i + 2], value(warp + (lane ^ 9))) << "thread " << i;
+    ASSERT_EQ(h[4 * i + 3], value(warp + lane / 16 * 16 + 5)) << "thread " << i;
   }
   CUDA_CHECK(cudaFree(d));
 }
