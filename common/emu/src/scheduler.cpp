@@ -26,8 +26,9 @@
 // Unchecked code runs a kernel that the translator gave a coroutine twin (coroutine_threads.h: one
 // whose own body waits only at __syncthreads() and shuffles) with its threads as coroutines, all
 // on one fiber (run_coroutine_threads): the same rounds, barrier and warp bookkeeping and errors,
-// but a wait is a return to that fiber's loop and a resume a call, not a switch of stacks (block
-// reduction 2.1x, tiled matmul 2.3x as fast as on fibers: docs/benchmarks.md, sixteenth session).
+// but a wait is a return to that fiber's loop and a resume a call, not a switch of stacks (the
+// block reduction and the tiled matmul twice as fast as on fibers: docs/benchmarks.md, sixteenth
+// session).
 //
 // Limitations: threads of a block never run at the same time, so a race shows only through the
 // checks (checks.cpp), never as a torn value; a spin-wait on another thread of the same block
