@@ -564,15 +564,49 @@ CALL = re.compile(r"(\.|->)?\s*((?:::)?[A-Za-z_]\w*(?:\s*::\s*\w+)*)\s*(?:<[^;{}
 LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\(|\{|mutable\b|->)")
 RETURN_VALUE = re.compile(r"\breturn\b\s*[^;\s]")
 # What the twin's body says instead: each wait is awaited, and `return;` is `co_return;`.
-TWIN_REWRITE = re.compile(r"\b__syncthreads\s*\(\s*\)|\b__shfl(_down|_up|_xor)?_sync\b|\breturn\b(?=\s*;)")
+TWIN_REWRITE = r"\b__syncthreads\s*\(\s*\)|\b__shfl(_down|_up|_xor)?_sync\b|\breturn\b(?=\s*;)"
+
+# The block's group of cooperative groups (`cg::thread_block cta = cg::this_thread_block();`): its
+# sync (`cta.sync()`, `cg::sync(cta)`) is the block's barrier, and its queries cannot wait.
+GROUPS = r"\b(?:cg|cooperative_groups)\s*::\s*"
+BLOCK_GROUP = re.compile(
+    rf"(?:{GROUPS})?\b(?:thread_block|auto)\s*&?\s*\b(\w+)\s*=\s*(?:{GROUPS})?this_thread_block\s*\(\s*\)"
+)
+BLOCK_GROUP_QUERIES = "thread_rank|size|num_threads|group_index|thread_index|group_dim|dim_threads"
+
+
+def block_group_uses(code: str) -> tuple[str, str] | None:
+    """Patterns of the syncs and of the queries of the block groups `code` declares; None: none."""
+    names = "|".join(re.escape(name) for name in BLOCK_GROUP.findall(code))
+    if not names:
+        return None
+    syncs = rf"\b(?:{names})\s*\.\s*sync\s*\(\s*\)|{GROUPS}sync\s*\(\s*(?:{names})\s*\)"
+    return syncs, rf"\b(?:{names})\s*\.\s*(?:{BLOCK_GROUP_QUERIES})\s*\(\s*\)"
+
+
+def block_groups_read(code: str) -> str:
+    """`code` with its block groups read for what they are: a declaration declares nothing that
+    waits, a sync is `__syncthreads()`, a query a value (any other use stays, and keeps fibers)."""
+    uses = block_group_uses(code)
+    if uses is None:
+        return code
+    code = re.sub(uses[0], "__syncthreads()", BLOCK_GROUP.sub("0", code))
+    return re.sub(uses[1], "0", code)
 
 
 def twin_word(m: re.Match[str]) -> str:
+    """What the twin says for a match of twin_rewrites()."""
     if m.group(0) == "return":
         return "co_return"
-    if m.group(0).startswith("__syncthreads"):
+    if m.group(0).startswith("__syncthreads") or m.group("block_sync"):
         return "co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__)"
     return f"co_await ::cudalab::emu::shfl{m.group(1) or ''}_arrival"
+
+
+def twin_rewrites(code: str) -> re.Pattern[str]:
+    """What the twin of a kernel whose body is `code` rewrites (twin_word says into what)."""
+    uses = block_group_uses(code)
+    return re.compile(TWIN_REWRITE + (f"|(?P<block_sync>{uses[0]})" if uses else "|(?P<block_sync>(?!))"))
 
 
 # Calls that cannot wait: the language's, casts to built-in types, the device API but its waits.
@@ -649,7 +683,8 @@ def coroutine_kernels(src: str) -> dict[str, int]:
     for name, head, keyword, brace, end in named_functions(src, mask):
         code = code_only(src, mask, brace, end + 1)
         if src.startswith("__global__", keyword):
-            kernels.setdefault(name, []).append(("" if in_macro(src, keyword) else head, code, end))
+            kernel = ("" if in_macro(src, keyword) else head, block_groups_read(code), end)
+            kernels.setdefault(name, []).append(kernel)
         else:
             device.setdefault(name, []).append(code)
     macros = macro_texts(src, mask)
@@ -727,7 +762,7 @@ def add_coroutine_twins(src: str, twins: dict[str, int], path: str) -> str:
             + src[m.start("name") : brace]
         )
         body, k = [], brace
-        for w in TWIN_REWRITE.finditer(src, brace, end + 1):
+        for w in twin_rewrites(code_only(src, mask, brace, end + 1)).finditer(src, brace, end + 1):
             if mask[w.start()]:
                 body += [src[k : w.start()], twin_word(w)]
                 k = w.end()

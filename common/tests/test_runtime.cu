@@ -1,5 +1,6 @@
 // The runtime's behaviour that labs rely on, checked on both backends with the same expectations:
 // on a GPU this test documents CUDA; on emu it proves the emulator matches it.
+#include <cooperative_groups.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,6 +11,8 @@
 #include "cudalab/cuda_check.h"
 
 namespace {
+
+namespace cg = cooperative_groups;
 
 __constant__ float kWeights[4];
 __device__ int gCounter;
@@ -111,6 +114,21 @@ __global__ void shuffles_in_segments(int* out) {
   mine[1] = __shfl_up_sync(0xffffffff, v, 5, 16);
   mine[2] = __shfl_xor_sync(0xffffffff, v, 9);
   mine[3] = __shfl_sync(0xffffffff, v, 21, 16);
+}
+
+// Two rotations of a block's elements through shared memory, the barriers written with cooperative
+// groups (on emu, the block group's syncs are the barriers of a coroutine twin).
+__global__ void rotate_with_groups(int* data) {
+  __shared__ int tile[256];
+  cg::thread_block cta = cg::this_thread_block();
+  const unsigned t = cta.thread_rank(), n = cta.size();
+  tile[t] = data[blockIdx.x * n + t];
+  cg::sync(cta);
+  int next = tile[(t + 1) % n];
+  cta.sync();
+  tile[t] = next;
+  cta.sync();
+  data[blockIdx.x * n + t] = tile[(t + 1) % n];
 }
 
 struct Counters {
@@ -352,6 +370,21 @@ TEST_F(Runtime, ShufflesInSegmentsNarrowerThanAWarp) {
     ASSERT_EQ(h[4 * i + 2], value(warp + (lane ^ 9))) << "thread " << i;
     ASSERT_EQ(h[4 * i + 3], value(warp + lane / 16 * 16 + 5)) << "thread " << i;
   }
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, CooperativeGroupsSyncTheBlock) {
+  const int BLOCKS = 5, N = 96;
+  std::vector<int> h(N * BLOCKS);
+  std::iota(h.begin(), h.end(), 0);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  rotate_with_groups<<<BLOCKS, dim3(32, 3)>>>(d);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < BLOCKS; ++b)
+    for (int t = 0; t < N; ++t) ASSERT_EQ(h[b * N + t], b * N + (t + 2) % N) << "thread " << t;
   CUDA_CHECK(cudaFree(d));
 }
 

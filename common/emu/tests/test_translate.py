@@ -380,6 +380,24 @@ class CoroutineTwins(unittest.TestCase):
         self.assertFalse(self.qualifies("SYNC;", before="#define SYNC __syncthreads()\n"))
         self.assertFalse(self.qualifies("DONE;", before="#define DONE if (x[0]) return\n"))
 
+    def test_the_block_group_of_cooperative_groups_syncs_as_a_barrier(self) -> None:
+        src = (
+            "__global__ void k(float* x) {\n"
+            "  cg::thread_block cta = cg::this_thread_block();\n"
+            "  x[cta.thread_rank()] = cta.size();\n"
+            "  cg::sync(cta);\n"
+            "  cta.sync();\n"
+            "}\n"
+        )
+        out = body(src)
+        twin = out[out.index("cudalab_coroutine_k") :]
+        self.assertIn("x[cta.thread_rank()] = cta.size();", twin)
+        self.assertEqual(twin.count("co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__);"), 2)
+        # Any other use of the group, or another group, keeps the kernel on fibers.
+        for code in ("reduce(cta, x);", "auto tile = cg::tiled_partition<32>(cta);", "cta.foo();"):
+            with self.subTest(code=code):
+                self.assertEqual(translate.coroutine_kernels(src.replace("cta.sync();", code)), {})
+
     def test_a_kernel_defined_in_a_macro_keeps_its_fibers(self) -> None:
         for src in (
             "#define K __global__ void k(float* x) { __syncthreads(); }\n",

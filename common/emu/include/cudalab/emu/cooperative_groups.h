@@ -33,7 +33,9 @@ namespace cooperative_groups {
 
 class thread_block {
  public:
-  void sync() const { ::cudalab::emu::syncthreads(__builtin_FILE(), __builtin_LINE()); }
+  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    ::cudalab::emu::syncthreads(file, line);
+  }
   unsigned thread_rank() const { return cudalab::emu::thread_rank(); }
   unsigned long long size() const { return cudalab::emu::block_threads(); }
   unsigned long long num_threads() const { return size(); }
@@ -264,8 +266,8 @@ class grid_group {
 inline grid_group this_grid() { return {}; }
 
 template <class Group>
-inline void sync(const Group& g) {
-  g.sync();
+inline void sync(const Group& g, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  g.sync(file, line);
 }
 template <class Group>
 inline unsigned long long thread_rank(const Group& g) {
