@@ -182,6 +182,13 @@ TEST_F(Runtime, MallocOfZeroBytesSucceeds) {
   EXPECT_EQ(cudaFree(nullptr), cudaSuccess);
 }
 
+TEST_F(Runtime, MallocIntoAPointerToConst) {  // as NVIDIA's HSOpticalFlow sample does
+  const float* p = nullptr;
+  CUDA_CHECK(cudaMalloc(&p, 64 * sizeof(float)));
+  EXPECT_NE(p, nullptr);
+  CUDA_CHECK(cudaFree(const_cast<float*>(p)));
+}
+
 TEST_F(Runtime, FreeOfHostPointerIsInvalidValue) {
   int host = 0;
   EXPECT_EQ(cudaFree(&host), cudaErrorInvalidValue);

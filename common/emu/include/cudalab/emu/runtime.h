@@ -15,35 +15,41 @@ using cudalab_source_location = std::source_location;
 #define CUDALAB_HERE cudalab_source_location where = cudalab_source_location::current()
 
 // ---- memory (memory.cpp) -------------------------------------------------------------------
+// Where an allocation of the typed overloads below goes, as CUDA's own templates convert it
+// (`(void**)(void*)p`): a pointer to `const T*` too, which a reinterpret_cast refuses.
+template <class T>
+void** cudalab_void_slot(T** p) {
+  return static_cast<void**>(static_cast<void*>(p));
+}
 cudaError_t cudaMalloc(void** devPtr, size_t size, CUDALAB_HERE);
 template <class T>
 cudaError_t cudaMalloc(T** devPtr, size_t size, CUDALAB_HERE) {
-  return cudaMalloc(reinterpret_cast<void**>(devPtr), size, where);
+  return cudaMalloc(cudalab_void_slot(devPtr), size, where);
 }
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned flags = cudaMemAttachGlobal,
                               CUDALAB_HERE);
 template <class T>
 cudaError_t cudaMallocManaged(T** devPtr, size_t size, unsigned flags = cudaMemAttachGlobal,
                               CUDALAB_HERE) {
-  return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags, where);
+  return cudaMallocManaged(cudalab_void_slot(devPtr), size, flags, where);
 }
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height,
                             CUDALAB_HERE);
 template <class T>
 cudaError_t cudaMallocPitch(T** devPtr, size_t* pitch, size_t width, size_t height, CUDALAB_HERE) {
-  return cudaMallocPitch(reinterpret_cast<void**>(devPtr), pitch, width, height, where);
+  return cudaMallocPitch(cudalab_void_slot(devPtr), pitch, width, height, where);
 }
 cudaError_t cudaFree(void* devPtr, CUDALAB_HERE);
 // Page-locked host memory: host memory that kernels may also use (unified addressing).
 cudaError_t cudaMallocHost(void** ptr, size_t size, CUDALAB_HERE);
 template <class T>
 cudaError_t cudaMallocHost(T** ptr, size_t size, CUDALAB_HERE) {
-  return cudaMallocHost(reinterpret_cast<void**>(ptr), size, where);
+  return cudaMallocHost(cudalab_void_slot(ptr), size, where);
 }
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned flags, CUDALAB_HERE);
 template <class T>
 cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned flags, CUDALAB_HERE) {
-  return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags, where);
+  return cudaHostAlloc(cudalab_void_slot(ptr), size, flags, where);
 }
 cudaError_t cudaFreeHost(void* ptr, CUDALAB_HERE);
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned flags);
@@ -51,7 +57,7 @@ cudaError_t cudaHostUnregister(void* ptr);
 cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned flags);
 template <class T>
 cudaError_t cudaHostGetDevicePointer(T** pDevice, void* pHost, unsigned flags) {
-  return cudaHostGetDevicePointer(reinterpret_cast<void**>(pDevice), pHost, flags);
+  return cudaHostGetDevicePointer(cudalab_void_slot(pDevice), pHost, flags);
 }
 cudaError_t cudaHostGetFlags(unsigned* flags, void* pHost);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
@@ -87,14 +93,14 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, size_t l
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream, CUDALAB_HERE);
 template <class T>
 cudaError_t cudaMallocAsync(T** devPtr, size_t size, cudaStream_t stream, CUDALAB_HERE) {
-  return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, stream, where);
+  return cudaMallocAsync(cudalab_void_slot(devPtr), size, stream, where);
 }
 cudaError_t cudaMallocFromPoolAsync(void** devPtr, size_t size, cudaMemPool_t pool,
                                     cudaStream_t stream, CUDALAB_HERE);
 template <class T>
 cudaError_t cudaMallocFromPoolAsync(T** devPtr, size_t size, cudaMemPool_t pool,
                                     cudaStream_t stream, CUDALAB_HERE) {
-  return cudaMallocFromPoolAsync(reinterpret_cast<void**>(devPtr), size, pool, stream, where);
+  return cudaMallocFromPoolAsync(cudalab_void_slot(devPtr), size, pool, stream, where);
 }
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream, CUDALAB_HERE);
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device);
