@@ -1,16 +1,18 @@
 // Kernels whose threads run as coroutines (unchecked code only; scheduler.cpp says how they run).
 //
-// For a kernel whose own body waits only at `__syncthreads()` and at shuffles, and calls nothing
-// that could wait, the translator (common/emu/translate.py) adds a twin in which each
-// `__syncthreads()` is `co_await barrier_arrival(...)`, each `__shfl_*_sync(` a
+// For a kernel whose own body waits only at `__syncthreads()` (or its block group's sync) and at
+// shuffles, and calls nothing that could wait, the translator (common/emu/translate.py) adds a
+// twin in which each barrier is `co_await barrier_arrival(...)`, each `__shfl_*_sync(` a
 // `co_await shfl_*_arrival(` and each `return` a `co_return`; a launch of it from unchecked code
 // runs the twin. A thread is then a coroutine frame of the kernel's live variables, not a stack:
 // a wait costs a return to the scheduler's loop and a call back, not a switch of stacks.
 //
 // Limitations: checked code runs the kernel itself, on fibers (the checks' instrumentation would
 // check each use of a frame's variable: twice the time of fibers for a checked block reduction);
-// a shuffle of more than 8 bytes in a twin does not compile (fibers exchange such values in 8-byte
-// pieces, one meeting each; an await is one meeting).
+// a twin's shuffle moves at most 8 bytes in its one meeting, as CUDA's shuffle intrinsics do (the
+// emu's own take any trivially copyable type, in 8-byte pieces: cooperative groups' tiles need it,
+// and those keep fibers); a wait inside a function the kernel calls, which the translator could not
+// see, stops the block with an error that says so (the checked build runs such a kernel).
 #pragma once
 
 #include <coroutine>
