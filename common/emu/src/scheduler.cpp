@@ -42,6 +42,7 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <bit>
 #include <boost/container/static_vector.hpp>
 #include <condition_variable>
 #include <coroutine>
@@ -135,7 +136,7 @@ class BarrierSites {
     arrived_ = 0;
     same_site_ = true;
   }
-  using Site = BarrierSite;  // (launch.h)
+  using Site = BarrierSite;  // (coroutine_threads.h)
   // Where the barrier that opens now is (every waiting thread waits there).
   Site opening() const { return first_; }
 
@@ -283,6 +284,23 @@ class WarpMeetings {
            " of its warp, named in the mask, never get there (they finished, or wait at "
            "__syncthreads()). Every lane of the mask must make the same call.";
   }
+  // Every thread has stopped, some at warp-level calls: marks the lanes of the warps whose lanes
+  // (those of the mask that exist) all wait there, which may go on (goes_on[t]; whoever starts
+  // them calls go_on); the rest keep waiting. If no lane can go on, none is marked, and the text
+  // says why the first of them never can (empty: some go on).
+  std::string release(std::vector<uint8_t>& goes_on, dim3 block) {
+    std::string never;
+    bool any = false;
+    for_each_waiting_lane([&](unsigned t) {
+      if (ready(t))
+        goes_on[t] = any = true;
+      else if (never.empty())
+        never = stuck(t, block);
+    });
+    return any ? std::string() : never;
+  }
+
+  // Lane `t`, marked by release(), goes on: it waits no more.
   void go_on(unsigned t) {
     wait_[t] = {0, nullptr, 0, false};
     waiting_lanes_[t / 32] &= ~(1u << t % 32);
@@ -290,6 +308,13 @@ class WarpMeetings {
   }
 
  private:
+  // Calls f(t) for each lane t that waits, in order (from the waiting lanes' masks).
+  template <class F>
+  void for_each_waiting_lane(F f) const {
+    for (unsigned warp = 0; warp < waiting_lanes_.size(); ++warp)
+      for (uint32_t lanes = waiting_lanes_[warp]; lanes != 0; lanes &= lanes - 1)
+        f(warp * 32 + static_cast<unsigned>(std::countr_zero(lanes)));
+  }
   std::vector<unsigned> missing_lanes(unsigned t) const {
     const unsigned first = t / 32 * 32;
     std::vector<unsigned> missing;
@@ -371,6 +396,7 @@ class BlockRunner {
     waiting_fibers_ = 0;
     barrier_.start_block(threads_);
     warps_.start_block(threads_);
+    goes_on_.assign(threads_, 0);
     vote_.assign(threads_, 0);
     votes_used_ = grid_wait_ = false;
     error_.clear();
@@ -473,37 +499,35 @@ class BlockRunner {
   }
 
  private:
-  // Every thread has stopped; some wait at a warp-level call. The warps whose lanes (those of the
-  // mask that exist) all wait there go on in the next round; the rest keep waiting. If no warp
-  // can go on, the block is stuck, and error_ says where.
+  // Every thread has stopped; some wait at a warp-level call. The warps whose lanes all wait there
+  // go on in the next round (WarpMeetings::release), the rest keep waiting; false if none can
+  // (warps_go_on).
   bool release_warps() {
+    if (!warps_go_on()) return false;
     live_.clear();
     live_complete_ = false;
-    std::string stuck;
-    for (auto& f : fibers_) {
-      if (f->parked || !warps_.waits(f->thread)) continue;
-      if (warps_.ready(f->thread))
+    for (auto& f : fibers_)
+      if (!f->parked && std::exchange(goes_on_[f->thread], 0)) {
+        warps_.go_on(f->thread);
         live_.push_back(f.get());
-      else if (stuck.empty())
-        stuck = warps_.stuck(f->thread, config_->block);
-    }
-    if (live_.empty()) {
-      error_ = warp_divergence(stuck);
-      return false;
-    }
+      }
     const auto by_thread = [](Fiber* a, Fiber* b) { return a->thread < b->thread; };
     if (!std::is_sorted(live_.begin(), live_.end(), by_thread))
       std::sort(live_.begin(), live_.end(), by_thread);
-    for (Fiber* f : live_) warps_.go_on(f->thread);
     return true;
   }
 
-  // No warp can go on: why, from the reason of one of its stuck lanes (WarpMeetings::stuck).
-  std::string warp_divergence(const std::string& stuck) const {
+  // The lanes that go on from warp-level calls are marked in goes_on_ (release_warps and
+  // each_thread clear each mark, and let its lane go on, as they start it); false if none can,
+  // with the block stuck and error_ saying where.
+  bool warps_go_on() {
+    const std::string never = warps_.release(goes_on_, config_->block);
+    if (never.empty()) return true;
     std::ostringstream s;
     s << "warp divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
-      << ::blockIdx.y << "," << ::blockIdx.z << "): " << stuck;
-    return s.str();
+      << ::blockIdx.y << "," << ::blockIdx.z << "): " << never;
+    error_ = s.str();
+    return false;
   }
 
   // No error so far, and no thread read shared memory that no thread wrote before the barrier?
@@ -718,7 +742,6 @@ class BlockRunner {
     next_ = threads_;      // no thread is left for another fiber
     frames_.start_block();
     coroutines_.assign(threads_, nullptr);
-    goes_on_.assign(threads_, 0);
     BarrierSite first{};  // where the first thread to wait since the last opening waits
     // (A thread that waits there is not written down: BarrierSites needs only the others.)
     const auto finished_or_waits = [&](std::coroutine_handle<> thread) {
@@ -742,7 +765,7 @@ class BlockRunner {
     });
     while (finished < threads_) {
       if (warps_.waiting() > 0) {
-        if (!coroutine_warps_go_on()) return;
+        if (!warps_go_on()) return;
         ++current_block->epoch;  // as run() releases warps
         finished += each_thread<kGoingOn>(resume);
         continue;
@@ -760,30 +783,10 @@ class BlockRunner {
       finished += each_thread<kWaiting>(resume);
     }
   }
-  // Every thread has stopped, some at shuffles: the lanes of warps that all wait there are marked
-  // to go on (goes_on_); false, with the error, if none can.
-  bool coroutine_warps_go_on() {
-    std::string stuck;
-    bool any = false;
-    for (unsigned t = 0; t < threads_; ++t) {
-      if (!warps_.waits(t)) continue;
-      if (warps_.ready(t))
-        goes_on_[t] = any = true;
-      else if (stuck.empty())
-        stuck = warps_.stuck(t, config_->block);
-    }
-    if (!any) {
-      error_ = warp_divergence(stuck);
-      return false;
-    }
-    for (unsigned t = 0; t < threads_; ++t)
-      if (goes_on_[t]) warps_.go_on(t);
-    return true;
-  }
   // Calls step(frame) for each thread of the block (kStarting), each that has not finished
-  // (kWaiting) or each marked to go on (kGoingOn, unmarked then), in order, with threadIdx and the
-  // running thread's number set; a step says whether the thread finished (its frame is then
-  // nullptr). Returns how many did.
+  // (kWaiting) or each marked to go on (kGoingOn: unmarked, and let go on), in order, with
+  // threadIdx and the running thread's number set; a step says whether the thread finished (its
+  // frame is then nullptr). Returns how many did.
   enum Threads { kStarting, kWaiting, kGoingOn };
   template <Threads kWhich, class Step>
   unsigned each_thread(Step step) {
@@ -798,7 +801,10 @@ class BlockRunner {
         ::threadIdx.z = z;
         for (unsigned x = 0; x < b.x; ++x, ++frame, ++goes_on) {
           if (kWhich == kWaiting && *frame == nullptr) continue;
-          if (kWhich == kGoingOn && !std::exchange(*goes_on, 0)) continue;
+          if (kWhich == kGoingOn) {
+            if (!std::exchange(*goes_on, 0)) continue;
+            warps_.go_on(t + x);
+          }
           ::threadIdx.x = x;
           if (step(*frame)) {
             *frame = nullptr;
@@ -876,7 +882,7 @@ class BlockRunner {
   WarpMeetings warps_;
   CoroutineFrames frames_;         // of the block's threads, when they are coroutines
   std::vector<void*> coroutines_;  // each thread's coroutine; nullptr once it has finished
-  std::vector<uint8_t> goes_on_;   // each thread's: it goes on from a shuffle (each_thread)
+  std::vector<uint8_t> goes_on_;   // each thread's: it goes on from a warp-level call
   std::vector<int> vote_;          // the predicates of __syncthreads_count()
   int vote_total_ = 0;
   bool votes_used_ = false, grid_wait_ = false;
