@@ -95,13 +95,13 @@ inline unsigned thread_rank() {
   return ::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z);
 }
 inline unsigned lane_id() { return thread_rank() % 32; }
-// A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
-// of larger types do).
 // A source lane outside the running lane's segment of `width` lanes: the lane keeps its own value.
 inline bool outside_segment(int src_lane, int width) {
   const int segment = static_cast<int>(lane_id()) / width * width;
   return src_lane < segment || src_lane >= segment + width;
 }
+// A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
+// of larger types do).
 template <class T>
 inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file, int line) {
   static_assert(std::is_trivially_copyable_v<T>, "shuffles move trivially copyable values");
