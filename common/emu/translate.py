@@ -557,14 +557,16 @@ WAITS = re.compile(
     r"co_await|co_return|co_yield|goto|try|throw|asm|__asm__|struct|class|union|operator)\b"
 )
 # The waits a twin can make: a barrier, and the shuffles (at most 8 bytes: coroutine_threads.h).
-TWIN_WAIT_NAMES = {"__syncthreads", "__shfl_sync", "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync"}
-TWIN_WAIT = re.compile(r"\b__syncthreads\s*\(\s*\)|\b__shfl(?:_down|_up|_xor)?_sync\s*(?:<[^;{}()]*>\s*)?\(")
+BARRIER = r"\b__syncthreads\s*\(\s*\)"
+SHUFFLE = r"__shfl(_down|_up|_xor)?_sync"  # (the group: which shuffle)
+TWIN_WAIT_NAME = re.compile(rf"__syncthreads|{SHUFFLE}")
+TWIN_WAIT = re.compile(rf"{BARRIER}|\b{SHUFFLE}\s*(?:<[^;{{}}()]*>\s*)?\(")
 # A call: a name, maybe qualified, maybe with template arguments, then `(`; and what precedes it.
 CALL = re.compile(r"(\.|->)?\s*((?:::)?[A-Za-z_]\w*(?:\s*::\s*\w+)*)\s*(?:<[^;{}()]*>\s*)?\(")
 LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\(|\{|mutable\b|->)")
 RETURN_VALUE = re.compile(r"\breturn\b\s*[^;\s]")
 # What the twin's body says instead: each wait is awaited, and `return;` is `co_return;`.
-TWIN_REWRITE = r"\b__syncthreads\s*\(\s*\)|\b__shfl(_down|_up|_xor)?_sync\b|\breturn\b(?=\s*;)"
+TWIN_REWRITE = rf"{BARRIER}|\b{SHUFFLE}\b|\breturn\b(?=\s*;)"
 
 # The block's group of cooperative groups (`cg::thread_block cta = cg::this_thread_block();`): its
 # sync (`cta.sync()`, `cg::sync(cta)`) is the block's barrier, and its queries cannot wait.
@@ -707,7 +709,7 @@ def coroutine_kernels(src: str) -> dict[str, int]:
             name = re.sub(r"\s+", "", call.group(2)).removeprefix("::").removeprefix("std::")
             if call.group(1) is None and CALLS_THAT_CANNOT_WAIT.fullmatch(name):
                 continue
-            if name in TWIN_WAIT_NAMES or cannot_wait(name.split("::")[-1]):
+            if TWIN_WAIT_NAME.fullmatch(name) or cannot_wait(name.split("::")[-1]):
                 continue
             return False
         used = set(re.findall(r"\b\w+\b", code)) & macros.keys()
