@@ -16,15 +16,16 @@ Two rewrites, everything else is left as written (the prelude's macros do the re
 
 so that each block's copy lives in the block's checked shared space (see common/emu/src/checks.cpp).
 
-A kernel whose own body waits only at `__syncthreads()` and shuffles, and calls nothing that could
-wait (no other warp-level call, no cooperative group, no function of unknown body; coroutine_kernels()
-says exactly) gets a twin whose threads are C++20 coroutines
+A kernel whose own body waits only at barriers (`__syncthreads()`, its votes, the block group's
+sync) and warp-level calls (shuffles, votes, `__syncwarp()`, `__match_any_sync`, `__reduce_*_sync`),
+and calls nothing that could wait (no cooperative group's tile, no function of unknown body;
+coroutine_kernels() says exactly) gets a twin whose threads are C++20 coroutines
 (common/emu/include/cudalab/emu/coroutine_threads.h), after it:
 
     #ifndef CUDALAB_EMU_CHECKED
     #line <the kernel's line> "<input>"
     ::cudalab::emu::ThreadTask cudalab_coroutine_kernel(params) { ...
-        co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__); ...
+        co_await ::cudalab::emu::syncthreads_arrival(); ...
         v += co_await ::cudalab::emu::shfl_down_arrival(mask, v, 16); ... co_return; ... }
     #endif
 
@@ -551,22 +552,25 @@ def register_kernels(src: str) -> str:
 # Kernels whose threads can run as coroutines (the module's docstring). The rules are conservative:
 # a kernel that breaks one runs on fibers, as every kernel does in checked code.
 WAITS = re.compile(
-    r"\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|"
+    r"\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any\w*|__all\w*|"
     r"__match\w*|__reduce\w*|__nanosleep|cooperative_groups|cg|this_thread_block|this_grid|"
     r"tiled_partition|coalesced_threads|thread_block\w*|grid_group|memcpy_async|\w*pipeline\w*|"
     r"co_await|co_return|co_yield|goto|try|throw|asm|__asm__|struct|class|union|operator)\b"
 )
-# The waits a twin can make: a barrier, and the shuffles (at most 8 bytes: coroutine_threads.h).
-BARRIER = r"\b__syncthreads\s*\(\s*\)"
-SHUFFLE = r"__shfl(_down|_up|_xor)?_sync"  # (the group: which shuffle)
-TWIN_WAIT_NAME = re.compile(rf"__syncthreads|{SHUFFLE}")
-TWIN_WAIT = re.compile(rf"{BARRIER}|\b{SHUFFLE}\s*(?:<[^;{{}}()]*>\s*)?\(")
+TWIN_PREFIX = "cudalab_coroutine_"  # a twin's name: this and the kernel's (coroutine_threads.h's too)
+# The waits a twin can make (each `__X` or `__X_sync` awaits coroutine_threads.h's `X_arrival`).
+TWIN_WAIT_NAME = (
+    r"__syncthreads(?:_count|_and|_or)?|__syncwarp|__shfl(?:_down|_up|_xor)?_sync|"
+    r"__(?:ballot|any|all|match_any|reduce_(?:add|min|max|and|or|xor))_sync"
+)
+TEMPLATE_ARGUMENTS = r"(?:<[^;{}()]*>\s*)?"
+TWIN_WAIT = re.compile(rf"\b(?:{TWIN_WAIT_NAME})\s*{TEMPLATE_ARGUMENTS}\(")
 # A call: a name, maybe qualified, maybe with template arguments, then `(`; and what precedes it.
 CALL = re.compile(r"(\.|->)?\s*((?:::)?[A-Za-z_]\w*(?:\s*::\s*\w+)*)\s*(?:<[^;{}()]*>\s*)?\(")
 LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\(|\{|mutable\b|->)")
 RETURN_VALUE = re.compile(r"\breturn\b\s*[^;\s]")
 # What the twin's body says instead: each wait is awaited, and `return;` is `co_return;`.
-TWIN_REWRITE = rf"{BARRIER}|\b{SHUFFLE}\b|\breturn\b(?=\s*;)"
+TWIN_REWRITE = rf"\b(?P<wait>{TWIN_WAIT_NAME})\b(?=\s*{TEMPLATE_ARGUMENTS}\()|\breturn\b(?=\s*;)"
 
 # The block's group of cooperative groups (`cg::thread_block cta = cg::this_thread_block();`): its
 # sync (`cta.sync()`, `cg::sync(cta)`) is the block's barrier, and its queries cannot wait.
@@ -598,11 +602,11 @@ def block_groups_read(code: str) -> str:
 
 def twin_word(m: re.Match[str]) -> str:
     """What the twin says for a match of twin_rewrites()."""
-    if m.group(0) == "return":
-        return "co_return"
-    if m.group(0).startswith("__syncthreads") or m.group("block_sync"):
-        return "co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__)"
-    return f"co_await ::cudalab::emu::shfl{m.group(1) or ''}_arrival"
+    if m.group("block_sync"):
+        return "co_await ::cudalab::emu::syncthreads_arrival()"
+    if m.group("wait"):
+        return f"co_await ::cudalab::emu::{m.group('wait')[2:].removesuffix('_sync')}_arrival"
+    return "co_return"
 
 
 def twin_rewrites(code: str) -> re.Pattern[str]:
@@ -617,7 +621,7 @@ CALLS_THAT_CANNOT_WAIT = re.compile(
     r"const_cast|static_assert|noexcept|defined|assert|printf|clock|clock64|"
     r"unsigned|signed|int|long|short|char|float|double|bool|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|"
     r"dim3|(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|__half2?|half2?|"
-    r"__(?!syncthreads|syncwarp|shfl|ballot|any|all|activemask|match|reduce|nanosleep)\w+|"
+    r"__(?!syncthreads|syncwarp|shfl|ballot|any|all|match|reduce|nanosleep)\w+|"
     r"atomic\w+|make_\w+|tex\w+|surf\w+|u?min|u?max|ll(?:min|max)|ull(?:min|max)|"
     r"(?:f?min|f?max|abs|labs|llabs|fabs|sqrt|rsqrt|cbrt|rcbrt|exp|exp2|exp10|expm1|log|log2|log10|"
     r"log1p|logb|ilogb|pow|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|sinpi|"
@@ -675,10 +679,14 @@ def named_functions(src: str, mask: list[bool]) -> list[tuple[str, str, int, int
 def coroutine_kernels(src: str) -> dict[str, int]:
     """The kernels whose threads can run as coroutines (every definition of the name qualifies),
     each with where its last definition ends. A kernel qualifies if its body waits (at least once)
-    only at `__syncthreads()` and shuffles (TWIN_WAIT), and each other call cannot wait: the
-    language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a __device__ function or macro of this
-    file whose body has no wait and the same kind of calls; with no lambda, local class, `goto` or
-    `try`, and a head the twin can copy (KERNEL_HEAD)."""
+    only at the waits a twin can make (TWIN_WAIT), at most one in a statement, and each other call
+    cannot wait: the language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a __device__ function
+    or macro of this file whose body has no wait and the same kind of calls; with no lambda, local
+    class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD).
+
+    (One wait in a statement: of `a() + b()` with both awaited, the compiler may resume from a's
+    wait, then wait at b's before it reads a's result, which a lane that went on from b's wait to
+    the next may have overwritten by then.)"""
     mask = code_mask(src)
     device: dict[str, list[str]] = {}
     kernels: dict[str, list[tuple[str, str, int]]] = {}  # name: (head, body's code, its end)
@@ -709,7 +717,7 @@ def coroutine_kernels(src: str) -> dict[str, int]:
             name = re.sub(r"\s+", "", call.group(2)).removeprefix("::").removeprefix("std::")
             if call.group(1) is None and CALLS_THAT_CANNOT_WAIT.fullmatch(name):
                 continue
-            if TWIN_WAIT_NAME.fullmatch(name) or cannot_wait(name.split("::")[-1]):
+            if re.fullmatch(TWIN_WAIT_NAME, name) or cannot_wait(name.split("::")[-1]):
                 continue
             return False
         used = set(re.findall(r"\b\w+\b", code)) & macros.keys()
@@ -721,6 +729,7 @@ def coroutine_kernels(src: str) -> dict[str, int]:
             KERNEL_HEAD.fullmatch(head) is not None
             and bool(waits)
             and all(TWIN_WAIT.match(code, w.start()) for w in waits)
+            and all(len(TWIN_WAIT.findall(part)) <= 1 for part in re.split(r"[;{}]", code))
             and not LAMBDA.search(code)
             and not RETURN_VALUE.search(code)
             and calls_cannot_wait(code)
@@ -739,7 +748,7 @@ def twin_of(kernel: str, twins: dict[str, int], launch: int) -> str | None:
     m = re.fullmatch(r"((?:::)?(?:\w+::)*)(\w+)(<.*>)?", kernel, re.S)
     if m is None or m.group(2) not in twins or launch < twins[m.group(2)]:
         return None
-    return f"{m.group(1)}cudalab_coroutine_{m.group(2)}{m.group(3) or ''}"
+    return f"{m.group(1)}{TWIN_PREFIX}{m.group(2)}{m.group(3) or ''}"
 
 
 def add_coroutine_twins(src: str, twins: dict[str, int], path: str) -> str:
@@ -760,7 +769,7 @@ def add_coroutine_twins(src: str, twins: dict[str, int], path: str) -> str:
             prefix
             + "::cudalab::emu::ThreadTask"
             + src[m.end("void") : m.start("name")]
-            + "cudalab_coroutine_"
+            + TWIN_PREFIX
             + src[m.start("name") : brace]
         )
         body, k = [], brace

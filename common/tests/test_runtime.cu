@@ -3,6 +3,7 @@
 #include <cooperative_groups.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 #include <string>
@@ -93,7 +94,7 @@ __global__ void weighted(const float* in, float* out, int n) {
 __global__ void locals_across_barriers(int* out, int rounds) {
   __shared__ int entry[64];
   const int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
-  int mine[4] = {t, 2 * t, 3 * t, 4 * t + blockIdx.x};
+  int mine[4] = {t, 2 * t, 3 * t, 4 * t + static_cast<int>(blockIdx.x)};
   const int* last = &mine[3];
   for (int r = 0; r < rounds; ++r) {
     entry[t] = mine[r % 4];
@@ -114,6 +115,44 @@ __global__ void shuffles_in_segments(int* out) {
   mine[1] = __shfl_up_sync(0xffffffff, v, 5, 16);
   mine[2] = __shfl_xor_sync(0xffffffff, v, 9);
   mine[3] = __shfl_sync(0xffffffff, v, 21, 16);
+}
+
+// Votes, a match and reductions of a warp, with __syncwarp() between (on emu, as coroutines). The
+// full mask names lanes that do not exist where a block's last warp is short: only the lanes that
+// exist take part.
+constexpr int kWarpResults = 10;
+__global__ void warp_votes(unsigned* out, int limit) {
+  const unsigned t = threadIdx.x, lane = t % 32;
+  unsigned* mine = out + kWarpResults * (blockIdx.x * blockDim.x + t);
+  mine[0] = __ballot_sync(0xffffffff, lane % 3 == 0);
+  mine[1] = __any_sync(0xffffffff, t == 70);
+  mine[2] = __all_sync(0xffffffff, static_cast<int>(t) < limit);
+  __syncwarp();
+  mine[3] = __match_any_sync(0xffffffff, lane % 4);
+  mine[4] = __reduce_add_sync(0xffffffff, t);
+  mine[5] = __reduce_min_sync(0xffffffff, 100 - static_cast<int>(t));
+  mine[6] = __reduce_max_sync(0xffffffff, t);
+  mine[7] = __reduce_or_sync(0xffffffff, 1u << lane % 8);
+  mine[7] |= __reduce_and_sync(0xffffffff, ~lane) << 8;
+  mine[8] = __reduce_xor_sync(0xffffffff, t);
+  mine[9] = __activemask();
+}
+
+// The same for a tile's votes (on emu, on fibers): the tile's all() holds only if its predicate
+// holds in all of its lanes, and a lane that does not exist has none.
+__global__ void tile_votes(unsigned* out, int limit) {
+  const auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+  const unsigned t = threadIdx.x;
+  out[blockIdx.x * blockDim.x + t] = tile.all(static_cast<int>(t) < limit) * 10 + tile.any(t == 70);
+}
+
+// Two shuffles in one statement, then a third (on emu such a kernel keeps its fibers: a coroutine
+// could read the first shuffle's result after its warp's lanes went on to the third).
+__global__ void shuffles_in_a_statement(int* out) {
+  const int t = threadIdx.x;
+  const int v = __shfl_xor_sync(0xffffffff, t, 1) + 1000 * __shfl_xor_sync(0xffffffff, t, 2);
+  out[2 * t] = v;
+  out[2 * t + 1] = __shfl_xor_sync(0xffffffff, v, 4);
 }
 
 // Two rotations of a block's elements through shared memory, the barriers written with cooperative
@@ -376,6 +415,67 @@ TEST_F(Runtime, ShufflesInSegmentsNarrowerThanAWarp) {
     ASSERT_EQ(h[4 * i + 1], value(up)) << "thread " << i;
     ASSERT_EQ(h[4 * i + 2], value(warp + (lane ^ 9))) << "thread " << i;
     ASSERT_EQ(h[4 * i + 3], value(warp + lane / 16 * 16 + 5)) << "thread " << i;
+  }
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, WarpVotesTakeTheLanesThatExist) {
+  const int BLOCKS = 2, LIMIT = 72;
+  for (const int THREADS : {96, 72}) {  // whole warps, then a last warp of 8 lanes
+    std::vector<unsigned> h(kWarpResults * THREADS * BLOCKS, 7);
+    unsigned* d;
+    CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(unsigned)));
+    warp_votes<<<BLOCKS, THREADS>>>(d, LIMIT);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < THREADS * BLOCKS; ++i) {
+      const unsigned t = i % THREADS, lane = t % 32, first = t - lane;
+      const unsigned lanes = std::min(32u, THREADS - first);
+      unsigned expected[kWarpResults] = {0, 0, 1, 0, 0, ~0u, 0, 0, 0, 0}, all_of_not_lane = ~0u;
+      for (unsigned l = 0; l < lanes; ++l) {
+        const unsigned bit = 1u << l;
+        expected[0] |= l % 3 == 0 ? bit : 0;
+        expected[1] |= first + l == 70;
+        expected[2] &= first + l < LIMIT;
+        expected[3] |= l % 4 == lane % 4 ? bit : 0;
+        expected[4] += first + l;
+        expected[5] = std::min(expected[5], 100 - (first + l));
+        expected[6] = std::max(expected[6], first + l);
+        expected[7] |= 1u << l % 8;
+        expected[8] ^= first + l;
+        expected[9] |= bit;
+        all_of_not_lane &= ~l;
+      }
+      expected[7] |= all_of_not_lane << 8;
+      for (int k = 0; k < kWarpResults; ++k)
+        ASSERT_EQ(h[kWarpResults * i + k], expected[k])
+            << THREADS << " threads, thread " << i << ", result " << k;
+    }
+    tile_votes<<<BLOCKS, THREADS>>>(d, LIMIT);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(
+        cudaMemcpy(h.data(), d, THREADS * BLOCKS * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < THREADS * BLOCKS; ++i) {
+      const unsigned first = i % THREADS / 16 * 16;  // a tile's all(): its 16 lanes (CUDA's)
+      ASSERT_EQ(h[i], (first + 15 < LIMIT) * 10u + (first == 64))
+          << THREADS << " threads, thread " << i;
+    }
+    CUDA_CHECK(cudaFree(d));
+  }
+}
+
+TEST_F(Runtime, ShufflesInAStatement) {
+  const int THREADS = 64;
+  std::vector<int> h(2 * THREADS, -1);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  shuffles_in_a_statement<<<1, THREADS>>>(d);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  const auto v = [](int t) { return (t ^ 1) + 1000 * (t ^ 2); };
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_EQ(h[2 * t], v(t)) << "thread " << t;
+    ASSERT_EQ(h[2 * t + 1], v(t ^ 4)) << "thread " << t;
   }
   CUDA_CHECK(cudaFree(d));
 }

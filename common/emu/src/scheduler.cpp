@@ -47,6 +47,7 @@
 #include <condition_variable>
 #include <coroutine>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -420,11 +421,7 @@ class BlockRunner {
         error_ = barrier_.divergence(finished_flags(), *config_);
         break;
       }
-      if (votes_used_) {  // __syncthreads_count() and friends: count once for every thread
-        vote_total_ = 0;
-        for (unsigned t = 0; t < threads_; ++t) vote_total_ += std::exchange(vote_[t], 0);
-        votes_used_ = false;
-      }
+      count_votes();
       if (grid_wait_) {  // grid.sync(): this block has arrived; wait for the others
         grid_wait_ = false;
         state.grid->arrive_and_wait();
@@ -459,10 +456,20 @@ class BlockRunner {
 
   // __syncthreads_count(): a barrier that also counts the threads whose predicate holds.
   int arrive_and_count(bool predicate, const char* file, int line) {
-    vote_[stopping().thread] = predicate;
-    votes_used_ = true;
+    vote(stopping().thread, predicate);
     arrive(file, line);
     return vote_total_;
+  }
+  void vote(unsigned t, bool predicate) {
+    vote_[t] = predicate;
+    votes_used_ = true;
+  }
+  // The barrier opens: the votes at it are counted, once for every thread.
+  void count_votes() {
+    if (!votes_used_) return;
+    vote_total_ = 0;
+    for (unsigned t = 0; t < threads_; ++t) vote_total_ += std::exchange(vote_[t], 0);
+    votes_used_ = false;
   }
 
   // grid.sync(): a barrier of the block, after which the block waits for the grid's others.
@@ -776,6 +783,7 @@ class BlockRunner {
         error_ = barrier_.divergence(finished_flag_, *config_);
         return;
       }
+      count_votes();
       ++current_block->epoch;  // as run() opens a barrier
       count_barrier(barrier_.opening().file, barrier_.opening().line);
       barrier_.opened();
@@ -820,6 +828,10 @@ class BlockRunner {
   const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* file, int line) {
     const unsigned t = running_thread();
     return warps_.warp_values(warps_.publish(t, mask, value, file, line), t);
+  }
+  const int* vote_as_coroutine(bool predicate) {
+    vote(running_thread(), predicate);
+    return &vote_total_;
   }
 
  private:
@@ -1133,6 +1145,8 @@ const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* 
   return runner->publish_as_coroutine(mask, value, file, line);
 }
 
+const int* vote_as_coroutine(bool predicate) { return runner->vote_as_coroutine(predicate); }
+
 void stop_thread(cudaError_t code, std::string message) {
   runner->stop_running_thread(code, std::move(message));
 }
@@ -1166,6 +1180,8 @@ void grid_sync(const char* file, int line) {
 }
 
 void assert_failed(const char* expression, const char* file, int line, const char* function) {
+  if (std::strncmp(function, kTwinPrefix, sizeof kTwinPrefix - 1) == 0)
+    function += sizeof kTwinPrefix - 1;  // the kernel's name, as its twin's is not the student's
   if (BlockState* b = current_block) {
     const uint3 k = b->block, t = ::threadIdx;
     std::fprintf(stderr,

@@ -151,7 +151,7 @@ TEST(RowsOfABlockLaunchedFromUncheckedCode, TwoWritersInTwoRowsAreNamed) {
   EXPECT_NE(said.find("thread (0,1,0), at"), std::string::npos) << said;
 }
 
-// Kernels of this file whose own body waits at __syncthreads() or shuffles run their threads as
+// Kernels of this file whose own body waits at barriers or warp-level calls run their threads as
 // coroutines (coroutine_threads.h: this file has no checks). Barrier and warp divergence are named
 // there as on fibers, a failed assert fails its launch and the next runs, and a wait the translator
 // could not see (a macro of another file) is said to be one.
@@ -175,6 +175,13 @@ __global__ void shuffle_in_half_a_warp(float* out) {
   float v = 1;
   if (threadIdx.x < 16) v = __shfl_down_sync(0xffffffff, v, 1);  // COROUTINE: half_a_warp
   out[threadIdx.x] = v;
+}
+__global__ void vote_in_half_a_block(float* out) {
+  if (threadIdx.x < 16) out[0] = __syncthreads_count(1);  // COROUTINE: vote_in_half_a_block
+}
+__global__ void syncwarp_in_half_a_warp(float* out) {
+  if (threadIdx.x < 16) __syncwarp();  // COROUTINE: syncwarp_in_half_a_warp
+  out[threadIdx.x] = 1;
 }
 __global__ void assert_after_barrier(float* out) {
   out[threadIdx.x] = 1;
@@ -213,6 +220,8 @@ TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
       {"two_barriers", [](const float*, float* out) { two_barriers<<<1, 32>>>(out); }},
       {"own_length",
        [](const float*, float* out) { barriers_in_a_loop_of_each_own_length<<<1, 32>>>(out); }},
+      {"vote_in_half_a_block",
+       [](const float*, float* out) { vote_in_half_a_block<<<1, 32>>>(out); }},
   };
   for (const auto& [name, launch] : kernels) {
     const auto [error, said] = on_32_threads(launch);
@@ -224,12 +233,19 @@ TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
 }
 
 TEST(KernelsWhoseThreadsAreCoroutines, WarpDivergenceIsNamed) {
-  const auto [error, said] =
-      on_32_threads([](const float*, float* out) { shuffle_in_half_a_warp<<<1, 32>>>(out); });
-  EXPECT_EQ(error, cudaErrorLaunchFailure);
-  EXPECT_NE(said.find("warp divergence"), std::string::npos) << said;
-  EXPECT_NE(said.find(here("half_a_warp")), std::string::npos) << said;
-  EXPECT_NE(said.find("16-31"), std::string::npos) << said;
+  using Launch = void (*)(const float*, float*);
+  const std::pair<const char*, Launch> kernels[] = {
+      {"half_a_warp", [](const float*, float* out) { shuffle_in_half_a_warp<<<1, 32>>>(out); }},
+      {"syncwarp_in_half_a_warp",
+       [](const float*, float* out) { syncwarp_in_half_a_warp<<<1, 32>>>(out); }},
+  };
+  for (const auto& [name, launch] : kernels) {
+    const auto [error, said] = on_32_threads(launch);
+    EXPECT_EQ(error, cudaErrorLaunchFailure) << name;
+    EXPECT_NE(said.find("warp divergence"), std::string::npos) << name << ": " << said;
+    EXPECT_NE(said.find(here(name)), std::string::npos) << said;
+    EXPECT_NE(said.find("16-31"), std::string::npos) << said;
+  }
 }
 
 TEST(KernelsWhoseThreadsAreCoroutines, AFailedAssertFailsItsLaunchAndTheNextRuns) {

@@ -298,7 +298,7 @@ class CoroutineTwins(unittest.TestCase):
         out = body(self.REDUCE + "void run() { reduce<<<1, 256>>>(a, b); }\n")
         twin = out[out.index("#ifndef CUDALAB_EMU_CHECKED") :]
         self.assertIn('#line 1 "lab.cu"\n::cudalab::emu::ThreadTask cudalab_coroutine_reduce(', twin)
-        self.assertIn("co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__);", twin)
+        self.assertIn("co_await ::cudalab::emu::syncthreads_arrival();", twin)
         self.assertIn("if (threadIdx.x != 0) co_return;", twin)
         self.assertIn('#endif\n#line 8 "lab.cu"\nvoid run()', twin)
         self.assertIn(
@@ -314,17 +314,45 @@ class CoroutineTwins(unittest.TestCase):
             "__global__ void warp_sum(float* x) {\n"
             "  float v = x[threadIdx.x];\n"
             "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);\n"
-            "  x[threadIdx.x] = __shfl_sync<float>(~0u, v, 0) + __shfl_xor_sync(~0u, v, 1);\n"
+            "  x[threadIdx.x] = __shfl_sync<float>(~0u, v, 0);\n"
+            "  x[threadIdx.x] += __shfl_xor_sync(~0u, v, 1);\n"
             "}\n"
         )
         out = body(src)
         twin = out[out.index("cudalab_coroutine_warp_sum") :]
         self.assertIn("v += co_await ::cudalab::emu::shfl_down_arrival(0xffffffff, v, o);", twin)
-        self.assertIn(
-            "= co_await ::cudalab::emu::shfl_arrival<float>(~0u, v, 0) + "
-            "co_await ::cudalab::emu::shfl_xor_arrival(~0u, v, 1);",
-            twin,
+        self.assertIn("= co_await ::cudalab::emu::shfl_arrival<float>(~0u, v, 0);", twin)
+        self.assertIn("+= co_await ::cudalab::emu::shfl_xor_arrival(~0u, v, 1);", twin)
+
+    def test_votes_matches_reductions_and_syncwarp_are_awaited(self) -> None:
+        src = (
+            "__global__ void votes(unsigned* x) {\n"
+            "  unsigned b = __ballot_sync(~0u, x[0] > 0);\n"
+            "  b += __any_sync(~0u, 1);\n"
+            "  b += __all_sync(~0u, 1);\n"
+            "  __syncwarp();\n"
+            "  b += __match_any_sync(~0u, b) + __activemask();\n"
+            "  b += __reduce_add_sync(~0u, b);\n"
+            "  const int any = __syncthreads_or(b);\n"
+            "  x[0] = any + __syncthreads_and(b);\n"
+            "  x[1] = __syncthreads_count(b > 1);\n"
+            "}\n"
         )
+        twin = body(src)[body(src).index("cudalab_coroutine_votes") :]
+        for wait in (
+            "ballot",
+            "any",
+            "all",
+            "syncwarp",
+            "match_any",
+            "reduce_add",
+            "syncthreads_or",
+            "syncthreads_and",
+            "syncthreads_count",
+        ):
+            with self.subTest(wait=wait):
+                self.assertIn(f"co_await ::cudalab::emu::{wait}_arrival(", twin)
+        self.assertIn("+ __activemask();", twin)  # a query: it does not wait
 
     def test_template_and_namespace_of_a_launch_are_kept(self) -> None:
         src = (
@@ -348,9 +376,10 @@ class CoroutineTwins(unittest.TestCase):
     def test_waits_other_than_the_kernels_own_barriers_keep_it_on_fibers(self) -> None:
         for code in (
             "x[0] = __shfl_down(x[0], 1);",
-            "x[0] = __ballot_sync(~0u, x[0] > 0);",
-            "__syncwarp();",
-            "int c = __syncthreads_count(x[0] > 0);",
+            "x[0] = __shfl_sync(~0u, x[0], 0) + __shfl_xor_sync(~0u, x[0], 1);",  # two in a statement
+            "if (__any_sync(~0u, x[0] > 0) && __all_sync(~0u, x[0] > 0)) x[1] = 0;",
+            "x[0] = __match_all_sync(~0u, x[0], &p);",
+            "__nanosleep(100);",
             "cg::this_thread_block().sync();",
             "auto f = [&](int i) { return x[i]; };",
             "struct S { int a; };",
@@ -392,7 +421,7 @@ class CoroutineTwins(unittest.TestCase):
         out = body(src)
         twin = out[out.index("cudalab_coroutine_k") :]
         self.assertIn("x[cta.thread_rank()] = cta.size();", twin)
-        self.assertEqual(twin.count("co_await ::cudalab::emu::barrier_arrival(__FILE__, __LINE__);"), 2)
+        self.assertEqual(twin.count("co_await ::cudalab::emu::syncthreads_arrival();"), 2)
         # Any other use of the group, or another group, keeps the kernel on fibers.
         for code in ("reduce(cta, x);", "auto tile = cg::tiled_partition<32>(cta);", "cta.foo();"):
             with self.subTest(code=code):

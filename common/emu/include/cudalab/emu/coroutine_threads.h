@@ -1,11 +1,12 @@
 // Kernels whose threads run as coroutines (unchecked code only; scheduler.cpp says how they run).
 //
-// For a kernel whose own body waits only at `__syncthreads()` (or its block group's sync) and at
-// shuffles, and calls nothing that could wait, the translator (common/emu/translate.py) adds a
-// twin in which each barrier is `co_await barrier_arrival(...)`, each `__shfl_*_sync(` a
-// `co_await shfl_*_arrival(` and each `return` a `co_return`; a launch of it from unchecked code
-// runs the twin. A thread is then a coroutine frame of the kernel's live variables, not a stack:
-// a wait costs a return to the scheduler's loop and a call back, not a switch of stacks.
+// For a kernel whose own body waits only at barriers (`__syncthreads()` and its votes, its block
+// group's sync) and at warp-level calls (shuffles, votes, `__syncwarp()`, matches, reductions),
+// and calls nothing that could wait, the translator (common/emu/translate.py) adds a twin in
+// which each wait `__X(` is `co_await X_arrival(` (less a `_sync`), and each `return` a
+// `co_return`; a launch of it from unchecked code runs the twin. A thread is then a coroutine
+// frame of the kernel's live variables, not a stack: a wait costs a return to the scheduler's loop
+// and a call back, not a switch of stacks.
 //
 // Limitations: checked code runs the kernel itself, on fibers (the checks' instrumentation would
 // check each use of a frame's variable: twice the time of fibers for a checked block reduction);
@@ -19,12 +20,15 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <type_traits>
 
 #include "cudalab/emu/device.h"
 
 namespace cudalab::emu {
 
 void* coroutine_frame(size_t bytes);  // internal (scheduler.cpp): memory for a frame of the block
+// What the translator puts before a kernel's name to name its twin.
+inline constexpr char kTwinPrefix[] = "cudalab_coroutine_";
 
 // What a twin returns: its thread's coroutine, as a handle's address().
 struct ThreadTask {
@@ -51,67 +55,137 @@ struct BarrierSite {
   int line;
 };
 inline constinit thread_local BarrierSite coroutine_waits_at{};
+// Internal (scheduler.cpp): the running thread's predicate at __syncthreads_count() and friends;
+// returns where the count of the block's threads whose predicate holds will be when it opens.
+const int* vote_as_coroutine(bool predicate);
+// A barrier: __syncthreads(), and with a vote __syncthreads_count(), _and() and _or().
+template <class Result = void>
 struct BarrierArrival {
   const char* file;
   int line;
+  int predicate = 0;
+  Result (*result)(int count) = nullptr;
+  const int* count = nullptr;
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<>) const noexcept { coroutine_waits_at = {file, line}; }
-  void await_resume() const noexcept {}
+  void await_suspend(std::coroutine_handle<>) noexcept {
+    coroutine_waits_at = {file, line};
+    if constexpr (!std::is_void_v<Result>) count = vote_as_coroutine(predicate != 0);
+  }
+  Result await_resume() const noexcept {
+    if constexpr (!std::is_void_v<Result>) return result(*count);
+  }
 };
-inline BarrierArrival barrier_arrival(const char* file, int line) { return {file, line}; }
+inline BarrierArrival<> syncthreads_arrival(const char* file = __builtin_FILE(),
+                                            int line = __builtin_LINE()) {
+  return {file, line};
+}
+inline BarrierArrival<int> syncthreads_count_arrival(int predicate,
+                                                     const char* file = __builtin_FILE(),
+                                                     int line = __builtin_LINE()) {
+  return {file, line, predicate, [](int count) { return count; }};
+}
+inline BarrierArrival<int> syncthreads_and_arrival(int predicate,
+                                                   const char* file = __builtin_FILE(),
+                                                   int line = __builtin_LINE()) {
+  return {file, line, predicate, [](int count) { return int{count == block_threads()}; }};
+}
+inline BarrierArrival<int> syncthreads_or_arrival(int predicate,
+                                                  const char* file = __builtin_FILE(),
+                                                  int line = __builtin_LINE()) {
+  return {file, line, predicate, [](int count) { return int{count != 0}; }};
+}
 
 // Internal (scheduler.cpp): the running thread publishes `value` at a warp-level call for the
 // lanes of `mask`; returns where its warp's 32 values will be when the lanes have all published.
 const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* file, int line);
-// A shuffle: the lane publishes its value, and when its warp goes on, takes the source lane's
-// (its own, from a lane outside its segment of `width`), as shuffle() does on fibers.
-template <class T>
-struct ShuffleArrival {
-  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8,
-                "emu: in unchecked code a kernel whose threads are coroutines shuffles values of "
-                "at most 8 bytes; build it with the checks (the default) to shuffle this type");
-  unsigned mask;
-  T var;
-  int source, width;
+// A warp-level call (device.h's warp_calls, or a Shuffle): the lane publishes, and when its warp
+// goes on, the call's result comes from what the warp's lanes published, as on fibers.
+template <class Call>
+struct WarpArrival {
+  Call call;
   const char* file;
   int line;
   const uint64_t* lanes = nullptr;
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<>) noexcept {
-    uint64_t mine = 0;
-    std::memcpy(&mine, &var, sizeof(T));
-    lanes = publish_as_coroutine(mask, mine, file, line);
+    lanes = publish_as_coroutine(call.mask, call.mine, file, line);
   }
-  T await_resume() const noexcept {
+  auto await_resume() const noexcept { return call.result(lanes); }
+};
+// A shuffle: the lane's value, and the lane whose value it takes (its own, from a lane outside its
+// segment of `width`), as shuffle() on fibers.
+template <class T>
+struct Shuffle {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8,
+                "emu: in unchecked code a kernel whose threads are coroutines shuffles values of "
+                "at most 8 bytes; build it with the checks (the default) to shuffle this type");
+  unsigned mask;
+  uint64_t mine;
+  T var;
+  int source, width;
+  Shuffle(unsigned mask, T var, int source, int width)
+      : mask(mask), mine(0), var(var), source(source), width(width) {
+    std::memcpy(&mine, &var, sizeof(T));
+  }
+  T result(const uint64_t* lanes) const {
     if (outside_segment(source, width)) return var;
     T out;
     std::memcpy(&out, &lanes[source], sizeof(T));
     return out;
   }
 };
+
+// What a twin awaits instead of each warp-level call (the translator's names: the call's, less
+// its `__` and `_sync`, and `_arrival`).
+#define CUDALAB_ARRIVAL_PLACE const char *file = __builtin_FILE(), int line = __builtin_LINE()
 template <class T>
-ShuffleArrival<T> shfl_arrival(unsigned mask, T var, int srcLane, int width = warpSize,
-                               const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return {mask, var, shuffle_source::idx(srcLane, width), width, file, line};
+WarpArrival<Shuffle<T>> shfl_arrival(unsigned mask, T var, int srcLane, int width = warpSize,
+                                     CUDALAB_ARRIVAL_PLACE) {
+  return {{mask, var, shuffle_source::idx(srcLane, width), width}, file, line};
 }
 template <class T>
-ShuffleArrival<T> shfl_down_arrival(unsigned mask, T var, unsigned delta, int width = warpSize,
-                                    const char* file = __builtin_FILE(),
-                                    int line = __builtin_LINE()) {
-  return {mask, var, shuffle_source::down(delta), width, file, line};
+WarpArrival<Shuffle<T>> shfl_down_arrival(unsigned mask, T var, unsigned delta,
+                                          int width = warpSize, CUDALAB_ARRIVAL_PLACE) {
+  return {{mask, var, shuffle_source::down(delta), width}, file, line};
 }
 template <class T>
-ShuffleArrival<T> shfl_up_arrival(unsigned mask, T var, unsigned delta, int width = warpSize,
-                                  const char* file = __builtin_FILE(),
-                                  int line = __builtin_LINE()) {
-  return {mask, var, shuffle_source::up(delta), width, file, line};
+WarpArrival<Shuffle<T>> shfl_up_arrival(unsigned mask, T var, unsigned delta, int width = warpSize,
+                                        CUDALAB_ARRIVAL_PLACE) {
+  return {{mask, var, shuffle_source::up(delta), width}, file, line};
 }
 template <class T>
-ShuffleArrival<T> shfl_xor_arrival(unsigned mask, T var, int laneMask, int width = warpSize,
-                                   const char* file = __builtin_FILE(),
-                                   int line = __builtin_LINE()) {
-  return {mask, var, shuffle_source::xor_(laneMask), width, file, line};
+WarpArrival<Shuffle<T>> shfl_xor_arrival(unsigned mask, T var, int laneMask, int width = warpSize,
+                                         CUDALAB_ARRIVAL_PLACE) {
+  return {{mask, var, shuffle_source::xor_(laneMask), width}, file, line};
 }
+inline WarpArrival<warp_calls::SyncWarp> syncwarp_arrival(unsigned mask = 0xffffffffu,
+                                                          CUDALAB_ARRIVAL_PLACE) {
+  return {{mask}, file, line};
+}
+inline WarpArrival<warp_calls::Ballot> ballot_arrival(unsigned mask, int predicate,
+                                                      CUDALAB_ARRIVAL_PLACE) {
+  return {{mask, predicate != 0}, file, line};
+}
+inline WarpArrival<warp_calls::Any> any_arrival(unsigned mask, int predicate,
+                                                CUDALAB_ARRIVAL_PLACE) {
+  return {{{mask, predicate != 0}}, file, line};
+}
+inline WarpArrival<warp_calls::All> all_arrival(unsigned mask, int predicate,
+                                                CUDALAB_ARRIVAL_PLACE) {
+  return {{{mask, predicate != 0}}, file, line};
+}
+inline WarpArrival<warp_calls::MatchAny> match_any_arrival(unsigned mask, unsigned long long value,
+                                                           CUDALAB_ARRIVAL_PLACE) {
+  return {{mask, value}, file, line};
+}
+#define CUDALAB_REDUCE_ARRIVAL(what, T, op)                                          \
+  inline WarpArrival<warp_calls::Reduce<T, warp_calls::op>> reduce_##what##_arrival( \
+      unsigned mask, T value, CUDALAB_ARRIVAL_PLACE) {                               \
+    return {{mask, static_cast<uint64_t>(value)}, file, line};                       \
+  }
+CUDALAB_WARP_REDUCTIONS(CUDALAB_REDUCE_ARRIVAL)
+#undef CUDALAB_REDUCE_ARRIVAL
+#undef CUDALAB_ARRIVAL_PLACE
 
 // The twin's call, as a launch gives it (CUDALAB_KERNEL_THREADS).
 template <class Start>

@@ -151,26 +151,129 @@ inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSiz
   return cudalab::emu::shuffle(mask, var, cudalab::emu::shuffle_source::xor_(laneMask), width, file,
                                line);
 }
+// Votes and __syncwarp, each as what its lane publishes (`mine`, to the lanes of `mask`) and what
+// it returns from what its warp's lanes published (`lanes`): written once for fibers (on_fibers)
+// and for coroutines (coroutine_threads.h). Only the lanes that exist take part (a block's last
+// warp may have fewer than 32; a mask may name the others, as a full mask often does).
+namespace cudalab::emu::warp_calls {
+inline unsigned existing_lanes() {
+  const unsigned threads = ::blockDim.x * ::blockDim.y * ::blockDim.z;
+  const unsigned first = thread_rank() / 32 * 32;
+  return threads - first >= 32 ? 0xffffffffu : (1u << (threads - first)) - 1;
+}
+// Calls f(lane) for each lane of `mask` that exists.
+template <class F>
+inline void each_lane(unsigned mask, F f) {
+  for (unsigned lanes = mask & existing_lanes(); lanes != 0; lanes &= lanes - 1)
+    f(static_cast<unsigned>(__builtin_ctz(lanes)));
+}
+struct SyncWarp {
+  unsigned mask;
+  uint64_t mine = 0;
+  void result(const uint64_t*) const {}
+};
+struct Ballot {
+  unsigned mask;
+  uint64_t mine;
+  unsigned result(const uint64_t* lanes) const {
+    unsigned bits = 0;
+    each_lane(mask, [&](unsigned lane) { bits |= lanes[lane] != 0 ? 1u << lane : 0u; });
+    return bits;
+  }
+};
+struct Any : Ballot {
+  int result(const uint64_t* lanes) const { return Ballot::result(lanes) != 0; }
+};
+struct All : Ballot {
+  int result(const uint64_t* lanes) const {
+    return Ballot::result(lanes) == (mask & existing_lanes());
+  }
+};
+struct MatchAny {
+  unsigned mask;
+  uint64_t mine;
+  unsigned result(const uint64_t* lanes) const {
+    unsigned bits = 0;
+    each_lane(mask, [&](unsigned lane) { bits |= lanes[lane] == mine ? 1u << lane : 0u; });
+    return bits;
+  }
+};
+// __reduce_*_sync (compute capability 8.0): every lane of the mask gets op of their values.
+template <class T, T (*op)(T, T)>
+struct Reduce {
+  unsigned mask;
+  uint64_t mine;
+  T result(const uint64_t* lanes) const {
+    bool first = true;
+    T r{};
+    each_lane(mask, [&](unsigned lane) {
+      const T v = static_cast<T>(lanes[lane]);
+      r = first ? v : op(r, v);
+      first = false;
+    });
+    return r;
+  }
+};
+template <class T>
+T add(T a, T b) {
+  return a + b;
+}
+template <class T>
+T min(T a, T b) {
+  return b < a ? b : a;
+}
+template <class T>
+T max(T a, T b) {
+  return b > a ? b : a;
+}
+inline unsigned bit_and(unsigned a, unsigned b) { return a & b; }
+inline unsigned bit_or(unsigned a, unsigned b) { return a | b; }
+inline unsigned bit_xor(unsigned a, unsigned b) { return a ^ b; }
+
+// The call on fibers: the lane publishes, waits for its warp, and reads.
+template <class Call>
+inline auto on_fibers(Call call, const char* file, int line) {
+  return call.result(warp_exchange(call.mask, call.mine, file, line));
+}
+}  // namespace cudalab::emu::warp_calls
+
 inline unsigned __ballot_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
                               int line = __builtin_LINE()) {
-  const uint64_t* lanes = cudalab::emu::warp_exchange(mask, predicate != 0, file, line);
-  unsigned bits = 0;
-  for (unsigned lane = 0; lane < 32; ++lane)
-    if ((mask >> lane & 1u) && lanes[lane]) bits |= 1u << lane;
-  return bits;
+  return on_fibers(cudalab::emu::warp_calls::Ballot{mask, predicate != 0}, file, line);
 }
 inline int __any_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
                       int line = __builtin_LINE()) {
-  return __ballot_sync(mask, predicate, file, line) != 0;
+  return on_fibers(cudalab::emu::warp_calls::Any{{mask, predicate != 0}}, file, line);
 }
 inline int __all_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
                       int line = __builtin_LINE()) {
-  return __ballot_sync(mask, predicate, file, line) == (mask & __ballot_sync(mask, 1, file, line));
+  return on_fibers(cudalab::emu::warp_calls::All{{mask, predicate != 0}}, file, line);
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin_FILE(),
                        int line = __builtin_LINE()) {
-  cudalab::emu::warp_exchange(mask, 0, file, line);
+  on_fibers(cudalab::emu::warp_calls::SyncWarp{mask}, file, line);
 }
+inline unsigned __match_any_sync(unsigned mask, unsigned long long value,
+                                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return on_fibers(cudalab::emu::warp_calls::MatchAny{mask, value}, file, line);
+}
+// (Each reduction's types and operation, once; coroutine_threads.h makes their awaited forms.)
+// clang-format off
+#define CUDALAB_WARP_REDUCTIONS(X)                                  \
+  X(add, unsigned, add<unsigned>) X(add, int, add<int>)             \
+  X(min, unsigned, min<unsigned>) X(min, int, min<int>)             \
+  X(max, unsigned, max<unsigned>) X(max, int, max<int>)             \
+  X(and, unsigned, bit_and) X(or, unsigned, bit_or) X(xor, unsigned, bit_xor)
+// clang-format on
+#define CUDALAB_WARP_REDUCE(what, T, op)                                                          \
+  inline T __reduce_##what##_sync(unsigned mask, T value, const char* file = __builtin_FILE(),    \
+                                  int line = __builtin_LINE()) {                                  \
+    using cudalab::emu::warp_calls::Reduce;                                                       \
+    return on_fibers(Reduce<T, cudalab::emu::warp_calls::op>{mask, static_cast<uint64_t>(value)}, \
+                     file, line);                                                                 \
+  }
+CUDALAB_WARP_REDUCTIONS(CUDALAB_WARP_REDUCE)
+#undef CUDALAB_WARP_REDUCE
 
 namespace cudalab::emu {
 // __threadfence(): orders this thread's writes before its later ones, for every block; the race
@@ -181,46 +284,7 @@ inline void __threadfence() { cudalab::emu::thread_fence(); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 // The lanes of the running thread's warp that exist (emu cannot tell which ones diverged).
-inline unsigned __activemask() {
-  const unsigned threads = ::blockDim.x * ::blockDim.y * ::blockDim.z;
-  const unsigned first = cudalab::emu::thread_rank() / 32 * 32;
-  const unsigned lanes = threads - first >= 32 ? 32 : threads - first;
-  return lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
-}
-// Warp reductions (compute capability 8.0): every lane of the mask gets the result.
-#define CUDALAB_WARP_REDUCE(name, T, op)                                             \
-  inline T name(unsigned mask, T value, const char* file = __builtin_FILE(),         \
-                int line = __builtin_LINE()) {                                       \
-    const uint64_t* lanes =                                                          \
-        cudalab::emu::warp_exchange(mask, static_cast<uint64_t>(value), file, line); \
-    bool first = true;                                                               \
-    T r{};                                                                           \
-    for (unsigned lane = 0; lane < 32; ++lane)                                       \
-      if (mask >> lane & 1u) {                                                       \
-        const T v = static_cast<T>(lanes[lane]);                                     \
-        r = first ? v : op;                                                          \
-        first = false;                                                               \
-      }                                                                              \
-    return r;                                                                        \
-  }
-CUDALAB_WARP_REDUCE(__reduce_add_sync, unsigned, r + v)
-CUDALAB_WARP_REDUCE(__reduce_add_sync, int, r + v)
-CUDALAB_WARP_REDUCE(__reduce_min_sync, unsigned, v < r ? v : r)
-CUDALAB_WARP_REDUCE(__reduce_min_sync, int, v < r ? v : r)
-CUDALAB_WARP_REDUCE(__reduce_max_sync, unsigned, v > r ? v : r)
-CUDALAB_WARP_REDUCE(__reduce_max_sync, int, v > r ? v : r)
-CUDALAB_WARP_REDUCE(__reduce_and_sync, unsigned, r& v)
-CUDALAB_WARP_REDUCE(__reduce_or_sync, unsigned, r | v)
-CUDALAB_WARP_REDUCE(__reduce_xor_sync, unsigned, r ^ v)
-#undef CUDALAB_WARP_REDUCE
-inline unsigned __match_any_sync(unsigned mask, unsigned long long value,
-                                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  const uint64_t* lanes = cudalab::emu::warp_exchange(mask, value, file, line);
-  unsigned bits = 0;
-  for (unsigned lane = 0; lane < 32; ++lane)
-    if ((mask >> lane & 1u) && lanes[lane] == value) bits |= 1u << lane;
-  return bits;
-}
+inline unsigned __activemask() { return cudalab::emu::warp_calls::existing_lanes(); }
 
 // Atomics: the GPU's read-modify-write operations, returning the old value. In checked code each
 // becomes a call of its hook (hooks.cpp), which names the atomic's line by its return address; the
