@@ -17,10 +17,11 @@ Two rewrites, everything else is left as written (the prelude's macros do the re
 so that each block's copy lives in the block's checked shared space (see common/emu/src/checks.cpp).
 
 A kernel whose own body waits only at barriers (`__syncthreads()`, its votes, the block group's
-sync) and warp-level calls (shuffles, votes, `__syncwarp()`, `__match_any_sync`, `__reduce_*_sync`),
-and calls nothing that could wait (no cooperative group's tile, no function of unknown body;
-coroutine_kernels() says exactly) gets a twin whose threads are C++20 coroutines
-(common/emu/include/cudalab/emu/coroutine_threads.h), after it:
+sync), warp-level calls (shuffles, votes, `__syncwarp()`, `__match_any_sync`, `__reduce_*_sync`)
+and in __device__ functions of the file that wait the same way, and calls nothing else that could
+wait (no cooperative group's tile, no function of unknown body; twin_functions() says exactly),
+gets a twin whose threads are C++20 coroutines
+(common/emu/include/cudalab/emu/coroutine_threads.h), after it, and so do those functions:
 
     #ifndef CUDALAB_EMU_CHECKED
     #line <the kernel's line> "<input>"
@@ -28,6 +29,9 @@ coroutine_kernels() says exactly) gets a twin whose threads are C++20 coroutines
         co_await ::cudalab::emu::syncthreads_arrival(); ...
         v += co_await ::cudalab::emu::shfl_down_arrival(mask, v, 16); ... co_return; ... }
     #endif
+
+    (a __device__ function's twin: ::cudalab::emu::DeviceTask<T> cudalab_coroutine_f(params),
+    called as `co_await cudalab_coroutine_f(args)`)
 
 and its launches after it pass both, `CUDALAB_KERNEL_THREADS((fibers), (coroutines))`: unchecked
 code runs the twin (a barrier costs a return and a call instead of a switch of stacks), checked code
@@ -58,7 +62,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
 WORKBOOK_INCLUDE = Path(__file__).resolve().parents[1] / "include"  # common/include
@@ -569,8 +575,8 @@ TWIN_WAIT = re.compile(rf"\b(?:{TWIN_WAIT_NAME})\s*{TEMPLATE_ARGUMENTS}\(")
 CALL = re.compile(r"(\.|->)?\s*((?:::)?[A-Za-z_]\w*(?:\s*::\s*\w+)*)\s*(?:<[^;{}()]*>\s*)?\(")
 LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\(|\{|mutable\b|->)")
 RETURN_VALUE = re.compile(r"\breturn\b\s*[^;\s]")
-# What the twin's body says instead: each wait is awaited, and `return;` is `co_return;`.
-TWIN_REWRITE = rf"\b(?P<wait>{TWIN_WAIT_NAME})\b(?=\s*{TEMPLATE_ARGUMENTS}\()|\breturn\b(?=\s*;)"
+# What a twin's body says instead: each wait is awaited (twin_rewrites() has the rest).
+TWIN_REWRITE = rf"\b(?P<wait>{TWIN_WAIT_NAME})\b(?=\s*{TEMPLATE_ARGUMENTS}\()"
 
 # The block's group of cooperative groups (`cg::thread_block cta = cg::this_thread_block();`): its
 # sync (`cta.sync()`, `cg::sync(cta)`) is the block's barrier, and its queries cannot wait.
@@ -606,13 +612,22 @@ def twin_word(m: re.Match[str]) -> str:
         return "co_await ::cudalab::emu::syncthreads_arrival()"
     if m.group("wait"):
         return f"co_await ::cudalab::emu::{m.group('wait')[2:].removesuffix('_sync')}_arrival"
+    if m.group("callee"):
+        return f"co_await {TWIN_PREFIX}{m.group('callee')}"
     return "co_return"
 
 
-def twin_rewrites(code: str) -> re.Pattern[str]:
-    """What the twin of a kernel whose body is `code` rewrites (twin_word says into what)."""
+def twin_rewrites(code: str, callees: Iterable[str], kernel: bool) -> re.Pattern[str]:
+    """What the twin of a function whose body is `code` rewrites (twin_word says into what): its
+    waits, its calls of `callees` (they are awaited, as their twins), and its returns (a kernel's
+    `return;`, any of a __device__ function's)."""
     uses = block_group_uses(code)
-    return re.compile(TWIN_REWRITE + (f"|(?P<block_sync>{uses[0]})" if uses else "|(?P<block_sync>(?!))"))
+    names = "|".join(sorted(callees)) or "(?!)"
+    return re.compile(
+        rf"{TWIN_REWRITE}|(?P<block_sync>{uses[0] if uses else '(?!)'})"
+        rf"|(?<![\w.:>])(?P<callee>{names})\b(?=\s*{TEMPLATE_ARGUMENTS}\()"
+        + (r"|\breturn\b(?=\s*;)" if kernel else r"|\breturn\b")
+    )
 
 
 # Calls that cannot wait: the language's, casts to built-in types, the device API but its waits.
@@ -635,6 +650,14 @@ KERNEL_HEAD = re.compile(
     r"""(?P<prefix>(?:template\s*<.*?>\s*)?(?:(?:static|inline|__global__|__noinline__|"""
     r"""__forceinline__|extern\s*"C"|__launch_bounds__\s*\([^()]*\))\s*)*)(?P<void>void)\s+"""
     r"""(?:__launch_bounds__\s*\([^()]*\)\s*)?(?P<name>\w+)\s*\((?P<params>.*)\)\s*""",
+    re.S,
+)
+# The head of a __device__ function as its twin can copy it: its return type a name (maybe with
+# template arguments, maybe a pointer), not a reference, `auto` or a variadic function's.
+DEVICE_HEAD = re.compile(
+    r"""(?P<prefix>(?:template\s*<.*?>\s*)?(?:(?:static|inline|__inline__|__device__|__noinline__|"""
+    r"""__forceinline__)\s+)*)(?P<type>(?:(?:unsigned|signed|long|short)\s+)*(?!auto\b)[A-Za-z_]\w*"""
+    r"""(?:\s*<[^<>()]*>)?(?:\s*\*)*)\s*(?P<name>\w+)\s*\((?P<params>(?:(?!\.\.\.).)*)\)\s*""",
     re.S,
 )
 
@@ -676,70 +699,107 @@ def named_functions(src: str, mask: list[bool]) -> list[tuple[str, str, int, int
     return found
 
 
-def coroutine_kernels(src: str) -> dict[str, int]:
-    """The kernels whose threads can run as coroutines (every definition of the name qualifies),
-    each with where its last definition ends. A kernel qualifies if its body waits (at least once)
-    only at the waits a twin can make (TWIN_WAIT), at most one in a statement, and each other call
-    cannot wait: the language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a __device__ function
-    or macro of this file whose body has no wait and the same kind of calls; with no lambda, local
-    class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD).
+class TwinFunctions(NamedTuple):
+    """The functions of a file that get coroutine twins, each with where its last definition ends:
+    kernels, and the __device__ functions that wait and that the twins call (`callees`)."""
+
+    kernels: dict[str, int]
+    callees: dict[str, int]
+
+
+def twin_functions(src: str) -> TwinFunctions:
+    """A kernel qualifies (every definition of the name) if its body waits (at least once) only at
+    the waits a twin can make (TWIN_WAIT) or in calls of callees, at most one in a statement, and
+    each other call cannot wait: the language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a
+    __device__ function or macro of this file whose body has no wait and the same kind of calls;
+    with no lambda, local class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD). A
+    __device__ function is a callee by the same rules (DEVICE_HEAD), if it is defined before the
+    twin that calls it, by its name alone (not through `::`, `.` or `->`), needs it.
 
     (One wait in a statement: of `a() + b()` with both awaited, the compiler may resume from a's
     wait, then wait at b's before it reads a's result, which a lane that went on from b's wait to
     the next may have overwritten by then.)"""
     mask = code_mask(src)
-    device: dict[str, list[str]] = {}
-    kernels: dict[str, list[tuple[str, str, int]]] = {}  # name: (head, body's code, its end)
+    Definition = tuple[str, str, int, int]  # head (empty in a macro), body's code, keyword, end
+    kernels: dict[str, list[Definition]] = {}
+    device: dict[str, list[Definition]] = {}
     for name, head, keyword, brace, end in named_functions(src, mask):
-        code = code_only(src, mask, brace, end + 1)
-        if src.startswith("__global__", keyword):
-            kernel = ("" if in_macro(src, keyword) else head, block_groups_read(code), end)
-            kernels.setdefault(name, []).append(kernel)
-        else:
-            device.setdefault(name, []).append(code)
+        code = block_groups_read(code_only(src, mask, brace, end + 1))
+        definition = ("" if in_macro(src, keyword) else head, code, keyword, end)
+        (kernels if src.startswith("__global__", keyword) else device).setdefault(name, []).append(definition)
     macros = macro_texts(src, mask)
     verdicts: dict[str, bool] = {}
+    callees: dict[str, int] = {}
 
     def cannot_wait(name: str) -> bool:  # a callee (a __device__ function or a macro) of this file
         if name not in verdicts:
             verdicts[name] = True  # (a recursive call waits no more than its function)
             # (A macro's `return` would return from the twin, where only co_return may.)
-            texts = device.get(name, []) + ([macros[name]] if name in macros else [])
+            texts = [d[1] for d in device.get(name, [])] + ([macros[name]] if name in macros else [])
             verdicts[name] = (
                 bool(texts)
                 and not (name in macros and re.search(r"\breturn\b", macros[name]))
-                and all(not WAITS.search(t) and calls_cannot_wait(t) for t in texts)
+                and all(not WAITS.search(t) and waits_in(t, 0) == [] for t in texts)
             )
         return verdicts[name]
 
-    def calls_cannot_wait(code: str) -> bool:
+    def waits_in(code: str, keyword: int) -> list[int] | None:
+        """Where `code` (the body of a function defined at `keyword`) waits, if every wait is one a
+        twin can make or a call of a callee defined before it, and every other call cannot wait;
+        else None."""
+        if any(not TWIN_WAIT.match(code, w.start()) for w in WAITS.finditer(code)):
+            return None
+        found = [w.start() for w in TWIN_WAIT.finditer(code)]
         for call in CALL.finditer(code):
             name = re.sub(r"\s+", "", call.group(2)).removeprefix("::").removeprefix("std::")
             if call.group(1) is None and CALLS_THAT_CANNOT_WAIT.fullmatch(name):
                 continue
-            if re.fullmatch(TWIN_WAIT_NAME, name) or cannot_wait(name.split("::")[-1]):
+            if re.fullmatch(TWIN_WAIT_NAME, name):
                 continue
-            return False
+            if call.group(1) is None and call.group(2) == name and callees.get(name, keyword) < keyword:
+                found.append(call.start(2))
+            elif not cannot_wait(name.split("::")[-1]):
+                return None
         used = set(re.findall(r"\b\w+\b", code)) & macros.keys()
-        return all(cannot_wait(macro) for macro in used)
+        return found if all(cannot_wait(macro) for macro in used) else None
 
-    def qualifies(head: str, code: str) -> bool:
-        waits = list(WAITS.finditer(code))
+    def qualifies(head_form: re.Pattern[str], definition: Definition) -> bool:
+        head, code, keyword, _ = definition
+        found = waits_in(code, keyword)
+        statements = [len(re.findall(r"[;{}]", code[:at])) for at in found or []]
         return (
-            KERNEL_HEAD.fullmatch(head) is not None
-            and bool(waits)
-            and all(TWIN_WAIT.match(code, w.start()) for w in waits)
-            and all(len(TWIN_WAIT.findall(part)) <= 1 for part in re.split(r"[;{}]", code))
+            head_form.fullmatch(head) is not None
+            and bool(found)
+            and len(set(statements)) == len(statements)
             and not LAMBDA.search(code)
-            and not RETURN_VALUE.search(code)
-            and calls_cannot_wait(code)
+            and not (head_form is KERNEL_HEAD and RETURN_VALUE.search(code))
         )
 
-    return {
-        name: max(end for _, _, end in found)
+    grew = True
+    while grew:  # (a callee may call callees defined before it)
+        grew = False
+        for name, found in device.items():
+            if name not in callees and all(qualifies(DEVICE_HEAD, d) for d in found):
+                callees[name] = max(end for *_, end in found)
+                grew = True
+    twins = {
+        name: max(end for *_, end in found)
         for name, found in kernels.items()
-        if all(qualifies(head, code) for head, code, _ in found)
+        if all(qualifies(KERNEL_HEAD, d) for d in found)
     }
+    # Only the callees that a kernel's twin calls, or a callee it calls, get twins.
+    called: dict[str, int] = {}
+    bodies = [d[1] for name in twins for d in kernels[name]]
+    while bodies:
+        for name in set(re.findall(r"\b\w+\b", bodies.pop())) & callees.keys() - called.keys():
+            called[name] = callees[name]
+            bodies += [d[1] for d in device[name]]
+    return TwinFunctions(twins, called)
+
+
+def coroutine_kernels(src: str) -> dict[str, int]:
+    """The kernels whose threads can run as coroutines (twin_functions says which)."""
+    return twin_functions(src).kernels
 
 
 def twin_of(kernel: str, twins: dict[str, int], launch: int) -> str | None:
@@ -751,29 +811,36 @@ def twin_of(kernel: str, twins: dict[str, int], launch: int) -> str | None:
     return f"{m.group(1)}{TWIN_PREFIX}{m.group(2)}{m.group(3) or ''}"
 
 
-def add_coroutine_twins(src: str, twins: dict[str, int], path: str) -> str:
-    """After each definition of a kernel in `twins`, its twin (the module's docstring), on lines
-    that #line numbers as the kernel's own, so that the twin's diagnostics name the kernel's lines."""
-    if not twins:
+def add_coroutine_twins(src: str, twins: TwinFunctions, path: str) -> str:
+    """After each definition of a function in `twins`, its twin (the module's docstring), on lines
+    that #line numbers as the function's own, so that the twin's diagnostics name its lines."""
+    if not twins.kernels:
         return src
     mask = code_mask(src)
     out: list[str] = []
     done = 0
     for keyword, brace, end in function_bodies(src, mask):
         start = declaration_start(src, mask, keyword)
-        m = KERNEL_HEAD.fullmatch(src, start, brace)
-        if not src.startswith("__global__", keyword) or m is None or m.group("name") not in twins:
+        kernel = src.startswith("__global__", keyword)
+        m = (KERNEL_HEAD if kernel else DEVICE_HEAD).fullmatch(src, start, brace)
+        if m is None or m.group("name") not in (twins.kernels if kernel else twins.callees):
             continue
-        prefix = re.sub(r'\b__global__\b[ \t]*|\bextern\s*"C"[ \t]*', "", m.group("prefix"))
+        prefix = re.sub(
+            r'\b(?:__global__|__device__|__forceinline__|__noinline__)\b[ \t]*|\bextern\s*"C"[ \t]*',
+            "",
+            m.group("prefix"),
+        )
+        task = "ThreadTask" if kernel else f"DeviceTask<{m.group('type')}>"
+        name_at = m.start("name")
         head = (
-            prefix
-            + "::cudalab::emu::ThreadTask"
-            + src[m.end("void") : m.start("name")]
+            f"{prefix}::cudalab::emu::{task}"
+            + (src[m.end("void") : name_at] if kernel else " ")
             + TWIN_PREFIX
-            + src[m.start("name") : brace]
+            + src[name_at:brace]
         )
         body, k = [], brace
-        for w in twin_rewrites(code_only(src, mask, brace, end + 1)).finditer(src, brace, end + 1):
+        rewrites = twin_rewrites(code_only(src, mask, brace, end + 1), twins.callees, kernel)
+        for w in rewrites.finditer(src, brace, end + 1):
             if mask[w.start()]:
                 body += [src[k : w.start()], twin_word(w)]
                 k = w.end()
@@ -822,10 +889,10 @@ def translate_for_checker(src: str, path: str) -> str:
 def translate(src: str, path: str, header_twins: dict[str, int] | None = None) -> str:
     """`header_twins`: the kernels with twins that local headers define, each with where this file
     includes the header (a launch after it may run the twin)."""
-    twins = coroutine_kernels(src)
+    twins = twin_functions(src)
     mask = code_mask(src)
     defined = {f[0] for f in named_functions(src, mask) if src.startswith("__global__", f[2])}
-    launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins
+    launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins.kernels
     body = rewrite_launches(src, twins=launchable)
     body = rewrite_shared(rewrite_extern_shared(body))
     body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(rewrite_inline_ptx(body))))
@@ -835,7 +902,8 @@ def translate(src: str, path: str, header_twins: dict[str, int] | None = None) -
 
 
 NEEDS_TRANSLATION = re.compile(
-    r"<\s*<\s*<|__shared__|\b__syncthreads\s*\(|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel|\bclock\s*\(|\b(asm|__asm__)\b"
+    r"<\s*<\s*<|__shared__|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel|\bclock\s*\(|\b(asm|__asm__)\b|"
+    + TWIN_WAIT.pattern  # (a kernel that waits gets a twin)
 )
 
 

@@ -155,6 +155,41 @@ __global__ void shuffles_in_a_statement(int* out) {
   out[2 * t + 1] = __shfl_xor_sync(0xffffffff, v, 4);
 }
 
+// Functions that wait, called from a kernel (on emu, each a coroutine that the kernel's twin
+// awaits): a warp's sum by shuffles, a block's sum through shared memory, and a rotation of a tile
+// between two barriers, called in a loop.
+template <class T>
+__device__ T warp_sum(T v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+  return v;
+}
+__device__ int block_sum(int v) {  // thread 0 gets the block's sum
+  __shared__ int partial[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  v = warp_sum<int>(v);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < blockDim.x / 32 ? partial[lane] : 0;
+  if (warp == 0) v = warp_sum(v);
+  return v;
+}
+__device__ void rotate_once(int* tile, int n) {
+  const int next = tile[(threadIdx.x + 1) % n];
+  __syncthreads();
+  tile[threadIdx.x] = next;
+  __syncthreads();
+}
+__global__ void sums_through_functions(const int* in, int* out, int rounds) {
+  __shared__ int tile[256];
+  const int t = threadIdx.x, n = blockDim.x;
+  tile[t] = in[blockIdx.x * n + t];
+  __syncthreads();
+  for (int r = 0; r < rounds; ++r) rotate_once(tile, n);
+  const int total = block_sum(tile[t]);
+  out[blockIdx.x * (n + 1) + t] = tile[t];
+  if (t == 0) out[blockIdx.x * (n + 1) + n] = total;
+}
+
 // Two rotations of a block's elements through shared memory, the barriers written with cooperative
 // groups (on emu, the block group's syncs are the barriers of a coroutine twin).
 __global__ void rotate_with_groups(int* data) {
@@ -478,6 +513,30 @@ TEST_F(Runtime, ShufflesInAStatement) {
     ASSERT_EQ(h[2 * t + 1], v(t ^ 4)) << "thread " << t;
   }
   CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, FunctionsThatWait) {
+  const int BLOCKS = 3, N = 96, ROUNDS = 5;
+  std::vector<int> in(N * BLOCKS), h((N + 1) * BLOCKS, -1);
+  for (int i = 0; i < N * BLOCKS; ++i) in[i] = i * 7 % 101;
+  int *d_in, *d_out;
+  CUDA_CHECK(cudaMalloc(&d_in, in.size() * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&d_out, h.size() * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(d_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice));
+  sums_through_functions<<<BLOCKS, N>>>(d_in, d_out, ROUNDS);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d_out, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < BLOCKS; ++b) {
+    int total = 0;
+    for (int t = 0; t < N; ++t) {
+      total += in[b * N + t];
+      ASSERT_EQ(h[b * (N + 1) + t], in[b * N + (t + ROUNDS) % N])
+          << "block " << b << ", thread " << t;
+    }
+    ASSERT_EQ(h[b * (N + 1) + N], total) << "block " << b;
+  }
+  CUDA_CHECK(cudaFree(d_in));
+  CUDA_CHECK(cudaFree(d_out));
 }
 
 TEST_F(Runtime, CooperativeGroupsSyncTheBlock) {

@@ -632,8 +632,9 @@ class BlockRunner {
       << launch_site(*config_)
       << " waits at a barrier or warp-level call inside a function that the kernel calls. In "
          "unchecked code the emu runs this kernel's threads as coroutines, which can wait only "
-         "at a __syncthreads() in the kernel's own body; the translator found no other wait, "
-         "wrongly (please report this program). Built with the checks (the default), the "
+         "in the kernel's own body or in functions of its file that the translator read; it "
+         "found no other wait, wrongly (please report this program). Built with the checks (the "
+         "default), the "
          "kernel runs as written.";
     stop_running_thread(cudaErrorLaunchFailure, s.str());
   }
@@ -751,8 +752,9 @@ class BlockRunner {
     coroutines_.assign(threads_, nullptr);
     BarrierSite first{};  // where the first thread to wait since the last opening waits
     // (A thread that waits there is not written down: BarrierSites needs only the others.)
-    const auto finished_or_waits = [&](std::coroutine_handle<> thread) {
-      if (thread.done()) return true;
+    const auto finished_or_waits = [&](void*& frame) {
+      frame = coroutine_waiting;  // (where it waits: in the kernel, or a function it calls)
+      if (frame == nullptr) return true;
       if (warps_.waiting() > 0 && warps_.waits(running_thread())) return false;  // a shuffle
       const BarrierSite at = coroutine_waits_at;
       if (at.line != first.line || at.file != first.file) {
@@ -762,13 +764,12 @@ class BlockRunner {
       return false;
     };
     const auto resume = [&](void*& frame) {
-      const auto thread = std::coroutine_handle<>::from_address(frame);
-      thread.resume();
-      return finished_or_waits(thread);
+      std::coroutine_handle<>::from_address(frame).resume();
+      return finished_or_waits(frame);
     };
     unsigned finished = each_thread<kStarting>([&](void*& frame) {
-      frame = fn_.start_coroutine(fn_.ctx);
-      return finished_or_waits(std::coroutine_handle<>::from_address(frame));
+      fn_.start_coroutine(fn_.ctx);
+      return finished_or_waits(frame);
     });
     while (finished < threads_) {
       if (warps_.waiting() > 0) {

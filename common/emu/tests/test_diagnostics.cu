@@ -151,10 +151,11 @@ TEST(RowsOfABlockLaunchedFromUncheckedCode, TwoWritersInTwoRowsAreNamed) {
   EXPECT_NE(said.find("thread (0,1,0), at"), std::string::npos) << said;
 }
 
-// Kernels of this file whose own body waits at barriers or warp-level calls run their threads as
-// coroutines (coroutine_threads.h: this file has no checks). Barrier and warp divergence are named
-// there as on fibers, a failed assert fails its launch and the next runs, and a wait the translator
-// could not see (a macro of another file) is said to be one.
+// Kernels of this file that wait at barriers or warp-level calls, in their own body or in functions
+// of the file, run their threads as coroutines (coroutine_threads.h: this file has no checks).
+// Barrier and warp divergence are named there as on fibers, a failed assert fails its launch and
+// the next runs, and a wait the translator could not see (a macro of another file) is said to be
+// one.
 __global__ void return_before_barrier(float* out) {
   if (threadIdx.x >= 16) return;
   out[threadIdx.x] = 1;
@@ -182,6 +183,21 @@ __global__ void vote_in_half_a_block(float* out) {
 __global__ void syncwarp_in_half_a_warp(float* out) {
   if (threadIdx.x < 16) __syncwarp();  // COROUTINE: syncwarp_in_half_a_warp
   out[threadIdx.x] = 1;
+}
+__device__ void barrier_after(float* out) {
+  out[threadIdx.x] = 1;
+  __syncthreads();  // COROUTINE: barrier_in_a_function
+}
+__global__ void half_the_block_calls_a_barrier(float* out) {
+  if (threadIdx.x < 16) barrier_after(out);
+}
+__device__ float shuffled(float v) {
+  return __shfl_xor_sync(0xffffffff, v, 1);  // COROUTINE: shuffle_in_a_function
+}
+__global__ void half_a_warp_calls_a_shuffle(float* out) {
+  float v = threadIdx.x;
+  if (threadIdx.x < 16) v = shuffled(v);
+  out[threadIdx.x] = v;
 }
 __global__ void assert_after_barrier(float* out) {
   out[threadIdx.x] = 1;
@@ -222,6 +238,8 @@ TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
        [](const float*, float* out) { barriers_in_a_loop_of_each_own_length<<<1, 32>>>(out); }},
       {"vote_in_half_a_block",
        [](const float*, float* out) { vote_in_half_a_block<<<1, 32>>>(out); }},
+      {"barrier_in_a_function",
+       [](const float*, float* out) { half_the_block_calls_a_barrier<<<1, 32>>>(out); }},
   };
   for (const auto& [name, launch] : kernels) {
     const auto [error, said] = on_32_threads(launch);
@@ -238,6 +256,8 @@ TEST(KernelsWhoseThreadsAreCoroutines, WarpDivergenceIsNamed) {
       {"half_a_warp", [](const float*, float* out) { shuffle_in_half_a_warp<<<1, 32>>>(out); }},
       {"syncwarp_in_half_a_warp",
        [](const float*, float* out) { syncwarp_in_half_a_warp<<<1, 32>>>(out); }},
+      {"shuffle_in_a_function",
+       [](const float*, float* out) { half_a_warp_calls_a_shuffle<<<1, 32>>>(out); }},
   };
   for (const auto& [name, launch] : kernels) {
     const auto [error, said] = on_32_threads(launch);

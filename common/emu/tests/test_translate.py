@@ -394,15 +394,60 @@ class CoroutineTwins(unittest.TestCase):
         )
         self.assertFalse(self.qualifies("x[0] = mystery(x[1]);"))  # defined elsewhere: may wait
         self.assertFalse(self.qualifies("x[0] = v.get();"))  # a method of unknown body
-        waits = "__device__ void helper(float* x) { __syncthreads(); }\n"
         calm = "__device__ float square(float v) { return v * v; }\n"
-        self.assertFalse(self.qualifies("helper(x);", before=waits))
         self.assertTrue(self.qualifies("x[0] = square(x[1]);", before=calm))
         self.assertFalse(
             self.qualifies(
                 "x[0] = square(x[1]);", before=calm + "__device__ int square(int v) { __syncwarp(); }\n"
             )
         )
+
+    def test_device_functions_that_wait_are_awaited_as_their_twins(self) -> None:
+        src = (
+            "template <class T>\n"
+            "__inline__ __device__ T warpReduceSum(T val) {\n"
+            "  for (int offset = 16; offset > 0; offset /= 2)\n"
+            "    val += __shfl_down_sync(0xffffffff, val, offset);\n"
+            "  return val;\n"
+            "}\n"
+            "__device__ __forceinline__ float blockReduceSum(float val) {\n"
+            "  static __shared__ float shared[32];\n"
+            "  val = warpReduceSum<float>(val);\n"
+            "  if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = val;\n"
+            "  __syncthreads();\n"
+            "  return threadIdx.x < 32 ? shared[threadIdx.x] : 0;\n"
+            "}\n"
+            "__device__ float unused(float v) { __syncthreads(); return v; }\n"
+            "__global__ void sum(const float* in, float* out) {\n"
+            "  float s = blockReduceSum(in[threadIdx.x]);\n"
+            "  if (threadIdx.x == 0) out[0] = s;\n"
+            "}\n"
+        )
+        self.assertEqual(set(translate.twin_functions(src).callees), {"warpReduceSum", "blockReduceSum"})
+        out = body(src)
+        self.assertIn(
+            "template <class T>\n"
+            "__inline__ ::cudalab::emu::DeviceTask<T> cudalab_coroutine_warpReduceSum(T val) {",
+            out,
+        )
+        self.assertIn("  co_return val;\n", out)
+        self.assertIn("::cudalab::emu::DeviceTask<float> cudalab_coroutine_blockReduceSum(float val) {", out)
+        self.assertIn("  val = co_await cudalab_coroutine_warpReduceSum<float>(val);\n", out)
+        self.assertIn("  float s = co_await cudalab_coroutine_blockReduceSum(in[threadIdx.x]);\n", out)
+        self.assertNotIn("cudalab_coroutine_unused", out)  # no twin calls it
+
+    def test_a_callee_must_be_defined_before_and_called_by_name(self) -> None:
+        waits = "__device__ void helper(float* x) { __syncthreads(); }\n"
+        self.assertTrue(self.qualifies("helper(x);", before=waits))
+        for code, before in (
+            ("ns::helper(x);", waits),
+            ("x[0] = helper(x) + helper(x);", waits),  # two waits in a statement
+            ("auto& r = helper(x);", "__device__ float& helper(float* x) { __syncwarp(); return *x; }\n"),
+        ):
+            with self.subTest(code=code):
+                self.assertFalse(self.qualifies(code, before=before))
+        after = "__device__ void helper(float*);\n__global__ void k(float* x) { helper(x); }\n" + waits
+        self.assertEqual(translate.coroutine_kernels(after), {})
 
     def test_macros_of_the_file_are_read_as_callees(self) -> None:
         self.assertTrue(self.qualifies("x[IDX(1, 2)] = 0;", before="#define IDX(r, c) ((r) * 16 + (c))\n"))

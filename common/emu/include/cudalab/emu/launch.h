@@ -49,12 +49,12 @@ const ThreadRow* take_row();
 // A fiber's work: run_rows(ctx) runs the kernel body for each thread of each row take_row()
 // gives it; run_thread(ctx) for the thread the scheduler has made current.
 // Or, for a kernel whose threads run as coroutines (coroutine_threads.h), start_coroutine(ctx)
-// starts the thread the scheduler has made current and returns its coroutine's handle (address()).
+// starts the thread the scheduler has made current (until it waits: coroutine_waiting).
 struct ThreadFn {
   void (*run_rows)(void*);
   void (*run_thread)(void*);
   void* ctx;
-  void* (*start_coroutine)(void*) = nullptr;
+  void (*start_coroutine)(void*) = nullptr;
 };
 
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
@@ -189,13 +189,12 @@ class Launch {
     auto& c = *static_cast<Call<Body, Params>*>(call);
     call_with<Params>(c.body, c.arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
   }
-  // A coroutine thread's start: it runs until its first barrier, then its handle is kept.
+  // A coroutine thread's start: it runs until its first wait.
   template <class Body, class Params>
-  static void* start_coroutine(void* call) {
+  static void start_coroutine(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
-    return call_with<Params>(c.body.start, c.arguments,
-                             std::make_index_sequence<std::tuple_size_v<Params>>{})
-        .handle;
+    call_with<Params>(c.body.start, c.arguments,
+                      std::make_index_sequence<std::tuple_size_v<Params>>{});
   }
   template <class Params, class Body, size_t... I>
   __attribute__((no_sanitize("thread"))) static decltype(auto) call_with(
