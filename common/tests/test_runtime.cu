@@ -110,11 +110,12 @@ __global__ void locals_across_barriers(int* out, int rounds) {
 // a lane whose source lies outside its segment keeps its own value.
 __global__ void shuffles_in_segments(int* out) {
   const int t = threadIdx.x, v = 7 * t + 1;
-  int* mine = out + 4 * (blockIdx.x * blockDim.x + t);
+  int* mine = out + 5 * (blockIdx.x * blockDim.x + t);
   mine[0] = __shfl_down_sync(0xffffffff, v, 3, 8);
   mine[1] = __shfl_up_sync(0xffffffff, v, 5, 16);
   mine[2] = __shfl_xor_sync(0xffffffff, v, 9);
   mine[3] = __shfl_sync(0xffffffff, v, 21, 16);
+  mine[4] = __shfl_sync(0xffffffff, v, -3, 8);  // the source lane's low bits: 5 of its segment
 }
 
 // Votes, a match and reductions of a warp, with __syncwarp() between (on emu, as coroutines). The
@@ -436,7 +437,7 @@ TEST_F(Runtime, VariablesLiveAcrossBarriers) {
 
 TEST_F(Runtime, ShufflesInSegmentsNarrowerThanAWarp) {
   const int THREADS = 64, BLOCKS = 2;
-  std::vector<int> h(4 * THREADS * BLOCKS, -1);
+  std::vector<int> h(5 * THREADS * BLOCKS, -1);
   int* d;
   CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
   shuffles_in_segments<<<BLOCKS, THREADS>>>(d);
@@ -446,10 +447,11 @@ TEST_F(Runtime, ShufflesInSegmentsNarrowerThanAWarp) {
   for (int i = 0; i < THREADS * BLOCKS; ++i) {
     const int t = i % THREADS, lane = t % 32, warp = t - lane;
     const int down = lane % 8 + 3 < 8 ? t + 3 : t, up = lane % 16 >= 5 ? t - 5 : t;
-    ASSERT_EQ(h[4 * i], value(down)) << "thread " << i;
-    ASSERT_EQ(h[4 * i + 1], value(up)) << "thread " << i;
-    ASSERT_EQ(h[4 * i + 2], value(warp + (lane ^ 9))) << "thread " << i;
-    ASSERT_EQ(h[4 * i + 3], value(warp + lane / 16 * 16 + 5)) << "thread " << i;
+    ASSERT_EQ(h[5 * i], value(down)) << "thread " << i;
+    ASSERT_EQ(h[5 * i + 1], value(up)) << "thread " << i;
+    ASSERT_EQ(h[5 * i + 2], value(warp + (lane ^ 9))) << "thread " << i;
+    ASSERT_EQ(h[5 * i + 3], value(warp + lane / 16 * 16 + 5)) << "thread " << i;
+    ASSERT_EQ(h[5 * i + 4], value(warp + lane / 8 * 8 + 5)) << "thread " << i;
   }
   CUDA_CHECK(cudaFree(d));
 }

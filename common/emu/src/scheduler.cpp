@@ -753,7 +753,7 @@ class BlockRunner {
     BarrierSite first{};  // where the first thread to wait since the last opening waits
     // (A thread that waits there is not written down: BarrierSites needs only the others.)
     const auto finished_or_waits = [&](void*& frame) {
-      frame = coroutine_waiting;  // (where it waits: in the kernel, or a function it calls)
+      frame = coroutine_waiting;  // (where it waits: in the kernel, or in a function it calls)
       if (frame == nullptr) return true;
       if (warps_.waiting() > 0 && warps_.waits(running_thread())) return false;  // a shuffle
       const BarrierSite at = coroutine_waits_at;
@@ -764,6 +764,7 @@ class BlockRunner {
       return false;
     };
     const auto resume = [&](void*& frame) {
+      coroutine_waiting = frame;  // (until it calls a function that waits, or returns from one)
       std::coroutine_handle<>::from_address(frame).resume();
       return finished_or_waits(frame);
     };
@@ -1178,6 +1179,15 @@ void grid_sync(const char* file, int line) {
 [[noreturn]] void unsupported(const char* what) {
   diagnose(std::string("not supported by the emu backend: ") + what);
   std::abort();
+}
+
+void bad_shuffle_width(int width, const char* file, int line) {
+  if (BlockState* b = current_block)
+    fault_at(*b, site(file, line), cudaErrorLaunchFailure,
+             "a shuffle of width " + std::to_string(width) +
+                 ": the width must be a power of two from 1 to 32 (on a GPU the result of any "
+                 "other is undefined)");
+  unsupported("a shuffle outside a kernel");
 }
 
 void assert_failed(const char* expression, const char* file, int line, const char* function) {

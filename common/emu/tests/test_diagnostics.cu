@@ -199,6 +199,9 @@ __global__ void half_a_warp_calls_a_shuffle(float* out) {
   if (threadIdx.x < 16) v = shuffled(v);
   out[threadIdx.x] = v;
 }
+__global__ void shuffle_of_width_12(float* out) {
+  out[threadIdx.x] = __shfl_down_sync(0xffffffff, 1.0f, 1, 12);  // COROUTINE: width_12
+}
 __global__ void assert_after_barrier(float* out) {
   out[threadIdx.x] = 1;
   __syncthreads();
@@ -266,6 +269,14 @@ TEST(KernelsWhoseThreadsAreCoroutines, WarpDivergenceIsNamed) {
     EXPECT_NE(said.find(here(name)), std::string::npos) << said;
     EXPECT_NE(said.find("16-31"), std::string::npos) << said;
   }
+}
+
+TEST(KernelsWhoseThreadsAreCoroutines, AShuffleWidthThatIsNotAPowerOfTwoIsNamed) {
+  const auto [error, said] =
+      on_32_threads([](const float*, float* out) { shuffle_of_width_12<<<1, 32>>>(out); });
+  EXPECT_EQ(error, cudaErrorLaunchFailure);
+  EXPECT_NE(said.find("a shuffle of width 12"), std::string::npos) << said;
+  EXPECT_NE(said.find(here("width_12")), std::string::npos) << said;
 }
 
 TEST(KernelsWhoseThreadsAreCoroutines, AFailedAssertFailsItsLaunchAndTheNextRuns) {

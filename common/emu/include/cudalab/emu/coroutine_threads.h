@@ -16,6 +16,7 @@
 // see, stops the block with an error that says so (the checked build runs such a kernel).
 #pragma once
 
+#include <bit>
 #include <coroutine>
 #include <cstdint>
 #include <cstring>
@@ -32,16 +33,18 @@ void* coroutine_frame(size_t bytes);  // internal (scheduler.cpp): memory for a 
 // What the translator puts before a kernel's name to name its twin.
 inline constexpr char kTwinPrefix[] = "cudalab_coroutine_";
 
-// Internal: the coroutine of the running thread that waits now (the kernel's twin, or the twin of a
-// function it calls), written down when it suspends, and nullptr when the thread has finished;
-// the scheduler reads it when the thread has returned to it, and resumes it.
+// Internal: the running thread's innermost coroutine (its kernel's twin, or the twin of a function
+// that it calls, from the call to the return), and nullptr when the thread has finished: the
+// scheduler resumes it when the thread waits there.
 inline constinit thread_local void* coroutine_waiting = nullptr;
-inline void waits_in(std::coroutine_handle<> thread) { coroutine_waiting = thread.address(); }
 
 // What a kernel's twin returns (nothing: the scheduler keeps coroutine_waiting).
 struct ThreadTask {
   struct promise_type {
-    ThreadTask get_return_object() { return {}; }
+    ThreadTask get_return_object() {
+      coroutine_waiting = std::coroutine_handle<promise_type>::from_promise(*this).address();
+      return {};
+    }
     std::suspend_never initial_suspend() noexcept { return {}; }  // runs to its first wait
     std::suspend_always final_suspend() noexcept { return {}; }
     void return_void() noexcept { coroutine_waiting = nullptr; }
@@ -107,6 +110,7 @@ struct DeviceTask {
     struct BackToCaller {
       bool await_ready() const noexcept { return false; }
       std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> me) noexcept {
+        coroutine_waiting = me.promise().caller.address();
         return me.promise().caller;
       }
       void await_resume() const noexcept {}
@@ -127,6 +131,7 @@ struct DeviceTask {
   bool await_ready() const noexcept { return false; }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept {
     callee.promise().caller = caller;
+    coroutine_waiting = callee.address();
     return callee;  // the callee runs now, until it waits or returns
   }
   T await_resume() { return callee.promise().result(); }
@@ -151,8 +156,7 @@ struct BarrierArrival {
   Result (*result)(int count) = nullptr;
   const int* count = nullptr;
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> thread) noexcept {
-    waits_in(thread);
+  void await_suspend(std::coroutine_handle<>) noexcept {
     coroutine_waits_at = {file, line};
     if constexpr (!std::is_void_v<Result>) count = vote_as_coroutine(predicate != 0);
   }
@@ -192,8 +196,7 @@ struct WarpArrival {
   int line;
   const uint64_t* lanes = nullptr;
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> thread) noexcept {
-    waits_in(thread);
+  void await_suspend(std::coroutine_handle<>) noexcept {
     lanes = publish_as_coroutine(call.mask, call.mine, file, line);
   }
   auto await_resume() const noexcept { return call.result(lanes); }
@@ -208,13 +211,27 @@ struct Shuffle {
   unsigned mask;
   uint64_t mine;
   T var;
-  int source, width;
-  Shuffle(unsigned mask, T var, int source, int width)
-      : mask(mask), mine(0), var(var), source(source), width(width) {
-    std::memcpy(&mine, &var, sizeof(T));
+  int source, segment, width;
+  Shuffle(unsigned mask, T var, int source, int width, const char* file, int line)
+      : mask(mask),
+        mine(bits_of(var)),
+        var(var),
+        source(source),
+        segment(segment_start(width, file, line)),
+        width(width) {}
+  // (In a register: zeroed in the frame, then written in part, `mine` took a stalled load to
+  // publish, a third of a warp reduction's time.)
+  static uint64_t bits_of(T var) {
+    if constexpr (sizeof(T) == 8) return std::bit_cast<uint64_t>(var);
+    if constexpr (sizeof(T) == 4) return std::bit_cast<uint32_t>(var);
+    if constexpr (sizeof(T) == 2) return std::bit_cast<uint16_t>(var);
+    if constexpr (sizeof(T) == 1) return std::bit_cast<uint8_t>(var);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &var, sizeof(T));
+    return bits;
   }
   T result(const uint64_t* lanes) const {
-    if (outside_segment(source, width)) return var;
+    if (outside_segment(source, segment, width)) return var;
     T out;
     std::memcpy(&out, &lanes[source], sizeof(T));
     return out;
@@ -227,22 +244,22 @@ struct Shuffle {
 template <class T>
 WarpArrival<Shuffle<T>> shfl_arrival(unsigned mask, T var, int srcLane, int width = warpSize,
                                      CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, var, shuffle_source::idx(srcLane, width), width}, file, line};
+  return {{mask, var, shuffle_source::idx(srcLane, width), width, file, line}, file, line};
 }
 template <class T>
 WarpArrival<Shuffle<T>> shfl_down_arrival(unsigned mask, T var, unsigned delta,
                                           int width = warpSize, CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, var, shuffle_source::down(delta), width}, file, line};
+  return {{mask, var, shuffle_source::down(delta), width, file, line}, file, line};
 }
 template <class T>
 WarpArrival<Shuffle<T>> shfl_up_arrival(unsigned mask, T var, unsigned delta, int width = warpSize,
                                         CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, var, shuffle_source::up(delta), width}, file, line};
+  return {{mask, var, shuffle_source::up(delta), width, file, line}, file, line};
 }
 template <class T>
 WarpArrival<Shuffle<T>> shfl_xor_arrival(unsigned mask, T var, int laneMask, int width = warpSize,
                                          CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, var, shuffle_source::xor_(laneMask), width}, file, line};
+  return {{mask, var, shuffle_source::xor_(laneMask), width, file, line}, file, line};
 }
 inline WarpArrival<warp_calls::SyncWarp> syncwarp_arrival(unsigned mask = 0xffffffffu,
                                                           CUDALAB_ARRIVAL_PLACE) {

@@ -95,9 +95,15 @@ inline unsigned thread_rank() {
   return ::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z);
 }
 inline unsigned lane_id() { return thread_rank() % 32; }
-// A source lane outside the running lane's segment of `width` lanes: the lane keeps its own value.
-inline bool outside_segment(int src_lane, int width) {
-  const int segment = static_cast<int>(lane_id()) / width * width;
+// A shuffle's segment of `width` lanes, a power of two from 1 to 32 (CUDA leaves another width's
+// result undefined; the emu stops the kernel and says so): where the running lane's starts. A lane
+// whose source lies outside its segment keeps its own value.
+[[noreturn]] void bad_shuffle_width(int width, const char* file, int line);
+inline int segment_start(int width, const char* file, int line) {
+  if (width <= 0 || width > 32 || (width & (width - 1)) != 0) bad_shuffle_width(width, file, line);
+  return static_cast<int>(lane_id()) & -width;
+}
+inline bool outside_segment(int src_lane, int segment, int width) {
   return src_lane < segment || src_lane >= segment + width;
 }
 // A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
@@ -105,7 +111,7 @@ inline bool outside_segment(int src_lane, int width) {
 template <class T>
 inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file, int line) {
   static_assert(std::is_trivially_copyable_v<T>, "shuffles move trivially copyable values");
-  const bool outside = outside_segment(src_lane, width);
+  const bool outside = outside_segment(src_lane, segment_start(width, file, line), width);
   T out = var;
   for (size_t at = 0; at < sizeof(T); at += 8) {
     const size_t n = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
@@ -121,7 +127,7 @@ inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file
 // The lane each shuffle reads, for the running lane (also coroutine_threads.h's).
 namespace cudalab::emu::shuffle_source {
 inline int lane() { return static_cast<int>(lane_id()); }
-inline int idx(int src_lane, int width) { return lane() / width * width + src_lane % width; }
+inline int idx(int src_lane, int width) { return (lane() & -width) + (src_lane & (width - 1)); }
 inline int down(unsigned delta) { return lane() + static_cast<int>(delta); }
 inline int up(unsigned delta) { return lane() - static_cast<int>(delta); }
 inline int xor_(int lane_mask) { return lane() ^ lane_mask; }
