@@ -29,7 +29,11 @@
 
 namespace cudalab::emu {
 
-void* coroutine_frame(size_t bytes);  // internal (scheduler.cpp): memory for a frame of the block
+// Internal (scheduler.cpp): memory for a frame of a kernel's twin (the block's), and for one of a
+// function's twin (until the function returns).
+void* coroutine_frame(size_t bytes);
+void* function_frame(size_t bytes);
+void free_function_frame(void* frame, size_t bytes) noexcept;
 // What the translator puts before a kernel's name to name its twin.
 inline constexpr char kTwinPrefix[] = "cudalab_coroutine_";
 
@@ -55,35 +59,6 @@ struct ThreadTask {
     static void operator delete(void*) noexcept {}
   };
 };
-
-// The frames of the twins of __device__ functions: each goes when its caller has the function's
-// value, onto a list of free frames of its size, per worker, which the next call of that size
-// takes (from the heap: 3 calls per thread made a block reduction 10% slower than on fibers; from
-// the block's arena, a call in a loop would fill it).
-class FreeFrames {
- public:
-  void* take(size_t bytes) {
-    const size_t k = size_class(bytes);
-    if (k >= kClasses) return ::operator new(bytes);
-    if (void* frame = free_[k]) {
-      free_[k] = *static_cast<void**>(frame);
-      return frame;
-    }
-    return ::operator new(k* kGrain);
-  }
-  void give(void* frame, size_t bytes) {
-    const size_t k = size_class(bytes);
-    if (k >= kClasses) return ::operator delete(frame);
-    *static_cast<void**>(frame) = free_[k];
-    free_[k] = frame;
-  }
-
- private:
-  static constexpr size_t kGrain = 64, kClasses = 64;  // frames up to 4 KiB are kept
-  static size_t size_class(size_t bytes) { return (bytes + kGrain - 1) / kGrain; }
-  void* free_[kClasses] = {};
-};
-inline constinit thread_local FreeFrames free_frames{};
 
 // What the twin of a __device__ function that waits returns: its coroutine, which starts when the
 // caller awaits it and, when it returns, goes back to the caller with its value. (A block that
@@ -117,9 +92,9 @@ struct DeviceTask {
     };
     BackToCaller final_suspend() noexcept { return {}; }
     [[noreturn]] void unhandled_exception() noexcept { std::terminate(); }
-    static void* operator new(size_t bytes) { return free_frames.take(bytes); }
+    static void* operator new(size_t bytes) { return function_frame(bytes); }
     static void operator delete(void* frame, size_t bytes) noexcept {
-      free_frames.give(frame, bytes);
+      free_function_frame(frame, bytes);
     }
   };
   std::coroutine_handle<promise_type> callee;
