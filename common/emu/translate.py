@@ -713,8 +713,9 @@ def twin_functions(src: str) -> TwinFunctions:
     each other call cannot wait: the language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a
     __device__ function or macro of this file whose body has no wait and the same kind of calls;
     with no lambda, local class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD). A
-    __device__ function is a callee by the same rules (DEVICE_HEAD), if it is defined before the
-    twin that calls it, by its name alone (not through `::`, `.` or `->`), needs it.
+    __device__ function that waits is a callee by the same rules (its head DEVICE_HEAD), called by
+    its name alone (not through `::`, `.` or `->`) and defined before its caller; only the callees
+    that a kernel's twin calls, itself or through other callees, get twins.
 
     (One wait in a statement: of `a() + b()` with both awaited, the compiler may resume from a's
     wait, then wait at b's before it reads a's result, which a lane that went on from b's wait to

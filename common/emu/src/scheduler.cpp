@@ -358,7 +358,7 @@ class CoroutineFrames {
       free_[k] = *static_cast<void**>(frame);
       return frame;
     }
-    return ::operator new(k* kGrain);
+    return ::operator new(size_of(k));
   }
   void give_back(void* frame, size_t bytes) {
     const size_t k = size_class(bytes);
@@ -382,6 +382,7 @@ class CoroutineFrames {
   static constexpr size_t kChunkBytes = 1 << 20;
   static constexpr size_t kGrain = 64, kClasses = 64;  // functions' frames up to 4 KiB are kept
   static size_t size_class(size_t bytes) { return (bytes + kGrain - 1) / kGrain; }
+  static size_t size_of(size_t size_class) { return size_class * kGrain; }
   void* free_[kClasses] = {};
   struct Chunk {
     explicit Chunk(size_t size) : bytes(size), memory(new std::byte[size]) {}
@@ -654,9 +655,8 @@ class BlockRunner {
       << " waits at a barrier or warp-level call inside a function that the kernel calls. In "
          "unchecked code the emu runs this kernel's threads as coroutines, which can wait only "
          "in the kernel's own body or in functions of its file that the translator read; it "
-         "found no other wait, wrongly (please report this program). Built with the checks (the "
-         "default), the "
-         "kernel runs as written.";
+         "found no other wait, wrongly (please report this program). Built with the checks "
+         "(the default), the kernel runs as written.";
     stop_running_thread(cudaErrorLaunchFailure, s.str());
   }
 

@@ -230,6 +230,17 @@ std::string here(const char* name) {
   return "test_diagnostics.cu:" +
          std::to_string(line_in(__FILE__, "// COROUTINE: " + std::string(name)));
 }
+// Runs `launch` on 32 threads, which must fail it with `what`, said at the line marked `name`;
+// returns what was said.
+std::string expect_stopped(void (*launch)(const float* in, float* out), const char* what,
+                           const char* name) {
+  const auto [error, said] = on_32_threads(launch);
+  EXPECT_EQ(error, cudaErrorLaunchFailure) << name;
+  EXPECT_NE(said.find(what), std::string::npos) << name << ": " << said;
+  EXPECT_NE(said.find(here(name)), std::string::npos)
+      << "expected " << here(name) << " in: " << said;
+  return said;
+}
 
 TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
   using Launch = void (*)(const float*, float*);
@@ -244,13 +255,7 @@ TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
       {"barrier_in_a_function",
        [](const float*, float* out) { half_the_block_calls_a_barrier<<<1, 32>>>(out); }},
   };
-  for (const auto& [name, launch] : kernels) {
-    const auto [error, said] = on_32_threads(launch);
-    EXPECT_EQ(error, cudaErrorLaunchFailure) << name;
-    EXPECT_NE(said.find("barrier divergence"), std::string::npos) << name << ": " << said;
-    EXPECT_NE(said.find(here(name)), std::string::npos)
-        << "expected " << here(name) << " in: " << said;
-  }
+  for (const auto& [name, launch] : kernels) expect_stopped(launch, "barrier divergence", name);
 }
 
 TEST(KernelsWhoseThreadsAreCoroutines, WarpDivergenceIsNamed) {
@@ -263,20 +268,14 @@ TEST(KernelsWhoseThreadsAreCoroutines, WarpDivergenceIsNamed) {
        [](const float*, float* out) { half_a_warp_calls_a_shuffle<<<1, 32>>>(out); }},
   };
   for (const auto& [name, launch] : kernels) {
-    const auto [error, said] = on_32_threads(launch);
-    EXPECT_EQ(error, cudaErrorLaunchFailure) << name;
-    EXPECT_NE(said.find("warp divergence"), std::string::npos) << name << ": " << said;
-    EXPECT_NE(said.find(here(name)), std::string::npos) << said;
+    const std::string said = expect_stopped(launch, "warp divergence", name);
     EXPECT_NE(said.find("16-31"), std::string::npos) << said;
   }
 }
 
 TEST(KernelsWhoseThreadsAreCoroutines, AShuffleWidthThatIsNotAPowerOfTwoIsNamed) {
-  const auto [error, said] =
-      on_32_threads([](const float*, float* out) { shuffle_of_width_12<<<1, 32>>>(out); });
-  EXPECT_EQ(error, cudaErrorLaunchFailure);
-  EXPECT_NE(said.find("a shuffle of width 12"), std::string::npos) << said;
-  EXPECT_NE(said.find(here("width_12")), std::string::npos) << said;
+  expect_stopped([](const float*, float* out) { shuffle_of_width_12<<<1, 32>>>(out); },
+                 "a shuffle of width 12", "width_12");
 }
 
 TEST(KernelsWhoseThreadsAreCoroutines, AFailedAssertFailsItsLaunchAndTheNextRuns) {
