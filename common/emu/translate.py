@@ -60,6 +60,7 @@ Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUTPUT.d]
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Iterable
@@ -707,6 +708,7 @@ class TwinFunctions(NamedTuple):
     callees: dict[str, int]
 
 
+@functools.lru_cache(maxsize=32)  # (a header's: found for its includer's launches, then for its own twins)
 def twin_functions(src: str) -> TwinFunctions:
     """A kernel qualifies (every definition of the name) if its body waits (at least once) only at
     the waits a twin can make (TWIN_WAIT) or in calls of callees, at most one in a statement, and

@@ -273,8 +273,8 @@ class WarpMeetings {
       coalesced_[t] = group;
       return true;
     }
-    const unsigned lanes = threads_ - first, exist = lanes >= 32 ? ~0u : (1u << lanes) - 1;
-    return (wait_[t].mask & exist & ~waiting_lanes_[t / 32]) == 0;
+    return (wait_[t].mask & warp_calls::lanes_that_exist(threads_, first) &
+            ~waiting_lanes_[t / 32]) == 0;
   }
   // Why lane `t` can never go on: the lanes of its mask that never reach its call.
   std::string stuck(unsigned t, dim3 block) const {
@@ -367,7 +367,7 @@ class CoroutineFrames {
     free_[k] = frame;
   }
   void* allocate(size_t bytes) {
-    bytes = (bytes + 63) & ~size_t{63};  // as operator new aligns
+    bytes = size_of(size_class(bytes));  // (aligned as operator new aligns)
     while (chunk_ < chunks_.size() && used_ + bytes > chunks_[chunk_].bytes) {
       ++chunk_;
       used_ = 0;
@@ -380,7 +380,8 @@ class CoroutineFrames {
 
  private:
   static constexpr size_t kChunkBytes = 1 << 20;
-  static constexpr size_t kGrain = 64, kClasses = 64;  // functions' frames up to 4 KiB are kept
+  static constexpr size_t kGrain = 64;    // every frame's bytes are a multiple of it
+  static constexpr size_t kClasses = 64;  // functions' frames up to 4 KiB are kept
   static size_t size_class(size_t bytes) { return (bytes + kGrain - 1) / kGrain; }
   static size_t size_of(size_t size_class) { return size_class * kGrain; }
   void* free_[kClasses] = {};

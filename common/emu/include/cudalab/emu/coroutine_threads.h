@@ -256,10 +256,10 @@ inline WarpArrival<warp_calls::MatchAny> match_any_arrival(unsigned mask, unsign
                                                            CUDALAB_ARRIVAL_PLACE) {
   return {{mask, value}, file, line};
 }
-#define CUDALAB_REDUCE_ARRIVAL(what, T, op)                                          \
-  inline WarpArrival<warp_calls::Reduce<T, warp_calls::op>> reduce_##what##_arrival( \
-      unsigned mask, T value, CUDALAB_ARRIVAL_PLACE) {                               \
-    return {{mask, static_cast<uint64_t>(value)}, file, line};                       \
+#define CUDALAB_REDUCE_ARRIVAL(what, T, op)                                                      \
+  inline WarpArrival<warp_calls::Reduce<T, op>> reduce_##what##_arrival(unsigned mask, T value,  \
+                                                                        CUDALAB_ARRIVAL_PLACE) { \
+    return {{mask, static_cast<uint64_t>(value)}, file, line};                                   \
   }
 CUDALAB_WARP_REDUCTIONS(CUDALAB_REDUCE_ARRIVAL)
 #undef CUDALAB_REDUCE_ARRIVAL

@@ -86,6 +86,32 @@ inline T atomic_update(T* address, Op op) {
 
 inline constexpr int warpSize = 32;
 
+// min and max as CUDA declares them: same-type overloads first, mixed types by promotion.
+#define CUDALAB_MIN_MAX(T)                         \
+  inline T min(T a, T b) { return b < a ? b : a; } \
+  inline T max(T a, T b) { return a < b ? b : a; }
+CUDALAB_MIN_MAX(int)
+CUDALAB_MIN_MAX(unsigned int)
+CUDALAB_MIN_MAX(long)
+CUDALAB_MIN_MAX(unsigned long)
+CUDALAB_MIN_MAX(long long)
+CUDALAB_MIN_MAX(unsigned long long)
+CUDALAB_MIN_MAX(float)
+CUDALAB_MIN_MAX(double)
+#undef CUDALAB_MIN_MAX
+template <class A, class B,
+          class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+inline std::common_type_t<A, B> min(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  return C(b) < C(a) ? C(b) : C(a);
+}
+template <class A, class B,
+          class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+inline std::common_type_t<A, B> max(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  return C(a) < C(b) ? C(b) : C(a);
+}
+
 // Warp-level primitives. Each lane publishes a value and waits for the lanes of the mask (the
 // scheduler's warp barrier); then it reads what the others published.
 namespace cudalab::emu {
@@ -162,10 +188,12 @@ inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSiz
 // and for coroutines (coroutine_threads.h). Only the lanes that exist take part (a block's last
 // warp may have fewer than 32; a mask may name the others, as a full mask often does).
 namespace cudalab::emu::warp_calls {
-inline unsigned existing_lanes() {
-  const unsigned threads = ::blockDim.x * ::blockDim.y * ::blockDim.z;
-  const unsigned first = thread_rank() / 32 * 32;
+// The lanes that exist of the warp whose first thread is `first`, in a block of `threads`.
+inline unsigned lanes_that_exist(unsigned threads, unsigned first) {
   return threads - first >= 32 ? 0xffffffffu : (1u << (threads - first)) - 1;
+}
+inline unsigned existing_lanes() {
+  return lanes_that_exist(::blockDim.x * ::blockDim.y * ::blockDim.z, thread_rank() / 32 * 32);
 }
 // Calls f(lane) for each lane of `mask` that exists.
 template <class F>
@@ -224,14 +252,6 @@ template <class T>
 T add(T a, T b) {
   return a + b;
 }
-template <class T>
-T min(T a, T b) {
-  return b < a ? b : a;
-}
-template <class T>
-T max(T a, T b) {
-  return b > a ? b : a;
-}
 inline unsigned bit_and(unsigned a, unsigned b) { return a & b; }
 inline unsigned bit_or(unsigned a, unsigned b) { return a | b; }
 inline unsigned bit_xor(unsigned a, unsigned b) { return a ^ b; }
@@ -263,19 +283,21 @@ inline unsigned __match_any_sync(unsigned mask, unsigned long long value,
                                  const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   return on_fibers(cudalab::emu::warp_calls::MatchAny{mask, value}, file, line);
 }
-// (Each reduction's types and operation, once; coroutine_threads.h makes their awaited forms.)
+// (Each reduction's types and operation (min and max: the device API's above), once;
+// coroutine_threads.h makes their awaited forms.)
 // clang-format off
-#define CUDALAB_WARP_REDUCTIONS(X)                                  \
-  X(add, unsigned, add<unsigned>) X(add, int, add<int>)             \
-  X(min, unsigned, min<unsigned>) X(min, int, min<int>)             \
-  X(max, unsigned, max<unsigned>) X(max, int, max<int>)             \
-  X(and, unsigned, bit_and) X(or, unsigned, bit_or) X(xor, unsigned, bit_xor)
+#define CUDALAB_WARP_REDUCTIONS(X)                                                        \
+  X(add, unsigned, cudalab::emu::warp_calls::add<unsigned>)                               \
+  X(add, int, cudalab::emu::warp_calls::add<int>)                                         \
+  X(min, unsigned, ::min) X(min, int, ::min) X(max, unsigned, ::max) X(max, int, ::max)   \
+  X(and, unsigned, cudalab::emu::warp_calls::bit_and)                                     \
+  X(or, unsigned, cudalab::emu::warp_calls::bit_or)                                       \
+  X(xor, unsigned, cudalab::emu::warp_calls::bit_xor)
 // clang-format on
 #define CUDALAB_WARP_REDUCE(what, T, op)                                                          \
   inline T __reduce_##what##_sync(unsigned mask, T value, const char* file = __builtin_FILE(),    \
                                   int line = __builtin_LINE()) {                                  \
-    using cudalab::emu::warp_calls::Reduce;                                                       \
-    return on_fibers(Reduce<T, cudalab::emu::warp_calls::op>{mask, static_cast<uint64_t>(value)}, \
+    return on_fibers(cudalab::emu::warp_calls::Reduce<T, op>{mask, static_cast<uint64_t>(value)}, \
                      file, line);                                                                 \
   }
 CUDALAB_WARP_REDUCTIONS(CUDALAB_WARP_REDUCE)
@@ -385,32 +407,6 @@ inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
 #define atomicAnd_system atomicAnd
 #define atomicXor_block atomicXor
 #define atomicXor_system atomicXor
-
-// min and max as CUDA declares them: same-type overloads first, mixed types by promotion.
-#define CUDALAB_MIN_MAX(T)                         \
-  inline T min(T a, T b) { return b < a ? b : a; } \
-  inline T max(T a, T b) { return a < b ? b : a; }
-CUDALAB_MIN_MAX(int)
-CUDALAB_MIN_MAX(unsigned int)
-CUDALAB_MIN_MAX(long)
-CUDALAB_MIN_MAX(unsigned long)
-CUDALAB_MIN_MAX(long long)
-CUDALAB_MIN_MAX(unsigned long long)
-CUDALAB_MIN_MAX(float)
-CUDALAB_MIN_MAX(double)
-#undef CUDALAB_MIN_MAX
-template <class A, class B,
-          class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
-inline std::common_type_t<A, B> min(A a, B b) {
-  using C = std::common_type_t<A, B>;
-  return C(b) < C(a) ? C(b) : C(a);
-}
-template <class A, class B,
-          class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
-inline std::common_type_t<A, B> max(A a, B b) {
-  using C = std::common_type_t<A, B>;
-  return C(a) < C(b) ? C(b) : C(a);
-}
 
 namespace cudalab::emu {
 // A feature the emu does not model: says what, and stops the program.
