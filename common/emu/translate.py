@@ -17,9 +17,10 @@ Two rewrites, everything else is left as written (the prelude's macros do the re
 so that each block's copy lives in the block's checked shared space (see common/emu/src/checks.cpp).
 
 A kernel whose own body waits only at barriers (`__syncthreads()`, its votes, the block group's
-sync), warp-level calls (shuffles, votes, `__syncwarp()`, `__match_any_sync`, `__reduce_*_sync`)
-and in __device__ functions of the file that wait the same way, and calls nothing else that could
-wait (no cooperative group's tile, no function of unknown body; twin_functions() says exactly),
+sync), warp-level calls (shuffles, votes, `__syncwarp()`, `__match_any_sync`, `__reduce_*_sync`,
+and those of cooperative groups' tiles of a warp with their collectives, `cg::reduce` and the
+scans) and in __device__ functions of the file that wait the same way, and calls nothing else that
+could wait (no tile of several warps, no function of unknown body; twin_functions() says exactly),
 gets a twin whose threads are C++20 coroutines
 (common/emu/include/cudalab/emu/coroutine_threads.h), after it, and so do those functions:
 
@@ -27,7 +28,8 @@ gets a twin whose threads are C++20 coroutines
     #line <the kernel's line> "<input>"
     ::cudalab::emu::ThreadTask cudalab_coroutine_kernel(params) { ...
         co_await ::cudalab::emu::syncthreads_arrival(); ...
-        v += co_await ::cudalab::emu::shfl_down_arrival(mask, v, 16); ... co_return; ... }
+        v += co_await ::cudalab::emu::shfl_down_arrival(mask, v, 16); ...
+        v = co_await tile.shfl_down_arrival(v, 16); ... co_return; ... }
     #endif
 
     (a __device__ function's twin: ::cudalab::emu::DeviceTask<T> cudalab_coroutine_f(params),
@@ -586,25 +588,67 @@ BLOCK_GROUP = re.compile(
     rf"(?:{GROUPS})?\b(?:thread_block|auto)\s*&?\s*\b(\w+)\s*=\s*(?:{GROUPS})?this_thread_block\s*\(\s*\)"
 )
 BLOCK_GROUP_QUERIES = "thread_rank|size|num_threads|group_index|thread_index|group_dim|dim_threads"
+# A tile (`cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);`, `auto` for its type, the
+# block's group as the parent, or a parameter of its type): each wait `tile.X(` is awaited as
+# `co_await tile.X_arrival(`, its sync `cg::sync(tile)` too (a tile of a warp meets its lanes, one of
+# several warps the block's barrier: cooperative_groups.h), and the collectives of a tile of a warp
+# (`cg::reduce(tile, ...)`: its size a number up to 32) as `co_await cg::reduce_arrival(tile, ...)`;
+# its queries and the operations' objects (`cg::plus<int>()`) cannot wait. A tile of several warps
+# keeps fibers for its collectives (they exchange through the block).
+TILE_SIZE = r"<\s*(?P<size>\w+)\s*>"
+TILE_TYPE = rf"(?:{GROUPS}|\b)thread_block_tile\s*{TILE_SIZE}"
+TILE_DECLARATION = re.compile(
+    rf"(?:(?:{GROUPS}|\b)thread_block_tile\s*<\s*\w+\s*>|\bauto)\s+(?P<name>\w+)\s*=\s*"
+    rf"(?:{GROUPS}|\b)tiled_partition\s*{TILE_SIZE}\s*"
+    rf"\(\s*(?:\w+|(?:{GROUPS})?this_thread_block\s*\(\s*\))\s*\)"
+)
+TILE_PARAMETER = re.compile(rf"(?:\bconst\s+)?{TILE_TYPE}\s*&?\s*(?P<name>\w+)\s*(?=[,)])")
+WARP_TILE_SIZES = {"1", "2", "4", "8", "16", "32"}
+TILE_WAITS = "sync|shfl|shfl_down|shfl_up|shfl_xor|any|all|ballot|match_any"
+TILE_QUERIES = "thread_rank|size|num_threads|meta_group_rank|meta_group_size"
+COLLECTIVES = "reduce|inclusive_scan|exclusive_scan"
+OPERATIONS = rf"{GROUPS}(?:plus|less|greater|bit_and|bit_or|bit_xor)\s*<[^<>;]*>\s*(?:\(\s*\)|\{{\s*\}})"
 
 
-def block_group_uses(code: str) -> tuple[str, str] | None:
-    """Patterns of the syncs and of the queries of the block groups `code` declares; None: none."""
-    names = "|".join(re.escape(name) for name in BLOCK_GROUP.findall(code))
-    if not names:
-        return None
-    syncs = rf"\b(?:{names})\s*\.\s*sync\s*\(\s*\)|{GROUPS}sync\s*\(\s*(?:{names})\s*\)"
-    return syncs, rf"\b(?:{names})\s*\.\s*(?:{BLOCK_GROUP_QUERIES})\s*\(\s*\)"
+class GroupUses(NamedTuple):
+    """Patterns of what a function does with the groups it declares (or takes, for tiles)."""
+
+    block_syncs: str
+    block_queries: str
+    tile_waits: str  # `tile.X` of a wait X (the `(` follows)
+    tile_syncs: str  # `cg::sync(tile)`, the tile's name its group `tile`
+    collectives: str  # `cg::reduce` and the scans (`(tile,` follows)
+    tile_queries: str
 
 
-def block_groups_read(code: str) -> str:
-    """`code` with its block groups read for what they are: a declaration declares nothing that
-    waits, a sync is `__syncthreads()`, a query a value (any other use stays, and keeps fibers)."""
-    uses = block_group_uses(code)
-    if uses is None:
-        return code
-    code = re.sub(uses[0], "__syncthreads()", BLOCK_GROUP.sub("0", code))
-    return re.sub(uses[1], "0", code)
+def group_uses(head: str, code: str) -> GroupUses:
+    """The uses of the block groups and tiles of a function (head and body's code); a pattern that
+    matches nothing where it has none."""
+    blocks = "|".join(re.escape(name) for name in BLOCK_GROUP.findall(code)) or "(?!)"
+    found = [*TILE_DECLARATION.finditer(code), *TILE_PARAMETER.finditer(head)]
+    names = [m.group("name") for m in found]
+    warp_names = [m.group("name") for m in found if m.group("size") in WARP_TILE_SIZES]
+    tiles = "|".join(map(re.escape, names)) or "(?!)"
+    warp_tiles = "|".join(map(re.escape, warp_names)) or "(?!)"
+    return GroupUses(
+        block_syncs=rf"\b(?:{blocks})\s*\.\s*sync\s*\(\s*\)|{GROUPS}sync\s*\(\s*(?:{blocks})\s*\)",
+        block_queries=rf"\b(?:{blocks})\s*\.\s*(?:{BLOCK_GROUP_QUERIES})\s*\(\s*\)",
+        tile_waits=rf"\b(?:{tiles})\s*\.\s*(?:{TILE_WAITS})\b(?=\s*\()",
+        tile_syncs=rf"{GROUPS}sync\s*\(\s*(?P<tile>{tiles})\s*\)",
+        collectives=rf"{GROUPS}(?:{COLLECTIVES})\b(?=\s*\(\s*(?:{warp_tiles})\s*,)",
+        tile_queries=rf"\b(?:{tiles})\s*\.\s*(?:{TILE_QUERIES})\s*\(\s*\)",
+    )
+
+
+def groups_read(head: str, code: str) -> str:
+    """`code` with its groups read for what they are: a declaration declares nothing that waits, a
+    block's sync is `__syncthreads()`, a tile's wait or collective a warp-level call, a query or an
+    operation's object a value (any other use stays, and keeps fibers)."""
+    uses = group_uses(head, code)
+    code = re.sub(uses.block_syncs, "__syncthreads()", BLOCK_GROUP.sub("0", code))
+    code = re.sub(uses.tile_syncs, "__syncwarp()", TILE_DECLARATION.sub("0", code))
+    code = re.sub(uses.tile_waits + "|" + uses.collectives, "__syncwarp", code)
+    return re.sub(rf"{uses.block_queries}|{uses.tile_queries}|{OPERATIONS}", "0", code)
 
 
 def twin_word(m: re.Match[str]) -> str:
@@ -613,19 +657,26 @@ def twin_word(m: re.Match[str]) -> str:
         return "co_await ::cudalab::emu::syncthreads_arrival()"
     if m.group("wait"):
         return f"co_await ::cudalab::emu::{m.group('wait')[2:].removesuffix('_sync')}_arrival"
+    if m.group("tile_wait"):
+        return "co_await " + "".join(m.group("tile_wait").split()) + "_arrival"
+    if m.group("tile_sync"):
+        return f"co_await {m.group('tile')}.sync_arrival()"
+    if m.group("collective"):
+        return f"co_await ::cooperative_groups::{m.group('collective').split(':')[-1].strip()}_arrival"
     if m.group("callee"):
         return f"co_await {TWIN_PREFIX}{m.group('callee')}"
     return "co_return"
 
 
-def twin_rewrites(code: str, callees: Iterable[str], kernel: bool) -> re.Pattern[str]:
-    """What the twin of a function whose body is `code` rewrites (twin_word says into what): its
-    waits, its calls of `callees` (they are awaited, as their twins), and its returns (a kernel's
-    `return;`, any of a __device__ function's)."""
-    uses = block_group_uses(code)
+def twin_rewrites(head: str, code: str, callees: Iterable[str], kernel: bool) -> re.Pattern[str]:
+    """What the twin of a function whose head and body are `head` and `code` rewrites (twin_word
+    says into what): its waits, its groups' (group_uses), its calls of `callees` (they are awaited,
+    as their twins), and its returns (a kernel's `return;`, any of a __device__ function's)."""
+    uses = group_uses(head, code)
     names = "|".join(sorted(callees)) or "(?!)"
     return re.compile(
-        rf"{TWIN_REWRITE}|(?P<block_sync>{uses[0] if uses else '(?!)'})"
+        rf"{TWIN_REWRITE}|(?P<block_sync>{uses.block_syncs})|(?P<tile_wait>{uses.tile_waits})"
+        rf"|(?P<tile_sync>{uses.tile_syncs})|(?P<collective>{uses.collectives})"
         rf"|(?<![\w.:>])(?P<callee>{names})\b(?=\s*{TEMPLATE_ARGUMENTS}\()"
         + (r"|\breturn\b(?=\s*;)" if kernel else r"|\breturn\b")
     )
@@ -727,7 +778,7 @@ def twin_functions(src: str) -> TwinFunctions:
     kernels: dict[str, list[Definition]] = {}
     device: dict[str, list[Definition]] = {}
     for name, head, keyword, brace, end in named_functions(src, mask):
-        code = block_groups_read(code_only(src, mask, brace, end + 1))
+        code = groups_read(head, code_only(src, mask, brace, end + 1))
         definition = ("" if in_macro(src, keyword) else head, code, keyword, end)
         (kernels if src.startswith("__global__", keyword) else device).setdefault(name, []).append(definition)
     macros = macro_texts(src, mask)
@@ -842,7 +893,9 @@ def add_coroutine_twins(src: str, twins: TwinFunctions, path: str) -> str:
             + src[name_at:brace]
         )
         body, k = [], brace
-        rewrites = twin_rewrites(code_only(src, mask, brace, end + 1), twins.callees, kernel)
+        rewrites = twin_rewrites(
+            code_only(src, mask, start, brace), code_only(src, mask, brace, end + 1), twins.callees, kernel
+        )
         for w in rewrites.finditer(src, brace, end + 1):
             if mask[w.start()]:
                 body += [src[k : w.start()], twin_word(w)]

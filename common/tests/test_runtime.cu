@@ -1,6 +1,8 @@
 // The runtime's behaviour that labs rely on, checked on both backends with the same expectations:
 // on a GPU this test documents CUDA; on emu it proves the emulator matches it.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,12 +141,44 @@ __global__ void warp_votes(unsigned* out, int limit) {
   mine[9] = __activemask();
 }
 
-// The same for a tile's votes (on emu, on fibers): the tile's all() holds only if its predicate
-// holds in all of its lanes, and a lane that does not exist has none.
+// The same for a tile's votes (on emu, as coroutines too): the tile's all() holds only if its
+// predicate holds in all of its lanes, and a lane that does not exist has none.
 __global__ void tile_votes(unsigned* out, int limit) {
   const auto tile = cg::tiled_partition<16>(cg::this_thread_block());
   const unsigned t = threadIdx.x;
-  out[blockIdx.x * blockDim.x + t] = tile.all(static_cast<int>(t) < limit) * 10 + tile.any(t == 70);
+  const int all = tile.all(static_cast<int>(t) < limit);
+  out[blockIdx.x * blockDim.x + t] = all * 10 + tile.any(t == 70);
+}
+
+// A tile's waits and collectives (on emu, awaited by the kernel's twin): a warp's sum by the
+// tile's shuffles in a function, then in each half-warp tile a reduction, a scan, a maximum, a
+// shuffle of a 16-byte value, a ballot (in the tile's ranks) and its place in its parent.
+struct Pair {
+  long long a;
+  double b;
+};
+__device__ int tile_sum(const cg::thread_block_tile<32>& tile, int v) {
+  for (int offset = tile.size() / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
+  return v;
+}
+constexpr int kTileResults = 9;
+__global__ void tile_collectives(int* out) {
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
+  auto half = cg::tiled_partition<16>(tile);
+  const int t = cta.thread_rank();
+  int* mine = out + kTileResults * (blockIdx.x * blockDim.x + t);
+  mine[0] = tile_sum(tile, t);  // the tile's sum in its lane 0
+  tile.sync();
+  mine[1] = cg::reduce(half, t, cg::plus<int>());
+  mine[2] = cg::inclusive_scan(half, t);
+  mine[3] = cg::reduce(half, t * 7 % 23, cg::greater<int>());
+  const Pair p = half.shfl(Pair{t, 0.5 * t}, 3);
+  mine[4] = static_cast<int>(p.a);
+  mine[5] = static_cast<int>(2 * p.b);
+  mine[6] = half.ballot(t % 3 == 0);
+  mine[7] = half.meta_group_rank();
+  mine[8] = tile.meta_group_rank() * 100 + tile.meta_group_size();
 }
 
 // Two shuffles in one statement, then a third (on emu such a kernel keeps its fibers: a coroutine
@@ -204,6 +238,21 @@ __global__ void rotate_with_groups(int* data) {
   tile[t] = next;
   cta.sync();
   data[blockIdx.x * n + t] = tile[(t + 1) % n];
+}
+
+// A rotation within each tile of TILE threads through shared memory, between the tile's syncs (on
+// emu, a warp's meeting or, for a tile of several warps, the block's barrier, in a twin).
+template <unsigned TILE>
+__global__ void rotate_in_tiles(int* data) {
+  __shared__ int ring[128];
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(cta);
+  const unsigned t = cta.thread_rank(), first = t - tile.thread_rank();
+  ring[t] = data[blockIdx.x * 128 + t];
+  tile.sync();
+  const int next = ring[first + (tile.thread_rank() + 1) % TILE];
+  cg::sync(tile);
+  data[blockIdx.x * 128 + t] = next;
 }
 
 struct Counters {
@@ -501,6 +550,38 @@ TEST_F(Runtime, WarpVotesTakeTheLanesThatExist) {
   }
 }
 
+TEST_F(Runtime, TilesOfAWarpShuffleVoteAndReduce) {
+  const int BLOCKS = 2, THREADS = 96;
+  std::vector<int> h(kTileResults * THREADS * BLOCKS, -1);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  tile_collectives<<<BLOCKS, THREADS>>>(d);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < THREADS * BLOCKS; ++i) {
+    const int t = i % THREADS, warp = t / 32 * 32, half = t / 16 * 16;
+    int sum = 0, scan = 0, most = 0;
+    unsigned ballot = 0;
+    for (int r = 0; r < 16; ++r) {
+      sum += half + r;
+      scan += half + r <= t ? half + r : 0;
+      most = std::max(most, (half + r) * 7 % 23);
+      ballot |= (half + r) % 3 == 0 ? 1u << r : 0u;
+    }
+    const int* mine = &h[kTileResults * i];
+    if (t == warp) ASSERT_EQ(mine[0], 32 * warp + 31 * 16) << "thread " << i;
+    ASSERT_EQ(mine[1], sum) << "thread " << i;
+    ASSERT_EQ(mine[2], scan) << "thread " << i;
+    ASSERT_EQ(mine[3], most) << "thread " << i;
+    ASSERT_EQ(mine[4], half + 3) << "thread " << i;
+    ASSERT_EQ(mine[5], half + 3) << "thread " << i;
+    ASSERT_EQ(static_cast<unsigned>(mine[6]), ballot) << "thread " << i;
+    ASSERT_EQ(mine[7], t % 32 / 16) << "thread " << i << ": the half's place in its warp's tile";
+    ASSERT_EQ(mine[8], t / 32 * 100 + THREADS / 32) << "thread " << i;
+  }
+  CUDA_CHECK(cudaFree(d));
+}
+
 TEST_F(Runtime, ShufflesInAStatement) {
   const int THREADS = 64;
   std::vector<int> h(2 * THREADS, -1);
@@ -553,6 +634,26 @@ TEST_F(Runtime, CooperativeGroupsSyncTheBlock) {
   CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
   for (int b = 0; b < BLOCKS; ++b)
     for (int t = 0; t < N; ++t) ASSERT_EQ(h[b * N + t], b * N + (t + 2) % N) << "thread " << t;
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, TilesSyncTheirThreads) {
+  const int BLOCKS = 3, N = 128;
+  std::vector<int> h(N * BLOCKS);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  for (const int TILE : {16, 64}) {
+    std::iota(h.begin(), h.end(), 0);
+    CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+    if (TILE == 16) rotate_in_tiles<16><<<BLOCKS, N>>>(d);
+    if (TILE == 64) rotate_in_tiles<64><<<BLOCKS, N>>>(d);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N * BLOCKS; ++i) {
+      const int first = i / TILE * TILE;
+      ASSERT_EQ(h[i], first + (i - first + 1) % TILE) << "tiles of " << TILE << ", thread " << i;
+    }
+  }
   CUDA_CHECK(cudaFree(d));
 }
 

@@ -467,10 +467,61 @@ class CoroutineTwins(unittest.TestCase):
         twin = out[out.index("cudalab_coroutine_k") :]
         self.assertIn("x[cta.thread_rank()] = cta.size();", twin)
         self.assertEqual(twin.count("co_await ::cudalab::emu::syncthreads_arrival();"), 2)
-        # Any other use of the group, or another group, keeps the kernel on fibers.
-        for code in ("reduce(cta, x);", "auto tile = cg::tiled_partition<32>(cta);", "cta.foo();"):
+        # Any other use of the group, or a group the translator does not know, keeps fibers.
+        for code in ("reduce(cta, x);", "auto t = cg::tiled_partition(cta, 32);", "cta.foo();"):
             with self.subTest(code=code):
                 self.assertEqual(translate.coroutine_kernels(src.replace("cta.sync();", code)), {})
+
+    def test_a_tile_of_a_warp_awaits_its_own_waits(self) -> None:
+        src = (
+            "__device__ float sum(const cg::thread_block_tile<32>& g, float v) {\n"
+            "  for (int o = 16; o > 0; o /= 2) v += g.shfl_down(v, o);\n"
+            "  return v;\n"
+            "}\n"
+            "__global__ void k(float* x) {\n"
+            "  cg::thread_block cta = cg::this_thread_block();\n"
+            "  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);\n"
+            "  auto half = cooperative_groups::tiled_partition<16>(tile);\n"
+            "  const auto quarter = cg::tiled_partition<8>(cg::this_thread_block());\n"
+            "  float v = sum(tile, x[tile.thread_rank()]);\n"
+            "  tile.sync();\n"
+            "  cg::sync(half);\n"
+            "  x[half.meta_group_rank()] = cg::reduce(half, v, cg::plus<float>());\n"
+            "  x[0] = half.ballot(v > 0);\n"
+            "  x[1] = quarter.all(v > 1);\n"
+            "}\n"
+        )
+        self.assertEqual(translate.twin_functions(src), ({"k": src.rindex("}")}, {"sum": src.index("}")}))
+        out = body(src)
+        twin = out[out.index("cudalab_coroutine_k") :]
+        for awaited in (
+            "v += co_await g.shfl_down_arrival(v, o);",
+            "float v = co_await cudalab_coroutine_sum(tile, x[tile.thread_rank()]);",
+            "co_await tile.sync_arrival();",
+            "co_await half.sync_arrival();",
+            "= co_await ::cooperative_groups::reduce_arrival(half, v, cg::plus<float>());",
+            "x[0] = co_await half.ballot_arrival(v > 0);",
+            "x[1] = co_await quarter.all_arrival(v > 1);",
+        ):
+            self.assertIn(awaited, out if awaited.startswith("v +=") else twin)
+        # A tile of a size the translator cannot read waits as a tile (cooperative_groups.h knows
+        # whether it is a warp's or several warps')...
+        sized = "cg::thread_block_tile<TILE> t = cg::tiled_partition<TILE>(cta);\n  t.sync();"
+        sized = src.replace("tile.sync();", sized)
+        self.assertIn("co_await t.sync_arrival();", body(sized))
+        # ... but its collectives, as those of a tile of several warps, an unknown use of a tile, a
+        # tile of a size known only at run time, a collective not named as cooperative groups' and
+        # two waits in a statement keep the kernel on fibers.
+        for code in (
+            "auto t = cg::tiled_partition<64>(cta); x[0] = cg::reduce(t, v, cg::plus<float>());",
+            "auto t = cg::tiled_partition<N>(cta); x[0] = cg::reduce(t, v, cg::plus<float>());",
+            "auto t = cg::tiled_partition(cta, 32); t.sync();",
+            "tile.foo();",
+            "x[0] = reduce(tile, v, cg::plus<float>());",
+            "x[0] = tile.shfl(v, 0) + tile.shfl(v, 1);",
+        ):
+            with self.subTest(code=code):
+                self.assertEqual(translate.coroutine_kernels(src.replace("tile.sync();", code)), {})
 
     def test_a_kernel_defined_in_a_macro_keeps_its_fibers(self) -> None:
         for src in (

@@ -5,6 +5,10 @@
 // (common/emu/src/scheduler.cpp) with the tile's lanes as the mask, and the grid barrier of a
 // cooperative launch.
 //
+// A tile of a warp (Size up to 32) gives each of its waits twice, as its method and as the form
+// a kernel's coroutine twin awaits (`tile.X(...)` is `co_await tile.X_arrival(...)` there:
+// common/emu/translate.py), both from one description of the call (device.h's warp_calls).
+//
 // Limitation: the sync and the collectives of a tile larger than a warp are block barriers, so
 // every tile of the block must make them together (a tile that skips one is reported as a
 // barrier that some threads miss); on a GPU the tiles may go their own ways.
@@ -15,6 +19,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cudalab/emu/coroutine_threads.h"
 #include "cudalab/emu/prelude.h"  // threadIdx and friends
 
 namespace cudalab::emu {
@@ -150,77 +155,150 @@ inline coalesced_group labeled_partition(const Group& g, unsigned long long labe
   return coalesced_group(__match_any_sync(g.get_mask(), label, file, line));
 }
 
-// A tile of Size lanes (a power of two up to 32) of one warp.
+namespace details {
+// A tile's votes from its warp's (device.h's warp_calls): all() holds if every lane of the tile
+// voted yes (so not in a tile of a block's short last warp, as on a GPU); ballot() and
+// match_any() in the tile's lane numbers.
+struct TileAll : cudalab::emu::warp_calls::Ballot {
+  int result(const uint64_t* lanes) const { return Ballot::result(lanes) == mask; }
+};
+template <class Call>
+struct InTileLanes : Call {
+  unsigned first_lane;
+  unsigned result(const uint64_t* lanes) const { return Call::result(lanes) >> first_lane; }
+};
+}  // namespace details
+
 template <unsigned Size, class Parent = void>
-class thread_block_tile : public thread_group {
+class thread_block_tile;
+namespace details {
+// The group a tile was partitioned from, for the tile's meta_group_rank() and _size(): the block
+// (or a parent of a type that does not say), or a larger tile.
+template <class Parent>
+struct TileParent {
+  static unsigned rank() { return cudalab::emu::thread_rank(); }
+  static unsigned size() { return cudalab::emu::block_threads(); }
+};
+template <unsigned Size, class P>
+struct TileParent<thread_block_tile<Size, P>> {
+  static unsigned rank() { return cudalab::emu::thread_rank() % Size; }
+  static unsigned size() { return Size; }
+};
+// A tile's place among its parent's tiles (meta_group_rank() and _size()): it stays with the tile
+// when it becomes a tile of no named parent (`thread_block_tile<16> t = tiled_partition<16>(...)`).
+template <unsigned Size>
+class TilePlace {
+ public:
+  unsigned meta_group_rank() const { return rank_; }
+  unsigned meta_group_size() const { return size_; }
+
+ protected:
+  template <class Parent>
+  static TilePlace in() {
+    return {TileParent<Parent>::rank() / Size, (TileParent<Parent>::size() + Size - 1) / Size};
+  }
+  TilePlace(unsigned rank, unsigned size) : rank_(rank), size_(size) {}
+
+ private:
+  unsigned rank_, size_;
+};
+}  // namespace details
+
+// A tile of Size lanes (a power of two up to 32) of one warp.
+template <unsigned Size, class Parent>
+class thread_block_tile : public thread_group, public details::TilePlace<Size> {
   static_assert(Size > 0 && Size <= 32 && (Size & (Size - 1)) == 0,
                 "cudalab emu: tiles of 1, 2, 4, 8, 16 or 32 threads");
+  using Place = details::TilePlace<Size>;
 
  public:
-  thread_block_tile() : thread_group(tile_mask(), false) {}
-  template <unsigned S, class P>
-  thread_block_tile(const thread_block_tile<S, P>&) : thread_block_tile() {}
+  thread_block_tile() : thread_group(tile_mask(), false), Place(Place::template in<Parent>()) {}
+  template <class P>
+  thread_block_tile(const thread_block_tile<Size, P>& tile)
+      : thread_group(tile_mask(), false), Place(tile) {}
+  static unsigned first_lane() { return cudalab::emu::lane_id() / Size * Size; }
   static unsigned tile_mask() {
-    const unsigned lane = cudalab::emu::lane_id();
-    const unsigned bits = Size == 32 ? 0xffffffffu : (1u << Size) - 1u;
-    return bits << (lane / Size * Size);
+    return (Size == 32 ? 0xffffffffu : (1u << Size) - 1u) << first_lane();
   }
   unsigned thread_rank() const { return cudalab::emu::lane_id() % Size; }
   static constexpr unsigned long long size() { return Size; }
   static constexpr unsigned long long num_threads() { return Size; }
-  unsigned meta_group_rank() const { return cudalab::emu::thread_rank() / Size; }
-  unsigned meta_group_size() const { return (cudalab::emu::block_threads() + Size - 1) / Size; }
-  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    __syncwarp(mask_, file, line);
+#define CUDALAB_PLACE const char *file = __builtin_FILE(), int line = __builtin_LINE()
+  // Each wait: the call, on fibers (on_fibers, shuffle) and awaited in a twin
+  // (coroutine_threads.h).
+  auto sync_call() const { return cudalab::emu::warp_calls::SyncWarp{mask_}; }
+  auto any_call(int p) const { return cudalab::emu::warp_calls::Any{{mask_, p != 0}}; }
+  auto all_call(int p) const { return details::TileAll{{mask_, p != 0}}; }
+  auto ballot_call(int p) const {
+    return details::InTileLanes<cudalab::emu::warp_calls::Ballot>{{mask_, p != 0}, first_lane()};
   }
-  template <class T>
-  T shfl(T var, int src, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return __shfl_sync(mask_, var, src, Size, file, line);
+  auto match_any_call(unsigned long long v) const {
+    return details::InTileLanes<cudalab::emu::warp_calls::MatchAny>{{mask_, v}, first_lane()};
   }
-  template <class T>
-  T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(),
-              int line = __builtin_LINE()) const {
-    return __shfl_down_sync(mask_, var, delta, Size, file, line);
+  void sync(CUDALAB_PLACE) const { cudalab::emu::warp_calls::on_fibers(sync_call(), file, line); }
+  int any(int p, CUDALAB_PLACE) const {
+    return cudalab::emu::warp_calls::on_fibers(any_call(p), file, line);
   }
-  template <class T>
-  T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(),
-            int line = __builtin_LINE()) const {
-    return __shfl_up_sync(mask_, var, delta, Size, file, line);
+  int all(int p, CUDALAB_PLACE) const {
+    return cudalab::emu::warp_calls::on_fibers(all_call(p), file, line);
   }
-  template <class T>
-  T shfl_xor(T var, int mask, const char* file = __builtin_FILE(),
-             int line = __builtin_LINE()) const {
-    return __shfl_xor_sync(mask_, var, mask, Size, file, line);
+  unsigned ballot(int p, CUDALAB_PLACE) const {
+    return cudalab::emu::warp_calls::on_fibers(ballot_call(p), file, line);
   }
-  int any(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return __ballot_sync(mask_, p, file, line) != 0;
+  unsigned match_any(unsigned long long v, CUDALAB_PLACE) const {
+    return cudalab::emu::warp_calls::on_fibers(match_any_call(v), file, line);
   }
-  int all(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return __ballot_sync(mask_, p, file, line) == mask_;
+  auto sync_arrival(CUDALAB_PLACE) const { return cudalab::emu::awaited(sync_call(), file, line); }
+  auto any_arrival(int p, CUDALAB_PLACE) const {
+    return cudalab::emu::awaited(any_call(p), file, line);
   }
-  unsigned ballot(int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return __ballot_sync(mask_, p, file, line) >> (cudalab::emu::lane_id() / Size * Size);
+  auto all_arrival(int p, CUDALAB_PLACE) const {
+    return cudalab::emu::awaited(all_call(p), file, line);
   }
-  unsigned match_any(unsigned long long v, const char* file = __builtin_FILE(),
-                     int line = __builtin_LINE()) const {
-    return __match_any_sync(mask_, v, file, line) >> (cudalab::emu::lane_id() / Size * Size);
+  auto ballot_arrival(int p, CUDALAB_PLACE) const {
+    return cudalab::emu::awaited(ballot_call(p), file, line);
   }
+  auto match_any_arrival(unsigned long long v, CUDALAB_PLACE) const {
+    return cudalab::emu::awaited(match_any_call(v), file, line);
+  }
+  // Shuffles of any trivially copyable type: the source lane (shuffle_source's), moved by
+  // shuffle().
+#define CUDALAB_TILE_SHUFFLE(name, Operand, source)                             \
+  template <class T>                                                            \
+  T name(T var, Operand operand, CUDALAB_PLACE) const {                         \
+    return cudalab::emu::shuffle(mask_, var, source, Size, file, line);         \
+  }                                                                             \
+  template <class T>                                                            \
+  auto name##_arrival(T var, Operand operand, CUDALAB_PLACE) const {            \
+    return cudalab::emu::shuffle_arrival(mask_, var, source, Size, file, line); \
+  }
+  CUDALAB_TILE_SHUFFLE(shfl, int, cudalab::emu::shuffle_source::idx(operand, Size))
+  CUDALAB_TILE_SHUFFLE(shfl_down, unsigned, cudalab::emu::shuffle_source::down(operand))
+  CUDALAB_TILE_SHUFFLE(shfl_up, unsigned, cudalab::emu::shuffle_source::up(operand))
+  CUDALAB_TILE_SHUFFLE(shfl_xor, int, cudalab::emu::shuffle_source::xor_(operand))
+#undef CUDALAB_TILE_SHUFFLE
+#undef CUDALAB_PLACE
 };
 
 // A tile of Size threads, several warps (64 to 512): sync, ranks and collectives (reduce, scans).
 template <unsigned Size, class Parent>
-requires(Size > 32) class thread_block_tile<Size, Parent> {
+requires(Size > 32) class thread_block_tile<Size, Parent> : public details::TilePlace<Size> {
   static_assert(Size <= 512 && (Size & (Size - 1)) == 0,
                 "cudalab emu: tiles of several warps have 64, 128, 256 or 512 threads");
+  using Place = details::TilePlace<Size>;
 
  public:
+  thread_block_tile() : Place(Place::template in<Parent>()) {}
+  template <class P>
+  thread_block_tile(const thread_block_tile<Size, P>& tile) : Place(tile) {}
   unsigned thread_rank() const { return cudalab::emu::thread_rank() % Size; }
   static constexpr unsigned long long size() { return Size; }
   static constexpr unsigned long long num_threads() { return Size; }
-  unsigned meta_group_rank() const { return cudalab::emu::thread_rank() / Size; }
-  unsigned meta_group_size() const { return (cudalab::emu::block_threads() + Size - 1) / Size; }
   void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
     cudalab::emu::syncthreads(file, line);
+  }
+  auto sync_arrival(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return cudalab::emu::syncthreads_arrival(file, line);
   }
 };
 
@@ -305,23 +383,30 @@ struct bit_xor {
 };
 
 namespace details {
-// One warp exchange gives every lane of the group the values of all: f(values in rank order, the
-// group's size, the caller's rank).
+// A collective of a group of one warp's lanes: the lanes' values in rank order go to f(values, the
+// group's size, the caller's rank), as the call of a warp's meeting (device.h's warp_calls).
+template <class T, class F>
+struct OverRanks {
+  static_assert(sizeof(T) <= 8, "cudalab emu: collectives on values of at most 8 bytes");
+  unsigned mask;
+  uint64_t mine;
+  F f;
+  OverRanks(unsigned mask, T value, F f) : mask(mask), mine(0), f(f) {
+    std::memcpy(&mine, &value, sizeof(T));
+  }
+  T result(const uint64_t* lanes) const {
+    T values[32];
+    unsigned n = 0, me = 0;
+    cudalab::emu::warp_calls::each_lane(mask, [&](unsigned lane) {
+      if (lane == cudalab::emu::lane_id()) me = n;
+      std::memcpy(&values[n++], &lanes[lane], sizeof(T));
+    });
+    return f(values, n, me);
+  }
+};
 template <class Group, class T, class F>
 inline T over_ranks(const Group& g, T value, F f, const char* file, int line) {
-  static_assert(sizeof(T) <= 8, "cudalab emu: collectives on values of at most 8 bytes");
-  uint64_t mine = 0;
-  std::memcpy(&mine, &value, sizeof(T));
-  const unsigned mask = g.get_mask();
-  const uint64_t* lanes = cudalab::emu::warp_exchange(mask, mine, file, line);
-  T values[32];
-  unsigned n = 0, me = 0;
-  for (unsigned lane = 0; lane < 32; ++lane) {
-    if (!(mask >> lane & 1u)) continue;
-    if (lane == cudalab::emu::lane_id()) me = n;
-    std::memcpy(&values[n++], &lanes[lane], sizeof(T));
-  }
-  return f(values, n, me);
+  return cudalab::emu::warp_calls::on_fibers(OverRanks<T, F>(g.get_mask(), value, f), file, line);
 }
 // The same for a tile of several warps, through a block barrier.
 template <unsigned Size, class Parent, class T, class F>
@@ -337,44 +422,73 @@ requires(Size > 32) inline T
   for (unsigned i = 0; i < n; ++i) std::memcpy(&values[i], &ranks[first + i], sizeof(T));
   return f(values, n, g.thread_rank());
 }
+
+// What each collective computes from the values in rank order (by value: a twin's meeting keeps
+// it until the warp goes on).
+template <class T, class Op>
+auto reduction(Op op) {
+  return [op](const T* v, unsigned n, unsigned) {
+    T r = v[0];
+    for (unsigned i = 1; i < n; ++i) r = op(r, v[i]);
+    return r;
+  };
+}
+template <class T, class Op>
+auto inclusive_scan_of(Op op) {
+  return [op](const T* v, unsigned, unsigned me) {
+    T r = v[0];
+    for (unsigned i = 1; i <= me; ++i) r = op(r, v[i]);
+    return r;
+  };
+}
+template <class T, class Op>
+auto exclusive_scan_of(Op op) {
+  return [op](const T* v, unsigned, unsigned me) {
+    T r{};
+    for (unsigned i = 0; i < me; ++i) r = i == 0 ? v[0] : op(r, v[i]);
+    return r;
+  };
+}
 }  // namespace details
 
-// Every lane gets op over the group's values (a tile or a coalesced group).
+namespace details {
+// The form a twin awaits (coroutine_threads.h) of a collective of a tile of a warp.
+template <unsigned Size, class Parent, class T, class F>
+inline auto over_ranks_arrival(const thread_block_tile<Size, Parent>& g, T value, F f,
+                               const char* file, int line) {
+  return cudalab::emu::awaited(OverRanks<T, F>(g.get_mask(), value, f), file, line);
+}
+}  // namespace details
+
+// Every lane gets op over the group's values (a tile or a coalesced group); the scans, op over
+// the values of the ranks up to its own (inclusive) or before it (exclusive). A twin awaits
+// `X_arrival` for a tile of a warp (`cg::reduce(tile, ...)` is `co_await reduce_arrival(tile,
+// ...)`).
+#define CUDALAB_PLACE const char *file = __builtin_FILE(), int line = __builtin_LINE()
 template <class Group, class T, class Op>
-inline T reduce(const Group& g, T value, Op op, const char* file = __builtin_FILE(),
-                int line = __builtin_LINE()) {
-  return details::over_ranks(
-      g, value,
-      [&](const T* v, unsigned n, unsigned) {
-        T r = v[0];
-        for (unsigned i = 1; i < n; ++i) r = op(r, v[i]);
-        return r;
-      },
-      file, line);
+inline T reduce(const Group& g, T value, Op op, CUDALAB_PLACE) {
+  return details::over_ranks(g, value, details::reduction<T>(op), file, line);
 }
 template <class Group, class T, class Op = plus<T>>
-inline T inclusive_scan(const Group& g, T value, Op op = {}, const char* file = __builtin_FILE(),
-                        int line = __builtin_LINE()) {
-  return details::over_ranks(
-      g, value,
-      [&](const T* v, unsigned, unsigned me) {
-        T r = v[0];
-        for (unsigned i = 1; i <= me; ++i) r = op(r, v[i]);
-        return r;
-      },
-      file, line);
+inline T inclusive_scan(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
+  return details::over_ranks(g, value, details::inclusive_scan_of<T>(op), file, line);
 }
 template <class Group, class T, class Op = plus<T>>
-inline T exclusive_scan(const Group& g, T value, Op op = {}, const char* file = __builtin_FILE(),
-                        int line = __builtin_LINE()) {
-  return details::over_ranks(
-      g, value,
-      [&](const T* v, unsigned, unsigned me) {
-        T r{};
-        for (unsigned i = 0; i < me; ++i) r = i == 0 ? v[0] : op(r, v[i]);
-        return r;
-      },
-      file, line);
+inline T exclusive_scan(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
+  return details::over_ranks(g, value, details::exclusive_scan_of<T>(op), file, line);
 }
+template <class Group, class T, class Op>
+inline auto reduce_arrival(const Group& g, T value, Op op, CUDALAB_PLACE) {
+  return details::over_ranks_arrival(g, value, details::reduction<T>(op), file, line);
+}
+template <class Group, class T, class Op = plus<T>>
+inline auto inclusive_scan_arrival(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
+  return details::over_ranks_arrival(g, value, details::inclusive_scan_of<T>(op), file, line);
+}
+template <class Group, class T, class Op = plus<T>>
+inline auto exclusive_scan_arrival(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
+  return details::over_ranks_arrival(g, value, details::exclusive_scan_of<T>(op), file, line);
+}
+#undef CUDALAB_PLACE
 
 }  // namespace cooperative_groups

@@ -10,10 +10,8 @@
 //
 // Limitations: checked code runs the kernel itself, on fibers (the checks' instrumentation would
 // check each use of a frame's variable: twice the time of fibers for a checked block reduction);
-// a twin's shuffle moves at most 8 bytes in its one meeting, as CUDA's shuffle intrinsics do (the
-// emu's own take any trivially copyable type, in 8-byte pieces: cooperative groups' tiles need it,
-// and those keep fibers); a wait inside a function the kernel calls, which the translator could not
-// see, stops the block with an error that says so (the checked build runs such a kernel).
+// a wait inside a function the kernel calls, which the translator could not see, stops the block
+// with an error that says so (the checked build runs such a kernel).
 #pragma once
 
 #include <bit>
@@ -176,13 +174,11 @@ struct WarpArrival {
   }
   auto await_resume() const noexcept { return call.result(lanes); }
 };
-// A shuffle: the lane's value, and the lane whose value it takes (its own, from a lane outside its
-// segment of `width`), as shuffle() on fibers.
+// The call in a meeting of a twin's warp: the lane's value of at most 8 bytes, and the lane whose
+// value it takes (its own, from a lane outside its segment of `width`), as shuffle() on fibers.
 template <class T>
 struct Shuffle {
-  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8,
-                "emu: in unchecked code a kernel whose threads are coroutines shuffles values of "
-                "at most 8 bytes; build it with the checks (the default) to shuffle this type");
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
   unsigned mask;
   uint64_t mine;
   T var;
@@ -212,54 +208,90 @@ struct Shuffle {
     return out;
   }
 };
+// A meeting whose result is what the warp's lanes published.
+struct Publish {
+  unsigned mask;
+  uint64_t mine;
+  const uint64_t* result(const uint64_t* lanes) const { return lanes; }
+};
+// A larger value moves in 8-byte pieces, a meeting each, as on fibers. (Its frame, a type of this
+// header, holds the program's T: GCC would warn of a T of the program's unnamed namespace.)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsubobject-linkage"
+#endif
+template <class T>
+DeviceTask<T> shuffle_in_pieces(unsigned mask, T var, int source, int width, const char* file,
+                                int line) {
+  const bool outside = outside_segment(source, segment_start(width, file, line), width);
+  T out = var;
+  for (size_t at = 0; at < sizeof(T); at += 8) {
+    const size_t n = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
+    uint64_t mine = 0;
+    std::memcpy(&mine, reinterpret_cast<const char*>(&var) + at, n);
+    const uint64_t* lanes = co_await WarpArrival<Publish>{{mask, mine}, file, line};
+    if (!outside) std::memcpy(reinterpret_cast<char*>(&out) + at, &lanes[source], n);
+  }
+  co_return out;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+// What a twin awaits for a shuffle of any trivially copyable type (`source`: shuffle_source's).
+template <class T>
+auto shuffle_arrival(unsigned mask, T var, int source, int width, const char* file, int line) {
+  static_assert(std::is_trivially_copyable_v<T>, "shuffles move trivially copyable values");
+  if constexpr (sizeof(T) <= 8)
+    return WarpArrival<Shuffle<T>>{{mask, var, source, width, file, line}, file, line};
+  else
+    return shuffle_in_pieces(mask, var, source, width, file, line);
+}
+// What a twin awaits for a warp-level call of device.h's warp_calls (or a call of that form).
+template <class Call>
+WarpArrival<Call> awaited(Call call, const char* file, int line) {
+  return {call, file, line};
+}
 
 // What a twin awaits instead of each warp-level call (the translator's names: the call's, less
 // its `__` and `_sync`, and `_arrival`).
 #define CUDALAB_ARRIVAL_PLACE const char *file = __builtin_FILE(), int line = __builtin_LINE()
 template <class T>
-WarpArrival<Shuffle<T>> shfl_arrival(unsigned mask, T var, int srcLane, int width = warpSize,
-                                     CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, var, shuffle_source::idx(srcLane, width), width, file, line}, file, line};
+auto shfl_arrival(unsigned mask, T var, int srcLane, int width = warpSize, CUDALAB_ARRIVAL_PLACE) {
+  return shuffle_arrival(mask, var, shuffle_source::idx(srcLane, width), width, file, line);
 }
 template <class T>
-WarpArrival<Shuffle<T>> shfl_down_arrival(unsigned mask, T var, unsigned delta,
-                                          int width = warpSize, CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, var, shuffle_source::down(delta), width, file, line}, file, line};
+auto shfl_down_arrival(unsigned mask, T var, unsigned delta, int width = warpSize,
+                       CUDALAB_ARRIVAL_PLACE) {
+  return shuffle_arrival(mask, var, shuffle_source::down(delta), width, file, line);
 }
 template <class T>
-WarpArrival<Shuffle<T>> shfl_up_arrival(unsigned mask, T var, unsigned delta, int width = warpSize,
-                                        CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, var, shuffle_source::up(delta), width, file, line}, file, line};
+auto shfl_up_arrival(unsigned mask, T var, unsigned delta, int width = warpSize,
+                     CUDALAB_ARRIVAL_PLACE) {
+  return shuffle_arrival(mask, var, shuffle_source::up(delta), width, file, line);
 }
 template <class T>
-WarpArrival<Shuffle<T>> shfl_xor_arrival(unsigned mask, T var, int laneMask, int width = warpSize,
-                                         CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, var, shuffle_source::xor_(laneMask), width, file, line}, file, line};
+auto shfl_xor_arrival(unsigned mask, T var, int laneMask, int width = warpSize,
+                      CUDALAB_ARRIVAL_PLACE) {
+  return shuffle_arrival(mask, var, shuffle_source::xor_(laneMask), width, file, line);
 }
-inline WarpArrival<warp_calls::SyncWarp> syncwarp_arrival(unsigned mask = 0xffffffffu,
-                                                          CUDALAB_ARRIVAL_PLACE) {
-  return {{mask}, file, line};
+inline auto syncwarp_arrival(unsigned mask = 0xffffffffu, CUDALAB_ARRIVAL_PLACE) {
+  return awaited(warp_calls::SyncWarp{mask}, file, line);
 }
-inline WarpArrival<warp_calls::Ballot> ballot_arrival(unsigned mask, int predicate,
-                                                      CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, predicate != 0}, file, line};
+inline auto ballot_arrival(unsigned mask, int predicate, CUDALAB_ARRIVAL_PLACE) {
+  return awaited(warp_calls::Ballot{mask, predicate != 0}, file, line);
 }
-inline WarpArrival<warp_calls::Any> any_arrival(unsigned mask, int predicate,
-                                                CUDALAB_ARRIVAL_PLACE) {
-  return {{{mask, predicate != 0}}, file, line};
+inline auto any_arrival(unsigned mask, int predicate, CUDALAB_ARRIVAL_PLACE) {
+  return awaited(warp_calls::Any{{mask, predicate != 0}}, file, line);
 }
-inline WarpArrival<warp_calls::All> all_arrival(unsigned mask, int predicate,
-                                                CUDALAB_ARRIVAL_PLACE) {
-  return {{{mask, predicate != 0}}, file, line};
+inline auto all_arrival(unsigned mask, int predicate, CUDALAB_ARRIVAL_PLACE) {
+  return awaited(warp_calls::All{{mask, predicate != 0}}, file, line);
 }
-inline WarpArrival<warp_calls::MatchAny> match_any_arrival(unsigned mask, unsigned long long value,
-                                                           CUDALAB_ARRIVAL_PLACE) {
-  return {{mask, value}, file, line};
+inline auto match_any_arrival(unsigned mask, unsigned long long value, CUDALAB_ARRIVAL_PLACE) {
+  return awaited(warp_calls::MatchAny{mask, value}, file, line);
 }
-#define CUDALAB_REDUCE_ARRIVAL(what, T, op)                                                      \
-  inline WarpArrival<warp_calls::Reduce<T, op>> reduce_##what##_arrival(unsigned mask, T value,  \
-                                                                        CUDALAB_ARRIVAL_PLACE) { \
-    return {{mask, static_cast<uint64_t>(value)}, file, line};                                   \
+#define CUDALAB_REDUCE_ARRIVAL(what, T, op)                                                    \
+  inline auto reduce_##what##_arrival(unsigned mask, T value, CUDALAB_ARRIVAL_PLACE) {         \
+    return awaited(warp_calls::Reduce<T, op>{mask, static_cast<uint64_t>(value)}, file, line); \
   }
 CUDALAB_WARP_REDUCTIONS(CUDALAB_REDUCE_ARRIVAL)
 #undef CUDALAB_REDUCE_ARRIVAL
