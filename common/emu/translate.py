@@ -566,6 +566,8 @@ WAITS = re.compile(
     r"tiled_partition|coalesced_threads|thread_block\w*|grid_group|memcpy_async|\w*pipeline\w*|"
     r"co_await|co_return|co_yield|goto|try|throw|asm|__asm__|struct|class|union|operator)\b"
 )
+# What a class's code may say that a kernel's may not (WAITS: a kernel's local class).
+CLASS_WORDS = re.compile(r"\b(?:struct|class|union|operator)\b")
 TWIN_PREFIX = "cudalab_coroutine_"  # a twin's name: this and the kernel's (coroutine_threads.h's too)
 # The waits a twin can make (each `__X` or `__X_sync` awaits coroutine_threads.h's `X_arrival`).
 TWIN_WAIT_NAME = (
@@ -687,6 +689,7 @@ CALLS_THAT_CANNOT_WAIT = re.compile(
     r"(?:if|for|while|switch|return|sizeof|alignof|alignas|decltype|static_cast|reinterpret_cast|"
     r"const_cast|static_assert|noexcept|defined|assert|printf|clock|clock64|"
     r"unsigned|signed|int|long|short|char|float|double|bool|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|"
+    r"uint|ushort|uchar|ulong|"
     r"dim3|(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|__half2?|half2?|"
     r"__(?!syncthreads|syncwarp|shfl|ballot|any|all|match|reduce|nanosleep)\w+|"
     r"atomic\w+|make_\w+|tex\w+|surf\w+|u?min|u?max|ll(?:min|max)|ull(?:min|max)|"
@@ -705,11 +708,13 @@ KERNEL_HEAD = re.compile(
     re.S,
 )
 # The head of a __device__ function as its twin can copy it: its return type a name (maybe with
-# template arguments, maybe a pointer), not a reference, `auto` or a variadic function's.
+# template arguments, maybe a pointer), not a reference, `auto` or a variadic function's (nor a
+# specifier: a constructor has none); its name (maybe an explicit specialisation's, `f<int>`).
 DEVICE_HEAD = re.compile(
     r"""(?P<prefix>(?:template\s*<.*?>\s*)?(?:(?:static|inline|__inline__|__device__|__noinline__|"""
-    r"""__forceinline__)\s+)*)(?P<type>(?:(?:unsigned|signed|long|short)\s+)*(?!auto\b)[A-Za-z_]\w*"""
-    r"""(?:\s*<[^<>()]*>)?(?:\s*\*)*)\s*(?P<name>\w+)\s*\((?P<params>(?:(?!\.\.\.).)*)\)\s*""",
+    r"""__forceinline__)\s+)*)(?P<type>(?:(?:unsigned|signed|long|short)\s+)*(?!(?:auto|__\w+__)\b)[A-Za-z_]\w*"""
+    r"""(?:\s*<[^<>()]*>)?(?:\s*\*)*)\s*(?<=[\s*>])(?P<name>\w+)\s*(?:<[^<>()]*>\s*)?"""
+    r"""\((?P<params>(?:(?!\.\.\.).)*)\)\s*""",
     re.S,
 )
 
@@ -739,13 +744,37 @@ def macro_texts(src: str, mask: list[bool]) -> dict[str, str]:
     return macros
 
 
+# A class or struct of the file (its name, maybe a specialisation's template arguments, its bases).
+CLASS = re.compile(r"\b(?:struct|class)\s+(\w+)\s*(?:<[^{};]*>\s*)?(?::[^{};]*)?\{")
+
+
+def class_texts(src: str, mask: list[bool]) -> dict[str, list[str]]:
+    """The code of each class or struct that this file defines (of each definition of its name),
+    from `{` to `}`: a twin may make one (the reduction sample's `SharedMemory<T>()`) if nothing
+    in it waits."""
+    texts: dict[str, list[str]] = {}
+    for m in CLASS.finditer(src):
+        if not mask[m.start()]:
+            continue
+        end, level = m.end() - 1, 0
+        while end < len(src):
+            if mask[end]:
+                level += {"{": 1, "}": -1}.get(src[end], 0)
+                if level == 0:
+                    break
+            end += 1
+        texts.setdefault(m.group(1), []).append(code_only(src, mask, m.end() - 1, end + 1))
+    return texts
+
+
 def named_functions(src: str, mask: list[bool]) -> list[tuple[str, str, int, int, int]]:
     """Each __global__ or __device__ function with a body: its name, its head's code (comments
     blanked), and function_bodies' keyword, `{` and `}`."""
     found = []
     for keyword, brace, end in function_bodies(src, mask):
         head = code_only(src, mask, declaration_start(src, mask, keyword), brace).strip()
-        names = re.findall(r"(\w+)\s*(?:<[^()]*>\s*)?\(", head)  # the function's is the last
+        # The function's is the last (template arguments of one level: `template <> f<int>(` is f's).
+        names = re.findall(r"(\w+)\s*(?:<[^()<>]*>\s*)?\(", head)
         if names:
             found.append((names[-1], head, keyword, brace, end))
     return found
@@ -782,14 +811,16 @@ def twin_functions(src: str) -> TwinFunctions:
         definition = ("" if in_macro(src, keyword) else head, code, keyword, end)
         (kernels if src.startswith("__global__", keyword) else device).setdefault(name, []).append(definition)
     macros = macro_texts(src, mask)
+    classes = {name: [CLASS_WORDS.sub("", t) for t in ts] for name, ts in class_texts(src, mask).items()}
     verdicts: dict[str, bool] = {}
     callees: dict[str, int] = {}
 
-    def cannot_wait(name: str) -> bool:  # a callee (a __device__ function or a macro) of this file
+    def cannot_wait(name: str) -> bool:  # a callee (a __device__ function, macro or class) of this file
         if name not in verdicts:
             verdicts[name] = True  # (a recursive call waits no more than its function)
             # (A macro's `return` would return from the twin, where only co_return may.)
             texts = [d[1] for d in device.get(name, [])] + ([macros[name]] if name in macros else [])
+            texts += classes.get(name, [])
             verdicts[name] = (
                 bool(texts)
                 and not (name in macros and re.search(r"\breturn\b", macros[name]))
@@ -817,12 +848,14 @@ def twin_functions(src: str) -> TwinFunctions:
         used = set(re.findall(r"\b\w+\b", code)) & macros.keys()
         return found if all(cannot_wait(macro) for macro in used) else None
 
-    def qualifies(head_form: re.Pattern[str], definition: Definition) -> bool:
+    def qualifies(head_form: re.Pattern[str], name: str, definition: Definition) -> bool:
         head, code, keyword, _ = definition
         found = waits_in(code, keyword)
         statements = [len(re.findall(r"[;{}]", code[:at])) for at in found or []]
+        copied = head_form.fullmatch(head)  # (as add_coroutine_twins will read it)
         return (
-            head_form.fullmatch(head) is not None
+            copied is not None
+            and copied.group("name") == name
             and bool(found)
             and len(set(statements)) == len(statements)
             and not LAMBDA.search(code)
@@ -833,13 +866,13 @@ def twin_functions(src: str) -> TwinFunctions:
     while grew:  # (a callee may call callees defined before it)
         grew = False
         for name, found in device.items():
-            if name not in callees and all(qualifies(DEVICE_HEAD, d) for d in found):
+            if name not in callees and all(qualifies(DEVICE_HEAD, name, d) for d in found):
                 callees[name] = max(end for *_, end in found)
                 grew = True
     twins = {
         name: max(end for *_, end in found)
         for name, found in kernels.items()
-        if all(qualifies(KERNEL_HEAD, d) for d in found)
+        if all(qualifies(KERNEL_HEAD, name, d) for d in found)
     }
     # Only the callees that a kernel's twin calls, or a callee it calls, get twins.
     called: dict[str, int] = {}

@@ -225,6 +225,22 @@ __global__ void sums_through_functions(const int* in, int* out, int rounds) {
   if (t == 0) out[blockIdx.x * (n + 1) + n] = total;
 }
 
+// A function that waits, and its explicit specialisation that waits otherwise (on emu, each with
+// its own twin, as the reduction sample's warpReduceSum<int>).
+template <class T>
+__device__ T neighbour_or_most(T v) {
+  return __shfl_xor_sync(0xffffffff, v, 1);
+}
+template <>
+__device__ unsigned neighbour_or_most<unsigned>(unsigned v) {
+  return __reduce_max_sync(0xffffffff, v);
+}
+__global__ void specialised_functions(int* neighbours, unsigned* most) {
+  const int t = threadIdx.x;
+  neighbours[t] = neighbour_or_most<int>(t);
+  most[t] = neighbour_or_most<unsigned>(7u * t % 64);
+}
+
 // Two rotations of a block's elements through shared memory, the barriers written with cooperative
 // groups (on emu, the block group's syncs are the barriers of a coroutine twin).
 __global__ void rotate_with_groups(int* data) {
@@ -620,6 +636,30 @@ TEST_F(Runtime, FunctionsThatWait) {
   }
   CUDA_CHECK(cudaFree(d_in));
   CUDA_CHECK(cudaFree(d_out));
+}
+
+TEST_F(Runtime, SpecialisedFunctionsThatWait) {
+  const int THREADS = 64;
+  std::vector<int> neighbours(THREADS, -1);
+  std::vector<unsigned> most(THREADS, 1);
+  int* d_neighbours;
+  unsigned* d_most;
+  CUDA_CHECK(cudaMalloc(&d_neighbours, THREADS * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&d_most, THREADS * sizeof(unsigned)));
+  specialised_functions<<<1, THREADS>>>(d_neighbours, d_most);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(
+      cudaMemcpy(neighbours.data(), d_neighbours, THREADS * sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(most.data(), d_most, THREADS * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  for (int t = 0; t < THREADS; ++t) {
+    unsigned warp_most = 0;
+    for (int l = t / 32 * 32; l < t / 32 * 32 + 32; ++l)
+      warp_most = std::max(warp_most, 7u * l % 64);
+    ASSERT_EQ(neighbours[t], t ^ 1) << "thread " << t;
+    ASSERT_EQ(most[t], warp_most) << "thread " << t;
+  }
+  CUDA_CHECK(cudaFree(d_neighbours));
+  CUDA_CHECK(cudaFree(d_most));
 }
 
 TEST_F(Runtime, CooperativeGroupsSyncTheBlock) {

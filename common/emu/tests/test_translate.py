@@ -523,6 +523,36 @@ class CoroutineTwins(unittest.TestCase):
             with self.subTest(code=code):
                 self.assertEqual(translate.coroutine_kernels(src.replace("tile.sync();", code)), {})
 
+    def test_an_explicit_specialisation_gets_its_own_twin(self) -> None:
+        src = (
+            "template <class T> __device__ T sum(unsigned mask, T v) {\n"
+            "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(mask, v, o);\n"
+            "  return v;\n"
+            "}\n"
+            "template <> __device__ unsigned sum<unsigned>(unsigned mask, unsigned v) {\n"
+            "  return __reduce_add_sync(mask, v);\n"
+            "}\n"
+            "__global__ void k(unsigned* x) { x[0] = sum<unsigned>(0xff, x[1]); }\n"
+        )
+        out = body(src)
+        self.assertIn("template <class T> ::cudalab::emu::DeviceTask<T> cudalab_coroutine_sum(", out)
+        specialisation = "template <> ::cudalab::emu::DeviceTask<unsigned> cudalab_coroutine_sum<unsigned>("
+        self.assertIn(specialisation, out)
+        # A definition whose head the twin cannot copy keeps every caller on fibers (its twin would
+        # be missing, and the call would take the other definition's).
+        self.assertEqual(translate.coroutine_kernels(src.replace("unsigned sum<", "unsigned& sum<")), {})
+
+    def test_classes_of_the_file_that_do_not_wait_are_made_in_twins(self) -> None:
+        shared_memory = (
+            "template <class T> struct SharedMemory {\n"
+            "  __device__ inline operator T*() { extern __shared__ int smem[]; return (T*)smem; }\n"
+            "};\n"
+        )
+        made = "float* s = SharedMemory<float>(); s[uint(x[0])] = 0;"
+        self.assertTrue(self.qualifies(made, before=shared_memory))
+        waits = "struct Sync { __device__ Sync() { __syncthreads(); } };\n"
+        self.assertFalse(self.qualifies("Sync s = Sync();", before=waits))
+
     def test_a_kernel_defined_in_a_macro_keeps_its_fibers(self) -> None:
         for src in (
             "#define K __global__ void k(float* x) { __syncthreads(); }\n",
