@@ -136,6 +136,18 @@ def matching_open(src: str, mask: list[bool], k: int) -> int:
     return -1
 
 
+def matching_close(src: str, mask: list[bool], k: int) -> int:
+    """Position of the `}` that closes the `{` at k (the end of src if none does)."""
+    level = 0
+    while k < len(src):
+        if mask[k]:
+            level += {"{": 1, "}": -1}.get(src[k], 0)
+            if level == 0:
+                break
+        k += 1
+    return k
+
+
 def kernel_start(src: str, mask: list[bool], pos: int) -> int:
     """Start of the kernel expression that ends just before `<<<` at pos: name, `ns::name`,
     `name<T, 4>`, `kernels[i]`, `(*kernel)`, `table.kernel`."""
@@ -429,14 +441,7 @@ def function_bodies(src: str, mask: list[bool]) -> list[tuple[int, int, int]]:
                 elif depth == 0 and src[k] in ";=":
                     break
                 elif depth == 0 and src[k] == "{":
-                    end, level = k, 0
-                    while end < len(src):
-                        if mask[end]:
-                            level += {"{": 1, "}": -1}.get(src[end], 0)
-                            if level == 0:
-                                break
-                        end += 1
-                    bodies.append((m.start(), k, end))
+                    bodies.append((m.start(), k, matching_close(src, mask, k)))
                     break
             k += 1
     return bodies
@@ -756,13 +761,7 @@ def class_texts(src: str, mask: list[bool]) -> dict[str, list[str]]:
     for m in CLASS.finditer(src):
         if not mask[m.start()]:
             continue
-        end, level = m.end() - 1, 0
-        while end < len(src):
-            if mask[end]:
-                level += {"{": 1, "}": -1}.get(src[end], 0)
-                if level == 0:
-                    break
-            end += 1
+        end = matching_close(src, mask, m.end() - 1)
         texts.setdefault(m.group(1), []).append(code_only(src, mask, m.end() - 1, end + 1))
     return texts
 
@@ -793,11 +792,12 @@ def twin_functions(src: str) -> TwinFunctions:
     """A kernel qualifies (every definition of the name) if its body waits (at least once) only at
     the waits a twin can make (TWIN_WAIT) or in calls of callees, at most one in a statement, and
     each other call cannot wait: the language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a
-    __device__ function or macro of this file whose body has no wait and the same kind of calls;
-    with no lambda, local class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD). A
-    __device__ function that waits is a callee by the same rules (its head DEVICE_HEAD), called by
-    its name alone (not through `::`, `.` or `->`) and defined before its caller; only the callees
-    that a kernel's twin calls, itself or through other callees, get twins.
+    __device__ function, macro or class of this file whose code has no wait and the same kind of
+    calls; with no lambda, local class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD)
+    that names the kernel. A __device__ function that waits is a callee by the same rules (each
+    definition's head a DEVICE_HEAD naming it: an explicit specialisation gets its own twin), called
+    by its name alone (not through `::`, `.` or `->`) and defined before its caller; only the
+    callees that a kernel's twin calls, itself or through other callees, get twins.
 
     (One wait in a statement: of `a() + b()` with both awaited, the compiler may resume from a's
     wait, then wait at b's before it reads a's result, which a lane that went on from b's wait to

@@ -36,6 +36,9 @@ bool cooperative_launch();
 
 namespace cooperative_groups {
 
+// Where a wait or a collective is called (the emu's diagnostics name it).
+#define CUDALAB_PLACE const char *file = __builtin_FILE(), int line = __builtin_LINE()
+
 class thread_block {
  public:
   void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
@@ -155,6 +158,8 @@ inline coalesced_group labeled_partition(const Group& g, unsigned long long labe
   return coalesced_group(__match_any_sync(g.get_mask(), label, file, line));
 }
 
+template <unsigned Size, class Parent = void>
+class thread_block_tile;
 namespace details {
 // A tile's votes from its warp's (device.h's warp_calls): all() holds if every lane of the tile
 // voted yes (so not in a tile of a block's short last warp, as on a GPU); ballot() and
@@ -167,11 +172,6 @@ struct InTileLanes : Call {
   unsigned first_lane;
   unsigned result(const uint64_t* lanes) const { return Call::result(lanes) >> first_lane; }
 };
-}  // namespace details
-
-template <unsigned Size, class Parent = void>
-class thread_block_tile;
-namespace details {
 // The group a tile was partitioned from, for the tile's meta_group_rank() and _size(): the block
 // (or a parent of a type that does not say), or a larger tile.
 template <class Parent>
@@ -223,7 +223,6 @@ class thread_block_tile : public thread_group, public details::TilePlace<Size> {
   unsigned thread_rank() const { return cudalab::emu::lane_id() % Size; }
   static constexpr unsigned long long size() { return Size; }
   static constexpr unsigned long long num_threads() { return Size; }
-#define CUDALAB_PLACE const char *file = __builtin_FILE(), int line = __builtin_LINE()
   // Each wait: the call, on fibers (on_fibers, shuffle) and awaited in a twin
   // (coroutine_threads.h).
   auto sync_call() const { return cudalab::emu::warp_calls::SyncWarp{mask_}; }
@@ -277,7 +276,6 @@ class thread_block_tile : public thread_group, public details::TilePlace<Size> {
   CUDALAB_TILE_SHUFFLE(shfl_up, unsigned, cudalab::emu::shuffle_source::up(operand))
   CUDALAB_TILE_SHUFFLE(shfl_xor, int, cudalab::emu::shuffle_source::xor_(operand))
 #undef CUDALAB_TILE_SHUFFLE
-#undef CUDALAB_PLACE
 };
 
 // A tile of Size threads, several warps (64 to 512): sync, ranks and collectives (reduce, scans).
@@ -294,12 +292,8 @@ requires(Size > 32) class thread_block_tile<Size, Parent> : public details::Tile
   unsigned thread_rank() const { return cudalab::emu::thread_rank() % Size; }
   static constexpr unsigned long long size() { return Size; }
   static constexpr unsigned long long num_threads() { return Size; }
-  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    cudalab::emu::syncthreads(file, line);
-  }
-  auto sync_arrival(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    return cudalab::emu::syncthreads_arrival(file, line);
-  }
+  void sync(CUDALAB_PLACE) const { cudalab::emu::syncthreads(file, line); }
+  auto sync_arrival(CUDALAB_PLACE) const { return cudalab::emu::syncthreads_arrival(file, line); }
 };
 
 template <unsigned Size, class Parent>
@@ -449,9 +443,6 @@ auto exclusive_scan_of(Op op) {
     return r;
   };
 }
-}  // namespace details
-
-namespace details {
 // The form a twin awaits (coroutine_threads.h) of a collective of a tile of a warp.
 template <unsigned Size, class Parent, class T, class F>
 inline auto over_ranks_arrival(const thread_block_tile<Size, Parent>& g, T value, F f,
@@ -461,10 +452,8 @@ inline auto over_ranks_arrival(const thread_block_tile<Size, Parent>& g, T value
 }  // namespace details
 
 // Every lane gets op over the group's values (a tile or a coalesced group); the scans, op over
-// the values of the ranks up to its own (inclusive) or before it (exclusive). A twin awaits
-// `X_arrival` for a tile of a warp (`cg::reduce(tile, ...)` is `co_await reduce_arrival(tile,
-// ...)`).
-#define CUDALAB_PLACE const char *file = __builtin_FILE(), int line = __builtin_LINE()
+// the values of the ranks up to its own (inclusive) or before it (exclusive). In a twin, a tile
+// of a warp's collective X is `co_await X_arrival(...)`.
 template <class Group, class T, class Op>
 inline T reduce(const Group& g, T value, Op op, CUDALAB_PLACE) {
   return details::over_ranks(g, value, details::reduction<T>(op), file, line);
@@ -489,6 +478,7 @@ template <class Group, class T, class Op = plus<T>>
 inline auto exclusive_scan_arrival(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
   return details::over_ranks_arrival(g, value, details::exclusive_scan_of<T>(op), file, line);
 }
+
 #undef CUDALAB_PLACE
 
 }  // namespace cooperative_groups
