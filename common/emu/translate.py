@@ -637,13 +637,14 @@ def group_uses(head: str, code: str) -> GroupUses:
     warp_names = [m.group("name") for m in found if m.group("size") in WARP_TILE_SIZES]
     tiles = "|".join(map(re.escape, names)) or "(?!)"
     warp_tiles = "|".join(map(re.escape, warp_names)) or "(?!)"
+    own = r"(?<![\w.>])"  # the group itself, not a member of something else named the same
     return GroupUses(
-        block_syncs=rf"\b(?:{blocks})\s*\.\s*sync\s*\(\s*\)|{GROUPS}sync\s*\(\s*(?:{blocks})\s*\)",
-        block_queries=rf"\b(?:{blocks})\s*\.\s*(?:{BLOCK_GROUP_QUERIES})\s*\(\s*\)",
-        tile_waits=rf"\b(?:{tiles})\s*\.\s*(?:{TILE_WAITS})\b(?=\s*\()",
+        block_syncs=rf"{own}(?:{blocks})\s*\.\s*sync\s*\(\s*\)|{GROUPS}sync\s*\(\s*(?:{blocks})\s*\)",
+        block_queries=rf"{own}(?:{blocks})\s*\.\s*(?:{BLOCK_GROUP_QUERIES})\s*\(\s*\)",
+        tile_waits=rf"{own}(?:{tiles})\s*\.\s*(?:{TILE_WAITS})\b(?=\s*\()",
         tile_syncs=rf"{GROUPS}sync\s*\(\s*(?P<tile>{tiles})\s*\)",
         collectives=rf"{GROUPS}(?:{COLLECTIVES})\b(?=\s*\(\s*(?:{warp_tiles})\s*,)",
-        tile_queries=rf"\b(?:{tiles})\s*\.\s*(?:{TILE_QUERIES})\s*\(\s*\)",
+        tile_queries=rf"{own}(?:{tiles})\s*\.\s*(?:{TILE_QUERIES})\s*\(\s*\)",
     )
 
 

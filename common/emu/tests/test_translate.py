@@ -517,6 +517,7 @@ class CoroutineTwins(unittest.TestCase):
             "auto t = cg::tiled_partition<N>(cta); x[0] = cg::reduce(t, v, cg::plus<float>());",
             "auto t = cg::tiled_partition(cta, 32); t.sync();",
             "tile.foo();",
+            "s.tile.sync();",  # another object's member named as the tile
             "x[0] = reduce(tile, v, cg::plus<float>());",
             "x[0] = tile.shfl(v, 0) + tile.shfl(v, 1);",
         ):
