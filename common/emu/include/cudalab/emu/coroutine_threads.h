@@ -1,12 +1,13 @@
 // Kernels whose threads run as coroutines (unchecked code only; scheduler.cpp says how they run).
 //
 // For a kernel whose own body waits only at barriers (`__syncthreads()` and its votes, its block
-// group's sync) and at warp-level calls (shuffles, votes, `__syncwarp()`, matches, reductions),
-// and calls nothing that could wait, the translator (common/emu/translate.py) adds a twin in
-// which each wait `__X(` is `co_await X_arrival(` (less a `_sync`), and each `return` a
-// `co_return`; a launch of it from unchecked code runs the twin. A thread is then a coroutine
-// frame of the kernel's live variables, not a stack: a wait costs a return to the scheduler's loop
-// and a call back, not a switch of stacks.
+// group's sync) and at warp-level calls (shuffles, votes, `__syncwarp()`, matches, reductions,
+// and those of cooperative groups' tiles), and calls nothing that could wait, the translator
+// (common/emu/translate.py) adds a twin in which each wait `__X(` is `co_await X_arrival(` (less
+// a `_sync`; a tile's `tile.X(` is `co_await tile.X_arrival(`: cooperative_groups.h), and each
+// `return` a `co_return`; a launch of it from unchecked code runs the twin. A thread is then a
+// coroutine frame of the kernel's live variables, not a stack: a wait costs a return to the
+// scheduler's loop and a call back, not a switch of stacks.
 //
 // Limitations: checked code runs the kernel itself, on fibers (the checks' instrumentation would
 // check each use of a frame's variable: twice the time of fibers for a checked block reduction);
