@@ -603,11 +603,14 @@ BLOCK_GROUP_QUERIES = "thread_rank|size|num_threads|group_index|thread_index|gro
 # its queries and the operations' objects (`cg::plus<int>()`) cannot wait. A tile of several warps
 # keeps fibers for its collectives (they exchange through the block).
 TILE_SIZE = r"<\s*(?P<size>\w+)\s*>"
-TILE_TYPE = rf"(?:{GROUPS}|\b)thread_block_tile\s*{TILE_SIZE}"
+# (A `thread_group`, as `tiled_partition(parent, 16)` makes, is a tile whose size the translator
+# does not know; its sync is the block's barrier or its lanes' meeting, as its parent was.)
+TILE_TYPE = rf"(?:{GROUPS}|\b)(?:thread_block_tile\s*{TILE_SIZE}|(?P<group>thread_group)\b)"
+PARENT = rf"(?:\w+|(?:{GROUPS})?this_thread_block\s*\(\s*\))"
 TILE_DECLARATION = re.compile(
-    rf"(?:(?:{GROUPS}|\b)thread_block_tile\s*<\s*\w+\s*>|\bauto)\s+(?P<name>\w+)\s*=\s*"
-    rf"(?:{GROUPS}|\b)tiled_partition\s*{TILE_SIZE}\s*"
-    rf"\(\s*(?:\w+|(?:{GROUPS})?this_thread_block\s*\(\s*\))\s*\)"
+    rf"(?:(?:{GROUPS}|\b)(?:thread_block_tile\s*<\s*\w+\s*>|(?P<group>thread_group\b))|\bauto)\s+"
+    rf"(?P<name>\w+)\s*=\s*(?:{GROUPS}|\b)tiled_partition\s*"
+    rf"(?:{TILE_SIZE}\s*\(\s*{PARENT}\s*\)|\(\s*{PARENT}\s*,[^;()]*\))"
 )
 TILE_PARAMETER = re.compile(rf"(?:\bconst\s+)?{TILE_TYPE}\s*&?\s*(?P<name>\w+)\s*(?=[,)])")
 WARP_TILE_SIZES = {"1", "2", "4", "8", "16", "32"}
@@ -634,7 +637,10 @@ def group_uses(head: str, code: str) -> GroupUses:
     blocks = "|".join(re.escape(name) for name in BLOCK_GROUP.findall(code)) or "(?!)"
     found = [*TILE_DECLARATION.finditer(code), *TILE_PARAMETER.finditer(head)]
     names = [m.group("name") for m in found]
-    warp_names = [m.group("name") for m in found if m.group("size") in WARP_TILE_SIZES]
+    # (A tile of a warp: a number up to 32 for its size, and not a thread_group's type.)
+    warp_names = [
+        m.group("name") for m in found if m.group("size") in WARP_TILE_SIZES and not m.group("group")
+    ]
     tiles = "|".join(map(re.escape, names)) or "(?!)"
     warp_tiles = "|".join(map(re.escape, warp_names)) or "(?!)"
     own = r"(?<![\w.>])"  # the group itself, not a member of something else named the same

@@ -271,6 +271,32 @@ __global__ void rotate_in_tiles(int* data) {
   data[blockIdx.x * 128 + t] = next;
 }
 
+// A reduction through a thread_group, as NVIDIA's simpleCooperativeGroups writes it (on emu, a twin
+// in which the group's sync is the block's barrier or its lanes' meeting, as the group is): over
+// the block, over tiles of 16, and over groups of 8 made at run time.
+__device__ int group_sum(cg::thread_group g, int* x, int val) {
+  const int rank = g.thread_rank();
+  for (int i = g.size() / 2; i > 0; i /= 2) {
+    x[rank] = val;
+    g.sync();
+    if (rank < i) val += x[rank + i];
+    g.sync();
+  }
+  return val;  // the group's sum in its rank 0
+}
+__global__ void group_sums(int* out) {
+  __shared__ int work[128];
+  cg::thread_block cta = cg::this_thread_block();
+  const int t = cta.thread_rank();
+  out[3 * t] = group_sum(cta, work, t);
+  cta.sync();
+  cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cta);
+  out[3 * t + 1] = group_sum(tile, work + t - tile.thread_rank(), t);
+  cta.sync();
+  cg::thread_group eight = cg::tiled_partition(cta, 8);
+  out[3 * t + 2] = group_sum(eight, work + t - eight.thread_rank(), t);
+}
+
 struct Counters {
   float fsum;
   double dsum;
@@ -674,6 +700,21 @@ TEST_F(Runtime, CooperativeGroupsSyncTheBlock) {
   CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
   for (int b = 0; b < BLOCKS; ++b)
     for (int t = 0; t < N; ++t) ASSERT_EQ(h[b * N + t], b * N + (t + 2) % N) << "thread " << t;
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, ThreadGroupsSyncAsTheirParents) {
+  const int THREADS = 128;
+  std::vector<int> h(3 * THREADS, -1);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  group_sums<<<1, THREADS>>>(d);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  const auto sum = [](int first, int n) { return n * first + n * (n - 1) / 2; };
+  ASSERT_EQ(h[0], sum(0, THREADS)) << "the block's sum";
+  for (int t = 0; t < THREADS; t += 16) ASSERT_EQ(h[3 * t + 1], sum(t, 16)) << "thread " << t;
+  for (int t = 0; t < THREADS; t += 8) ASSERT_EQ(h[3 * t + 2], sum(t, 8)) << "thread " << t;
   CUDA_CHECK(cudaFree(d));
 }
 

@@ -468,7 +468,7 @@ class CoroutineTwins(unittest.TestCase):
         self.assertIn("x[cta.thread_rank()] = cta.size();", twin)
         self.assertEqual(twin.count("co_await ::cudalab::emu::syncthreads_arrival();"), 2)
         # Any other use of the group, or a group the translator does not know, keeps fibers.
-        for code in ("reduce(cta, x);", "auto t = cg::tiled_partition(cta, 32);", "cta.foo();"):
+        for code in ("reduce(cta, x);", "auto t = cg::coalesced_threads();", "cta.foo();"):
             with self.subTest(code=code):
                 self.assertEqual(translate.coroutine_kernels(src.replace("cta.sync();", code)), {})
 
@@ -510,12 +510,12 @@ class CoroutineTwins(unittest.TestCase):
         sized = src.replace("tile.sync();", sized)
         self.assertIn("co_await t.sync_arrival();", body(sized))
         # ... but its collectives, as those of a tile of several warps, an unknown use of a tile, a
-        # tile of a size known only at run time, a collective not named as cooperative groups' and
-        # two waits in a statement keep the kernel on fibers.
+        # coalesced group, a collective not named as cooperative groups' and two waits in a
+        # statement keep the kernel on fibers.
         for code in (
             "auto t = cg::tiled_partition<64>(cta); x[0] = cg::reduce(t, v, cg::plus<float>());",
             "auto t = cg::tiled_partition<N>(cta); x[0] = cg::reduce(t, v, cg::plus<float>());",
-            "auto t = cg::tiled_partition(cta, 32); t.sync();",
+            "auto t = cg::coalesced_threads(); t.sync();",
             "tile.foo();",
             "s.tile.sync();",  # another object's member named as the tile
             "x[0] = reduce(tile, v, cg::plus<float>());",
@@ -523,6 +523,28 @@ class CoroutineTwins(unittest.TestCase):
         ):
             with self.subTest(code=code):
                 self.assertEqual(translate.coroutine_kernels(src.replace("tile.sync();", code)), {})
+
+    def test_a_thread_group_awaits_its_sync(self) -> None:
+        src = (
+            "__device__ int sum(cg::thread_group g, int* x, int v) {\n"
+            "  x[g.thread_rank()] = v;\n"
+            "  g.sync();\n"
+            "  return x[0];\n"
+            "}\n"
+            "__global__ void k(int* x) {\n"
+            "  cg::thread_block cta = cg::this_thread_block();\n"
+            "  cg::thread_group eight = cg::tiled_partition(cta, 8);\n"
+            "  x[1] = sum(eight, x, 1);\n"
+            "  cg::sync(eight);\n"
+            "}\n"
+        )
+        out = body(src)
+        for awaited in ("co_await g.sync_arrival();", "co_await cudalab_coroutine_sum(eight, x, 1);"):
+            self.assertIn(awaited, out)
+        self.assertIn("co_await eight.sync_arrival();", out[out.index("cudalab_coroutine_k") :])
+        # Its size is not known: its collectives keep fibers.
+        reduce = "x[2] = cg::reduce(eight, 1, cg::plus<int>());"
+        self.assertEqual(translate.coroutine_kernels(src.replace("cg::sync(eight);", reduce)), {})
 
     def test_an_explicit_specialisation_gets_its_own_twin(self) -> None:
         src = (

@@ -62,16 +62,33 @@ inline thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
   return {};
 }
 
+namespace details {
+// A group's sync as a twin awaits it: the block's barrier, or the meeting of the group's lanes.
+struct GroupSyncArrival {
+  bool block;
+  cudalab::emu::BarrierArrival<> barrier;
+  cudalab::emu::WarpArrival<cudalab::emu::warp_calls::SyncWarp> lanes;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> me) noexcept {
+    block ? barrier.await_suspend(me) : lanes.await_suspend(me);
+  }
+  void await_resume() const noexcept {}
+};
+}  // namespace details
+
 // A group of lanes of one warp: `mask` names them, the running thread is lane `lane` of its warp.
 class thread_group {
  public:
   thread_group(unsigned mask, bool whole_block) : mask_(mask), block_(whole_block) {}
   thread_group(const thread_block&) : mask_(0), block_(true) {}
-  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+  void sync(CUDALAB_PLACE) const {
     if (block_)
       cudalab::emu::syncthreads(file, line);
     else
       __syncwarp(mask_, file, line);
+  }
+  details::GroupSyncArrival sync_arrival(CUDALAB_PLACE) const {
+    return {block_, {file, line}, {{mask_}, file, line}};
   }
   unsigned thread_rank() const {
     if (block_) return cudalab::emu::thread_rank();
