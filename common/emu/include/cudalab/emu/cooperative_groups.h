@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "cudalab/emu/coroutine_threads.h"
@@ -402,15 +401,14 @@ struct OverRanks {
   unsigned mask;
   uint64_t mine;
   F f;
-  OverRanks(unsigned mask, T value, F f) : mask(mask), mine(0), f(f) {
-    std::memcpy(&mine, &value, sizeof(T));
-  }
+  OverRanks(unsigned mask, T value, F f)
+      : mask(mask), mine(cudalab::emu::piece_of(value, 0)), f(f) {}
   T result(const uint64_t* lanes) const {
     T values[32];
     unsigned n = 0, me = 0;
     cudalab::emu::warp_calls::each_lane(mask, [&](unsigned lane) {
       if (lane == cudalab::emu::lane_id()) me = n;
-      std::memcpy(&values[n++], &lanes[lane], sizeof(T));
+      cudalab::emu::put_piece(values[n++], 0, lanes[lane]);
     });
     return f(values, n, me);
   }
@@ -424,13 +422,12 @@ template <unsigned Size, class Parent, class T, class F>
 requires(Size > 32) inline T
     over_ranks(const thread_block_tile<Size, Parent>& g, T value, F f, const char* file, int line) {
   static_assert(sizeof(T) <= 8, "cudalab emu: collectives on values of at most 8 bytes");
-  uint64_t mine = 0;
-  std::memcpy(&mine, &value, sizeof(T));
-  const uint64_t* ranks = cudalab::emu::block_exchange(mine, file, line);
+  const uint64_t* ranks =
+      cudalab::emu::block_exchange(cudalab::emu::piece_of(value, 0), file, line);
   const unsigned first = g.meta_group_rank() * Size;
   const unsigned n = std::min<unsigned>(Size, cudalab::emu::block_threads() - first);
   T values[Size];
-  for (unsigned i = 0; i < n; ++i) std::memcpy(&values[i], &ranks[first + i], sizeof(T));
+  for (unsigned i = 0; i < n; ++i) cudalab::emu::put_piece(values[i], 0, ranks[first + i]);
   return f(values, n, g.thread_rank());
 }
 

@@ -215,8 +215,9 @@ struct Publish {
   uint64_t mine;
   const uint64_t* result(const uint64_t* lanes) const { return lanes; }
 };
-// A larger value moves in 8-byte pieces, a meeting each, as on fibers. (Its frame, a type of this
-// header, holds the program's T: GCC would warn of a T of the program's unnamed namespace.)
+// A larger value moves in 8-byte pieces (device.h's piece_of), a meeting each, as on fibers. (Its
+// frame, a type of this header, holds the program's T: GCC would warn of a T of the program's
+// unnamed namespace.)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsubobject-linkage"
@@ -227,11 +228,8 @@ DeviceTask<T> shuffle_in_pieces(unsigned mask, T var, int source, int width, con
   const bool outside = outside_segment(source, segment_start(width, file, line), width);
   T out = var;
   for (size_t at = 0; at < sizeof(T); at += 8) {
-    const size_t n = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
-    uint64_t mine = 0;
-    std::memcpy(&mine, reinterpret_cast<const char*>(&var) + at, n);
-    const uint64_t* lanes = co_await WarpArrival<Publish>{{mask, mine}, file, line};
-    if (!outside) std::memcpy(reinterpret_cast<char*>(&out) + at, &lanes[source], n);
+    const uint64_t* lanes = co_await WarpArrival<Publish>{{mask, piece_of(var, at)}, file, line};
+    if (!outside) put_piece(out, at, lanes[source]);
   }
   co_return out;
 }

@@ -133,18 +133,30 @@ inline bool outside_segment(int src_lane, int segment, int width) {
   return src_lane < segment || src_lane >= segment + width;
 }
 // A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
-// of larger types do).
+// of larger types do; coroutine_threads.h's shuffle_in_pieces the same way): the piece at byte
+// `at` of a value, and the piece put back.
+template <class T>
+constexpr size_t piece_bytes(size_t at) {
+  return sizeof(T) - at < 8 ? sizeof(T) - at : 8;
+}
+template <class T>
+inline uint64_t piece_of(const T& value, size_t at) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, reinterpret_cast<const char*>(&value) + at, piece_bytes<T>(at));
+  return bits;
+}
+template <class T>
+inline void put_piece(T& value, size_t at, uint64_t bits) {
+  std::memcpy(reinterpret_cast<char*>(&value) + at, &bits, piece_bytes<T>(at));
+}
 template <class T>
 inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file, int line) {
   static_assert(std::is_trivially_copyable_v<T>, "shuffles move trivially copyable values");
   const bool outside = outside_segment(src_lane, segment_start(width, file, line), width);
   T out = var;
   for (size_t at = 0; at < sizeof(T); at += 8) {
-    const size_t n = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
-    uint64_t mine = 0;
-    std::memcpy(&mine, reinterpret_cast<const char*>(&var) + at, n);
-    const uint64_t* lanes = warp_exchange(mask, mine, file, line);
-    if (!outside) std::memcpy(reinterpret_cast<char*>(&out) + at, &lanes[src_lane], n);
+    const uint64_t* lanes = warp_exchange(mask, piece_of(var, at), file, line);
+    if (!outside) put_piece(out, at, lanes[src_lane]);
   }
   return out;
 }
