@@ -20,7 +20,8 @@ A kernel whose own body waits only at barriers (`__syncthreads()`, its votes, th
 sync), warp-level calls (shuffles, votes, `__syncwarp()`, `__match_any_sync`, `__reduce_*_sync`,
 and those of cooperative groups' tiles of a warp with their collectives, `cg::reduce` and the
 scans) and in __device__ functions of the file that wait the same way, and calls nothing else that
-could wait (no tile of several warps, no function of unknown body; twin_functions() says exactly),
+could wait (no tile of several warps, no function of unknown body: the file's own functions, macros
+and classes are read, and those of the local headers it includes; twin_functions() says exactly),
 gets a twin whose threads are C++20 coroutines
 (common/emu/include/cudalab/emu/coroutine_threads.h), after it, and so do those functions:
 
@@ -704,7 +705,7 @@ CALLS_THAT_CANNOT_WAIT = re.compile(
     r"uint|ushort|uchar|ulong|"
     r"dim3|(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|__half2?|half2?|"
     r"__(?!syncthreads|syncwarp|shfl|ballot|any|all|match|reduce|nanosleep)\w+|"
-    r"atomic\w+|make_\w+|tex\w+|surf\w+|u?min|u?max|ll(?:min|max)|ull(?:min|max)|"
+    r"atomic\w+|make_\w+|tex\w+|surf\w+|curand\w*|skipahead\w*|u?min|u?max|ll(?:min|max)|ull(?:min|max)|"
     r"(?:f?min|f?max|abs|labs|llabs|fabs|sqrt|rsqrt|cbrt|rcbrt|exp|exp2|exp10|expm1|log|log2|log10|"
     r"log1p|logb|ilogb|pow|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|sinpi|"
     r"cospi|sincos|sincospi|floor|ceil|round|lround|llround|trunc|rint|lrint|llrint|nearbyint|fmod|"
@@ -795,15 +796,16 @@ class TwinFunctions(NamedTuple):
 
 
 @functools.lru_cache(maxsize=32)  # (a header's: found for its includer's launches, then for its own twins)
-def twin_functions(src: str) -> TwinFunctions:
+def twin_functions(src: str, included: tuple[str, ...] = ()) -> TwinFunctions:
     """A kernel qualifies (every definition of the name) if its body waits (at least once) only at
     the waits a twin can make (TWIN_WAIT) or in calls of callees, at most one in a statement, and
     each other call cannot wait: the language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a
-    __device__ function, macro or class of this file whose code has no wait and the same kind of
-    calls; with no lambda, local class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD)
-    that names the kernel. A __device__ function that waits is a callee by the same rules (each
-    definition's head a DEVICE_HEAD naming it: an explicit specialisation gets its own twin), called
-    by its name alone (not through `::`, `.` or `->`) and defined before its caller; only the
+    __device__ function, macro or class of this file or of the local headers it includes (the code
+    of each in `included`) whose code has no wait and the same kind of calls; with no lambda, local
+    class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD) that names the kernel. A
+    __device__ function of this file that waits is a callee by the same rules (each definition's
+    head a DEVICE_HEAD naming it: an explicit specialisation gets its own twin), called by its name
+    alone (not through `::`, `.` or `->`) and defined before its caller; only the
     callees that a kernel's twin calls, itself or through other callees, get twins.
 
     (One wait in a statement: of `a() + b()` with both awaited, the compiler may resume from a's
@@ -817,8 +819,18 @@ def twin_functions(src: str) -> TwinFunctions:
         code = groups_read(head, code_only(src, mask, brace, end + 1))
         definition = ("" if in_macro(src, keyword) else head, code, keyword, end)
         (kernels if src.startswith("__global__", keyword) else device).setdefault(name, []).append(definition)
-    macros = macro_texts(src, mask)
-    classes = {name: [CLASS_WORDS.sub("", t) for t in ts] for name, ts in class_texts(src, mask).items()}
+    macros: dict[str, str] = {}
+    classes: dict[str, list[str]] = {}
+    elsewhere: dict[str, list[str]] = {}  # the headers' functions: called, never given twins here
+    for text in (*included, src):  # (the file's own macros last: they are the ones it sees)
+        text_mask = code_mask(text)
+        macros |= macro_texts(text, text_mask)
+        for name, ts in class_texts(text, text_mask).items():
+            classes.setdefault(name, []).extend(CLASS_WORDS.sub("", t) for t in ts)
+        if text is not src:
+            for name, head, _, brace, end in named_functions(text, text_mask):
+                code = groups_read(head, code_only(text, text_mask, brace, end + 1))
+                elsewhere.setdefault(name, []).append(code)
     verdicts: dict[str, bool] = {}
     callees: dict[str, int] = {}
 
@@ -826,7 +838,8 @@ def twin_functions(src: str) -> TwinFunctions:
         if name not in verdicts:
             verdicts[name] = True  # (a recursive call waits no more than its function)
             # (A macro's `return` would return from the twin, where only co_return may.)
-            texts = [d[1] for d in device.get(name, [])] + ([macros[name]] if name in macros else [])
+            texts = [d[1] for d in device.get(name, [])] + elsewhere.get(name, [])
+            texts += [macros[name]] if name in macros else []
             texts += classes.get(name, [])
             verdicts[name] = (
                 bool(texts)
@@ -891,9 +904,9 @@ def twin_functions(src: str) -> TwinFunctions:
     return TwinFunctions(twins, called)
 
 
-def coroutine_kernels(src: str) -> dict[str, int]:
+def coroutine_kernels(src: str, included: tuple[str, ...] = ()) -> dict[str, int]:
     """The kernels whose threads can run as coroutines (twin_functions says which)."""
-    return twin_functions(src).kernels
+    return twin_functions(src, included).kernels
 
 
 def twin_of(kernel: str, twins: dict[str, int], launch: int) -> str | None:
@@ -982,10 +995,13 @@ def translate_for_checker(src: str, path: str) -> str:
     return f'{PRELUDE}#include "cudalab/remote/checker.h"\n#line 1 "{path}"\n{body}'
 
 
-def translate(src: str, path: str, header_twins: dict[str, int] | None = None) -> str:
+def translate(
+    src: str, path: str, header_twins: dict[str, int] | None = None, included: tuple[str, ...] = ()
+) -> str:
     """`header_twins`: the kernels with twins that local headers define, each with where this file
-    includes the header (a launch after it may run the twin)."""
-    twins = twin_functions(src)
+    includes the header (a launch after it may run the twin); `included`: the code of the local
+    headers it includes (twin_functions)."""
+    twins = twin_functions(src, included)
     mask = code_mask(src)
     defined = {f[0] for f in named_functions(src, mask) if src.startswith("__global__", f[2])}
     launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins.kernels
@@ -1021,7 +1037,12 @@ class Translation:
             translated = (
                 translate_for_checker(text, str(source))
                 if self.checker
-                else translate(text, str(source), self.header_twins(source.parent, text))
+                else translate(
+                    text,
+                    str(source),
+                    self.header_twins(source.parent, text),
+                    self.included_code(source.parent, text),
+                )
             )
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
@@ -1041,9 +1062,26 @@ class Translation:
             header_text = header.read_text(encoding="utf-8", errors="replace")
             if not NEEDS_TRANSLATION.search(header_text):
                 continue  # included as it is: so are the headers it includes (no twins)
-            found = coroutine_kernels(header_text) | self.header_twins(header.parent, header_text, seen)
+            found = coroutine_kernels(header_text, self.included_code(header.parent, header_text))
+            found |= self.header_twins(header.parent, header_text, seen)
             twins |= {name: m.start() for name in found if name not in twins}
         return twins
+
+    def included_code(self, folder: Path, text: str, seen: set[Path] | None = None) -> tuple[str, ...]:
+        """The code of the local headers `text` includes and of those they include, in that order:
+        functions that its twins may call where they cannot wait (twin_functions)."""
+        seen = set() if seen is None else seen
+        found: list[str] = []
+        for m in INCLUDE.finditer(text):
+            header = self.local_header(folder, m.group(1))
+            if header is None or header in seen:
+                continue
+            seen.add(header)
+            if header not in self.read:
+                self.read.append(header)  # (a change to it may change the twins: the depfile)
+            header_text = header.read_text(encoding="utf-8", errors="replace")
+            found += [header_text, *self.included_code(header.parent, header_text, seen)]
+        return tuple(found)
 
     @staticmethod
     def local_header(folder: Path, name: str) -> Path | None:

@@ -2,6 +2,7 @@
 // diagnostic, the kernel, and the line of the bug; four of them also when launched from this file,
 // which is compiled without the checks, and a race between two rows of a block.
 #include <gtest/gtest.h>
+#include <hidden_wait.h>  // (from on_include_path/: the translator does not read it)
 
 #include <algorithm>
 #include <fstream>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include "cudalab/emu/inspect.h"
-#include "hidden_wait.h"
 #include "planted_bugs.h"
 
 namespace {

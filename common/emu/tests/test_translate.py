@@ -392,6 +392,7 @@ class CoroutineTwins(unittest.TestCase):
         self.assertTrue(
             self.qualifies("x[0] = sqrtf(fmaxf(x[1], 0.f)) + __ldg(x) + float(atomicAdd(x, 1.f));")
         )
+        self.assertTrue(self.qualifies("curandState s; curand_init(1, 0, 0, &s); x[0] = curand_normal(&s);"))
         self.assertFalse(self.qualifies("x[0] = mystery(x[1]);"))  # defined elsewhere: may wait
         self.assertFalse(self.qualifies("x[0] = v.get();"))  # a method of unknown body
         calm = "__device__ float square(float v) { return v * v; }\n"
@@ -448,6 +449,31 @@ class CoroutineTwins(unittest.TestCase):
                 self.assertFalse(self.qualifies(code, before=before))
         after = "__device__ void helper(float*);\n__global__ void k(float* x) { helper(x); }\n" + waits
         self.assertEqual(translate.coroutine_kernels(after), {})
+
+    def test_functions_and_macros_of_the_local_headers_are_read_as_callees(self) -> None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "math.cuh").write_text(
+                '#include "inner.h"\n#define IDX(r, c) ((r) * 16 + (c))\n'
+                "__device__ float square(float v) { return v * v; }\n"
+                "__device__ void fence() { __syncthreads(); }\n"
+            )
+            (root / "inner.h").write_text("inline __host__ __device__ float twice(float v) { return v + v; }")
+            body = "__global__ void k{n}(float* x) {{ {call}; __syncthreads(); }}\n"
+            calls = ["x[IDX(0, 1)] = square(x[1])", "x[0] = twice(x[1])", "fence()", "x[0] = unknown(x[1])"]
+            (root / "main.cu").write_text(
+                '#include "math.cuh"\n' + "".join(body.format(n=n, call=c) for n, c in enumerate(calls))
+            )
+            target = root / "out" / "main.cu.cpp"
+            translation = translate.Translation(root / "out" / "main.cu.cpp.headers")
+            translation.file(root / "main.cu", target)
+            text = target.read_text()
+            # A header's function that waits is no callee here (its twin would be the header's).
+            twins = [n for n in range(len(calls)) if f"ThreadTask cudalab_coroutine_k{n}(" in text]
+            self.assertEqual(twins, [0, 1])
+            self.assertEqual({root / "inner.h", root / "math.cuh"} - set(translation.read), set())
 
     def test_macros_of_the_file_are_read_as_callees(self) -> None:
         self.assertTrue(self.qualifies("x[IDX(1, 2)] = 0;", before="#define IDX(r, c) ((r) * 16 + (c))\n"))
