@@ -3,7 +3,9 @@
 // as a plain loop, on emu unchecked (plain C++, `cudalab run --unchecked`), on emu checked (every
 // access checked, as `make check` runs lab code) and checked with the memory counters on (as a
 // counting test or CUDALAB_REPORT runs it), in one run; the ratios are the targets of the speed
-// issue (docs/benchmarks.md). On a GPU the variants are the same code: the GPU against one core.
+// issue (docs/benchmarks.md). On emu a last line times vector add with the least a check of every
+// access must do, inlined (checks_floor.h): how far checks of this kind could go. On a GPU the
+// variants are the same code: the GPU against one core.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "checks_floor.h"
 #include "cudalab/cuda_check.h"
 #include "cudalab/data.h"
 #include "foundation.h"
@@ -98,6 +101,33 @@ bool run_case(const Case& c, bool emu) {
   std::printf("%-20s %-9s %9.2f %11.2f %11.2f %11.2f %13.2f %11.2f %11.2f %13.2f\n",
               c.kernel.c_str(), c.size.c_str(), loop, plain, check, counted, plain / loop,
               check / loop, check / plain, counted / check);
+  return true;
+}
+
+// Vector add with the least a check per access does, inlined (checks_floor.h), against the plain
+// loop and emu unchecked and checked on the same arrays; false if its sums differ from the loop's.
+bool checks_floor_line(const std::vector<float>& X, const std::vector<float>& Y, const float* dX,
+                       const float* dY, float* dOut, int n) {
+  const int reps = 5;
+  std::vector<float> expected(n);
+  const double loop = median_ms(reps, [&] {
+    for (int i = 0; i < n; ++i) expected[i] = X[i] + Y[i];
+  });
+  checks_floor::VectorAdd inlined_checks(X, Y, n);
+  const double inlined = median_ms(reps, [&] { inlined_checks.launch(256); });
+  if (inlined_checks.C() != expected) {
+    std::printf("vector add with inlined checks: its sums differ from the loop's\n");
+    return false;
+  }
+  auto timed = [&](const FoundationKernels& k) {
+    return median_ms(reps, [&] { CUDA_CHECK(k.vector_add(dX, dY, dOut, n)); });
+  };
+  const double plain = timed(unchecked::kernels), check = timed(checked::kernels);
+  std::printf(
+      "the checks' floor (checks_floor.h): vector add of %d floats with the least checks of\n"
+      "every access inlined: %.2f ms, %.2f x the loop, %.2f x emu unchecked (emu checked: "
+      "%.2f x)\n",
+      n, inlined, inlined / loop, inlined / plain, check / plain);
   return true;
 }
 
@@ -195,6 +225,7 @@ int main() {
   };
   bool ok = true;
   for (const Case& c : cases) ok = run_case(c, emu) && ok;
+  if (emu) ok = checks_floor_line(X, Y, dX, dY, dOut, small) && ok;
   std::printf("each time: the median of 5 runs; the loop runs on one core%s\n",
               emu ? ", the kernels on every worker" : "");
   for (float* d : {dX, dY, dOut, dM, dN}) CUDA_CHECK(cudaFree(d));
