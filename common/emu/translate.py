@@ -589,12 +589,14 @@ RETURN_VALUE = re.compile(r"\breturn\b\s*[^;\s]")
 # What a twin's body says instead: each wait is awaited (twin_rewrites() has the rest).
 TWIN_REWRITE = rf"\b(?P<wait>{TWIN_WAIT_NAME})\b(?=\s*{TEMPLATE_ARGUMENTS}\()"
 
-# The block's group of cooperative groups (`cg::thread_block cta = cg::this_thread_block();`): its
-# sync (`cta.sync()`, `cg::sync(cta)`) is the block's barrier, and its queries cannot wait.
+# The block's group of cooperative groups (`cg::thread_block cta = cg::this_thread_block();`, or a
+# parameter of its type): its sync (`cta.sync()`, `cg::sync(cta)`) is the block's barrier, and its
+# queries cannot wait.
 GROUPS = r"\b(?:cg|cooperative_groups)\s*::\s*"
 BLOCK_GROUP = re.compile(
     rf"(?:{GROUPS})?\b(?:thread_block|auto)\s*&?\s*\b(\w+)\s*=\s*(?:{GROUPS})?this_thread_block\s*\(\s*\)"
 )
+BLOCK_PARAMETER = re.compile(rf"(?:\bconst\s+)?(?:{GROUPS}|\b)thread_block\b\s*&?\s*(\w+)\s*(?=[,)])")
 BLOCK_GROUP_QUERIES = "thread_rank|size|num_threads|group_index|thread_index|group_dim|dim_threads"
 # A tile (`cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);`, `auto` for its type, the
 # block's group as the parent, or a parameter of its type): each wait `tile.X(` is awaited as
@@ -635,7 +637,8 @@ class GroupUses(NamedTuple):
 def group_uses(head: str, code: str) -> GroupUses:
     """The uses of the block groups and tiles of a function (head and body's code); a pattern that
     matches nothing where it has none."""
-    blocks = "|".join(re.escape(name) for name in BLOCK_GROUP.findall(code)) or "(?!)"
+    block_names = BLOCK_GROUP.findall(code) + BLOCK_PARAMETER.findall(head)
+    blocks = "|".join(re.escape(name) for name in block_names) or "(?!)"
     found = [*TILE_DECLARATION.finditer(code), *TILE_PARAMETER.finditer(head)]
     names = [m.group("name") for m in found]
     # (A tile of a warp: a number up to 32 for its size, and not a thread_group's type.)

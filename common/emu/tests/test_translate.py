@@ -498,6 +498,21 @@ class CoroutineTwins(unittest.TestCase):
             with self.subTest(code=code):
                 self.assertEqual(translate.coroutine_kernels(src.replace("cta.sync();", code)), {})
 
+    def test_a_block_group_given_to_a_function_syncs_as_a_barrier(self) -> None:
+        for parameter in ("cg::thread_block cta", "const cooperative_groups::thread_block& cta"):
+            with self.subTest(parameter=parameter):
+                src = (
+                    f"__device__ void stage(float* x, {parameter}) {{ x[0] = 1; cg::sync(cta); }}\n"
+                    "__global__ void k(float* x) {\n"
+                    "  cg::thread_block block = cg::this_thread_block();\n"
+                    "  stage(x, block);\n"
+                    "}\n"
+                )
+                out = body(src)
+                self.assertIn(f"DeviceTask<void> cudalab_coroutine_stage(float* x, {parameter})", out)
+                self.assertIn("x[0] = 1; co_await ::cudalab::emu::syncthreads_arrival(); }", out)
+                self.assertIn("co_await cudalab_coroutine_stage(x, block);", out)
+
     def test_a_tile_of_a_warp_awaits_its_own_waits(self) -> None:
         src = (
             "__device__ float sum(const cg::thread_block_tile<32>& g, float v) {\n"
