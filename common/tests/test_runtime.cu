@@ -242,15 +242,20 @@ __global__ void specialised_functions(int* neighbours, unsigned* most) {
 }
 
 // Two rotations of a block's elements through shared memory, the barriers written with cooperative
-// groups (on emu, the block group's syncs are the barriers of a coroutine twin).
+// groups, one in a function the block's group is given to, as NVIDIA's mergeSort gives it to
+// merge() (on emu, the block group's syncs are the barriers of a coroutine twin).
+__device__ int neighbour_before_sync(const int* tile, cg::thread_block cta) {
+  const int next = tile[(cta.thread_rank() + 1) % cta.size()];
+  cta.sync();
+  return next;
+}
 __global__ void rotate_with_groups(int* data) {
   __shared__ int tile[256];
   cg::thread_block cta = cg::this_thread_block();
   const unsigned t = cta.thread_rank(), n = cta.size();
   tile[t] = data[blockIdx.x * n + t];
   cg::sync(cta);
-  int next = tile[(t + 1) % n];
-  cta.sync();
+  const int next = neighbour_before_sync(tile, cta);
   tile[t] = next;
   cta.sync();
   data[blockIdx.x * n + t] = tile[(t + 1) % n];
