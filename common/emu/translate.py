@@ -58,11 +58,16 @@ runner), and a launch sends the kernel's name and arguments there:
     kernel<<<grid, block>>>(args)
       -> ::cudalab::remote::Launch<decltype(&kernel)>("kernel", __FILE__, __LINE__, grid, block)(args)
 
-Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUTPUT.d]
+Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUTPUT.d] [-I DIR ...]
+
+-I: a folder of the compiler's include path, where a header that the file includes (with quotes or
+angle brackets) and that is not beside it is looked for, only to read what it defines (a function
+its twins may call where it cannot wait); such headers are never translated.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import re
 import sys
@@ -82,6 +87,7 @@ VOID_CAST = re.compile(
     r"(\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)"
 )
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+ANY_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"]+)"|<([^>]+)>)', re.M)
 EXTERN_SHARED = re.compile(
     r"\bextern\s+([^;{}]*?\b__shared__\b[^;{}]*?)\s*\b(\w+)\s*\[\s*\]((?:\s*\[[^\]]+\])*)\s*;"
 )
@@ -1027,9 +1033,10 @@ class Translation:
     A header with CUDA constructs gets a translated copy, included by its absolute path; every
     other quoted include is rewritten to the absolute path of the original."""
 
-    def __init__(self, out_dir: Path, checker: bool = False) -> None:
+    def __init__(self, out_dir: Path, checker: bool = False, include_path: Iterable[Path] = ()) -> None:
         self.out_dir = out_dir
         self.checker = checker
+        self.include_path = [Path(d).resolve() for d in include_path]  # (-I: read, never translated)
         self.done: dict[Path, Path] = {}
         self.read: list[Path] = []
 
@@ -1075,8 +1082,11 @@ class Translation:
         functions that its twins may call where they cannot wait (twin_functions)."""
         seen = set() if seen is None else seen
         found: list[str] = []
-        for m in INCLUDE.finditer(text):
-            header = self.local_header(folder, m.group(1))
+        for m in ANY_INCLUDE.finditer(text):
+            quoted, name = m.group(1) is not None, m.group(1) or m.group(2)
+            header = self.local_header(folder, name) if quoted else None
+            if header is None:  # (on the include path, as the compiler finds it)
+                header = next((d / name for d in self.include_path if (d / name).is_file()), None)
             if header is None or header in seen:
                 continue
             seen.add(header)
@@ -1115,18 +1125,15 @@ def write_if_changed(target: Path, text: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    args = argv[1:]
-    checker = "--checker" in args
-    args = [a for a in args if a != "--checker"]
-    depfile = None
-    if len(args) == 4 and args[2] == "--depfile":
-        depfile = Path(args[3])
-        args = args[:2]
-    if len(args) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    source, target = Path(args[0]).resolve(), Path(args[1]).resolve()
-    translation = Translation(target.parent / (target.name + ".headers"), checker)
+    parser = argparse.ArgumentParser(usage=__doc__.split("Usage: ")[1].split("\n")[0])
+    parser.add_argument("input", type=Path)
+    parser.add_argument("output", type=Path)
+    parser.add_argument("--checker", action="store_true")
+    parser.add_argument("--depfile", type=Path)
+    parser.add_argument("-I", dest="include_path", action="append", default=[], type=Path)
+    args = parser.parse_args(argv[1:])
+    source, target = args.input.resolve(), args.output.resolve()
+    translation = Translation(target.parent / (target.name + ".headers"), args.checker, args.include_path)
     try:
         translation.file(source, target)
     except SystemExit as e:
@@ -1135,9 +1142,9 @@ def main(argv: list[str]) -> int:
     except (OSError, UnicodeDecodeError) as e:
         print(f"{source}: error: cannot read: {e}", file=sys.stderr)
         return 1
-    if depfile is not None:
+    if args.depfile is not None:
         deps = " ".join(str(p).replace(" ", "\\ ") for p in translation.read)
-        write_if_changed(depfile, f"{target}: {deps}\n")
+        write_if_changed(args.depfile, f"{target}: {deps}\n")
     return 0
 
 

@@ -475,6 +475,30 @@ class CoroutineTwins(unittest.TestCase):
             self.assertEqual(twins, [0, 1])
             self.assertEqual({root / "inner.h", root / "math.cuh"} - set(translation.read), set())
 
+    def test_headers_on_the_include_path_are_read_not_translated(self) -> None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "common").mkdir()
+            (root / "common" / "helper_math.h").write_text(
+                "inline __host__ __device__ float lerp(float a, float b, float t) { return a + t * b; }\n"
+            )
+            (root / "main.cu").write_text(
+                "#include <helper_math.h>\n"
+                "__global__ void k(float* x) { x[0] = lerp(x[1], x[2], 0.5f); __syncthreads(); }\n"
+            )
+            texts = []
+            for include_path in ([], [root / "common"]):
+                target = root / "out" / f"main{len(include_path)}.cu.cpp"
+                translation = translate.Translation(target.parent / "h", include_path=include_path)
+                translation.file(root / "main.cu", target)
+                texts.append(target.read_text())
+            self.assertNotIn("cudalab_coroutine_k", texts[0])  # lerp: a function of unknown body
+            self.assertIn("::cudalab::emu::ThreadTask cudalab_coroutine_k(float* x)", texts[1])
+            self.assertIn("#include <helper_math.h>", texts[1])  # (the compiler finds it, as it is)
+            self.assertIn(root / "common" / "helper_math.h", translation.read)  # (the depfile)
+
     def test_macros_of_the_file_are_read_as_callees(self) -> None:
         self.assertTrue(self.qualifies("x[IDX(1, 2)] = 0;", before="#define IDX(r, c) ((r) * 16 + (c))\n"))
         self.assertFalse(self.qualifies("SYNC;", before="#define SYNC __syncthreads()\n"))
