@@ -108,6 +108,21 @@ __global__ void locals_across_barriers(int* out, int rounds) {
   out[blockIdx.x * 64 + t] = mine[0] + mine[1] + mine[2] + *last;
 }
 
+// A block of 1024 threads, each keeping an array of 300 ints across barriers (on emu, frames of
+// over a megabyte per block: more than one of the worker's chunks of frames, scheduler.cpp).
+constexpr int kLargeLocals = 300;
+__global__ void large_locals_across_barriers(int* out) {
+  __shared__ int entry[1024];
+  int mine[kLargeLocals];
+  for (int j = 0; j < kLargeLocals; ++j) mine[j] = 7 * threadIdx.x + j + blockIdx.x;
+  entry[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  int sum = entry[(threadIdx.x + 1) % blockDim.x];
+  __syncthreads();
+  for (int j = 0; j < kLargeLocals; ++j) sum += mine[j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
 // The four shuffles in segments narrower than a warp (on emu, as coroutines: coroutine_threads.h):
 // a lane whose source lies outside its segment keeps its own value.
 __global__ void shuffles_in_segments(int* out) {
@@ -527,6 +542,27 @@ TEST_F(Runtime, VariablesLiveAcrossBarriers) {
       const int expected = t / 16 == 1 ? -1 : mine[t][0] + mine[t][1] + mine[t][2] + mine[t][3];
       ASSERT_EQ(h[b * 64 + t], expected) << "block " << b << ", thread " << t;
     }
+  }
+  CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, LargeLocalsLiveAcrossBarriers) {
+  const int BLOCKS = 3, THREADS = 1024;
+  std::vector<int> h(BLOCKS * THREADS, -1);
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(int)));
+  for (int launch = 0; launch < 2; ++launch) {  // the second reuses the worker's frames
+    CUDA_CHECK(cudaMemset(d, 0xFF, h.size() * sizeof(int)));
+    large_locals_across_barriers<<<BLOCKS, THREADS>>>(d);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int b = 0; b < BLOCKS; ++b)
+      for (int t = 0; t < THREADS; ++t) {
+        long expected = (t + 1) % THREADS;
+        for (int j = 0; j < kLargeLocals; ++j) expected += 7 * t + j + b;
+        ASSERT_EQ(h[b * THREADS + t], expected)
+            << "launch " << launch << ", block " << b << ", thread " << t;
+      }
   }
   CUDA_CHECK(cudaFree(d));
 }

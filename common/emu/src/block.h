@@ -74,6 +74,9 @@ class SharedSpace {
   bool contains(uintptr_t a) const { return a - base_ < kSpace; }
   char* dynamic() const { return reinterpret_cast<char*>(base_); }
   char* address_of(SharedSlot& slot, size_t bytes, size_t align);
+  // What shared<T>() needs to find this space's variables without a call (device.h); the worker
+  // shows it while it runs a launch's blocks, and learn() keeps it up to date.
+  SharedSpaceView view() const;
   // Checks one access of a thread of block `b` (see checks.cpp) and records it.
   void access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic, const void* pc);
   // The same for a plain access within one word that breaks no rule (fast_path.h); false when it

@@ -349,7 +349,7 @@ class CoroutineFrames {
  public:
   void start_block() {
     chunk_ = 0;
-    used_ = 0;
+    frame_chunk = chunks_.empty() ? FrameChunk{} : chunks_[0].whole();
   }
   void* take_for_call(size_t bytes) {
     const size_t k = size_class(bytes);
@@ -366,32 +366,35 @@ class CoroutineFrames {
     *static_cast<void**>(frame) = free_[k];
     free_[k] = frame;
   }
+  // A frame of `bytes` (a multiple of kFrameGrain) that does not fit in what is left of the
+  // current chunk (ThreadTask's operator new takes those that fit): the next chunk's first.
   void* allocate(size_t bytes) {
-    bytes = size_of(size_class(bytes));  // (aligned as operator new aligns)
-    while (chunk_ < chunks_.size() && used_ + bytes > chunks_[chunk_].bytes) {
+    do {
       ++chunk_;
-      used_ = 0;
-    }
-    if (chunk_ == chunks_.size()) chunks_.emplace_back(std::max(bytes, kChunkBytes));
-    void* frame = chunks_[chunk_].memory.get() + used_;
-    used_ += bytes;
+    } while (chunk_ < chunks_.size() && chunks_[chunk_].bytes < bytes);
+    if (chunk_ >= chunks_.size())
+      chunk_ = (chunks_.emplace_back(std::max(bytes, kChunkBytes)), chunks_.size() - 1);
+    frame_chunk = chunks_[chunk_].whole();
+    void* frame = frame_chunk.next;
+    frame_chunk.next += bytes;
     return frame;
   }
 
  private:
   static constexpr size_t kChunkBytes = 1 << 20;
-  static constexpr size_t kGrain = 64;    // every frame's bytes are a multiple of it
-  static constexpr size_t kClasses = 64;  // functions' frames up to 4 KiB are kept
+  static constexpr size_t kGrain = kFrameGrain;  // every frame's bytes are a multiple of it
+  static constexpr size_t kClasses = 64;         // functions' frames up to 4 KiB are kept
   static size_t size_class(size_t bytes) { return (bytes + kGrain - 1) / kGrain; }
   static size_t size_of(size_t size_class) { return size_class * kGrain; }
   void* free_[kClasses] = {};
   struct Chunk {
     explicit Chunk(size_t size) : bytes(size), memory(new std::byte[size]) {}
+    FrameChunk whole() const { return {memory.get(), memory.get() + bytes}; }
     size_t bytes;
     std::unique_ptr<std::byte[]> memory;
   };
   std::vector<Chunk> chunks_;
-  size_t chunk_ = 0, used_ = 0;
+  size_t chunk_ = 0;  // the chunk that frame_chunk is the rest of
 };
 
 class BlockRunner;
@@ -1114,6 +1117,7 @@ struct LaunchRun {
     runner = &local;
     shared.start_launch(config.shared_bytes);
     builtins.dynamic_shared = reinterpret_cast<unsigned char*>(shared.dynamic());
+    shared_space_view = shared.view();
     ::blockDim = config.block;
     ::gridDim = config.grid;
     BlockState state;
@@ -1143,6 +1147,7 @@ struct LaunchRun {
     if (grid != nullptr) grid->arrive_and_drop();  // this block needs no more grid barriers
     epoch = state.epoch;
     current_block = nullptr;
+    shared_space_view = {};
     runner = nullptr;
     count_worker_done();
   }

@@ -58,6 +58,14 @@ void SharedSpace::learn(unsigned region) {
   cudalab::fill_with_poison(reinterpret_cast<char*>(base_) + r.offset, r.bytes);
   if (known_.size() <= region) known_.resize(region + 1);
   known_[region] = true;
+  if (region < 64) shared_space_view.known |= uint64_t{1} << region;
+}
+
+SharedSpaceView SharedSpace::view() const {
+  SharedSpaceView v{reinterpret_cast<char*>(base_), 0};
+  for (unsigned r = 0; r < known_.size() && r < 64; ++r)
+    if (known_[r]) v.known |= uint64_t{1} << r;
+  return v;
 }
 
 char* SharedSpace::address_of(SharedSlot& slot, size_t bytes, size_t align) {

@@ -31,6 +31,16 @@ namespace cudalab::emu {
 // Internal (scheduler.cpp): memory for a frame of a kernel's twin (the block's), and for one of a
 // function's twin (until the function returns).
 void* coroutine_frame(size_t bytes);
+// Internal: what is left of the chunk the worker's kernel frames come from, [next, end) (set by
+// scheduler.cpp's CoroutineFrames): a frame that fits is a bump of `next`, without a call (the
+// call was a sixth of an unchecked 1D stencil's time). Every frame's bytes are a multiple of
+// kFrameGrain.
+struct FrameChunk {
+  std::byte* next = nullptr;
+  std::byte* end = nullptr;
+};
+inline constinit thread_local FrameChunk frame_chunk{};
+inline constexpr size_t kFrameGrain = 64;
 void* function_frame(size_t bytes);
 void free_function_frame(void* frame, size_t bytes) noexcept;
 // What the translator puts before a kernel's name to name its twin.
@@ -54,7 +64,14 @@ struct ThreadTask {
     [[noreturn]] void unhandled_exception() noexcept { std::terminate(); }
     // Frames come from the worker's arena, given back all at once when its block ends: a
     // thread's frame is never destroyed (nor its variables, as on a GPU).
-    static void* operator new(size_t bytes) { return coroutine_frame(bytes); }
+    static void* operator new(size_t bytes) {
+      bytes = (bytes + kFrameGrain - 1) / kFrameGrain * kFrameGrain;
+      FrameChunk& chunk = frame_chunk;
+      if (static_cast<size_t>(chunk.end - chunk.next) < bytes) return coroutine_frame(bytes);
+      void* frame = chunk.next;
+      chunk.next += bytes;
+      return frame;
+    }
     static void operator delete(void*) noexcept {}
   };
 };
