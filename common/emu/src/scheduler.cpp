@@ -221,7 +221,7 @@ class WarpMeetings {
     waiting_lanes_.assign((threads + 31) / 32, 0);
     published_.assign(threads, 0);
     block_published_.assign(threads, 0);
-    used_ = false;
+    used_ = waited_coalesced_ = false;
   }
   unsigned waiting() const { return waiting_; }
   bool waits(unsigned t) const { return wait_[t].mask != 0; }
@@ -240,7 +240,7 @@ class WarpMeetings {
   }
   // Lane `t` waits at coalesced_threads(): its group is the lanes that wait at the same line.
   void wait_coalesced(unsigned t, const char* file, int line) {
-    used_ = true;
+    used_ = waited_coalesced_ = true;
     wait_[t] = {0xffffffffu, file, line, true};
     waiting_lanes_[t / 32] |= 1u << t % 32;
     ++waiting_;
@@ -292,12 +292,25 @@ class WarpMeetings {
   std::string release(std::vector<uint8_t>& goes_on, dim3 block) {
     std::string never;
     bool any = false;
-    for_each_waiting_lane([&](unsigned t) {
-      if (ready(t))
-        goes_on[t] = any = true;
-      else if (never.empty())
-        never = stuck(t, block);
-    });
+    for (unsigned warp = 0; warp < waiting_lanes_.size(); ++warp) {
+      const uint32_t lanes = waiting_lanes_[warp];
+      if (lanes == 0) continue;
+      // Every lane of the warp that exists waits, none at coalesced_threads(): every mask is met,
+      // so the warp goes on without a look at each lane's (the common case: a whole warp at one
+      // shuffle).
+      if (!waited_coalesced_ && lanes == warp_calls::lanes_that_exist(threads_, warp * 32)) {
+        for (uint32_t l = lanes; l != 0; l &= l - 1) goes_on[warp * 32 + std::countr_zero(l)] = 1;
+        any = true;
+        continue;
+      }
+      for (uint32_t l = lanes; l != 0; l &= l - 1) {
+        const unsigned t = warp * 32 + static_cast<unsigned>(std::countr_zero(l));
+        if (ready(t))
+          goes_on[t] = any = true;
+        else if (never.empty())
+          never = stuck(t, block);
+      }
+    }
     return any ? std::string() : never;
   }
 
@@ -309,13 +322,6 @@ class WarpMeetings {
   }
 
  private:
-  // Calls f(t) for each lane t that waits, in order (from the waiting lanes' masks).
-  template <class F>
-  void for_each_waiting_lane(F f) const {
-    for (unsigned warp = 0; warp < waiting_lanes_.size(); ++warp)
-      for (uint32_t lanes = waiting_lanes_[warp]; lanes != 0; lanes &= lanes - 1)
-        f(warp * 32 + static_cast<unsigned>(std::countr_zero(lanes)));
-  }
   std::vector<unsigned> missing_lanes(unsigned t) const {
     const unsigned first = t / 32 * 32;
     std::vector<unsigned> missing;
@@ -331,7 +337,8 @@ class WarpMeetings {
     bool coalesced;  // at coalesced_threads(): the mask is found when the block stops
   };
   unsigned threads_ = 0, waiting_ = 0;
-  bool used_ = false;  // a lane of this block published or waited
+  bool used_ = false;              // a lane of this block published or waited
+  bool waited_coalesced_ = false;  // a lane of this block waited at coalesced_threads()
   std::vector<Wait> wait_;
   std::vector<uint32_t> waiting_lanes_;  // per warp, bit l: lane l waits (wait_[...].mask != 0)
   std::vector<unsigned> published_, block_published_;  // calls per thread: pick the buffer
