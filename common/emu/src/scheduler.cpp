@@ -221,7 +221,7 @@ class WarpMeetings {
     waiting_lanes_.assign((threads + 31) / 32, 0);
     published_.assign(threads, 0);
     block_published_.assign(threads, 0);
-    used_ = waited_coalesced_ = false;
+    used_ = false;
   }
   unsigned waiting() const { return waiting_; }
   bool waits(unsigned t) const { return wait_[t].mask != 0; }
@@ -241,7 +241,7 @@ class WarpMeetings {
   }
   // Lane `t` waits at coalesced_threads(): its group is the lanes that wait at the same line.
   void wait_coalesced(unsigned t, const char* file, int line) {
-    used_ = waited_coalesced_ = true;
+    used_ = true;
     wait_[t] = {0xffffffffu, file, line, true};
     waiting_lanes_[t / 32] |= 1u << t % 32;
     ++waiting_;
@@ -260,22 +260,20 @@ class WarpMeetings {
   }
   const uint64_t* block_values(unsigned parity) const { return block_values_[parity]; }
 
-  // Whether the call lane `t` waits at may complete now: every lane of its mask that exists waits
-  // too (at coalesced_threads(), the lanes waiting at the same line form its group).
-  bool ready(unsigned t) {
+  // Whether the call lane `t` waits at may complete now, `missing` being the lanes of its warp that
+  // exist and do not wait: its mask names none of them (at coalesced_threads(), the lanes waiting
+  // at the same line form its group, and it may).
+  bool ready(unsigned t, uint32_t missing) {
+    if (!wait_[t].coalesced) return (wait_[t].mask & missing) == 0;
     const unsigned first = t / 32 * 32;
-    if (wait_[t].coalesced) {
-      unsigned group = 0;
-      for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane) {
-        const Wait& w = wait_[first + lane];
-        if (w.mask != 0 && w.coalesced && w.line == wait_[t].line && w.file == wait_[t].file)
-          group |= 1u << lane;
-      }
-      coalesced_[t] = group;
-      return true;
+    unsigned group = 0;
+    for (unsigned lane = 0; lane < 32 && first + lane < threads_; ++lane) {
+      const Wait& w = wait_[first + lane];
+      if (w.mask != 0 && w.coalesced && w.line == wait_[t].line && w.file == wait_[t].file)
+        group |= 1u << lane;
     }
-    return (wait_[t].mask & warp_calls::lanes_that_exist(threads_, first) &
-            ~waiting_lanes_[t / 32]) == 0;
+    coalesced_[t] = group;
+    return true;
   }
   // Why lane `t` can never go on: the lanes of its mask that never reach its call.
   std::string stuck(unsigned t, dim3 block) const {
@@ -296,17 +294,10 @@ class WarpMeetings {
     for (unsigned warp = 0; warp < waiting_lanes_.size(); ++warp) {
       const uint32_t lanes = waiting_lanes_[warp];
       if (lanes == 0) continue;
-      // Every lane of the warp that exists waits, none at coalesced_threads(): every mask is met,
-      // so the warp goes on without a look at each lane's (the common case: a whole warp at one
-      // shuffle).
-      if (!waited_coalesced_ && lanes == warp_calls::lanes_that_exist(threads_, warp * 32)) {
-        for (uint32_t l = lanes; l != 0; l &= l - 1) goes_on[warp * 32 + std::countr_zero(l)] = 1;
-        any = true;
-        continue;
-      }
+      const uint32_t missing = warp_calls::lanes_that_exist(threads_, warp * 32) & ~lanes;
       for (uint32_t l = lanes; l != 0; l &= l - 1) {
         const unsigned t = warp * 32 + static_cast<unsigned>(std::countr_zero(l));
-        if (ready(t))
+        if (ready(t, missing))
           goes_on[t] = any = true;
         else if (never.empty())
           never = stuck(t, block);
@@ -338,8 +329,7 @@ class WarpMeetings {
     bool coalesced;  // at coalesced_threads(): the mask is found when the block stops
   };
   unsigned threads_ = 0, waiting_ = 0;
-  bool used_ = false;              // a lane of this block published or waited
-  bool waited_coalesced_ = false;  // a lane of this block waited at coalesced_threads()
+  bool used_ = false;  // a lane of this block published or waited
   std::vector<Wait> wait_;
   std::vector<uint32_t> waiting_lanes_;  // per warp, bit l: lane l waits (wait_[...].mask != 0)
   std::vector<unsigned> published_, block_published_;  // calls per thread: pick the buffer
