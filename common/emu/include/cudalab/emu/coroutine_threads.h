@@ -31,18 +31,18 @@ namespace cudalab::emu {
 // Internal (scheduler.cpp): memory for a frame of a kernel's twin (the block's), and for one of a
 // function's twin (until the function returns).
 void* coroutine_frame(size_t bytes);
+void* function_frame(size_t bytes);
+void free_function_frame(void* frame, size_t bytes) noexcept;
 // Internal: what is left of the chunk the worker's kernel frames come from, [next, end) (set by
 // scheduler.cpp's CoroutineFrames): a frame that fits is a bump of `next`, without a call (the
 // call was a sixth of an unchecked 1D stencil's time). Every frame's bytes are a multiple of
-// kFrameGrain.
+// kFrameGrain; coroutine_frame() gets those that do not fit.
 struct FrameChunk {
   std::byte* next = nullptr;
   std::byte* end = nullptr;
 };
 inline constinit thread_local FrameChunk frame_chunk{};
 inline constexpr size_t kFrameGrain = 64;
-void* function_frame(size_t bytes);
-void free_function_frame(void* frame, size_t bytes) noexcept;
 // What the translator puts before a kernel's name to name its twin.
 inline constexpr char kTwinPrefix[] = "cudalab_coroutine_";
 
