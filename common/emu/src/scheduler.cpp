@@ -380,10 +380,9 @@ class CoroutineFrames {
 
  private:
   static constexpr size_t kChunkBytes = 1 << 20;
-  static constexpr size_t kGrain = kFrameGrain;  // every frame's bytes are a multiple of it
-  static constexpr size_t kClasses = 64;         // functions' frames up to 4 KiB are kept
-  static size_t size_class(size_t bytes) { return (bytes + kGrain - 1) / kGrain; }
-  static size_t size_of(size_t size_class) { return size_class * kGrain; }
+  static constexpr size_t kClasses = 64;  // functions' frames up to 4 KiB are kept
+  static size_t size_class(size_t bytes) { return frame_bytes(bytes) / kFrameGrain; }
+  static size_t size_of(size_t size_class) { return size_class * kFrameGrain; }
   void* free_[kClasses] = {};
   struct Chunk {
     explicit Chunk(size_t size) : bytes(size), memory(new std::byte[size]) {}

@@ -43,6 +43,10 @@ struct FrameChunk {
 };
 inline constinit thread_local FrameChunk frame_chunk{};
 inline constexpr size_t kFrameGrain = 64;
+// The bytes a frame of `bytes` takes: a multiple of kFrameGrain (aligned as operator new aligns).
+inline constexpr size_t frame_bytes(size_t bytes) {
+  return (bytes + kFrameGrain - 1) / kFrameGrain * kFrameGrain;
+}
 // What the translator puts before a kernel's name to name its twin.
 inline constexpr char kTwinPrefix[] = "cudalab_coroutine_";
 
@@ -65,7 +69,7 @@ struct ThreadTask {
     // Frames come from the worker's arena, given back all at once when its block ends: a
     // thread's frame is never destroyed (nor its variables, as on a GPU).
     static void* operator new(size_t bytes) {
-      bytes = (bytes + kFrameGrain - 1) / kFrameGrain * kFrameGrain;
+      bytes = frame_bytes(bytes);
       FrameChunk& chunk = frame_chunk;
       if (static_cast<size_t>(chunk.end - chunk.next) < bytes) return coroutine_frame(bytes);
       void* frame = chunk.next;
