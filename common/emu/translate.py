@@ -1042,7 +1042,7 @@ class Translation:
 
     def file(self, source: Path, target: Path) -> None:
         self.read.append(source)
-        text = source.read_text(encoding="utf-8")
+        text = read_source(source)
         try:
             translated = (
                 translate_for_checker(text, str(source))
@@ -1069,7 +1069,7 @@ class Translation:
             if header is None or header in seen:
                 continue
             seen.add(header)
-            header_text = header.read_text(encoding="utf-8", errors="replace")
+            header_text = read_source(header)
             if not NEEDS_TRANSLATION.search(header_text):
                 continue  # included as it is: so are the headers it includes (no twins)
             found = coroutine_kernels(header_text, self.included_code(header.parent, header_text))
@@ -1092,7 +1092,7 @@ class Translation:
             seen.add(header)
             if header not in self.read:
                 self.read.append(header)  # (a change to it may change the twins: the depfile)
-            header_text = header.read_text(encoding="utf-8", errors="replace")
+            header_text = read_source(header)
             found += [header_text, *self.included_code(header.parent, header_text, seen)]
         return tuple(found)
 
@@ -1108,7 +1108,7 @@ class Translation:
         header = self.local_header(folder, m.group(1))
         if header is None:
             return m.group(0)  # found on the include path, as the compiler would
-        if not NEEDS_TRANSLATION.search(header.read_text(encoding="utf-8", errors="replace")):
+        if not NEEDS_TRANSLATION.search(read_source(header)):
             self.read.append(header)
             return m.group(0).replace(m.group(1), str(header))
         if header not in self.done:
@@ -1118,10 +1118,17 @@ class Translation:
         return m.group(0).replace(m.group(1), str(self.done[header]))
 
 
+def read_source(path: Path) -> str:
+    """A source file's text as a compiler reads it: a byte-order mark (a Windows editor's) is not
+    part of it, and bytes that are not UTF-8 stay the bytes they are (surrogate escapes)."""
+    return path.read_text(encoding="utf-8-sig", errors="surrogateescape")
+
+
 def write_if_changed(target: Path, text: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+    data = text.encode("utf-8", "surrogateescape")
+    if not target.exists() or target.read_bytes() != data:
+        target.write_bytes(data)
 
 
 def main(argv: list[str]) -> int:

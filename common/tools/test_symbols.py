@@ -11,25 +11,37 @@ from pathlib import Path
 from cudalab_tools import symbols
 
 ALLOWED = """
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 static std::vector<int> table = {1, 2, 3};  // static initialisation: the compiler's constructor
 __attribute__((noinline)) static int helper(int x) { return x + table[0]; }
-int vecAdd(const float* a, float* b, int n) { std::printf("%d\\n", n); return helper(n) + (a == b); }
+template <class T> __attribute__((noinline)) T twice(T x) { return x + x; }
+int vecAdd(const float* a, float* b, int n) {
+  std::printf("%d\\n", n);
+  std::vector<float> v(a, a + n);
+  std::sort(v.begin(), v.end(), [](float x, float y) { return x > y; });
+  std::string s = std::to_string(n) + " elements";
+  return helper(n) + (a == b) + int(std::sqrt(float(twice(n)))) + int(s.size() + v.size());
+}
 """
 
 
 def verdict(source: str) -> list[str]:
-    """The rules' verdict on `source`, linked (as a lab's test program is) with the C and C++
-    libraries."""
+    """The rules' verdict on `source`, linked (as a lab's test program is) with the C, C++ and
+    maths libraries."""
     provided = {}
     for library in symbols.IMPLICIT_LIBRARIES:
         provided.update((name, library) for name in symbols._defined(symbols._library(library)))
+    maths = symbols._defined(symbols._library(symbols.MATHS_LIBRARY))
     with tempfile.TemporaryDirectory() as d:
         src, obj = Path(d) / "lab.cpp", Path(d) / "lab.o"
         src.write_text(source)
         subprocess.run(["c++", "-std=c++20", "-c", str(src), "-o", str(obj)], check=True)
-        return symbols.violations(obj, "labs/01_vector_add/vector_add.cu", provided)
+        libraries = symbols.Libraries(provided, frozenset(), maths)
+        return symbols.violations(obj, "labs/01_vector_add/vector_add.cu", libraries)
 
 
 def called(found: list[str]) -> set[str]:
@@ -126,6 +138,71 @@ class Rules(unittest.TestCase):
         found = verdict(ALLOWED + "__attribute__((constructor)) static void early() { table.clear(); }\n")
         self.assertEqual(len(found), 1)
         self.assertIn("has a constructor function (early()) that runs before main()", found[0])
+
+    def test_only_the_listed_calls(self) -> None:
+        # each built and ran in the sandbox when the rules listed what was refused instead
+        found = verdict(
+            ALLOWED
+            + "#include <fcntl.h>\n#include <signal.h>\n#include <sys/mman.h>\n#include <sys/socket.h>\n"
+            + "#include <unistd.h>\n#include <ctime>\n"
+            + 'extern "C" int __open64_2(const char*, int);\n'
+            + 'extern "C" int execveat(int, const char*, char* const[], char* const[], int);\n'
+            + 'extern "C" pid_t _Fork();\n'
+            + 'void f(char* b) { int fd = __open64_2("/proc/self/maps", 0); read(fd, b, 9); }\n'
+            + "void g(int s, char* b) { send(s, b, 1, 0); recv(s, b, 1, 0); int p[2]; pipe(p); }\n"
+            + "void h(union sigval v) { sigqueue(1, SIGUSR1, v); sysv_signal(SIGUSR1, SIG_IGN); }\n"
+            + "void i(timer_t* t) { timer_create(CLOCK_REALTIME, nullptr, t); _Fork(); }\n"
+            + 'void j() { execveat(0, "", nullptr, nullptr, 0); shm_open("x", O_RDWR, 0); }\n'
+        )
+        self.assertEqual(
+            called(found),
+            {
+                "__open64_2",
+                "read",
+                "send",
+                "recv",
+                "pipe",
+                "sigqueue",
+                "sysv_signal",
+                "timer_create",
+                "_Fork",
+                "execveat",
+                "shm_open",
+            },
+        )
+        self.assertIn("which a lab's code may not call", found[0])
+
+    def test_a_global_operator_delete(self) -> None:
+        # (a replaced operator delete once read the checker's questions from the runner's socket)
+        found = verdict(
+            ALLOWED + "#include <cstdlib>\nvoid operator delete(void* p) noexcept { std::free(p); }\n"
+            "void operator delete(void* p, std::size_t) noexcept { std::free(p); }\n"
+        )
+        self.assertEqual(len(found), 2, found)
+        self.assertIn("defines the global operator delete, which replaces the C++ library's", found[0])
+
+    def test_an_ifunc(self) -> None:
+        found = verdict(
+            ALLOWED + 'extern "C" int chosen(int x) { return x; }\n'
+            'extern "C" void* resolve() { return (void*)&chosen; }\n'
+            'extern "C" int picked(int) __attribute__((ifunc("resolve")));\n'
+        )
+        self.assertEqual(len(found), 1, found)
+        self.assertIn("defines picked as an ifunc, whose resolver runs before main()", found[0])
+
+    def test_code_in_init_and_fini_sections(self) -> None:
+        found = verdict(
+            ALLOWED
+            + 'asm(".section .init,\\"ax\\"\\n\\tnop\\n\\t"\n'
+            + '    ".section .fini,\\"ax\\"\\n\\tnop\\n\\t.text");\n'
+        )
+        self.assertEqual(
+            sorted(found),
+            [
+                "labs/01_vector_add/vector_add.cu has a .fini section, whose code the loader runs by itself",
+                "labs/01_vector_add/vector_add.cu has a .init section, whose code the loader runs by itself",
+            ],
+        )
 
 
 if __name__ == "__main__":

@@ -224,11 +224,11 @@ def plan(
         return Plan([], 0)
     todo, reused = [], 0
     for lab in labs:
-        files = [submissions.find_lab_file(unpacked, lab, f) for f in workbook.student_files(lab)]
-        if not all(files):  # nothing to build: the missing files are the verdict
+        files = workbook.submitted_files(unpacked, lab)
+        if not all(files.values()):  # nothing to build: the missing files are the verdict
             entry.labs[lab] = grader.grade(unpacked, sub.student, lab)
             continue
-        key = "-".join([submissions.content_hash(files), workbook.fingerprint(lab), backend])
+        key = "-".join([submissions.content_hash(list(files.values())), workbook.fingerprint(lab), backend])
         cached = cache / submissions.folder_name(sub.student) / f"{lab}.json"
         if (old := read_cached(cached, key)) is not None:
             entry.labs[lab], reused = old, reused + 1

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import re
 import shlex
 import shutil
 import socket
@@ -30,15 +29,12 @@ from pathlib import Path
 
 from cudalab_tools import symbols
 from cudalab_tools.build_log import useful_build_errors
-from cudalab_tools.gtest import Ending, TestVerdict, decide, report_verdicts, signal_of
+from cudalab_tools.gtest import Ending, TestVerdict, decide, report_speed, report_verdicts, signal_of
 
 from . import submissions, workbook
 from .files import read_regular_file, remove_tree
 from .results import LabResult, LabStatus, Points, TestResult
 from .sandbox import Limits, Outcome, Sandbox, keep_output
-
-# The line a timing test prints (common/include/cudalab/performance.h): the ratio and the one needed.
-PERF = re.compile(r"\[ PERF +\] .*: ([0-9.]+)x \(needed ([0-9.]+)x\)")
 
 SRC, BUILD, OUT = "/grade/workbook", "/grade/build", "/grade/out"
 HOST_PART = {SRC: "src", BUILD: "build", OUT: "out"}  # where each lies in a job's folder
@@ -177,8 +173,7 @@ class Grader:
 
     def _grade(self, unpacked: Path, student: str, lab: str, number: int) -> LabResult:
         started = time.monotonic()
-        files = workbook.student_files(lab)
-        found = {name: submissions.find_lab_file(unpacked, lab, name) for name in files}
+        found = workbook.submitted_files(unpacked, lab)
         missing = [name for name, path in found.items() if path is None]
         if missing:
             return not_graded(
@@ -231,7 +226,8 @@ class Grader:
         else:
             ok, log = self._configure_and_build(job, [lab], number)
         # What the student's code defines and calls, read from its object files (as make check does).
-        refused = symbols.check(job / "build", lab, list(found)) if ok else ""
+        sources = [name for name in found if name.endswith(".cu")]
+        refused = symbols.check(job / "build", lab, sources) if ok else ""
         if not ok or refused:
             result.status = LabStatus.BUILD_ERROR
             result.message = refused or useful_build_errors(log)
@@ -277,10 +273,11 @@ class Grader:
         return verdicts
 
     def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[TestVerdict, str, tuple | None]:
-        """passed, failed or skipped; what the student should read; a timing test's (ratio, needed)."""
-        verdict, message, printed = self._run_test_process(job, lab, test, number)
-        speed = PERF.search(printed)
-        return verdict, message, (float(speed[1]), float(speed[2])) if speed else None
+        """passed, failed or skipped; what the student should read; a timing test's (ratio, needed),
+        from the checker's report (never from what the student's code prints)."""
+        done = self._run_gtest(job, lab, number, test, self.settings.test_limits)
+        verdict, message = decide(test, done.ending, done.report, done.output)
+        return verdict, message, report_speed(done.report, test)
 
     def _run_gtest(self, job: Path, lab: str, number: int, test: str, limits: Limits) -> TestRun:
         """Runs `lab`'s tests matching `test` against the code of `job`: the instructor's checker
@@ -368,10 +365,3 @@ class Grader:
                 + done.output[-4000:]
             )
         return {test for test, verdict in report_verdicts(data).items() if verdict == TestVerdict.SKIPPED}
-
-    def _run_test_process(self, job: Path, lab: str, test: str, number: int) -> tuple[TestVerdict, str, str]:
-        """The test's verdict (cudalab_tools.gtest.decide, from how its process ended and its
-        GoogleTest report); what the student reads; what the test printed."""
-        done = self._run_gtest(job, lab, number, test, self.settings.test_limits)
-        verdict, message = decide(test, done.ending, done.report, done.output)
-        return verdict, message, done.output

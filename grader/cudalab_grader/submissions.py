@@ -233,6 +233,29 @@ def find_lab_file(unpacked: Path, lab: str, filename: str) -> Path | None:
     return None
 
 
+# A student's own sources beside a lab's files: a second .cu, a header of their own.
+OWN_SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".inl")
+
+
+def lab_files(unpacked: Path, lab: str, required: list[str], instructors: set[str]) -> dict[str, Path | None]:
+    """The student's files of `lab`, by name: each of the `required` ones (None where missing),
+    and the student's own sources in the folder that holds them, but for a name the instructor's
+    lab folder has (`instructors`: the interface header, the harness, the rubric) and the names the
+    build takes for a harness or a demo (test_*, demo_*)."""
+    found = {name: find_lab_file(unpacked, lab, name) for name in required}
+    for folder in sorted({p.parent for p in found.values() if p is not None}):
+        for p in sorted(folder.iterdir()):
+            if (
+                p.suffix in OWN_SOURCE_SUFFIXES
+                and p.name not in instructors
+                and not p.name.startswith(("test_", "demo_"))
+                and p.is_file()
+                and not p.is_symlink()
+            ):
+                found.setdefault(p.name, p)
+    return found
+
+
 def content_hash(files: list[Path]) -> str:
     h = hashlib.sha256()
     for f in files:

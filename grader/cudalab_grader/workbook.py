@@ -4,11 +4,20 @@ lab's grading changes. The labs, their files and rubrics are cudalab_tools.labs 
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 from cudalab_tools.labs import ROOT, categories, labs, points, select, student_files  # noqa: F401
 
+from . import submissions
+
 # What a submission's build needs of the workbook; solutions/, grader/ and docs/ stay out of reach.
 BUILD_PARTS = ("CMakeLists.txt", "cmake", "common", "labs", "bench")
+
+
+def submitted_files(unpacked: Path, lab: str) -> dict[str, Path | None]:
+    """The student's files of `lab` in the unpacked submission (submissions.lab_files)."""
+    instructors = {p.name for p in (ROOT / "labs" / lab).iterdir()}
+    return submissions.lab_files(unpacked, lab, student_files(lab), instructors)
 
 
 def fingerprint(lab: str) -> str:

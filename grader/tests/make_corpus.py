@@ -51,14 +51,16 @@ def with_host(code: str, prelude: str) -> str:
 # x86-64 Linux system calls by number (write 1, open 2, close 3, socket 41, connect 42, fork 57,
 # chdir 80, fchdir 81, mkdir 83, unlink 87, symlink 88, mknod 133, exit_group 231), with no library
 # function that the check of what a lab's code may call (common/tools/cudalab_tools/symbols.py) could see, and
-# no system-call instruction of their own either (the check refuses one): they jump to the one in
-# the C library's getppid() ("mov $110, %eax; syscall; ret"). The hostile students below use them,
-# so that the sandbox's own defences stay tested behind the check.
+# no system-call instruction of their own either (the check refuses one): they jump to one in the C
+# library ("syscall; ret", as in getppid()), found by reading the library's code onwards from puts(),
+# a call the rules allow. The hostile students below use them, so that the sandbox's own defences
+# stay tested behind the check.
 SYSCALL = (
-    "#include <fcntl.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
+    "#include <fcntl.h>\n#include <sys/stat.h>\n#include <unistd.h>\n#include <cstdio>\n"
     "static const unsigned char* system_call_instruction() {\n"
-    "  const unsigned char* at = reinterpret_cast<const unsigned char*>(&getppid);\n"
-    "  while (!(at[0] == 0x0f && at[1] == 0x05)) ++at;\n  return at;\n}\n"
+    "  int (*volatile allowed)(const char*) = &puts;\n"
+    "  const unsigned char* at = reinterpret_cast<const unsigned char*>(allowed);\n"
+    "  while (!(at[0] == 0x0f && at[1] == 0x05 && at[2] == 0xc3)) ++at;\n  return at;\n}\n"
     "template <class A = long, class B = long, class C = long>\n"
     "static long sys(long number, A a = 0, B b = 0, C c = 0) {\n  long result;\n"
     '  asm volatile("sub $128, %%rsp\\n\\tcall *%[at]\\n\\tadd $128, %%rsp"  // (past the red zone)\n'
@@ -82,17 +84,41 @@ SOURCES = {
     "grace": with_host("  if (n == 1) *(volatile int*)0 = 1;  // crash for one size\n", ""),
     "heidi": with_host(
         '  if (found_elsewhere("/", 0)) return cudaErrorUnknown;  // read other submissions\n',
-        SYSCALL + "#include <dirent.h>\n#include <cstdio>\n#include <cstring>\n#include <string>\n"
-        "// Searches the file system for another copy of this lab (a classmate's, the solution).\n"
-        "static bool found_elsewhere(const std::string& dir, int depth) {\n"
-        '  if (depth > 7 || dir.rfind("/proc", 0) == 0 || dir.rfind("/grade", 0) == 0) return false;\n'
-        "  DIR* d = opendir(dir.c_str());\n  if (!d) return false;\n  bool found = false;\n"
-        "  while (dirent* e = readdir(d)) {\n    std::string name = e->d_name;\n"
-        '    if (name == "." || name == "..") continue;\n    std::string path = (dir == "/" ? "" : dir) + "/" + name;\n'
-        '    if (name == "vector_add.cu") {\n      const long fd = sys(2, path.c_str(), O_RDONLY);\n'
-        '      if (fd >= 0) { sys(3, fd); fprintf(stderr, "LEAK: read %s\\n", path.c_str()); found = true; }\n'
-        "    } else if (e->d_type == DT_DIR && found_elsewhere(path, depth + 1)) {\n      found = true;\n    }\n  }\n"
-        "  closedir(d);\n  return found;\n}\n\n",
+        SYSCALL
+        + """#include <dirent.h>
+#include <cstring>
+#include <string>
+// Searches the file system for another copy of this lab (a classmate's, the solution), reading
+// folders with getdents64 (217).
+static bool found_elsewhere(const std::string& dir, int depth) {
+  if (depth > 7 || dir.rfind("/proc", 0) == 0 || dir.rfind("/grade", 0) == 0) return false;
+  const long fd = sys(2, dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return false;
+  bool found = false;
+  char entries[4096];
+  for (long got; (got = sys(217, fd, entries, sizeof entries)) > 0;) {
+    for (long at = 0; at < got;) {
+      const char* e = entries + at;
+      unsigned short length;
+      std::memcpy(&length, e + 16, sizeof length);
+      const unsigned char type = e[18];
+      const std::string name = e + 19;
+      at += length;
+      if (name == "." || name == "..") continue;
+      const std::string path = (dir == "/" ? "" : dir) + "/" + name;
+      if (name == "vector_add.cu") {
+        const long file = sys(2, path.c_str(), O_RDONLY);
+        if (file >= 0) { sys(3, file); fprintf(stderr, "LEAK: read %s\\n", path.c_str()); found = true; }
+      } else if (type == DT_DIR && found_elsewhere(path, depth + 1)) {
+        found = true;
+      }
+    }
+  }
+  sys(3, fd);
+  return found;
+}
+
+""",
     ),
     "ivan": with_host(
         '  for (const char* p : {"/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan",\n'
@@ -106,11 +132,13 @@ SOURCES = {
         "    for (int port = 1024; port < 32768; ++port)  // below the ephemeral ports (no self-connect)\n"
         '      if (reach("127.0.0.1", port)) return cudaErrorUnknown;\n'
         '    if (reach("1.1.1.1", 80)) return cudaErrorUnknown;\n  }\n',
-        SYSCALL + "#include <arpa/inet.h>\n#include <netinet/in.h>\n#include <sys/socket.h>\n"
-        "#include <cstdio>\n"
+        SYSCALL + "#include <netinet/in.h>\n#include <sys/socket.h>\n#include <cstdio>\n"
         "static bool reach(const char* ip, int port) {\n  const long s = sys(41, AF_INET, SOCK_STREAM, 0);\n"
-        "  sockaddr_in a{};\n  a.sin_family = AF_INET;\n  a.sin_port = htons(port);\n"
-        "  inet_pton(AF_INET, ip, &a.sin_addr);\n  bool ok = sys(42, s, &a, sizeof a) == 0;\n"
+        "  sockaddr_in a{};\n  a.sin_family = AF_INET;\n  a.sin_port = (port >> 8 | port << 8) & 0xffff;\n"
+        "  unsigned char* address = reinterpret_cast<unsigned char*>(&a.sin_addr);\n"
+        "  for (int k = 0, v = 0; k < 4; ++k, ++ip) {  // the dotted quad, by hand\n"
+        "    while (*ip >= '0' && *ip <= '9') v = v * 10 + (*ip++ - '0');\n    address[k] = v;\n    v = 0;\n  }\n"
+        "  bool ok = sys(42, s, &a, sizeof a) == 0;\n"
         '  if (ok) fprintf(stderr, "NET: reached %s:%d\\n", ip, port);\n  sys(3, s);\n  return ok;\n}\n\n',
     ),
     "mallory": with_host("  if (n == 256) for (;;) sys(57);  // fork bomb for one size\n", SYSCALL),
@@ -185,10 +213,61 @@ SOURCES = {
 }
 
 
+# Honest forms that nvcc accepts (hana): a file saved by a Windows editor (a byte-order mark and
+# CRLF line ends), a header of her own and a second .cu in the lab folder, a template, a lambda, a
+# grid-stride loop and blocks of 128 threads.
+HONEST = {
+    "labs/01_vector_add/vector_add.cu": "\ufeff"
+    + (
+        "// Lab 01, with a grid-stride loop\n"
+        '#include "vector_add.h"\n#include "hana_helpers.cuh"\n\n'
+        "__global__ void vecAddKernel(const float* A, const float* B, float* C, int n) {\n"
+        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+        "    C[i] = sum(A[i], B[i]);\n}\n\n"
+        "cudaError_t vecAdd(const float* h_A, const float* h_B, float* h_C, int n) {\n"
+        "  const size_t size = static_cast<size_t>(n) * sizeof(float);\n"
+        "  float *d_A = nullptr, *d_B = nullptr, *d_C = nullptr;\n"
+        "  cudaError_t err = cudaSuccess;\n"
+        "  const auto step = [&err](cudaError_t e) { if (err == cudaSuccess) err = e; };\n"
+        "  step(cudaMalloc((void**)&d_A, size));\n  step(cudaMalloc((void**)&d_B, size));\n"
+        "  step(cudaMalloc((void**)&d_C, size));\n"
+        "  step(cudaMemcpy(d_A, h_A, size, cudaMemcpyHostToDevice));\n"
+        "  step(cudaMemcpy(d_B, h_B, size, cudaMemcpyHostToDevice));\n"
+        "  if (err == cudaSuccess && n > 0) {\n"
+        "    vecAddKernel<<<blocks_for(n, kThreads), kThreads>>>(d_A, d_B, d_C, n);\n"
+        "    step(cudaGetLastError());\n  }\n"
+        "  step(cudaMemcpy(h_C, d_C, size, cudaMemcpyDeviceToHost));\n"
+        "  cudaFree(d_A);\n  cudaFree(d_B);\n  cudaFree(d_C);\n  return err;\n}\n"
+    ).replace("\n", "\r\n"),
+    "labs/01_vector_add/hana_helpers.cuh": (
+        "#pragma once\n"
+        "constexpr int kThreads = 128;\n"
+        "template <class T>\n__device__ T sum(T a, T b) { return a + b; }\n"
+        "int blocks_for(int n, int threads);  // helpers.cu\n"
+    ),
+    "labs/01_vector_add/helpers.cu": (
+        '#include "hana_helpers.cuh"\n\n'
+        "// At most 64 blocks: the kernel's loop covers the rest.\n"
+        "int blocks_for(int n, int threads) {\n"
+        "  const int needed = (n + threads - 1) / threads;\n  return needed < 64 ? needed : 64;\n}\n"
+    ),
+}
+
+
+def every_lab(folder: str) -> dict[str, str]:
+    """Every lab's files from `folder` of the workbook (solutions, or labs: the skeletons)."""
+    return {
+        f"labs/{lab.name}/{cu.name}": cu.read_text()
+        for lab in sorted((ROOT / "labs").glob("[0-9][0-9]_*"))
+        for cu in sorted((ROOT / folder / lab.name).glob("*.cu"))
+        if not cu.name.startswith(("test_", "demo_"))
+    }
+
+
 def write_tree(base: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         (base / name).parent.mkdir(parents=True, exist_ok=True)
-        (base / name).write_text(text)
+        (base / name).write_bytes(text.encode())
 
 
 def make_corpus(corpus: Path) -> None:
@@ -198,15 +277,11 @@ def make_corpus(corpus: Path) -> None:
     corpus.mkdir(parents=True)
     for student, source in SOURCES.items():
         write_tree(corpus / student, {LAB: source})
-    # alice also hands in lab 04, solved; yolanda hands in the lab folder itself; zed nothing.
-    write_tree(
-        corpus / "alice",
-        {
-            "labs/04_tiled_matmul/tiled_matmul.cu": (
-                ROOT / "solutions/04_tiled_matmul/tiled_matmul.cu"
-            ).read_text()
-        },
-    )
+    # alice hands in every lab, solved (the workbook's reference solutions); sam every lab as it
+    # was handed out; hana lab 01 in honest forms; yolanda the lab folder itself; zed nothing.
+    write_tree(corpus / "alice", every_lab("solutions"))
+    write_tree(corpus / "sam", every_lab("labs"))
+    write_tree(corpus / "hana", HONEST)
     write_tree(corpus / "yolanda", {"01_vector_add/vector_add.cu": SOLUTION})
     (corpus / "zed").mkdir()
     (corpus / "zed" / "README.txt").write_text("I did not do it.\n")

@@ -559,13 +559,18 @@ def test_slurm_shards_merge_to_the_local_gradebook(corpus: Path, graded: tuple, 
 
 def test_performance_ratio_plot(tmp_path: Path) -> None:
     """GPU grading records each timing test's ratio; the instructor sees them per student."""
-    from cudalab_grader.grading import PERF
+    from cudalab_tools.gtest import report_speed
 
-    line = (
-        "[ PERF     ] vecAddKernel vs a device copy: 0.15 ms vs baseline 0.14 ms: 0.92x (needed 0.70x), "
-        "floor 0.0200 ms"
-    )
-    assert PERF.search(line).groups() == ("0.92", "0.70")
+    def report(test: dict) -> bytes:
+        return json.dumps({"testsuites": [{"name": "VectorAddPerformance", "testsuite": [test]}]}).encode()
+
+    timed = {"name": "NearCopyBandwidth", "speed_ratio": "0.920000", "needed_ratio": "0.700000"}
+    assert report_speed(report(timed), "VectorAddPerformance.NearCopyBandwidth") == (0.92, 0.7)
+    # only the harness's properties in the checker's report count: a ratio the test did not record,
+    # or one that is not a number, is no ratio
+    test = "VectorAddPerformance.NearCopyBandwidth"
+    assert report_speed(report({"name": "NearCopyBandwidth"}), test) is None
+    assert report_speed(report(dict(timed, speed_ratio="fast")), test) is None
 
     def lab(ratio: float) -> LabResult:
         test = TestResult(

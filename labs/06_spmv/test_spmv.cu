@@ -108,7 +108,8 @@ void check_matrices(const Version& version, const char* hint) {
   for (const char* name : {"banded", "power_law", "empty_rows", "long_row"}) {
     SCOPED_TRACE(name);
     check(version,
-          cudalab::read_matrix_market(std::string(CUDALAB_LAB_DIR) + "/matrices/" + name + ".mtx"),
+          cudalab::read_matrix_market(
+              cudalab::testing::lab_file(std::string("matrices/") + name + ".mtx")),
           hint, std::string("matrices/") + name + ".mtx");
   }
 }

@@ -3,28 +3,16 @@
 // harness's arrays with its calls, since the runner cannot read them in the grader's sandbox.
 #include "array_names.h"
 
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <regex>
-#include <string_view>
 #include <vector>
+
+#include "cudalab/source_map.h"
 
 namespace cudalab::emu {
 namespace {
-
-// Where this process finds a file the program was compiled from: CUDALAB_SOURCE_MAP="FROM=TO"
-// says that what was compiled under folder FROM lies under TO (the grader builds the checker in
-// its sandbox, at /grade/workbook, and runs it outside).
-std::string where_to_read(const std::string& file) {
-  const char* map = std::getenv("CUDALAB_SOURCE_MAP");
-  const std::string_view given = map ? map : "";
-  const size_t equals = given.find('=');
-  if (equals == std::string_view::npos) return file;
-  const std::string from(given.substr(0, equals)), to(given.substr(equals + 1));
-  return file.starts_with(from + "/") ? to + file.substr(from.size()) : file;
-}
 
 // Whether the DeviceArray declarator whose arguments open at `open` is followed by another one
 // (`DeviceArray<float> d_M(M), d_N(N);`): the allocation's line then names two arrays.

@@ -170,6 +170,9 @@ void expect_speed(const std::string& what, Work work, Baseline baseline, double 
   const double speed = base.ms / mine.ms, least = floor_ms(floor);
   std::printf("[ PERF     ] %s: %.4f ms vs baseline %.4f ms: %.2fx (needed %.2fx), floor %.4f ms\n",
               what.c_str(), mine.ms, base.ms, speed, ratio, least);
+  // For the grader's gradebook and plots, in the report the checker writes.
+  ::testing::Test::RecordProperty("speed_ratio", std::to_string(speed));
+  ::testing::Test::RecordProperty("needed_ratio", std::to_string(ratio));
   if (output.device) {
     const size_t wrong = changed(download(output), first);
     if (wrong > 0)

@@ -7,6 +7,7 @@
 
 #include "cudalab/compare.h"
 #include "cudalab/data.h"
+#include "cudalab/source_map.h"
 
 namespace cudalab::testing {
 
@@ -18,6 +19,14 @@ uint64_t test_seed();
 // runtime follows each byte from its writer to the host); on a GPU, the harness counts the kernel
 // launches of the test (src/launch_count.cpp) and asks for at least one.
 std::string computed_on_device(const std::string& name, const void* got, size_t bytes);
+
+#ifdef CUDALAB_LAB_DIR
+// The path of the lab's data file `relative` (to the lab's folder) where this process can read it:
+// the grader runs the checker outside the sandbox the checker was compiled in.
+inline std::string lab_file(const std::string& relative) {
+  return where_to_read(std::string(CUDALAB_LAB_DIR) + "/" + relative);
+}
+#endif
 
 }  // namespace cudalab::testing
 

@@ -40,21 +40,39 @@ class Ending:
     stopped: str = ""  # another limit that stopped it, in words
 
 
-def report_verdicts(report: bytes | None) -> dict[str, TestVerdict]:
-    """Each test's verdict ("Suite.Name") in a GoogleTest JSON report; none when there is no report
+def _report_tests(report: bytes | None) -> dict[str, dict]:
+    """Each test's record ("Suite.Name") in a GoogleTest JSON report; none when there is no report
     or it is not GoogleTest's."""
-    verdicts = {}
+    tests = {}
     try:
         for suite in json.loads(report.decode("utf-8", errors="replace")).get("testsuites", []):
             for t in suite.get("testsuite", []):
-                ran = t.get("status") == "RUN" and t.get("result") == "COMPLETED" and not t.get("failures")
-                skipped = t.get("result") == "SKIPPED"
-                verdicts[f"{suite.get('name')}.{t.get('name')}"] = (
-                    TestVerdict.SKIPPED if skipped else TestVerdict.PASSED if ran else TestVerdict.FAILED
-                )
+                if isinstance(t, dict):
+                    tests[f"{suite.get('name')}.{t.get('name')}"] = t
     except (ValueError, AttributeError, TypeError):  # no report, not JSON, or not GoogleTest's
         pass
+    return tests
+
+
+def report_verdicts(report: bytes | None) -> dict[str, TestVerdict]:
+    """Each test's verdict ("Suite.Name") in a GoogleTest JSON report."""
+    verdicts = {}
+    for name, t in _report_tests(report).items():
+        ran = t.get("status") == "RUN" and t.get("result") == "COMPLETED" and not t.get("failures")
+        skipped = t.get("result") == "SKIPPED"
+        verdicts[name] = TestVerdict.SKIPPED if skipped else TestVerdict.PASSED if ran else TestVerdict.FAILED
     return verdicts
+
+
+def report_speed(report: bytes | None, test: str) -> tuple[float, float] | None:
+    """A timing test's (ratio measured, ratio needed), as the harness recorded them in its report
+    (performance.h's expect_speed: the properties speed_ratio and needed_ratio); None where the test
+    recorded none."""
+    t = _report_tests(report).get(test, {})
+    try:
+        return float(t["speed_ratio"]), float(t["needed_ratio"])
+    except (KeyError, ValueError, TypeError):
+        return None
 
 
 def signal_of(exit_status: int | None) -> int:

@@ -1,21 +1,24 @@
 """What a student's compiled code may define and call: checked by make check and by the grader.
 
-A lab's code is the student's kernels, helpers and the functions of the lab's interface. It must
-not define main() or a function that runs before or after it (constructor or destructor
-functions), stand in for the harness (define anything, inline functions included, in the
-namespaces `cudalab` or `testing`: the checker, the references), replace a function that a library
-of the test program provides (the C and C++ libraries, GoogleTest, the harness, the CUDA runtime:
-e.g. an `fwrite` that edits the report), call into the harness, GoogleTest or the emu runtime's
-inspection (`cudalab/emu/inspect.h`: what the harness asks the runtime), nor call what could forge
-a verdict or leave the test: exit and its kin, processes, threads, signals, files (C, POSIX and
-C++ streams), raw writes to descriptors, sockets, memory mappings, dynamic loading. Nor may it
-hold a system-call instruction (inline assembly that would reach the system around those rules).
-The check reads the object file (binutils' nm, readelf and objdump), so it holds however the
-source spells a name (macros, extern "C", a pointer taken, assembly).
+A lab's code is the student's kernels, helpers and the functions of the lab's interface. It may
+**call** only what a list allows: the backend's runtime and libraries (what the CUDA or emu runtime
+and cuBLAS/cuRAND define, but the emu's inspection, `cudalab/emu/inspect.h`, which is the
+harness's), the maths library, the C library's memory, string and printing functions, and the C++
+library (containers, algorithms, strings, streams to the terminal, exceptions) but for files,
+threads and handlers. It may **define** only its own names: not main(), not a function that runs
+before or after it (a constructor or destructor function: the compiler's own static
+initialisation is allowed), no `.init`/`.fini`/`.preinit_array` section, no ifunc (its resolver
+runs before main()), no global `operator new` or `operator delete`, nothing in the harness's
+namespaces (`cudalab`, `testing`), and no name that a library of the test program also defines,
+weak or not (an `fwrite` that would edit a report; the one exception is an instantiation of the
+C++ library's templates, the same code the library holds). Nor may it hold a system-call
+instruction. The check reads the object file (binutils' nm, readelf and objdump), so it holds
+however the source spells a name (macros, extern "C", a pointer taken, assembly), and each refusal
+names the symbol or section.
 
-Limitations: code can still write through wild pointers into the harness's memory (the harness's
-data, not its code, which is read-only); only a checker in a process of its own closes that
-(planned).
+Limitations: code can still compute a code address from an allowed one and jump there, or write
+through wild pointers into the runner's memory; what that can and cannot reach is in
+docs/instructor-guide.md, "Untrusted code".
 """
 
 from __future__ import annotations
@@ -25,26 +28,42 @@ import re
 import shlex
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-# Calls a lab's code never needs, by their C names. (Not exit(): nvcc's host code for a __device__
-# function calls it; and leaving with exit() from a test fails the test, there being no report.)
-DENIED_CALLS = frozenset(
-    """_exit _Exit quick_exit at_quick_exit
-    fork vfork clone execv execve execvp execvpe execl execlp execle fexecve system popen
-    posix_spawn posix_spawnp kill raise signal sigaction sigset ptrace syscall prctl
-    dlopen dlmopen dlsym dlvsym
-    open open64 openat openat64 creat creat64 fopen fopen64 freopen freopen64 fdopen
-    mkfifo mkfifoat mknod mknodat symlink symlinkat link linkat unlink unlinkat rename renameat
-    renameat2 remove mkdir mkdirat rmdir chdir fchdir chmod fchmod truncate ftruncate
-    socket socketpair connect bind listen accept accept4
-    on_exit pthread_create thrd_create clone3 unshare setns
-    mmap mmap64 mprotect pkey_mprotect mremap process_vm_readv process_vm_writev memfd_create
-    write pwrite pwrite64 writev pwritev pwritev2 sendfile sendfile64 splice dup dup2 dup3 ioctl
-    fcntl fcntl64 setenv putenv unsetenv clearenv""".split()
+# The C library's functions a lab's code may call, by their C names (the maths library's are all
+# allowed). exit() and atexit(): nvcc's host code calls them (a test that exits fails, there being
+# no report); the rest is memory, strings, numbers, printing to the terminal, time and sorting.
+ALLOWED_C_CALLS = frozenset(
+    """malloc calloc realloc free aligned_alloc posix_memalign memalign
+    memcpy memmove memset memcmp memchr strlen strnlen strcmp strncmp strcpy strncpy strcat strncat
+    strchr strrchr strstr strdup strtok strtol strtoll strtoul strtoull strtod strtof atoi atol atof
+    __isoc23_strtol __isoc23_strtoll __isoc23_strtoul __isoc23_strtoull __isoc99_sscanf sscanf
+    printf puts putchar fprintf vprintf vfprintf fputs fputc putc fflush fwrite perror
+    snprintf sprintf vsnprintf vsprintf __printf_chk __fprintf_chk __sprintf_chk __snprintf_chk
+    __vsnprintf_chk __vfprintf_chk __vprintf_chk __memcpy_chk __memmove_chk __memset_chk
+    __strcpy_chk __strcat_chk __stack_chk_fail __assert_fail abort exit atexit __errno_location
+    stdout stderr qsort bsearch rand srand rand_r time clock clock_gettime gettimeofday getenv
+    __cxa_atexit __cxa_finalize __cxa_guard_acquire __cxa_guard_release __cxa_guard_abort
+    __cxa_allocate_exception __cxa_free_exception __cxa_throw __cxa_begin_catch __cxa_end_catch
+    __cxa_rethrow __cxa_pure_virtual __cxa_deleted_virtual __cxa_call_unexpected
+    __cxa_get_exception_ptr __cxa_bad_cast __cxa_bad_typeid __cxa_thread_atexit
+    __gxx_personality_v0 _Unwind_Resume __dso_handle _GLOBAL_OFFSET_TABLE_ __tls_get_addr""".split()
 )
-# The same, for C++ names (by their demangled prefix): files through streams and std::filesystem,
-# threads, a terminate handler (it runs when a test throws).
+# The C++ library's names a lab's code may call (by demangled prefix), and those among them that it
+# may not: files through streams and std::filesystem, threads, handlers (a terminate handler runs
+# when a test throws).
+ALLOWED_CXX_PREFIXES = (
+    "std::",
+    "__gnu_cxx::",
+    "__cxxabiv1::",
+    "operator new",
+    "operator delete",
+    "typeinfo for ",
+    "typeinfo name for ",
+    "vtable for ",
+    "VTT for ",
+)
 DENIED_CXX_CALLS = (
     "std::basic_ofstream",
     "std::basic_ifstream",
@@ -55,7 +74,24 @@ DENIED_CXX_CALLS = (
     "std::thread::",
     "std::jthread::",
     "std::set_terminate",
+    "std::set_unexpected",
+    "std::set_new_handler",
+    "std::quick_exit",
+    "std::at_quick_exit",
+    "std::random_device::",
 )
+# The libraries that make the backend: a lab's code may call what they define (the CUDA runtime,
+# cuBLAS, cuRAND, ...; on emu, its runtime), but the emu's inspection.
+RUNTIME_LIBRARIES = re.compile(r"^lib(cudalab_emu|cudart|cublas|cublasLt|curand|cufft|cusparse|cusolver)\b")
+# Raw names of the C++ library's and the emu runtime's entities (std::, its abbreviations such as
+# std::allocator, __gnu_cxx::, cudalab::emu::), members and local entities included.
+LIBRARY_TEMPLATES = re.compile(r"^_ZZ?N?[KVRO]*(S[tabsiod]|9__gnu_cxx|7cudalab3emu)")
+# Global replacement operators: raw names of operator new, new[], delete and delete[].
+# (not the placement forms, which <new> defines inline and no program may replace)
+GLOBAL_OPERATORS = ("_Znw", "_Zna", "_Zdl", "_Zda")
+PLACEMENT_OPERATORS = ("_ZnwmPv", "_ZnamPv", "_ZdlPvS_", "_ZdaPvS_")
+# Sections whose code the loader runs before or after main() without a relocation to name it.
+LOADER_SECTIONS = (".init", ".fini", ".preinit_array")
 # Machine instructions that enter the kernel (x86-64, i386, AArch64), as objdump prints them.
 SYSTEM_CALL_INSTRUCTIONS = re.compile(r"\t(syscall|sysenter|int\s+\$0x80|svc\s+#?0x0?)\b")
 # Constructor functions the compilers themselves emit: C++ static initialisation (g++, clang++
@@ -70,6 +106,7 @@ WEAK_DEFINITIONS = set("WVu")  # weak, weak object, unique global (inline functi
 EMU_INSPECTION = Path(__file__).resolve().parents[2] / "emu/include/cudalab/emu/inspect.h"
 # The libraries every C++ program links besides those its link command names.
 IMPLICIT_LIBRARIES = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1")
+MATHS_LIBRARY = "libm.so.6"
 
 
 def _output(*command: str) -> str:
@@ -80,6 +117,18 @@ def _output(*command: str) -> str:
 def _harness(name: str) -> bool:
     """Whether a demangled name is the harness's or GoogleTest's (the emu's runtime is not)."""
     return name.startswith(HARNESS_NAMESPACES) and not name.startswith(RUNTIME_NAMESPACE)
+
+
+@functools.cache
+def _emu_interface() -> frozenset[str]:
+    """The identifiers of the emu's headers that translated code includes (common/emu/include),
+    but for its inspection: of the emu runtime's own names, a lab's code may call only these
+    (its internals, such as the record of who wrote which byte, are not for it)."""
+    words: set[str] = set()
+    for header in EMU_INSPECTION.parents[2].rglob("*"):
+        if header.is_file() and header != EMU_INSPECTION:
+            words.update(re.findall(r"\b[A-Za-z_]\w*\b", header.read_text(errors="replace")))
+    return frozenset(words)
 
 
 @functools.cache
@@ -98,7 +147,7 @@ def _nm(obj: Path) -> dict[str, tuple[str, str]]:
         fields = line.split(maxsplit=2)
         if len(fields) == 2 and fields[0] == "U":
             symbols[fields[1]] = ("U", shown.split(maxsplit=1)[1])
-        elif len(fields) == 3 and fields[1] in STRONG_DEFINITIONS | WEAK_DEFINITIONS:
+        elif len(fields) == 3 and fields[1] in STRONG_DEFINITIONS | WEAK_DEFINITIONS | {"i"}:
             if not fields[2].startswith(COMPILER_DATA):
                 symbols[fields[2]] = (fields[1], shown.split(maxsplit=2)[2])
     return symbols
@@ -141,30 +190,86 @@ def _base(name: str) -> str:
     return name.split("(")[0].split("@")[0]
 
 
-def violations(obj: Path, source: str, provided: Mapping[str, str] | None = None) -> list[str]:
+@dataclass(frozen=True)
+class Libraries:
+    """What the test program's libraries define, by raw name: `provided` maps each name to the
+    library's file; `runtime` holds the names the backend's runtime and libraries define
+    (RUNTIME_LIBRARIES), `maths` those of the maths library."""
+
+    provided: Mapping[str, str] = field(default_factory=dict)
+    runtime: frozenset[str] = frozenset()
+    maths: frozenset[str] = frozenset()
+
+
+def _allowed_call(raw: str, name: str, libraries: Libraries) -> bool:
+    """Whether a lab's code may call (or take the address of) the symbol `raw` (demangled `name`)."""
+    if name.startswith(DENIED_CXX_CALLS) or _harness(name) or _base(name) in _inspection():
+        return False
+    if name.startswith(RUNTIME_NAMESPACE) and _base(name).split("::")[-1] not in _emu_interface():
+        return False
+    return (
+        raw in libraries.runtime
+        or raw in libraries.maths
+        or _base(raw) in ALLOWED_C_CALLS
+        or name.startswith(ALLOWED_CXX_PREFIXES)
+    )
+
+
+def _refused_call(name: str) -> str:
+    """Why a call is refused, in words."""
+    if _harness(name) or _base(name) in _inspection():
+        return f"calls {name}, which belongs to the harness"
+    called = next((p.rstrip(":") for p in DENIED_CXX_CALLS if name.startswith(p)), _base(name))
+    return (
+        f"calls {called}(), which a lab's code may not call (it may call the CUDA runtime and its "
+        "libraries, maths, printing, memory and strings, and the C++ library but for files and threads)"
+    )
+
+
+def _refused_definition(raw: str, letter: str, name: str, libraries: Libraries) -> str | None:
+    """Why a definition is refused, in words; None where a lab's code may define it."""
+    if _base(name) == "main":
+        return "defines main(): the harness has the program's main()"
+    if _harness(name):
+        return f"defines {name}, which belongs to the harness"
+    if raw.startswith(GLOBAL_OPERATORS) and raw not in PLACEMENT_OPERATORS:
+        return f"defines the global {_base(name)}, which replaces the C++ library's"
+    if letter == "i":
+        return f"defines {name} as an ifunc, whose resolver runs before main()"
+    if raw in libraries.provided and not (letter in WEAK_DEFINITIONS and LIBRARY_TEMPLATES.match(raw)):
+        # (an instantiation of the C++ library's or the emu's templates, or of an inline function
+        # of theirs, is the same code the library holds)
+        return f"defines {name}, which replaces the one in {libraries.provided[raw]}"
+    return None
+
+
+def _loader_sections(obj: Path) -> list[str]:
+    """The sections of `obj` whose code the loader runs by itself (LOADER_SECTIONS)."""
+    found = []
+    for line in _output("readelf", "-SW", str(obj)).splitlines():
+        fields = line.replace("[", " ").replace("]", " ").split()
+        if len(fields) > 2 and fields[1] in LOADER_SECTIONS:
+            found.append(fields[1])
+    return found
+
+
+def violations(
+    obj: Path, source: str, libraries: Libraries | None = None, own: frozenset[str] = frozenset()
+) -> list[str]:
     """What the object file compiled from `source` defines or calls against the rules, in words
-    (empty: it keeps them). `provided` maps the raw names that the test program's libraries
-    define to the library's file name (see `provided_by`)."""
-    provided = provided or {}
+    (empty: it keeps them). `own`: the raw names the student's other files define (a helper in a
+    second .cu), which it may call."""
+    libraries = libraries or Libraries()
     found: list[str] = []
     for raw, (letter, name) in sorted(_nm(obj).items(), key=lambda item: item[1][1]):
         if letter == "U":
-            if _base(name) in DENIED_CALLS or name.startswith(DENIED_CXX_CALLS):
-                called = next((p.rstrip(":") for p in DENIED_CXX_CALLS if name.startswith(p)), _base(name))
-                refusal = f"{source} calls {called}(), which a lab's code may not call"
+            if raw not in own and not _allowed_call(raw, name, libraries):
+                refusal = f"{source} {_refused_call(name)}"
                 found += [refusal] if refusal not in found else []
-            elif _harness(name) or _base(name) in _inspection():
-                found.append(f"{source} calls {name}, which belongs to the harness")
-        elif _base(name) == "main":
-            found.append(f"{source} defines main(): the harness has the program's main()")
-        elif _harness(name):
-            found.append(f"{source} defines {name}, which belongs to the harness")
-        elif raw in provided and (
-            letter in STRONG_DEFINITIONS or letter in "WV" and not raw.startswith("_Z")
-        ):
-            # (an inline C++ function, template or inline variable that a library also holds is
-            # the same code: only strong definitions and weak C names replace the library's)
-            found.append(f"{source} defines {name}, which replaces the one in {provided[raw]}")
+        elif why := _refused_definition(raw, letter, name, libraries):
+            found.append(f"{source} {why}")
+    for section in _loader_sections(obj):
+        found.append(f"{source} has a {section} section, whose code the loader runs by itself")
     for when, sections in (
         ("before", (".init_array", ".ctors", ".preinit_array")),
         ("after", (".fini_array", ".dtors")),
@@ -183,10 +288,10 @@ def violations(obj: Path, source: str, provided: Mapping[str, str] | None = None
     return found
 
 
-def provided_by(build: Path, lab: str, student: set[Path]) -> dict[str, str]:
-    """The raw names that the libraries and other objects of `lab`'s test program define, each
-    with the file that defines it (read from the program's link command in the build, which CMake's
-    Makefile generator writes; without it, those of the C and C++ libraries)."""
+def libraries_of(build: Path, lab: str, student: set[Path]) -> Libraries:
+    """What the libraries and other objects of `lab`'s test program define (read from the
+    program's link command in the build, which CMake's Makefile generator writes; without it,
+    the C, C++ and maths libraries)."""
     link = build / "CMakeFiles" / f"{lab}-labs.dir" / "link.txt"
     command = link.read_text() if link.exists() else ""
     inputs: list[Path] = []
@@ -201,9 +306,12 @@ def provided_by(build: Path, lab: str, student: set[Path]) -> dict[str, str]:
                 inputs.append(path)
     inputs += [_library(name) for name in IMPLICIT_LIBRARIES]
     provided: dict[str, str] = {}
+    runtime: set[str] = set()
     for path in inputs:
         provided.update((name, path.name) for name in _defined(path))
-    return provided
+        if RUNTIME_LIBRARIES.match(path.name):
+            runtime |= _defined(path)
+    return Libraries(provided, frozenset(runtime), _defined(_library(MATHS_LIBRARY)))
 
 
 def _library(name: str) -> Path:
@@ -238,6 +346,9 @@ def check(build: Path, lab: str, sources: list[str]) -> str:
     missing = [s for s in sources if s not in objects]
     if missing:
         return f"error: no object file of {', '.join(missing)} in {build} to check"
-    provided = provided_by(build, lab, {obj.resolve() for obj in objects.values()})
-    found = [v for source, obj in objects.items() for v in violations(obj, f"labs/{lab}/{source}", provided)]
+    libraries = libraries_of(build, lab, {obj.resolve() for obj in objects.values()})
+    own = frozenset(raw for obj in objects.values() for raw, (letter, _) in _nm(obj).items() if letter != "U")
+    found = [
+        v for source, obj in objects.items() for v in violations(obj, f"labs/{lab}/{source}", libraries, own)
+    ]
     return "\n".join(f"error: {v}" for v in found)
