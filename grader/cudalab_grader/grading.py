@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
+import resource
 import shlex
 import shutil
 import socket
@@ -71,6 +73,18 @@ class TestRun:
     ending: Ending
     report: bytes | None
     output: str
+
+
+# The checker's address space: the harness's inputs and references, and a reservation of the same
+# size for each of the runner's device arrays (checker.cpp), for the largest test of the nine labs.
+CHECKER_MEMORY_BYTES = 16 << 30
+
+
+def _limit_checker(limits: Limits) -> None:
+    """In the checker's process, before it starts: the checker is trusted, not unbounded."""
+    resource.setrlimit(resource.RLIMIT_AS, (CHECKER_MEMORY_BYTES, CHECKER_MEMORY_BYTES))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _copy(src: Path, dest: Path) -> None:
@@ -310,6 +324,7 @@ class Grader:
                     stderr=subprocess.STDOUT,
                     pass_fds=(fd,),
                     start_new_session=True,
+                    preexec_fn=functools.partial(_limit_checker, limits),
                 )
                 checker_end.close()
                 printed = bytearray()
@@ -327,6 +342,7 @@ class Grader:
                     env={"CUDALAB_EMU_THREADS": "1"},
                     gpu=self.settings.backend == "cuda",
                     pass_fds=(runner_end.fileno(),),
+                    scratch=(OUT,),  # nothing there is read back: a folder of memory, held to its size
                 )
             try:  # the runner has ended, and with it the checker's reason to wait
                 process.wait(timeout=30)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import unicodedata
 from pathlib import Path
 from urllib.parse import quote
@@ -53,14 +54,35 @@ def _lab_lines(lab: str, r: LabResult) -> tuple[str, list[tuple[str, str, str]]]
         head += " - " + ", ".join(f"{k} {v.earned:g}/{v.possible:g}" for k, v in sorted(r.categories.items()))
     items = []
     if r.status != LabStatus.GRADED:
-        items.append((r.status.title, r.status.value, r.message))
+        items.append((r.status.title, r.status.value, without_escapes(r.message)))
     else:
         for test, t in r.tests.items():
             if t.verdict == TestVerdict.FAILED:
-                items.append((f"{test} (0 of {t.possible:g} points)", "failed", t.message))
+                items.append((f"{test} (0 of {t.possible:g} points)", "failed", without_escapes(t.message)))
             elif t.verdict == TestVerdict.SKIPPED:
                 items.append((f"{test} (skipped on this backend, not counted)", "skipped", ""))
     return head, items
+
+
+# What a student's output may not bring into a page or a terminal: escape sequences (ESC and
+# what follows it, CSI and OSC forms) and control characters but tab and newline.
+TERMINAL_ESCAPES = re.compile(
+    r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.?)"  # CSI, OSC, and any other ESC form
+    r"|[\x00-\x08\x0b-\x1f\x7f\x9b]"
+)
+
+
+def without_escapes(text: str) -> str:
+    """`text` as a page or a terminal may show it: no escape sequences, no control characters."""
+    return TERMINAL_ESCAPES.sub("", text.replace("\r\n", "\n"))
+
+
+def code_block(text: str) -> list[str]:
+    """`text` as a Markdown code block that nothing in it can close: its fence is longer than any
+    run of backticks the text holds (CommonMark closes a fence only with one at least as long)."""
+    text = text.rstrip()
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return [f"{fence}text", text, fence]
 
 
 def feedback_markdown(student: str, entry: StudentResult, results: ClassResults) -> str:
@@ -78,7 +100,7 @@ def feedback_markdown(student: str, entry: StudentResult, results: ClassResults)
         for title, _, message in items:
             out += [f"### {title}", ""]
             if message:
-                out += ["```text", message.rstrip(), "```", ""]
+                out += [*code_block(message), ""]
     return "\n".join(out)
 
 
@@ -147,7 +169,13 @@ def gradescope(entry: StudentResult, results: ClassResults) -> dict:
         r = entry.labs[lab]
         if r.status != LabStatus.GRADED:
             tests.append(
-                {"name": lab, "score": 0, "max_score": r.possible, "status": "failed", "output": r.message}
+                {
+                    "name": lab,
+                    "score": 0,
+                    "max_score": r.possible,
+                    "status": "failed",
+                    "output": without_escapes(r.message),
+                }
             )
             continue
         for test, t in r.tests.items():
@@ -159,7 +187,7 @@ def gradescope(entry: StudentResult, results: ClassResults) -> dict:
                     "score": t.points * (1.0 - r.penalty),
                     "max_score": t.possible,
                     "status": "passed" if t.verdict == TestVerdict.PASSED else "failed",
-                    "output": t.message,
+                    "output": without_escapes(t.message),
                 }
             )
     return {"score": entry.score, "tests": tests, "output": f"Graded on the {results.backend} backend."}

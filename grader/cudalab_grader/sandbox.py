@@ -9,6 +9,7 @@ says so.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import glob
 import os
@@ -38,9 +39,15 @@ class Limits:
     output_bytes: int = 256 << 10  # kept of what the command prints
     file_bytes: int = 512 << 20  # largest file it may write
     # The whole job, all its processes together (watched twice a second):
-    job_memory_bytes: int = 8 << 30  # resident memory
-    job_disk_bytes: int = 2 << 30  # what it holds in its writable folders
-    tmp_bytes: int = 512 << 20  # its private /tmp (a tmpfs: memory)
+    job_memory_bytes: int = 8 << 30  # resident memory, and what its memory-backed folders may hold
+    job_disk_bytes: int = 2 << 30  # what it holds in its writable folders on disk
+    tmp_bytes: int = 512 << 20  # each of its memory-backed folders (tmpfs: /tmp, /dev/shm, ...)
+
+    def memory_backed(self, folders: int) -> Limits:
+        """These limits for a job with `folders` size-limited tmpfs folders: what its processes may
+        hold is the job's memory less what those folders may hold, so that the two together stay
+        within job_memory_bytes (a file in a tmpfs is memory no process holds)."""
+        return dataclasses.replace(self, job_memory_bytes=self.job_memory_bytes - folders * self.tmp_bytes)
 
 
 class Stopped(Exception):
@@ -370,13 +377,18 @@ class Sandbox:
         env: dict[str, str] | None = None,
         gpu: bool = False,
         pass_fds: tuple[int, ...] = (),
+        scratch: tuple[str, ...] = (),
     ) -> Outcome:
         """Runs `command` as the user of job slot `slot` (see claim()); inside bubblewrap each host
-        folder in `binds` appears at its path, read-only unless it is in `writable`. Without
-        bubblewrap the command runs with the host paths, so callers use the host paths in `command`
-        and `cwd` (grading.Grader._inside). `pass_fds`: descriptors the command keeps (a socket to
-        the checker)."""
+        folder in `binds` appears at its path, read-only unless it is in `writable`, and each path
+        in `scratch` is an empty tmpfs of limits.tmp_bytes, which the kernel holds to that size
+        (as it does /tmp and /dev/shm). Without bubblewrap the command runs with the host paths,
+        so callers use the host paths in `command` and `cwd` (grading.Grader._inside), and
+        `scratch` folders are the host folders in `binds`. `pass_fds`: descriptors the command
+        keeps (a socket to the checker)."""
         if self.bwrap:
+            # /tmp, /dev/shm and the scratch folders are memory: counted against the job's memory
+            limits = limits.memory_backed(2 + len(scratch))
             argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all"]
             for d in SYSTEM:
                 argv += ["--ro-bind-try", d, d]
@@ -389,12 +401,19 @@ class Sandbox:
                     argv += ["--symlink", target, f"/{link}"]
                 elif os.path.isdir(f"/{link}"):
                     argv += ["--ro-bind", f"/{link}", f"/{link}"]
-            argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+            argv += ["--proc", "/proc", "--dev", "/dev"]
+            for folder in ("/tmp", "/dev/shm"):
+                argv += ["--size", str(limits.tmp_bytes), "--tmpfs", folder]
             if gpu:
                 for dev in glob.glob("/dev/nvidia*"):
                     argv += ["--dev-bind", dev, dev]
             for host, inside in binds.items():
-                argv += ["--bind" if host in writable else "--ro-bind", str(host), inside]
+                if inside not in scratch:
+                    argv += ["--bind" if host in writable else "--ro-bind", str(host), inside]
+            for inside in scratch:
+                argv += ["--size", str(limits.tmp_bytes), "--tmpfs", inside]
+                if self.root:  # (bubblewrap makes it root's; the job's user writes there)
+                    argv += ["--chmod", "1777", inside]
             argv += ["--chdir", cwd, "--"]
             argv += command
             workdir = None

@@ -205,6 +205,19 @@ static bool found_elsewhere(const std::string& dir, int depth) {
             + "  sys(1, fd, report, sizeof report - 1);\n  sys(231, 0);\n",
         )
     ),
+    "otto": with_host(  # a global operator delete of his own, run inside the runner (refused)
+        "",
+        "#include <cstdlib>\n#include <new>\n"
+        "void operator delete(void* p) noexcept { std::free(p); }\n"
+        "void operator delete(void* p, std::size_t) noexcept { std::free(p); }\n\n",
+    ),
+    "felix": with_host(  # prints what would close the feedback's code block and forge a total
+        "  if (n == 255) {\n"
+        '    std::printf("```\\n\\n## 01_vector_add: 22 of 22 points\\n\\n| total | 999 |\\n"\n'
+        '                "<script>alert(1)</script>\\x1b[2J\\x1b]0;owned\\x07\\n");\n'
+        "    return cudaErrorUnknown;\n  }\n",
+        "#include <cstdio>\n",
+    ),
     "李明": SOLUTION,  # a name in Chinese characters (another one, 王芳, hands in nothing)
     "oscar": with_host(
         '  if (n == 255) for (;;) puts("flood flood flood flood flood flood flood flood");  // output\n',

@@ -47,7 +47,7 @@ CORPUS = Path(tempfile.mkdtemp(prefix="cudalab-corpus-")) / "corpus"
 make_corpus(CORPUS)
 atexit.register(shutil.rmtree, CORPUS.parent, True)
 
-STUDENTS = 37  # in the corpus, with the two entries the `corpus` fixture adds
+STUDENTS = 42  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
@@ -91,7 +91,7 @@ def graded(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
             continue
     listener.listen(8)
     listener.setblocking(False)
-    run = grade(str(corpus), "--labs", "01,04", "--jobs", "2", "--test-timeout", "8", "--out", str(out))
+    run = grade(str(corpus), "--jobs", "2", "--test-timeout", "8", "--out", str(out))  # every lab
     assert run.returncode == 0, run.stdout + run.stderr
     try:
         conn, _ = listener.accept()
@@ -117,9 +117,36 @@ def failed(results: dict, student: str) -> dict[str, str]:
 
 def test_correct_submissions_get_every_point(graded: tuple) -> None:
     _, results, _ = graded
-    for student in ("alice", "dave", "walter", "xavier", "yolanda"):
-        assert lab(results, student)["earned"] == 22, student
-    assert lab(results, "alice", "04_tiled_matmul")["earned"] == 27
+    for student in ("alice", "dave", "hana", "walter", "xavier", "yolanda"):
+        assert lab(results, student)["earned"] == 22, (student, failed(results, student))
+    # alice hands in every lab's reference solution: every point this backend can give, on all nine
+    for name, result in results["students"]["alice"]["labs"].items():
+        assert result["status"] == "graded" and result["possible"] > 0, (name, result.get("message"))
+        assert result["earned"] == result["possible"], (name, result)
+    assert len(results["students"]["alice"]["labs"]) == 9
+
+
+def test_untouched_skeletons_get_nothing(graded: tuple) -> None:
+    """sam hands in every lab as it was handed out: each builds, is graded, and earns 0."""
+    _, results, _ = graded
+    for name, result in results["students"]["sam"]["labs"].items():
+        assert result["status"] == "graded" and result["earned"] == 0, (name, result.get("message"))
+    assert len(results["students"]["sam"]["labs"]) == 9
+
+
+def test_honest_forms_get_every_point(graded: tuple) -> None:
+    """hana's lab 01 has a byte-order mark and CRLF line ends, a header of her own and a second .cu,
+    a template, a lambda, a grid-stride loop and blocks of 128 threads: nvcc takes all of it."""
+    _, results, _ = graded
+    hana = lab(results, "hana")
+    assert hana["status"] == "graded" and hana["earned"] == hana["possible"] == 22, failed(results, "hana")
+
+
+def test_a_global_operator_of_their_own_is_a_build_error(graded: tuple) -> None:
+    _, results, _ = graded
+    otto = lab(results, "otto")
+    assert otto["status"] == "build error" and otto["earned"] == 0
+    assert "defines the global operator delete, which replaces the C++ library's" in otto["message"]
 
 
 def test_partly_right_and_wrong(graded: tuple) -> None:
@@ -202,7 +229,9 @@ def test_outputs(graded: tuple) -> None:
     rows = list(csv.DictReader((out / "gradebook.csv").open()))
     assert len(rows) == len(results["students"]) == STUDENTS
     alice = next(r for r in rows if r["student"] == "alice")
-    assert (alice["01_vector_add"], alice["04_tiled_matmul"], alice["total"]) == ("22", "27", "49")
+    everything = sum(r["possible"] for r in results["students"]["alice"]["labs"].values())
+    assert (alice["01_vector_add"], alice["04_tiled_matmul"]) == ("22", "27")
+    assert float(alice["total"]) == everything
     class_page = (out / "class.html").read_text(encoding="utf-8")
     for student, entry in results["students"].items():
         assert (out / "feedback" / f"{student}.md").read_text().startswith(f"# Feedback: {student}")
@@ -218,12 +247,32 @@ def test_outputs(graded: tuple) -> None:
         assert page.count('<img class="wrong-elements"') == len(mapped)
         assert f'href="{quote(f"feedback/{student}.html")}"' in class_page
     assert "protection:" in stdout and results["protections"]
-    assert "alice" in stdout and "49" in stdout
+    assert "alice" in stdout and f"{everything:g}" in stdout
+
+
+def test_what_a_student_prints_stays_inside_the_feedback_code_block(graded: tuple) -> None:
+    """felix prints a fence, a heading, a table row with a total, a script and terminal escapes."""
+    out, results, _ = graded
+    assert "Size255" in " ".join(failed(results, "felix"))
+    md = (out / "feedback" / "felix.md").read_text(encoding="utf-8")
+    page = (out / "feedback" / "felix.html").read_text(encoding="utf-8")
+    assert "alert(1)" in md and "<script>alert" not in page and "\x1b" not in md + page
+    # outside its code blocks, the file has only the grader's headings and rows
+    outside, fence = [], None
+    for line in md.splitlines():
+        if fence is None and line.startswith("```"):
+            fence = line[: len(line) - len(line.lstrip("`"))]
+        elif fence is not None and line == fence:
+            fence = None
+        elif fence is None:
+            outside.append(line)
+    assert not any("999" in line or line.startswith("## 01_vector_add: 22 of 22") for line in outside)
+    assert sum(line.startswith("## ") for line in outside) == len(results["labs"])
 
 
 def test_rerun_grades_only_what_changed(corpus: Path, graded: tuple) -> None:
     out, results, _ = graded
-    run = grade(str(corpus), "--labs", "01,04", "--jobs", "2", "--out", str(out))
+    run = grade(str(corpus), "--jobs", "2", "--out", str(out))
     assert run.returncode == 0, run.stderr
     assert "0 lab(s) to grade" in run.stdout
     again = json.loads((out / "results.json").read_text())
@@ -237,7 +286,7 @@ def test_a_damaged_cache_entry_is_regraded(corpus: Path, graded: tuple) -> None:
     out, results, _ = graded
     cached = out / "cache" / hashlib.sha256(b"alice").hexdigest()[:16] / "01_vector_add.json"
     cached.write_text(cached.read_text()[:40])
-    run = grade(str(corpus), "--labs", "01,04", "--jobs", "2", "--out", str(out))
+    run = grade(str(corpus), "--jobs", "2", "--out", str(out))
     assert run.returncode == 0, run.stdout + run.stderr
     assert "1 lab(s) to grade" in run.stdout
     again = json.loads((out / "results.json").read_text())

@@ -232,12 +232,17 @@ void put_site(Message& m, const std::source_location& where) {
   m.put<int>(int(where.line()));
 }
 
-// A count of items in a reply, each at least a byte long.
-size_t count(Message& reply) {
+// A count of items in a reply, each of which travels in at least `item_bytes` bytes: what the
+// checker allocates for them is bounded by the reply's size, never by the runner's claim.
+size_t count(Message& reply, size_t item_bytes) {
   auto n = reply.get<uint64_t>();
-  if (n > reply.left()) throw WireError("more items than bytes");
+  if (n > reply.left() / item_bytes) throw WireError("more items than the reply has bytes for");
   return n;
 }
+// The least bytes an item of each list travels in (its numbers, and 8 for each string's length).
+constexpr size_t kAllocationBytes = 8 + 8;
+constexpr size_t kLaunchBytes = 8 + 8 + 12 * 8 + 8;
+constexpr size_t kSiteBytes = 8 + 2 + 4 * 8 + 4;
 
 cudaError_t plain(Op op, const Message& m = Message()) { return request(op, m).get<cudaError_t>(); }
 
@@ -494,7 +499,7 @@ cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset,
 
 std::vector<AllocationInfo> live_allocations() {
   Message reply = remote::request(Op::live_allocations, Message());
-  std::vector<AllocationInfo> live(remote::count(reply));
+  std::vector<AllocationInfo> live(remote::count(reply, remote::kAllocationBytes));
   for (AllocationInfo& a : live) {
     a.bytes = reply.get<uint64_t>();
     a.where = reply.get_string();
@@ -527,12 +532,12 @@ void start_counting() { remote::request(Op::start_counting, Message()); }
 
 std::vector<LaunchCounters> stop_counting() {
   Message reply = remote::request(Op::stop_counting, Message());
-  std::vector<LaunchCounters> launches(remote::count(reply));
+  std::vector<LaunchCounters> launches(remote::count(reply, remote::kLaunchBytes));
   for (LaunchCounters& c : launches) {
     c.kernel = reply.get_string();
     c.where = reply.get_string();
     for (auto* v : remote::counts_of(c)) *v = reply.get<unsigned long long>();
-    c.sites.resize(remote::count(reply));
+    c.sites.resize(remote::count(reply, remote::kSiteBytes));
     for (AccessSite& s : c.sites) {
       s.where = reply.get_string();
       s.shared = reply.get<bool>();
