@@ -82,7 +82,9 @@ DENIED_CXX_CALLS = (
 )
 # The libraries that make the backend: a lab's code may call what they define (the CUDA runtime,
 # cuBLAS, cuRAND, ...; on emu, its runtime), but the emu's inspection.
-RUNTIME_LIBRARIES = re.compile(r"^lib(cudalab_emu|cudart|cublas|cublasLt|curand|cufft|cusparse|cusolver)\b")
+RUNTIME_LIBRARIES = re.compile(
+    r"^lib(cudalab_emu|cudart|cublas|cublasLt|curand|cufft|cusparse|cusolver)(_static)?\.(a|so)"
+)
 # Raw names of the C++ library's and the emu runtime's entities (std::, its abbreviations such as
 # std::allocator, __gnu_cxx::, cudalab::emu::), members and local entities included.
 LIBRARY_TEMPLATES = re.compile(r"^_ZZ?N?[KVRO]*(S[tabsiod]|9__gnu_cxx|7cudalab3emu)")
