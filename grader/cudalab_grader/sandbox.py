@@ -44,10 +44,13 @@ class Limits:
     tmp_bytes: int = 512 << 20  # each of its memory-backed folders (tmpfs: /tmp, /dev/shm, ...)
 
     def memory_backed(self, folders: int) -> Limits:
-        """These limits for a job with `folders` size-limited tmpfs folders: what its processes may
-        hold is the job's memory less what those folders may hold, so that the two together stay
-        within job_memory_bytes (a file in a tmpfs is memory no process holds)."""
-        return dataclasses.replace(self, job_memory_bytes=self.job_memory_bytes - folders * self.tmp_bytes)
+        """These limits for a job with `folders` size-limited tmpfs folders (a file there is memory
+        no process holds): each folder holds at most tmp_bytes, and no more than leaves half the
+        job's memory to its processes, which may hold the rest, so that the two together stay
+        within job_memory_bytes."""
+        tmp = min(self.tmp_bytes, self.job_memory_bytes // (2 * folders))
+        processes = self.job_memory_bytes - folders * tmp
+        return dataclasses.replace(self, tmp_bytes=tmp, job_memory_bytes=processes)
 
 
 class Stopped(Exception):

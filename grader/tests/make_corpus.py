@@ -58,9 +58,11 @@ def with_host(code: str, prelude: str) -> str:
 SYSCALL = (
     "#include <fcntl.h>\n#include <sys/stat.h>\n#include <unistd.h>\n#include <cstdio>\n"
     "static const unsigned char* system_call_instruction() {\n"
-    "  int (*volatile allowed)(const char*) = &puts;\n"
-    "  const unsigned char* at = reinterpret_cast<const unsigned char*>(allowed);\n"
-    "  while (!(at[0] == 0x0f && at[1] == 0x05 && at[2] == 0xc3)) ++at;\n  return at;\n}\n"
+    "  static const unsigned char* const found = [] {\n"
+    "    int (*volatile allowed)(const char*) = &puts;\n"
+    "    const unsigned char* at = reinterpret_cast<const unsigned char*>(allowed);\n"
+    "    while (!(at[0] == 0x0f && at[1] == 0x05 && at[2] == 0xc3)) ++at;\n    return at;\n  }();\n"
+    "  return found;\n}\n"
     "template <class A = long, class B = long, class C = long>\n"
     "static long sys(long number, A a = 0, B b = 0, C c = 0) {\n  long result;\n"
     '  asm volatile("sub $128, %%rsp\\n\\tcall *%[at]\\n\\tadd $128, %%rsp"  // (past the red zone)\n'

@@ -47,7 +47,7 @@ CORPUS = Path(tempfile.mkdtemp(prefix="cudalab-corpus-")) / "corpus"
 make_corpus(CORPUS)
 atexit.register(shutil.rmtree, CORPUS.parent, True)
 
-STUDENTS = 42  # in the corpus, with the two entries the `corpus` fixture adds
+STUDENTS = 41  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
