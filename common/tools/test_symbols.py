@@ -179,7 +179,8 @@ class Rules(unittest.TestCase):
             "void operator delete(void* p, std::size_t) noexcept { std::free(p); }\n"
         )
         self.assertEqual(len(found), 2, found)
-        self.assertIn("defines the global operator delete, which replaces the C++ library's", found[0])
+        self.assertIn("defines the global operator delete(void*), which replaces the C++ library's", found[0])
+        self.assertIn("defines the global operator delete(void*, unsigned long), which", found[1])
 
     def test_an_ifunc(self) -> None:
         found = verdict(

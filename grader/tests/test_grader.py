@@ -146,7 +146,7 @@ def test_a_global_operator_of_their_own_is_a_build_error(graded: tuple) -> None:
     _, results, _ = graded
     otto = lab(results, "otto")
     assert otto["status"] == "build error" and otto["earned"] == 0
-    assert "defines the global operator delete, which replaces the C++ library's" in otto["message"]
+    assert "defines the global operator delete(void*), which replaces the C++ library's" in otto["message"]
 
 
 def test_partly_right_and_wrong(graded: tuple) -> None:

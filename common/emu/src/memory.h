@@ -76,8 +76,9 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
 // Host memory given to cudaHostRegister: kernels may use it.
 bool registered_host_memory(uintptr_t a);
 constexpr uint32_t kHostStamp = 1;
-// A kernel of a launch whose stamp was forgotten, or bytes copied from where no shadow says who
-// wrote them: counted as a kernel's work (provenance.cpp), never held against the program.
+// A kernel of a launch whose stamp was forgotten: counted as a kernel's work (provenance.cpp),
+// never held against the program. (Bytes copied from where no shadow says who wrote them are the
+// host's: kHostStamp.)
 constexpr uint32_t kEarlierKernelStamp = 2;
 constexpr uint32_t kAtomicBit = 0x80000000u;
 // Whether `writer` is a plain (not atomic) write by a block of the launch whose blocks' stamps

@@ -50,8 +50,8 @@ void copy_writers(void* dst, const void* src, size_t count) {
   Shadow shadow = to->shadow;
   if (const Allocation* from = shadowed(src, count))
     shadow.copy(offset_in(*to, dst), from->shadow, offset_in(*from, src), count);
-  else  // a writer not known: not held against anyone
-    shadow.set(offset_in(*to, dst), count, kEarlierKernelStamp);
+  else  // a writer not known: not held against anyone, and no kernel's work
+    shadow.set(offset_in(*to, dst), count, kHostStamp);
 }
 
 void remember_delivery(void* dst, const void* src, size_t count) {

@@ -323,6 +323,25 @@ TEST_F(Emu, DeviceWorkIsFollowedFromTheKernelToTheHost) {
   cudaFree(d), cudaFree(copy);
 }
 
+// An array too large for a shadow (over 512 MiB) says nothing of who wrote it: bytes copied from it
+// are the host's, never a kernel's work (a host answer passed through it earns nothing).
+TEST_F(Emu, BytesFromAnArrayWithoutAShadowAreNotAKernelsWork) {
+  const int n = 1024;
+  const size_t bytes = n * sizeof(float), large = size_t{600} << 20;
+  float *out, *through;
+  CUDA_CHECK(cudaMalloc(&out, bytes));
+  CUDA_CHECK(cudaMalloc(&through, large));
+  std::vector<float> answer(n, 3.0f);
+  CUDA_CHECK(cudaMemcpy(through, answer.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(out, through, bytes, cudaMemcpyDeviceToDevice));
+  EXPECT_EQ(cudalab::emu::device_work(out, bytes).by_kernels, 0u);
+  std::vector<float> back(n);
+  CUDA_CHECK(cudaMemcpy(back.data(), out, bytes, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(cudalab::emu::device_work(back.data(), bytes).by_kernels, 0u);
+  EXPECT_EQ(back[7], 3.0f);  // and the bytes count as written: no read of unwritten memory
+  cudaFree(out), cudaFree(through);
+}
+
 // Bytes of one 4-byte word written by different blocks (a char array): no race, each byte's
 // writer is kept (shadow.h), and a byte nobody wrote in a word others wrote is still unwritten.
 __global__ void byte_per_block(unsigned char* c) {

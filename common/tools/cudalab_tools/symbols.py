@@ -235,7 +235,7 @@ def _refused_definition(raw: str, letter: str, name: str, libraries: Libraries) 
     if _harness(name):
         return f"defines {name}, which belongs to the harness"
     if raw.startswith(GLOBAL_OPERATORS) and raw not in PLACEMENT_OPERATORS:
-        return f"defines the global {_base(name)}, which replaces the C++ library's"
+        return f"defines the global {name}, which replaces the C++ library's"
     if letter == "i":
         return f"defines {name} as an ifunc, whose resolver runs before main()"
     if raw in libraries.provided and not (letter in WEAK_DEFINITIONS and LIBRARY_TEMPLATES.match(raw)):
