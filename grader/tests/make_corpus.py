@@ -157,6 +157,19 @@ static bool found_elsewhere(const std::string& dir, int depth) {
         "  cudaFree(d_answer);\n  return cudaSuccess;\n",
         "#include <vector>\n",
     ),
+    "gary": with_host(  # the host's answer sent to the device, where a kernel copies it into C
+        "  std::vector<float> answer(n);\n"
+        "  for (int i = 0; i < n; ++i) answer[i] = h_A[i] + h_B[i];\n"
+        "  float *d_answer = nullptr, *d_out = nullptr;\n  const size_t bytes = n * sizeof(float);\n"
+        "  cudaMalloc(&d_answer, bytes);\n  cudaMalloc(&d_out, bytes);\n"
+        "  cudaMemcpy(d_answer, answer.data(), bytes, cudaMemcpyHostToDevice);\n"
+        "  if (n > 0) copyKernel<<<(n + 255) / 256, 256>>>(d_answer, d_out, n);\n"
+        "  cudaMemcpy(h_C, d_out, bytes, cudaMemcpyDeviceToHost);\n"
+        "  cudaFree(d_answer);\n  cudaFree(d_out);\n  return cudaSuccess;\n",
+        "#include <vector>\n"
+        "__global__ void copyKernel(const float* from, float* to, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) to[i] = from[i];\n}\n\n",
+    ),
     "fiona": with_host(  # GoogleTest's report becomes a FIFO: a reader that opens it would block
         '  if (n == 255) { sys(87, "result.json"); sys(133, "result.json", S_IFIFO | 0600); sys(231, 0); }\n',
         SYSCALL,

@@ -47,7 +47,7 @@ CORPUS = Path(tempfile.mkdtemp(prefix="cudalab-corpus-")) / "corpus"
 make_corpus(CORPUS)
 atexit.register(shutil.rmtree, CORPUS.parent, True)
 
-STUDENTS = 41  # in the corpus, with the two entries the `corpus` fixture adds
+STUDENTS = 42  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
@@ -327,6 +327,18 @@ def test_an_answer_computed_on_the_host_earns_nothing(graded: tuple) -> None:
             assert "no kernel computed" in failures[test], (student, test)
         assert "VectorAddKernel.GuardsTheEnd" not in failures
         assert lab(results, student)["categories"]["correctness"]["earned"] == 6  # kernel tests, n = 0
+
+
+def test_an_answer_sent_from_the_host_and_copied_by_a_kernel_earns_nothing(graded: tuple) -> None:
+    """gary computes C on the host, sends it to the device and has a kernel copy it into the output:
+    the runner compares each upload with what the checker gave, and the bytes that are none of its
+    inputs fail the test (his vecAddKernel, which the harness launches itself, still earns its own)."""
+    _, results, _ = graded
+    gary = failed(results, "gary")
+    for test in ("VectorAdd.Size255", "VectorAdd.Size257", "VectorAdd.Size1M"):
+        assert "bytes that are none of the test's inputs" in gary[test], gary.get(test)
+    assert "VectorAddKernel.GuardsTheEnd" not in gary
+    assert lab(results, "gary")["earned"] < 10
 
 
 def test_a_test_that_skips_on_this_backend_never_counts_as_passed() -> None:

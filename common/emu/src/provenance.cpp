@@ -31,6 +31,8 @@ std::deque<Delivery> deliveries;              // oldest first
 size_t delivered_bytes = 0;                   // the bytes they hold
 constexpr size_t kDeliveryLimit = 256 << 20;  // older copies are forgotten beyond this
 
+UploadCheck upload_check = nullptr;
+
 bool by_kernel(uint32_t writer) { return writer > kHostStamp; }
 
 // The live array holding [p, p + count) with a shadow, or nullptr.
@@ -76,12 +78,16 @@ void note_copy_writers(void* dst, const void* src, size_t count) {
   if (arena().contains(dst)) {
     if (arena().contains(src))
       copy_writers(dst, src, count);
-    else
+    else {
       mark_written(dst, count, kHostStamp);
+      if (upload_check != nullptr) upload_check(src, count);
+    }
   } else if (arena().contains(src)) {
     remember_delivery(dst, src, count);
   }
 }
+
+void set_upload_check(UploadCheck check) { upload_check = check; }
 
 void forget_deliveries() {
   std::lock_guard<std::mutex> lock(mutex);

@@ -551,27 +551,36 @@ std::vector<LaunchCounters> stop_counting() {
 
 }  // namespace cudalab::emu
 
-#ifdef CUDALAB_CHECKER_OF_CUDA
-// A GPU does not say who wrote memory: the harness counts the runner's launches in each test
-// (common/src/launch_count.cpp counts them there).
+// What the runner counts for the device-work check, from each test's start: on a GPU, which does
+// not say who wrote memory, its launches (common/src/launch_count.cpp counts them there); on both
+// backends, the bytes uploaded to the device that the checker did not give (runner.cpp).
 namespace cudalab::testing {
 namespace {
-unsigned long long launches() {
-  return cudalab::remote::request(Op::launches, Message()).get<uint64_t>();
-}
-unsigned long long launches_before_this_test = 0;
-class LaunchesPerTest : public ::testing::EmptyTestEventListener {
-  void OnTestStart(const ::testing::TestInfo&) override { launches_before_this_test = launches(); }
+unsigned long long asked(Op op) { return cudalab::remote::request(op, Message()).get<uint64_t>(); }
+unsigned long long launches_before_this_test = 0, foreign_before_this_test = 0;
+class CountsPerTest : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override {
+#ifdef CUDALAB_CHECKER_OF_CUDA
+    launches_before_this_test = asked(Op::launches);
+#endif
+    foreign_before_this_test = asked(Op::foreign_upload_bytes);
+  }
 };
 const bool listening = [] {
-  ::testing::UnitTest::GetInstance()->listeners().Append(new LaunchesPerTest);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new CountsPerTest);
   return true;
 }();
 }  // namespace
 
+#ifdef CUDALAB_CHECKER_OF_CUDA
 unsigned long long launches_in_this_test() {
   (void)listening;
-  return launches() - launches_before_this_test;
+  return asked(Op::launches) - launches_before_this_test;
+}
+#endif
+
+unsigned long long foreign_uploads_in_this_test() {
+  (void)listening;
+  return asked(Op::foreign_upload_bytes) - foreign_before_this_test;
 }
 }  // namespace cudalab::testing
-#endif

@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #ifdef CUDALAB_EMU
@@ -44,6 +45,37 @@ std::map<std::string, Entry>& table() {
 std::map<uint64_t, std::vector<char>> twins;  // by the checker's address of the block
 std::set<uint64_t> written;                   // twins a host function may have written
 
+// ---- uploads: what the host sends the device, against what the checker gave ------------------
+// An answer computed on the host, sent to the device and copied into the output by a kernel,
+// would count as device work: each upload is compared with the bytes the checker sent (its host
+// blocks and symbol copies), as 4-byte words. A word of an upload is the checker's when a 4-byte
+// window at or around it is one of the checker's words (an upload may start anywhere in what the
+// checker sent, or copy it with padding); zero words (a reset) are nobody's. The checker asks
+// for the bytes that were none of its words (Op::foreign_upload_bytes).
+std::unordered_set<uint32_t> given_words;
+uint64_t foreign_upload_bytes = 0;
+
+uint32_t word_at(const char* p) {
+  uint32_t w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+
+void note_given(const char* bytes, size_t count) {
+  for (size_t i = 0; i + 4 <= count; i += 4) given_words.insert(word_at(bytes + i));
+}
+
+void note_upload(const void* host, size_t bytes) {
+  const char* p = static_cast<const char*>(host);
+  for (size_t i = 0; i + 4 <= bytes; i += 4) {
+    if (word_at(p + i) == 0) continue;
+    bool given = false;
+    for (size_t k = i >= 3 ? i - 3 : 0; !given && k <= i + 3 && k + 4 <= bytes; ++k)
+      given = given_words.count(word_at(p + k)) > 0;
+    if (!given) foreign_upload_bytes += 4;
+  }
+}
+
 std::vector<char>& twin(uint64_t id, uint64_t size) {
   auto& t = twins[id];
   if (t.size() != size) t.assign(size, 0);
@@ -64,6 +96,7 @@ void* read_pointer(Message& in, bool writable) {
       if (offset > size || from > size || count > size - from)
         throw WireError("a host block's bytes do not fit in it");
       in.get_bytes(t.data() + from, count);
+      note_given(t.data() + from, count);
       if (writable) written.insert(id);
       return t.data() + offset;
     }
@@ -158,6 +191,7 @@ void serve_one(Op op, Message& in, Message& out) {
       auto offset = in.get<uint64_t>(), count = in.get<uint64_t>();
       std::vector<char> bytes(count);
       in.get_bytes(bytes.data(), count);
+      note_given(bytes.data(), count);
 #ifdef CUDALAB_EMU
       out.put(emu::copy_symbol(s.symbol, bytes.data(), count, offset, s.symbol_bytes, true));
 #else
@@ -259,6 +293,9 @@ void serve_one(Op op, Message& in, Message& out) {
     case Op::stop_counting:
       throw WireError("only the emu backend answers that question");
 #endif
+    case Op::foreign_upload_bytes:
+      out.put<uint64_t>(foreign_upload_bytes);
+      return;
     case Op::launches:
 #ifdef CUDALAB_EMU
       throw WireError("the emu backend follows the bytes, not the launches");
@@ -276,6 +313,9 @@ void serve_one(Op op, Message& in, Message& out) {
 // could not be done (a message the checker prints before it stops).
 int serve(int fd) {
   widen_buffers(fd);
+#ifdef CUDALAB_EMU
+  emu::set_upload_check(note_upload);
+#endif
   Message in;
   std::string unanswered_failure;  // of a request without an answer: told with the next answer
   while (receive(fd, in, uint64_t{1} << 40)) {
@@ -334,3 +374,35 @@ Registry::Registry(std::initializer_list<Entry> entries) {
 }
 
 }  // namespace cudalab::remote
+
+#ifndef CUDALAB_EMU
+// On a GPU, the runner's link wraps the runtime's copies (--wrap, common/CMakeLists.txt): an
+// upload is noted, and the copy goes on to the CUDA runtime.
+namespace {
+bool host_to_device(const void* src, cudaMemcpyKind kind) {
+  if (kind == cudaMemcpyHostToDevice) return true;
+  if (kind != cudaMemcpyDefault) return false;
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, src) != cudaSuccess) {
+    cudaGetLastError();  // (an unregistered host pointer: not an error to keep)
+    return true;
+  }
+  return a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged;
+}
+}  // namespace
+
+extern "C" {
+cudaError_t __real_cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+cudaError_t __wrap_cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  if (src != nullptr && host_to_device(src, kind)) cudalab::remote::note_upload(src, count);
+  return __real_cudaMemcpy(dst, src, count, kind);
+}
+cudaError_t __real_cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                                   cudaStream_t stream);
+cudaError_t __wrap_cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                                   cudaStream_t stream) {
+  if (src != nullptr && host_to_device(src, kind)) cudalab::remote::note_upload(src, count);
+  return __real_cudaMemcpyAsync(dst, src, count, kind, stream);
+}
+}
+#endif

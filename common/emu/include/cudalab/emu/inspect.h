@@ -34,6 +34,11 @@ struct DeviceWork {
 };
 DeviceWork device_work(const void* p, size_t bytes);
 
+// Every copy of host memory into device memory (cudaMemcpy, cudaMemcpy2D, their async forms) is
+// shown to `check` (the remote runner's, which knows what the checker gave: common/remote).
+using UploadCheck = void (*)(const void* host, size_t bytes);
+void set_upload_check(UploadCheck check);
+
 // The host calls that follow are made for another program's line (the remote runner's checker,
 // common/remote): their errors name `file`:`line`, and an allocation's array is called `array`;
 // nullptr: each call's own line again.

@@ -44,7 +44,8 @@ enum class Op : uint32_t {
   device_work,
   start_counting,
   stop_counting,
-  launches,  // kernel launches so far (the check that the device did the work)
+  launches,              // kernel launches so far (the check that the device did the work)
+  foreign_upload_bytes,  // bytes uploaded to the device so far that the checker did not give
 };
 
 // Requests that get no answer: the checker sends them with the next request that does, so that a
