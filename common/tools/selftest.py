@@ -7,11 +7,13 @@ selftest.py skeleton-fails TEST_BINARY
     crash fails that test only. Tests that skip themselves on this backend are allowed.
 selftest.py rubric RUBRIC.toml TEST_BINARY
     The rubric gives points to every test of the lab and names no test that does not exist, and
-    the README's status table gives the lab the rubric's number of tests and points.
+    the README's status table and the lab's own README give the lab the rubric's number of tests
+    and points.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -46,6 +48,7 @@ def check_rubric(path: str, binary: str) -> int:
         return 1
     problems = rubric.mismatch(points, set(list_tests(Path(binary))), Path(path))
     problems += readme_row_mismatch(Path(path).parent.name, len(points), sum(points.values()))
+    problems += lab_readme_mismatch(Path(path).parent / "README.md", len(points), sum(points.values()))
     for p in problems:
         print(f"error: {p}")
     if not problems:
@@ -62,6 +65,21 @@ def readme_row_mismatch(lab: str, tests: int, points: float) -> list[str]:
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
     if cells[-2:] != [str(tests), f"{points:g}"]:
         return [f"{readme}: {lab}'s row says {cells[-2:]}; the rubric has {tests} tests, {points:g} points"]
+    return []
+
+
+COUNTS = re.compile(r"\b(\d+) tests, (\d+(?:\.\d+)?) points\b")
+
+
+def lab_readme_mismatch(readme: Path, tests: int, points: float) -> list[str]:
+    """The lab README's "N tests, M points" (one, under "What `make check` checks") against the
+    rubric's numbers."""
+    found = COUNTS.findall(readme.read_text(encoding="utf-8"))
+    if len(found) != 1:
+        return [f'{readme}: says "N tests, M points" {len(found)} times; once, with the rubric\'s numbers']
+    if found[0] != (str(tests), f"{points:g}"):
+        said = f"{found[0][0]} tests, {found[0][1]} points"
+        return [f"{readme}: says {said}; the rubric has {tests} tests, {points:g} points"]
     return []
 
 

@@ -270,6 +270,16 @@ def test_what_a_student_prints_stays_inside_the_feedback_code_block(graded: tupl
     assert sum(line.startswith("## ") for line in outside) == len(results["labs"])
 
 
+def test_make_demo_grades_this_corpus_on_every_lab() -> None:
+    """`make demo` runs what the `graded` fixture runs (make_corpus.py, then grader/grade on every
+    lab): its commands, without running them a second time."""
+    run = subprocess.run(["make", "-n", "demo"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    corpus, grade_line = run.stdout.strip().splitlines()
+    assert "grader/tests/make_corpus.py build/demo-corpus" in corpus
+    assert "grader/grade build/demo-corpus" in grade_line and "--labs" not in grade_line
+
+
 def test_rerun_grades_only_what_changed(corpus: Path, graded: tuple) -> None:
     out, results, _ = graded
     run = grade(str(corpus), "--jobs", "2", "--out", str(out))
