@@ -37,7 +37,7 @@ uint64_t test_seed() {
 
 std::string computed_on_device(const std::string& name, const void* got, size_t bytes) {
   // Uploads of bytes that are none of the test's inputs, half as many as the output holds or more
-  // (and more than a few constants' worth), carried an answer computed on the host, whatever
+  // (and at least a few constants' worth), carried an answer computed on the host, whatever
   // copied it on the device. (Half: some words of an answer may equal words of the inputs.)
   if (const auto foreign = foreign_uploads_in_this_test();
       bytes > 0 && 2 * foreign >= bytes && foreign >= kMostConstantBytes)

@@ -51,9 +51,8 @@ std::set<uint64_t> written;                   // twins a host function may have 
 // window at or around it is one of the checker's words (an upload may start anywhere in what the
 // checker sent, or copy it with padding); zero words (a reset) are nobody's. The checker's words
 // are kept as bits of a hashed 2^28-bit set (32 MiB, a few nanoseconds a word either way): a
-// foreign word is taken for the checker's only where it collides, so the count errs toward
-// "given" (never failing honest code). The checker asks for the foreign bytes
-// (Op::foreign_upload_bytes).
+// foreign word is taken for the checker's where it collides, so a collision only lowers the
+// count. The checker asks for the foreign bytes (Op::foreign_upload_bytes).
 class WordSet {
  public:
   void insert(uint32_t w) { bits_[slot(w) / 64] |= uint64_t{1} << (slot(w) % 64); }
