@@ -413,10 +413,8 @@ class Sandbox:
             for host, inside in binds.items():
                 if inside not in scratch:
                     argv += ["--bind" if host in writable else "--ro-bind", str(host), inside]
-            for inside in scratch:
+            for inside in scratch:  # (a tmpfs that bubblewrap makes is its user's: the job's)
                 argv += ["--size", str(limits.tmp_bytes), "--tmpfs", inside]
-                if self.root:  # (bubblewrap makes it root's; the job's user writes there)
-                    argv += ["--chmod", "1777", inside]
             argv += ["--chdir", cwd, "--"]
             argv += command
             workdir = None
