@@ -233,6 +233,14 @@ static bool found_elsewhere(const std::string& dir, int depth) {
         "    return cudaErrorUnknown;\n  }\n",
         "#include <cstdio>\n",
     ),
+    "sybil": with_host(  # what the runner's system-call filter refuses: a socket, a file made in
+        # the test's own working folder (the sandbox allows it), memory in a memfd (x86-64: 319)
+        "  if (n == 255) {\n"
+        '    const long s = sys(41, AF_UNIX, SOCK_STREAM, 0), f = sys(2, "probe", O_WRONLY | O_CREAT, 0600);\n'
+        '    fprintf(stderr, "PROBE socket %ld open %ld memfd %ld\\n", s, f, sys(319, "hidden", 0));\n'
+        "    return cudaErrorUnknown;\n  }\n",
+        SYSCALL + "#include <sys/socket.h>\n",
+    ),
     "李明": SOLUTION,  # a name in Chinese characters (another one, 王芳, hands in nothing)
     "oscar": with_host(
         '  if (n == 255) for (;;) puts("flood flood flood flood flood flood flood flood");  // output\n',

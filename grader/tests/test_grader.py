@@ -47,7 +47,7 @@ CORPUS = Path(tempfile.mkdtemp(prefix="cudalab-corpus-")) / "corpus"
 make_corpus(CORPUS)
 atexit.register(shutil.rmtree, CORPUS.parent, True)
 
-STUDENTS = 42  # in the corpus, with the two entries the `corpus` fixture adds
+STUDENTS = 43  # in the corpus, with the two entries the `corpus` fixture adds
 ESCAPES = ["/tmp/cudalab-escape-ivan", "/work/cudalab-escape-ivan", "/root/cudalab-escape-ivan"]
 ISOLATED = Sandbox().bwrap
 needs_isolation = pytest.mark.skipif(
@@ -393,6 +393,14 @@ def test_a_report_made_a_fifo_or_a_link_to_dev_zero_fails_only_that_test(graded:
         assert set(failed(results, student)) == {"VectorAdd.Size255"}, student
         # (the report is the checker's, out of the student's reach: the runner's end fails the test)
         assert "the code under test ended its process" in failed(results, student)["VectorAdd.Size255"]
+
+
+def test_the_runner_refuses_sockets_files_and_hidden_memory(graded: tuple) -> None:
+    """sybil's vecAdd makes raw system calls in the runner (past the symbol rules): each is refused
+    with EPERM (-1) by the runner's system-call filter, with bubblewrap or without."""
+    _, results, _ = graded
+    assert set(failed(results, "sybil")) == {"VectorAdd.Size255"}, failed(results, "sybil")
+    assert "PROBE socket -1 open -1 memfd -1" in failed(results, "sybil")["VectorAdd.Size255"]
 
 
 def test_a_folder_3000_levels_deep_is_cleaned_up(graded: tuple) -> None:

@@ -4,8 +4,13 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -16,8 +21,11 @@
 namespace cudalab::emu {
 
 namespace {
-// addr2line's output for a code address of the program, with `options`, a line per entry.
-std::vector<std::string> addr2line(const void* code, uintptr_t adjust, const char* options) {
+// addr2line's output for a code address of the program, with `options`, a line per entry. It is
+// started without a shell and with its errors closed: in the remote runner, whose system-call
+// filter refuses to open a file for writing, a shell's "2>/dev/null" would stop it.
+std::vector<std::string> addr2line(const void* code, uintptr_t adjust,
+                                   std::initializer_list<const char*> options) {
   Dl_info info{};
   if (dladdr(code, &info) == 0 || info.dli_fname == nullptr || info.dli_fbase == nullptr) return {};
   // Position-independent code: addr2line wants the offset in the file.
@@ -25,24 +33,40 @@ std::vector<std::string> addr2line(const void* code, uintptr_t adjust, const cha
   if (static_cast<const Elf64_Ehdr*>(info.dli_fbase)->e_type == ET_DYN)
     address -= reinterpret_cast<uintptr_t>(info.dli_fbase);
   std::string exe = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
-  char command[4200];
-  std::snprintf(command, sizeof command, "addr2line -e '%s' %s 0x%lx 2>/dev/null", exe.c_str(),
-                options, static_cast<unsigned long>(address));
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%lx", static_cast<unsigned long>(address));
+  std::vector<char*> argv{const_cast<char*>("addr2line"), const_cast<char*>("-e"), exe.data()};
+  for (const char* option : options) argv.push_back(const_cast<char*>(option));
+  argv.push_back(hex);
+  argv.push_back(nullptr);
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, STDERR_FILENO);
+  pid_t pid = -1;
+  const int spawned = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
   std::vector<std::string> lines;
-  if (FILE* p = popen(command, "r")) {
+  if (FILE* p = spawned == 0 ? fdopen(out[0], "r") : nullptr) {
     char line[4096];
     while (std::fgets(line, sizeof line, p) != nullptr) {
       lines.emplace_back(line);
       if (lines.back().back() == '\n') lines.back().pop_back();
     }
-    pclose(p);
+    std::fclose(p);
+  } else {
+    close(out[0]);
   }
+  if (spawned == 0) waitpid(pid, nullptr, 0);
   return lines;
 }
 }  // namespace
 
 std::string symbol_name(const void* function) {
-  const auto lines = addr2line(function, 0, "-f -C");
+  const auto lines = addr2line(function, 0, {"-f", "-C"});
   return lines.empty() || lines.front() == "??" ? std::string() : lines.front();
 }
 
@@ -55,7 +79,7 @@ std::string source_line(const void* pc) {
   // pc is the return address; with -i the innermost inlined frame comes first: the line of the
   // access itself, unless it is inside the emu's own headers (an atomicAdd, a shuffle): then the
   // program's line that called them.
-  const auto frames = addr2line(pc, 1, "-i");
+  const auto frames = addr2line(pc, 1, {"-i"});
   std::string text = frames.empty() ? std::string() : frames.front();
   for (const std::string& frame : frames)
     if (frame.find("/cudalab/emu/") == std::string::npos) {

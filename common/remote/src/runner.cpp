@@ -9,9 +9,14 @@
 // write these bytes?) finds the same memory. What the program prints is flushed before each
 // answer, so that it appears in order with the checker's output.
 //
+// Once set up, the runner installs a system-call filter (system_call_filter.cpp): the student's code
+// in it cannot open a socket, write a file, signal or trace another process.
+//
 // Limitations: streams other than the default stream, graphs and any runtime call the harnesses
 // do not make are not forwarded; the checker refuses them at build time (no definition).
 #include "cudalab/remote/runner.h"
+
+#include "system_call_filter.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -332,7 +337,13 @@ int serve(int fd) {
   widen_buffers(fd);
 #ifdef CUDALAB_EMU
   emu::set_upload_check(note_upload);
+#else
+  cudaFree(nullptr);  // the GPU's context, made before the filter: the driver opens its devices
 #endif
+  if (std::string why = install_system_call_filter(); !why.empty()) {
+    std::fprintf(stderr, "%s\n", why.c_str());
+    return 1;
+  }
   Message in;
   std::string unanswered_failure;  // of a request without an answer: told with the next answer
   while (receive(fd, in, uint64_t{1} << 40)) {
