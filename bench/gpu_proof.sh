@@ -6,7 +6,8 @@
 #   bench/gpu_proof.sh sanitizers   compute-sanitizer on every solution and on every planted bug
 #   bench/gpu_proof.sh grade        the grader on the cuda backend, all nine labs, with the sample
 #                                   corpus's alice (every solution), sam (every skeleton), hana
-#                                   (honest forms), bob, gary, otto and felix (grader/tests/make_corpus.py)
+#                                   (honest forms), bob, gary, otto, felix and sybil (raw system
+#                                   calls in the runner) (grader/tests/make_corpus.py)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-build/gpu-proof}
@@ -45,7 +46,7 @@ grade() {
   rm -rf "$corpus" build/gpu-corpus-all
   python3 grader/tests/make_corpus.py build/gpu-corpus-all > /dev/null
   mkdir -p "$corpus"
-  for student in alice sam hana bob gary otto felix; do cp -r "build/gpu-corpus-all/$student" "$corpus/"; done
+  for student in alice sam hana bob gary otto felix sybil; do cp -r "build/gpu-corpus-all/$student" "$corpus/"; done
   log "grader/grade, backend cuda, every lab"
   python3 grader/grade "$corpus" --backend cuda --jobs 4 --test-timeout 60 --out "$OUT/grading"
   echo "exit status: $?"
@@ -60,6 +61,9 @@ for student, entry in sorted(results["students"].items()):
         failed = sorted(t for t, v in tests.items() if v["result"] == "failed")
         print(student, lab, r["status"], f"{r['earned']:g}/{r['possible']:g}", "ratios", ratios,
               "failed", failed if student in ("alice", "hana") else len(failed))
+        probes = [line for v in tests.values() for line in v.get("message", "").splitlines() if "PROBE" in line]
+        if probes:
+            print(student, lab, "what the runner's system-call filter left of its raw calls:", probes[0])
 PY
 }
 

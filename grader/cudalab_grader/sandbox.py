@@ -298,7 +298,10 @@ class Sandbox:
         p = [
             "wall-clock, CPU, memory, process-count and file-size limits per process; per job, its "
             "processes' memory together and what it writes to its folders (watched twice a second); "
-            "output capped"
+            "output capped",
+            "the test program, as the checker's runner, filters its own system calls once it is set "
+            "up (seccomp): no sockets, no file opened to write, no signals but to itself, no memory "
+            "outside its processes (memfd, System V shared memory)",
         ]
         if self.bwrap:
             p.append(

@@ -25,7 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace cudalab::remote {
