@@ -51,7 +51,8 @@ TEST(SystemCallFilter, RefusesWritingFilesButReadsThem) {
         std::_Exit(reads >= 0 && refused(open(path.c_str(), O_WRONLY | O_CREAT, 0600)) &&
                            refused(syscall(SYS_openat, AT_FDCWD, "/proc/self/status",
                                            O_RDONLY | O_TRUNC)) &&
-                           refused(unlink("/proc/self/status")) && refused(mkdir(path.c_str(), 0700))
+                           refused(unlink("/proc/self/status")) &&
+                           refused(mkdir(path.c_str(), 0700))
                        ? 0
                        : 1);
       },
@@ -63,9 +64,8 @@ TEST(SystemCallFilter, SignalsOnlyItself) {
   EXPECT_EXIT(
       {
         install();
-        std::_Exit(kill(getpid(), 0) == 0 && refused(kill(getppid(), 0)) && refused(kill(-1, 0))
-                       ? 0
-                       : 1);
+        std::_Exit(
+            kill(getpid(), 0) == 0 && refused(kill(getppid(), 0)) && refused(kill(-1, 0)) ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
   EXPECT_EXIT(

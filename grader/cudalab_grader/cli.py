@@ -139,7 +139,7 @@ def grade_all(
         print(f"{len(todo)} lab(s) to grade, {reused} unchanged since an earlier run")
         if todo:
             print("building the instructor's workbook once ...", flush=True)
-            grader.prepare_base(labs)
+            grader.prepare_base([lab for lab in labs if any(item[1] == lab for item in todo)])
         progress = Progress(len(todo))
 
         def job(item: tuple) -> None:
@@ -327,6 +327,8 @@ def write_outputs(out: Path, results: ClassResults) -> None:
     page = report.write_class_page(out / "class.html", results, figures)
     print()
     print(report.summary(results))
+    if line := report.runner_reported(results):
+        print(line)
     print(
         f"\ngradebook: {out / 'gradebook.csv'}\nresults:   {out / 'results.json'}\n"
         f"feedback:  {out / 'feedback'}/<student>.md and .html\nclass:     {page}"

@@ -31,7 +31,15 @@ from pathlib import Path
 
 from cudalab_tools import symbols
 from cudalab_tools.build_log import useful_build_errors
-from cudalab_tools.gtest import Ending, TestVerdict, decide, report_speed, report_verdicts, signal_of
+from cudalab_tools.gtest import (
+    Ending,
+    TestVerdict,
+    decide,
+    report_runner_reported,
+    report_speed,
+    report_verdicts,
+    signal_of,
+)
 
 from . import submissions, workbook
 from .files import read_regular_file, remove_tree
@@ -249,13 +257,7 @@ class Grader:
             return result
 
         with self.settings.gpus or contextlib.nullcontext():
-            verdicts = self._verdicts(job, lab, list(rubric), number)
-        for test, pts in rubric.items():
-            verdict, message, speed = verdicts[test]
-            # a test this backend cannot run counts for nothing
-            possible = 0.0 if verdict == TestVerdict.SKIPPED else pts
-            ratio, needed = speed or (None, None)  # a timing test: the ratio measured, and the one needed
-            result.tests[test] = TestResult(verdict, possible, message[-6000:], ratio, needed)
+            result.tests = self._verdicts(job, lab, rubric, number)
         result.possible = sum(t.possible for t in result.tests.values())
         for test, category in workbook.categories(lab).items():
             part = result.categories.setdefault(category, Points())
@@ -269,29 +271,31 @@ class Grader:
         when no job has run yet to tell)."""
         return sum(pts for test, pts in workbook.points(lab).items() if test not in self.skipped.get(lab, ()))
 
-    def _verdicts(self, job: Path, lab: str, tests: list[str], number: int) -> dict[str, tuple]:
-        """Each test's (state, message, speed). A test that skips on this backend (self.skipped)
-        is not run and stays skipped; one that runs here and reports "skipped" fails."""
-        verdicts = {}
-        for test in tests:
+    def _verdicts(self, job: Path, lab: str, rubric: dict[str, float], number: int) -> dict[str, TestResult]:
+        """Each test of the rubric, run. A test that skips on this backend (self.skipped) is not
+        run, stays skipped and counts for nothing; one that runs here and reports "skipped" fails."""
+        results = {}
+        for test, points in rubric.items():
             if test in self.skipped[lab]:
-                verdicts[test] = (TestVerdict.SKIPPED, "", None)
+                results[test] = TestResult(TestVerdict.SKIPPED, 0.0)
                 continue
-            verdict, message, speed = self._run_test(job, lab, test, number)
-            if verdict == TestVerdict.SKIPPED:
-                verdict, message = (
-                    TestVerdict.FAILED,
-                    "reported as skipped, but this test runs on this backend\n" + message,
-                )
-            verdicts[test] = (verdict, message, speed)
-        return verdicts
+            result = self._run_test(job, lab, test, number, points)
+            if result.verdict == TestVerdict.SKIPPED:
+                result.verdict = TestVerdict.FAILED
+                result.message = "reported as skipped, but this test runs on this backend\n" + result.message
+            results[test] = result
+        return results
 
-    def _run_test(self, job: Path, lab: str, test: str, number: int) -> tuple[TestVerdict, str, tuple | None]:
-        """passed, failed or skipped; what the student should read; a timing test's (ratio, needed),
-        from the checker's report (never from what the student's code prints)."""
+    def _run_test(self, job: Path, lab: str, test: str, number: int, points: float) -> TestResult:
+        """The test's verdict and what the student should read; a timing test's ratio and the
+        facts the verdict took from the runner, from the checker's report (never from what the
+        student's code prints)."""
         done = self._run_gtest(job, lab, number, test, self.settings.test_limits)
         verdict, message = decide(test, done.ending, done.report, done.output)
-        return verdict, message, report_speed(done.report, test)
+        ratio, needed = report_speed(done.report, test) or (None, None)
+        return TestResult(
+            verdict, points, message[-6000:], ratio, needed, report_runner_reported(done.report, test)
+        )
 
     def _run_gtest(self, job: Path, lab: str, number: int, test: str, limits: Limits) -> TestRun:
         """Runs `lab`'s tests matching `test` against the code of `job`: the instructor's checker

@@ -210,6 +210,29 @@ def summary(results: ClassResults) -> str:
     )
 
 
+def runner_reported(results: ClassResults) -> str:
+    """The points earned whose verdict took a fact from the runner (TestResult.runner_reported),
+    in one line for the instructor; empty when there are none."""
+    earned = reported = 0.0
+    by_fact: dict[str, float] = {}
+    for entry in results.students.values():
+        for lab in entry.labs.values():
+            for test in lab.tests.values():
+                earned += test.points
+                if test.points and test.runner_reported:
+                    reported += test.points
+                    for fact in test.runner_reported:
+                        by_fact[fact] = by_fact.get(fact, 0.0) + test.points
+    if not reported:
+        return ""
+    facts = ", ".join(f"{fact.replace('_', ' ')} {points:g}" for fact, points in sorted(by_fact.items()))
+    return (
+        f"{reported:g} of the {earned:g} points earned rest on facts that only the runner, which holds "
+        f"the student's code, reported ({facts}; per test in results.json, runner_reported): "
+        'docs/instructor-guide.md, "Untrusted code"'
+    )
+
+
 def _width(text: str) -> int:
     """Columns `text` takes in a terminal: Chinese, Japanese and Korean characters take two."""
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

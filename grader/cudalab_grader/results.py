@@ -37,6 +37,9 @@ class TestResult:
     message: str = ""  # what the student reads when it failed
     ratio: float | None = None  # a timing test: the speed measured against its baseline ...
     needed: float | None = None  # ... and the one needed
+    # facts the verdict took from the runner, which the student's code shares (the checker's
+    # report says which: "device_work", "live_allocations", "counters", "timings")
+    runner_reported: tuple[str, ...] = ()
 
     @property
     def points(self) -> float:
@@ -48,6 +51,8 @@ class TestResult:
             data["message"] = self.message
         if self.ratio is not None:
             data["ratio"], data["needed"] = self.ratio, self.needed
+        if self.runner_reported:
+            data["runner_reported"] = list(self.runner_reported)
         return data
 
     @classmethod
@@ -58,6 +63,7 @@ class TestResult:
             data.get("message", ""),
             data.get("ratio"),
             data.get("needed"),
+            tuple(data.get("runner_reported", ())),
         )
 
 

@@ -364,17 +364,19 @@ def test_a_test_that_skips_on_this_backend_never_counts_as_passed() -> None:
     grader.skipped = {"01_vector_add": {"Timing.OnAGpu"}}
     ran = []
 
-    def forged(job: Path, lab: str, test: str, number: int) -> tuple:
+    def forged(job: Path, lab: str, test: str, number: int, points: float) -> TestResult:
         ran.append(test)
-        return ("skipped", "", None) if test == "VectorAdd.One" else ("passed", "", None)
+        return TestResult(TestVerdict.SKIPPED if test == "VectorAdd.One" else TestVerdict.PASSED, points)
 
     grader._run_test = forged  # type: ignore[method-assign]
     verdicts = grader._verdicts(
-        Path("/job"), "01_vector_add", ["Timing.OnAGpu", "VectorAdd.One", "VectorAdd.Empty"], 1
+        Path("/job"), "01_vector_add", {"Timing.OnAGpu": 2, "VectorAdd.One": 1, "VectorAdd.Empty": 1}, 1
     )
-    assert verdicts["Timing.OnAGpu"] == ("skipped", "", None) and "Timing.OnAGpu" not in ran
-    assert verdicts["VectorAdd.One"][0] == "failed" and "runs on this backend" in verdicts["VectorAdd.One"][1]
-    assert verdicts["VectorAdd.Empty"][0] == "passed"
+    assert verdicts["Timing.OnAGpu"].verdict == "skipped" and verdicts["Timing.OnAGpu"].possible == 0
+    assert "Timing.OnAGpu" not in ran
+    one = verdicts["VectorAdd.One"]
+    assert one.verdict == "failed" and "runs on this backend" in one.message
+    assert verdicts["VectorAdd.Empty"].verdict == "passed"
 
 
 def test_a_report_forged_past_the_symbol_rules_earns_nothing(graded: tuple) -> None:
@@ -401,6 +403,19 @@ def test_the_runner_refuses_sockets_files_and_hidden_memory(graded: tuple) -> No
     _, results, _ = graded
     assert set(failed(results, "sybil")) == {"VectorAdd.Size255"}, failed(results, "sybil")
     assert "PROBE socket -1 open -1 memfd -1" in failed(results, "sybil")["VectorAdd.Size255"]
+
+
+def test_the_facts_a_verdict_took_from_the_runner_are_listed(graded: tuple) -> None:
+    """The checker compares outputs itself; whether the device computed them, which allocations
+    are live and the memory counters only the runner can tell: each passed test lists those it
+    used, and the grader counts their points for the instructor."""
+    _, results, stdout = graded
+    tests = lab(results, "alice")["tests"]
+    assert tests["VectorAdd.Size255"]["runner_reported"] == ["device_work"]
+    assert "live_allocations" in tests["VectorAdd.FreesDeviceMemory"]["runner_reported"]
+    assert "counters" in tests["VectorAddPerformance.CoalescedTraffic"]["runner_reported"]
+    assert "runner_reported" not in tests["VectorAddKernel.GuardsTheEnd"]  # the checker launched it
+    assert re.search(r"\d+ of the \d+ points earned rest on facts that only the runner", stdout)
 
 
 def test_a_folder_3000_levels_deep_is_cleaned_up(graded: tuple) -> None:
@@ -585,22 +600,24 @@ def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
     work.chmod(0o711)
     grader = Grader(Settings(backend="emu", jobs=1), sandbox, work)
     grader.prepare_base(["01_vector_add"])
-    unpacked = tmp_path / "alice"
-    submissions.unpack(submissions.Submission("alice", CORPUS / "alice", 0), unpacked)
-    assert grader.grade(unpacked, "alice", "01_vector_add").earned == 22
     submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
-    grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")
+    grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")  # every test but the crash
     assert grace.tests["VectorAdd.One"].verdict == "failed" and grace.earned == 21
     shutil.rmtree(work, ignore_errors=True)
 
 
+SLURM_STUDENTS = ("alice", "bob", "grace", "sam")
 SLURM = shutil.which("slurmctld") is not None and shutil.which("sbatch") is not None and os.geteuid() == 0
 
 
 @pytest.mark.skipif(not SLURM, reason="needs root and Debian's slurm-wlm and munge (.ci/run installs them)")
-def test_slurm_shards_merge_to_the_local_gradebook(corpus: Path, graded: tuple, tmp_path: Path) -> None:
+def test_slurm_shards_merge_to_the_local_gradebook(graded: tuple, tmp_path: Path) -> None:
     """A real single-node Slurm, started here with its own configuration: the job array's shards,
-    merged, give the local run's grades; resubmitting regrades nothing."""
+    merged, give the local run's grades (four students of the corpus, a shard each and one more);
+    resubmitting regrades nothing."""
+    corpus = tmp_path / "corpus"
+    for student in SLURM_STUDENTS:
+        shutil.copytree(CORPUS / student, corpus / student)
     cluster = tmp_path / "slurm"
     script = str(HERE / "slurm_cluster.sh")
     start = subprocess.run([script, "start", str(cluster)], capture_output=True, text=True)
@@ -626,14 +643,18 @@ def test_slurm_shards_merge_to_the_local_gradebook(corpus: Path, graded: tuple, 
         assert run.returncode == 0, run.stdout + run.stderr
         merged = subprocess.run([*base, "--merge", "--out", str(out)], capture_output=True, text=True)
         assert (
-            merged.returncode == 0 and f"merged 3 shard(s), {STUDENTS} student(s)" in merged.stdout
+            merged.returncode == 0 and f"merged 3 shard(s), {len(SLURM_STUDENTS)} student(s)" in merged.stdout
         ), merged.stdout
         again = subprocess.run([*submit, "--out", str(out)], capture_output=True, text=True, env=env)
         assert again.returncode == 0, again.stdout + again.stderr
     finally:
         subprocess.run([script, "stop", str(cluster)], capture_output=True)
     local_out, _, _ = graded
-    local = {r["student"]: r["01_vector_add"] for r in csv.DictReader((local_out / "gradebook.csv").open())}
+    local = {
+        r["student"]: r["01_vector_add"]
+        for r in csv.DictReader((local_out / "gradebook.csv").open())
+        if r["student"] in SLURM_STUDENTS
+    }
     sharded = {r["student"]: r["01_vector_add"] for r in csv.DictReader((out / "gradebook.csv").open())}
     assert sharded == local
     for k in range(3):

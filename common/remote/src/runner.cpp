@@ -9,14 +9,12 @@
 // write these bytes?) finds the same memory. What the program prints is flushed before each
 // answer, so that it appears in order with the checker's output.
 //
-// Once set up, the runner installs a system-call filter (system_call_filter.cpp): the student's code
-// in it cannot open a socket, write a file, signal or trace another process.
+// Once set up, the runner installs a system-call filter (system_call_filter.cpp): the student's
+// code in it cannot open a socket, write a file, signal or trace another process.
 //
 // Limitations: streams other than the default stream, graphs and any runtime call the harnesses
 // do not make are not forwarded; the checker refuses them at build time (no definition).
 #include "cudalab/remote/runner.h"
-
-#include "system_call_filter.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -27,6 +25,8 @@
 #include <set>
 #include <string_view>
 #include <vector>
+
+#include "system_call_filter.h"
 
 #ifdef CUDALAB_EMU
 #include "cudalab/emu/inspect.h"

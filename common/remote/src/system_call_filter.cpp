@@ -42,26 +42,84 @@ constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
 // Refused outright, each for one reason.
 constexpr long kRefused[] = {
     // other processes: no tracing, no reading or writing their memory, no handles on them
-    __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_pidfd_open, __NR_pidfd_getfd,
-    __NR_pidfd_send_signal, __NR_tkill,
+    __NR_ptrace,
+    __NR_process_vm_readv,
+    __NR_process_vm_writev,
+    __NR_pidfd_open,
+    __NR_pidfd_getfd,
+    __NR_pidfd_send_signal,
+    __NR_tkill,
     // the network and other local services (the checker's socket is open already)
-    __NR_socket, __NR_socketpair, __NR_connect, __NR_bind, __NR_listen, __NR_accept, __NR_accept4,
+    __NR_socket,
+    __NR_socketpair,
+    __NR_connect,
+    __NR_bind,
+    __NR_listen,
+    __NR_accept,
+    __NR_accept4,
     // memory no process holds (the job's memory limit counts what its processes hold)
-    __NR_memfd_create, __NR_shmget, __NR_msgget, __NR_mq_open,
+    __NR_memfd_create,
+    __NR_shmget,
+    __NR_msgget,
+    __NR_mq_open,
     // the file system: nothing made, renamed, removed or changed
-    __NR_unlinkat, __NR_renameat, __NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_mkdirat,
-    __NR_mknodat, __NR_fchmod, __NR_fchmodat, __NR_fchownat, __NR_fchown, __NR_truncate,
+    __NR_unlinkat,
+    __NR_renameat,
+    __NR_renameat2,
+    __NR_linkat,
+    __NR_symlinkat,
+    __NR_mkdirat,
+    __NR_mknodat,
+    __NR_fchmod,
+    __NR_fchmodat,
+    __NR_fchownat,
+    __NR_fchown,
+    __NR_truncate,
     __NR_open_by_handle_at,
     // mounts, namespaces and the kernel's other surfaces
-    __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot, __NR_unshare, __NR_setns,
-    __NR_open_tree, __NR_move_mount, __NR_fsopen, __NR_fsmount, __NR_fspick, __NR_bpf,
-    __NR_perf_event_open, __NR_userfaultfd, __NR_io_uring_setup, __NR_io_uring_enter,
-    __NR_io_uring_register, __NR_keyctl, __NR_add_key, __NR_request_key, __NR_init_module,
-    __NR_finit_module, __NR_delete_module, __NR_kexec_load, __NR_reboot, __NR_swapon,
-    __NR_swapoff, __NR_acct, __NR_personality,
+    __NR_mount,
+    __NR_umount2,
+    __NR_pivot_root,
+    __NR_chroot,
+    __NR_unshare,
+    __NR_setns,
+    __NR_open_tree,
+    __NR_move_mount,
+    __NR_fsopen,
+    __NR_fsmount,
+    __NR_fspick,
+    __NR_bpf,
+    __NR_perf_event_open,
+    __NR_userfaultfd,
+    __NR_io_uring_setup,
+    __NR_io_uring_enter,
+    __NR_io_uring_register,
+    __NR_keyctl,
+    __NR_add_key,
+    __NR_request_key,
+    __NR_init_module,
+    __NR_finit_module,
+    __NR_delete_module,
+    __NR_kexec_load,
+    __NR_reboot,
+    __NR_swapon,
+    __NR_swapoff,
+    __NR_acct,
+    __NR_personality,
 #if defined(__x86_64__)  // the older forms AArch64 never had
-    __NR_unlink, __NR_rename, __NR_link, __NR_symlink, __NR_mkdir, __NR_rmdir, __NR_mknod,
-    __NR_chmod, __NR_chown, __NR_lchown, __NR_creat, __NR_iopl, __NR_ioperm,
+    __NR_unlink,
+    __NR_rename,
+    __NR_link,
+    __NR_symlink,
+    __NR_mkdir,
+    __NR_rmdir,
+    __NR_mknod,
+    __NR_chmod,
+    __NR_chown,
+    __NR_lchown,
+    __NR_creat,
+    __NR_iopl,
+    __NR_ioperm,
 #endif
 };
 
@@ -69,7 +127,8 @@ constexpr long kRefused[] = {
 constexpr uint32_t kWritingFlags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
 
 // Signals: allowed only to the runner itself (its pid is the first argument).
-constexpr long kSignalling[] = {__NR_kill, __NR_tgkill, __NR_rt_sigqueueinfo, __NR_rt_tgsigqueueinfo};
+constexpr long kSignalling[] = {__NR_kill, __NR_tgkill, __NR_rt_sigqueueinfo,
+                                __NR_rt_tgsigqueueinfo};
 
 constexpr uint32_t kRefuse = SECCOMP_RET_ERRNO | EPERM;
 

@@ -75,6 +75,14 @@ def report_speed(report: bytes | None, test: str) -> tuple[float, float] | None:
         return None
 
 
+def report_runner_reported(report: bytes | None, test: str) -> tuple[str, ...]:
+    """The facts the test's verdict took from the runner, which holds the student's code, as the
+    checker recorded them in its report (the property runner_reported: "device_work",
+    "live_allocations", "counters", "timings"); none where it recorded none."""
+    listed = _report_tests(report).get(test, {}).get("runner_reported", "")
+    return tuple(f for f in listed.split(",") if f) if isinstance(listed, str) else ()
+
+
 def signal_of(exit_status: int | None) -> int:
     """The signal that ended a process, or 0 (a shell or bubblewrap reports signal N as 128 + N)."""
     if exit_status is None:

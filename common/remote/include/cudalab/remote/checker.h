@@ -32,6 +32,11 @@ namespace cudalab::remote {
 // stopped it), the checker says so and ends with the runner's fate: no verdict without it.
 Message request(Op op, const Message& m);
 
+// Records that the running test's verdict uses `fact` ("device_work", "live_allocations",
+// "counters", "timings"), which only the runner, holding the student's code, could tell: the
+// property runner_reported of the test's report.
+void note_runner_reported(const char* fact);
+
 // A pointer argument of a host function: null, device memory, or a block of the checker's host
 // memory (sent with its bytes; `writable`: the runner sends it back after the call). Outside the
 // checker's heap, the block is the `element_bytes` at p.
