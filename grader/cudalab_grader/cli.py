@@ -118,7 +118,7 @@ def grade_all(
                 "tests on the cuda backend run without a per-process address-space limit (the CUDA "
                 "driver maps a large address space); the per-job memory limit still applies"
             )
-        notes.append(fit_memory_to_machine(settings, args.jobs))
+        notes.append(fit_memory_to_machine(settings, args.jobs, sandbox.mounts))
         for note in notes:
             print(f"  protection: {note}")
         grader = Grader(settings, sandbox, work)
@@ -185,16 +185,19 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def fit_memory_to_machine(settings: Settings, jobs: int) -> str:
-    """Lowers the per-job memory limit so that `jobs` jobs at once fit in 80% of this machine's
-    memory; says what it chose."""
+def fit_memory_to_machine(settings: Settings, jobs: int, build_in_memory: bool) -> str:
+    """Lowers the per-job memory limit so that `jobs` jobs at once, with their build folders where
+    those are memory (Sandbox.folder_of_size), fit in 80% of this machine's memory; says what it
+    chose."""
     machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    per_job = min(settings.test_limits.job_memory_bytes, int(0.8 * machine / jobs))
+    build = settings.build_limits.job_disk_bytes if build_in_memory else 0
+    per_job = min(settings.test_limits.job_memory_bytes, int(0.8 * machine / jobs) - build)
     settings.build_limits = dataclasses.replace(settings.build_limits, job_memory_bytes=per_job)
     settings.test_limits = dataclasses.replace(settings.test_limits, job_memory_bytes=per_job)
+    folder = f" (and its build folder up to {build >> 20} MiB)" if build else ""
     return (
-        f"each job may hold {per_job >> 20} MiB of memory: {jobs} job(s) at once stay within 80% "
-        f"of this machine's {machine >> 20} MiB"
+        f"each job may hold {per_job >> 20} MiB of memory{folder}: {jobs} job(s) at once stay "
+        f"within 80% of this machine's {machine >> 20} MiB"
     )
 
 

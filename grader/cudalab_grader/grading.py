@@ -96,7 +96,7 @@ def _limit_checker(limits: Limits) -> None:
 
 
 def _copy(src: Path, dest: Path) -> None:
-    shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copy2)
+    shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copy2, dirs_exist_ok=True)
 
 
 class Grader:
@@ -208,7 +208,9 @@ class Grader:
         remove_tree(job)
         job.mkdir(parents=True)
         try:
-            return self._build_and_test(job, found, result, lab, number, started)
+            # the only folder a job writes to disk: held to the disk limit by the kernel (as root)
+            with self.sandbox.folder_of_size(job / "build", self.settings.build_limits.job_disk_bytes):
+                return self._build_and_test(job, found, result, lab, number, started)
         finally:
             remove_tree(job)  # whatever the job left there, however deep
 
@@ -225,8 +227,6 @@ class Grader:
         _copy(self.base / "src", job / "src")
         if self.sandbox.bwrap:  # the base build is valid at the same paths inside the sandbox
             _copy(self.base / "build", job / "build")
-        else:
-            (job / "build").mkdir()
         later = time.time() + 2  # newer than every object of the base build
         for name, path in found.items():
             target = job / "src" / "labs" / lab / name

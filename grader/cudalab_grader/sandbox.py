@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -221,6 +222,16 @@ def _cgroups_usable() -> bool:
         return False
 
 
+def _tmpfs_mountable() -> bool:
+    """Whether the grader may mount a tmpfs (as root, outside a container that forbids it)."""
+    with tempfile.TemporaryDirectory(prefix="cudalab-mount-probe-") as probe:
+        mount = ["mount", "-t", "tmpfs", "-o", "size=1m", "cudalab-probe", probe]
+        if subprocess.run(mount, capture_output=True).returncode != 0:
+            return False
+        subprocess.run(["umount", probe], capture_output=True)
+        return True
+
+
 class JobGroup:
     """A cgroup v2 group for one command: its memory and process count limited by the kernel, every
     process it starts inside it, all of them killed at the end."""
@@ -275,6 +286,7 @@ class Sandbox:
     def __init__(self, use_bwrap: bool | None = None) -> None:
         self.bwrap = _bwrap_works() if use_bwrap is None else use_bwrap
         self.cgroups = os.geteuid() == 0 and _cgroups_usable()
+        self.mounts = os.geteuid() == 0 and _tmpfs_mountable()
         self.path = tool_folders()
         # As root, jobs run under their own user ids, if those users can run the tools.
         self.hidden_tools = _tools_others_cannot_run(self.path) if os.geteuid() == 0 else []
@@ -314,6 +326,8 @@ class Sandbox:
                 "NO bubblewrap (missing, or user namespaces are off): submissions can read files "
                 "the grader can read and use the network; install bubblewrap for isolation"
             )
+        if self.mounts:
+            p.append("a job's build folder is a tmpfs that the kernel holds to the job's disk limit")
         if self.cgroups:
             p.append(
                 "cgroup v2: each job in a group of its own, its memory and processes limited by the kernel"
@@ -328,6 +342,26 @@ class Sandbox:
         else:
             p.append("jobs run as the grader's user; the process limit counts that user's processes")
         return p
+
+    @contextlib.contextmanager
+    def folder_of_size(self, folder: Path, size: int) -> Iterator[bool]:
+        """Makes `folder` and, where the grader may mount (as root), mounts on it a tmpfs of `size`
+        bytes, which the kernel holds to that size, for as long as the context lasts; whether it
+        did (else the job watch counts what is written there)."""
+        folder.mkdir()
+        mounted = (
+            self.mounts
+            and subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "cudalab-job", str(folder)],
+                capture_output=True,
+            ).returncode
+            == 0
+        )
+        try:
+            yield mounted
+        finally:
+            if mounted:
+                subprocess.run(["umount", "--lazy", str(folder)], capture_output=True)
 
     def uid(self, number: int) -> int | None:
         return FIRST_UID + number if self.root else None

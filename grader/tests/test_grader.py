@@ -540,6 +540,36 @@ def test_a_job_is_stopped_at_its_memory_and_disk_limits(what: str) -> None:
     assert ("memory" if what == "memory" else "wrote") in outcome.over_limit
 
 
+def test_a_build_folder_is_held_to_the_disk_limit_by_the_kernel() -> None:
+    """fallocate outruns any watch: where the grader may mount (as root), a job's build folder is a
+    tmpfs of the job's disk limit, and the bytes past it are refused at once."""
+    sandbox = Sandbox()
+    if not sandbox.mounts:
+        pytest.skip("the grader may not mount a tmpfs here (not root, or a container forbids it)")
+    base = Path(tempfile.mkdtemp(prefix="cudalab-limits-"))  # reachable by the jobs' users
+    base.chmod(0o711)
+    folder = base / "build"
+    number = sandbox.claim()
+    try:
+        with sandbox.folder_of_size(folder, 200 << 20) as mounted:
+            assert mounted
+            sandbox.prepare(folder, number)
+            program = "import os; os.posix_fallocate(os.open('big', os.O_WRONLY | os.O_CREAT), 0, 300 << 20)"
+            outcome = sandbox.run(
+                ["python3", "-c", program],
+                binds={folder: "/build"},
+                writable={folder},
+                cwd="/build" if sandbox.bwrap else str(folder),
+                limits=Limits(wall_seconds=30, job_disk_bytes=1 << 30),  # (the watch would let it)
+                slot=number,
+            )
+    finally:
+        sandbox.release(number)
+        remove_tree(base)
+    assert outcome.returncode not in (0, None) and "No space left on device" in outcome.output, outcome
+    assert outcome.over_limit is None
+
+
 def test_gradescope_mode(tmp_path: Path) -> None:
     target = tmp_path / "results.json"
     run = grade(
