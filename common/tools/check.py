@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import dataclasses
 import json
 import os
 import shutil
@@ -41,8 +42,11 @@ def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, text=True, capture_output=True, env=env)
 
 
-def configure(build: Path, backend: str | None) -> None:
-    if (build / "CMakeCache.txt").exists():
+def configure(build: Path, backend: str | None, chosen: list[str]) -> None:
+    """Configures the build where it is new, or where a chosen lab has no target in it yet (a lab
+    folder added since: CMake finds lab folders when it configures)."""
+    known = (build / "CMakeFiles" / f"{lab}-labs.dir" for lab in chosen)
+    if (build / "CMakeCache.txt").exists() and all(d.is_dir() for d in known):
         return
     cmd = ["cmake", "-S", str(ROOT), "-B", str(build)]
     if backend:
@@ -127,27 +131,44 @@ def counters_report(build: Path, lab: str, tests: str = "*") -> str:
     return roofline + (r.stderr[start:].strip() if start >= 0 else "(no instrumented kernel ran)")
 
 
-def write_page(build: Path, results: dict[str, LabResult], built: list[str], on_emu: bool) -> str:
-    """The report page (cudalab_tools/report.py), with the counters of each built lab's counting
-    tests on emu; its path, or why there is none."""
+def save_results(build: Path, results: dict[str, LabResult], built: list[str], on_emu: bool) -> None:
+    """Each checked lab's result, with the counters of its counting tests on emu, where the page
+    finds every lab's latest (build/report/labs/NN_name.json): `make check LAB=` checks one lab."""
+    saved = build / "report" / "labs"
+    saved.mkdir(parents=True, exist_ok=True)
+    for lab, r in results.items():
+        tests = labs.counting_tests(lab) if on_emu and lab in built else []
+        counters = counters_report(build, lab, ":".join(tests)) if tests else ""
+        record = {"result": dataclasses.asdict(r), "counters": counters}
+        (saved / f"{lab}.json").write_text(json.dumps(record, indent=1) + "\n")
+
+
+def latest_results(build: Path) -> list[tuple[LabResult, str]]:
+    """Every lab's latest result and counters (save_results), in the labs' order."""
+    found = []
+    for lab in labs.select(None):
+        record = read_json(build / "report" / "labs" / f"{lab}.json")
+        if record:
+            found.append((LabResult(**record["result"]), record["counters"]))
+    return found
+
+
+def write_page(build: Path, on_emu: bool) -> str:
+    """The report page (cudalab_tools/report.py) of every lab's latest result; its path, or why
+    there is none."""
     try:
         from cudalab_tools import report
     except ImportError as e:  # Jinja2 or matplotlib missing
         return f"not written ({e.name} is not installed: run ./setup.sh)"
     own = read_json(build / "bench.json")  # the student's kernels, if make bench SOURCE=labs timed them
+    latest = latest_results(build)
     html = report.render(
-        list(results.values()),
+        [r for r, _ in latest],
         references=[r for r in map(read_json, REFERENCE_BENCHES) if r],
         own=own if own and own.get("backend") == "cuda" and own.get("source") == "labs" else None,
         backend="emu" if on_emu else "cuda",
-        reports={
-            lab: counters_report(build, lab, ":".join(tests))
-            for lab in built
-            if (tests := labs.counting_tests(lab))
-        }
-        if on_emu
-        else {},
-        lab_folders={lab: ROOT / "labs" / lab for lab in results},
+        reports={r.lab: counters for r, counters in latest if counters},
+        lab_folders={r.lab: ROOT / "labs" / r.lab for r, _ in latest},
     )
     return str(report.write(build / "report" / "index.html", html))
 
@@ -223,11 +244,11 @@ def main() -> int:
         sys.exit("check: error: cmake not found; run ./setup.sh first")
 
     build = args.build_dir.resolve()
-    configure(build, args.backend)
     try:
         chosen = labs.select(args.lab)
     except ValueError as e:
         sys.exit(f"check: error: {e}")
+    configure(build, args.backend, chosen)
     results = {lab: LabResult(lab) for lab in chosen}
     for lab in chosen:
         try:
@@ -253,7 +274,8 @@ def main() -> int:
             print(f"\n=== {lab}: {counters_report(build, lab)}")
     print()
     print(table(list(results.values())))
-    print(f"\nreport: {write_page(build, results, built, on_emu)}")
+    save_results(build, results, built, on_emu)
+    print(f"\nreport: {write_page(build, on_emu)} (every lab's latest make check)")
 
     if args.report == "junit":
         summary = {

@@ -35,7 +35,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / "build" / "cudalab"
+
+
+def emu_build() -> Path:
+    """The build whose emu runtime `cudalab` compiles against: make check's (build/default, on a
+    machine without a GPU) or make check BACKEND=emu's (build/emu); build/emu where neither is."""
+    for build in (ROOT / "build" / "default", ROOT / "build" / "emu"):
+        cache = build / "CMakeCache.txt"
+        if cache.is_file() and "CUDALAB_BACKEND:INTERNAL=emu" in cache.read_text(errors="replace"):
+            return build
+    return ROOT / "build" / "emu"
+
+
 CUDA_SUFFIXES = (".cu", ".cuh")
 HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
 # nvcc flags that change nothing on the CPU: (flag, takes a value).
@@ -204,13 +215,14 @@ def toolchain(verbose: bool) -> dict:
     installed = Path(__file__).resolve().parent.parent / "share" / "cudalab" / "cudalab-toolchain.json"
     if installed.exists():  # cmake --install put cudalab in PREFIX/bin
         return json.loads(installed.read_text())
-    if not (BUILD / "cudalab-toolchain.json").exists():  # never configured, or a configure that failed
-        run_quiet(["cmake", "-S", str(ROOT), "-B", str(BUILD), "-DBACKEND=emu"], verbose)
+    build = emu_build()
+    if not (build / "cudalab-toolchain.json").exists():  # never configured, or a configure that failed
+        run_quiet(["cmake", "-S", str(ROOT), "-B", str(build), "-DBACKEND=emu"], verbose)
     run_quiet(
         [
             "cmake",
             "--build",
-            str(BUILD),
+            str(build),
             "--target",
             "cudalab_emu",
             "cudalab_common",
@@ -219,7 +231,7 @@ def toolchain(verbose: bool) -> dict:
         ],
         verbose,
     )
-    return json.loads((BUILD / "cudalab-toolchain.json").read_text())
+    return json.loads((build / "cudalab-toolchain.json").read_text())
 
 
 def run_quiet(command: list[str], verbose: bool) -> None:

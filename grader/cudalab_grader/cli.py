@@ -339,5 +339,6 @@ def write_outputs(out: Path, results: ClassResults) -> None:
     print(
         f"plots:     {', '.join(str(f) for f in figures)}"
         if figures
-        else "plots:     none (matplotlib is not installed for this Python)"
+        else f"plots:     none: matplotlib is not installed for {sys.executable} (./setup.sh installs it "
+        "for /usr/bin/python3)"
     )
