@@ -224,6 +224,8 @@ def _cgroups_usable() -> bool:
 
 def _tmpfs_mountable() -> bool:
     """Whether the grader may mount a tmpfs (as root, outside a container that forbids it)."""
+    if shutil.which("mount") is None or shutil.which("umount") is None:
+        return False
     with tempfile.TemporaryDirectory(prefix="cudalab-mount-probe-") as probe:
         mount = ["mount", "-t", "tmpfs", "-o", "size=1m", "cudalab-probe", probe]
         if subprocess.run(mount, capture_output=True).returncode != 0:
