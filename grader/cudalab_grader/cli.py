@@ -188,11 +188,17 @@ def now() -> str:
 def fit_memory_to_machine(settings: Settings, jobs: int, build_in_memory: bool) -> str:
     """Lowers the per-job memory limit so that `jobs` jobs at once, with their build folders where
     those are memory (Sandbox.folder_of_size), fit in 80% of this machine's memory; says what it
-    chose."""
+    chose. A build folder in memory takes at most half of a job's share (its disk limit lowered
+    to that where the share is small)."""
     machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    build = settings.build_limits.job_disk_bytes if build_in_memory else 0
-    per_job = min(settings.test_limits.job_memory_bytes, int(0.8 * machine / jobs) - build)
-    settings.build_limits = dataclasses.replace(settings.build_limits, job_memory_bytes=per_job)
+    share = int(0.8 * machine / jobs)
+    build = min(settings.build_limits.job_disk_bytes, share // 2) if build_in_memory else 0
+    per_job = min(settings.test_limits.job_memory_bytes, share - build)
+    settings.build_limits = dataclasses.replace(
+        settings.build_limits,
+        job_memory_bytes=per_job,
+        job_disk_bytes=build or settings.build_limits.job_disk_bytes,
+    )
     settings.test_limits = dataclasses.replace(settings.test_limits, job_memory_bytes=per_job)
     folder = f" (and its build folder up to {build >> 20} MiB)" if build else ""
     return (
