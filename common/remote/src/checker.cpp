@@ -327,18 +327,15 @@ SymbolNames::SymbolNames(std::initializer_list<std::pair<const char*, const void
 // The facts a test asked the runner for and cannot check itself, because the student's code in the
 // runner could answer them (docs/instructor-guide.md, "Untrusted code"): recorded in the test's
 // report as the property runner_reported, a comma-separated list, for the grader to show.
+namespace {
+std::set<std::string> runner_reported_facts;  // of the running test, emptied as each test starts
+}  // namespace
+
 void note_runner_reported(const char* fact) {
-  static std::set<std::string> facts;
-  static const ::testing::TestInfo* facts_of = nullptr;
-  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  if (test == nullptr) return;
-  if (test != facts_of) {
-    facts.clear();
-    facts_of = test;
-  }
-  if (!facts.insert(fact).second) return;
+  if (::testing::UnitTest::GetInstance()->current_test_info() == nullptr) return;
+  if (!runner_reported_facts.insert(fact).second) return;
   std::string list;
-  for (const std::string& f : facts) list += (list.empty() ? "" : ",") + f;
+  for (const std::string& f : runner_reported_facts) list += (list.empty() ? "" : ",") + f;
   ::testing::Test::RecordProperty("runner_reported", list);
 }
 
@@ -576,13 +573,15 @@ std::vector<LaunchCounters> stop_counting() {
 
 // What the runner counts for the device-work check, from each test's start: on a GPU, which does
 // not say who wrote memory, its launches (common/src/launch_count.cpp counts them there); on both
-// backends, the bytes uploaded to the device that the checker did not give (runner.cpp).
+// backends, the bytes uploaded to the device that the checker did not give (runner.cpp). Each
+// test starts with no fact taken from the runner (note_runner_reported).
 namespace cudalab::testing {
 namespace {
 unsigned long long asked(Op op) { return cudalab::remote::request(op, Message()).get<uint64_t>(); }
 unsigned long long launches_before_this_test = 0, foreign_before_this_test = 0;
 class CountsPerTest : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo&) override {
+    remote::runner_reported_facts.clear();
 #ifdef CUDALAB_CHECKER_OF_CUDA
     launches_before_this_test = asked(Op::launches);
 #endif
