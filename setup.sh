@@ -14,6 +14,7 @@ packages=(
   python3 python3-matplotlib python3-numpy  # make check's summary, the grader's plots
   python3-jinja2          # make check's report page (HTML)
   python3-pytest          # the grader's tests
+  python3-pip             # installs requirements.txt (libclang) into .deps/python
   bubblewrap              # the grader's sandbox for students' code
 )
 
@@ -27,7 +28,25 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# Python packages of requirements.txt, into .deps/python (read by the tools; not the system's).
+python_packages() {
+  local here target
+  here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  target="$here/.deps/python"
+  if [ -f "$target/.requirements" ] && cmp -s "$here/requirements.txt" "$target/.requirements"; then
+    echo "ok       requirements.txt (in .deps/python)"
+    return
+  fi
+  echo "setup: installing requirements.txt into .deps/python"
+  rm -rf "$target"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --only-binary=:all: \
+    --target "$target" -r "$here/requirements.txt"
+  cp "$here/requirements.txt" "$target/.requirements"
+  echo "installed requirements.txt"
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
+  python_packages
   echo "setup: everything is installed."
   exit 0
 fi
@@ -49,3 +68,4 @@ echo "setup: installing ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 for p in "${missing[@]}"; do echo "installed $p"; done
+python_packages

@@ -27,14 +27,14 @@ function(cudalab_add_lab lab)
   # runs each variant's program with --serve, which holds the student's code.
   file(GLOB header CONFIGURE_DEPENDS ${lab_dir}/*.h)
   set(remote_dir ${PROJECT_BINARY_DIR}/remote)
-  foreach(side checker runner)
-    add_custom_command(
-      OUTPUT ${remote_dir}/${lab}-${side}.cu
-      COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${CUDALAB_TOOLS} ${Python3_EXECUTABLE}
-              -m cudalab_tools.interface ${side} ${header} ${harness} ${remote_dir}/${lab}-${side}.cu
-      DEPENDS ${header} ${harness} ${CUDALAB_TOOLS}/cudalab_tools/interface.py
-      COMMENT "Writing the ${side} of ${lab}" VERBATIM)
-  endforeach()
+  add_custom_command(
+    OUTPUT ${remote_dir}/${lab}-checker.cu ${remote_dir}/${lab}-runner.cu
+    COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${CUDALAB_TOOLS} ${Python3_EXECUTABLE}
+            -m cudalab_tools.interface ${header} ${harness} ${remote_dir}/${lab}-checker.cu
+            ${remote_dir}/${lab}-runner.cu
+    DEPENDS ${header} ${harness} ${CUDALAB_TOOLS}/cudalab_tools/interface.py
+            ${CUDALAB_TOOLS}/cudalab_tools/cuda_ast.py ${PROJECT_SOURCE_DIR}/common/emu/include/cudalab/emu/front_end.h
+    COMMENT "Reading the interface of ${lab} (the checker and the runner)" VERBATIM)
   # The checker is translated and compiled as C++ on either backend.
   set(checker_cpp ${remote_dir}/${lab}-checker.cu.cpp)
   add_custom_command(

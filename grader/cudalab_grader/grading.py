@@ -116,7 +116,10 @@ class Grader:
         return str(job / HOST_PART[inside])
 
     def _binds(self, job: Path, parts: tuple[str, ...]) -> dict[Path, str]:
-        return {job / HOST_PART[p]: p for p in parts}
+        binds = {job / HOST_PART[p]: p for p in parts}
+        if SRC in parts and workbook.PACKAGES.is_dir():
+            binds[workbook.PACKAGES] = str(workbook.PACKAGES)  # (read-only; src/.deps links to it)
+        return binds
 
     def _configure_and_build(self, job: Path, labs: list[str], number: int) -> tuple[bool, str]:
         src, build = self._inside(job, SRC), self._inside(job, BUILD)
@@ -166,6 +169,8 @@ class Grader:
                 )
             else:
                 shutil.copy2(p, self.base / "src" / part)
+        if workbook.PACKAGES.is_dir():
+            (self.base / "src" / workbook.PACKAGES.name).symlink_to(workbook.PACKAGES)
         (self.base / "build").mkdir()
         number = self.sandbox.claim()
         try:

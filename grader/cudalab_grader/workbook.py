@@ -12,6 +12,9 @@ from . import submissions
 
 # What a submission's build needs of the workbook; solutions/, grader/ and docs/ stay out of reach.
 BUILD_PARTS = ("CMakeLists.txt", "cmake", "common", "labs", "bench")
+# The Python packages that ./setup.sh installed (the front end's libclang): a build reads them
+# where they are, read-only, through a link in its copy of the workbook.
+PACKAGES = ROOT / ".deps"
 
 
 def submitted_files(unpacked: Path, lab: str) -> dict[str, Path | None]:

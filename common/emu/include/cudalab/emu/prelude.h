@@ -51,11 +51,14 @@
 #define THRUST_DEVICE_SYSTEM 4  // THRUST_DEVICE_SYSTEM_CPP
 #endif
 
-// Execution-space qualifiers: every function is a host function here.
+// Execution-space qualifiers: every function is a host function here (and Clang's attributes when
+// the front end parses: front_end.h).
+#ifndef CUDALAB_FRONT_END
 #define __global__
 #define __device__
 #define __host__
 #define __managed__
+#endif
 #define __noinline__ __attribute__((noinline))
 #define __forceinline__ inline __attribute__((always_inline))
 #define __inline_hint__ inline
@@ -70,8 +73,10 @@
 #define CUDARTAPI
 // __constant__ data is an ordinary global; __shared__ data lives once per worker thread, and a
 // worker runs one block at a time, so each block sees its own copy.
+#ifndef CUDALAB_FRONT_END
 #define __constant__
 #define __shared__ static thread_local
+#endif
 
 #define __syncthreads() ::cudalab::emu::syncthreads(__FILE__, __LINE__)
 

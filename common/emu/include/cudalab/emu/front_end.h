@@ -1,0 +1,34 @@
+// Included first when the Clang front end (common/tools/cudalab_tools/cuda_ast.py) parses a CUDA
+// file; never compiled. Clang parses the file as CUDA (host side only), so the execution-space
+// qualifiers are Clang's CUDA attributes here, where the prelude makes them nothing: the AST then
+// says which functions are kernels and which variables are __shared__, and `k<<<g, b>>>(args)` is
+// a kernel call. Everything else comes from the emu's own headers, as when the file is compiled.
+#pragma once
+
+#define CUDALAB_FRONT_END 1
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+
+// libstdc++'s <source_location> needs a compiler builtin that Clang has from version 15; the emu's
+// runtime declares its functions with one. Parsing needs only the name.
+#if !__has_builtin(__builtin_source_location)
+namespace std {
+struct source_location {
+  static consteval source_location current() noexcept { return {}; }
+  constexpr unsigned line() const noexcept { return 0; }
+  constexpr unsigned column() const noexcept { return 0; }
+  constexpr const char* file_name() const noexcept { return ""; }
+  constexpr const char* function_name() const noexcept { return ""; }
+};
+}  // namespace std
+#endif
+
+#include "cudalab/emu/prelude.h"
+
+// What Clang calls to pass a launch's configuration (a kernel call's <<<...>>>).
+extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
+                                                cudaStream_t stream = nullptr);

@@ -1,0 +1,377 @@
+"""The Clang front end: reads a CUDA file as Clang does and returns what the workbook's tools need
+as records (kernels and functions with their parameters, __shared__/__constant__/__device__
+variables, kernel launches with exact source ranges), so that no tool reads CUDA with its own
+pattern matching.
+
+How: libclang (the `libclang` package from PyPI, version 18, which ./setup.sh installs into
+.deps/python; a libclang of version 16 or newer found elsewhere works too) parses the file as CUDA,
+host side only (`-x cuda --cuda-host-only`), with the real preprocessor and the program's include
+folders and definitions. The CUDA headers are the emu's own (common/emu/include), as when the file
+is compiled, with cudalab/emu/front_end.h first: there `__global__`, `__shared__` and the other
+qualifiers are Clang's CUDA attributes, so the AST says which function is a kernel and which
+variable is shared, and `kernel<<<grid, block>>>(args)` is a kernel call whose configuration Clang
+parses. Offsets are in bytes, as Clang counts them, so a file in any encoding is rewritten exactly.
+
+Limitations:
+- Device code is parsed as the host side sees it: a kernel's call of an overloaded emu function
+  (atomicAdd) is an error to Clang (a host function called from device code). Those errors are
+  not the front end's to report (the compiler that builds the program reports real ones):
+  `Source.errors` keeps them for a tool that needs a clean parse.
+- `<< <` and `>> >` (spaces that nvcc accepts in a launch) are joined before parsing, on the
+  tokens of Clang's own lexer, so columns and lines stay where they were.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[3]
+PACKAGES = ROOT / ".deps" / "python"  # ./setup.sh installs requirements.txt here
+EMU_INCLUDE = ROOT / "common" / "emu" / "include"
+WORKBOOK_INCLUDE = ROOT / "common" / "include"
+OLDEST_CLANG = 16  # (std::source_location in the emu's headers needs Clang 15; CUDA parsing 16)
+
+
+class FrontEndError(Exception):
+    """The front end cannot read a file: the message names the file and line (or what is missing)."""
+
+
+@functools.cache
+def cindex() -> ModuleType:
+    """clang.cindex, with the library loaded: the project's own first, else one on sys.path."""
+    if PACKAGES.is_dir() and str(PACKAGES) not in sys.path:
+        sys.path.insert(0, str(PACKAGES))
+    try:
+        import clang.cindex as ci
+    except ImportError:
+        raise FrontEndError(
+            "libclang's Python bindings are missing: run ./setup.sh "
+            "(it installs requirements.txt into .deps/python)"
+        ) from None
+    try:
+        get_version = ci.conf.lib.clang_getClangVersion
+    except ci.LibclangError as e:
+        raise FrontEndError(f"libclang cannot be loaded ({e}): run ./setup.sh") from None
+    get_version.restype = ci._CXString
+    text = ci.conf.lib.clang_getCString(get_version())
+    text = text.decode() if isinstance(text, bytes) else str(text)
+    found = re.search(r"version (\d+)", text)
+    if found is None or int(found.group(1)) < OLDEST_CLANG:
+        raise FrontEndError(f"{text} is too old (needs {OLDEST_CLANG} or newer): run ./setup.sh")
+    return ci
+
+
+@functools.cache
+def compiler_include() -> str | None:
+    """The compiler's own headers (stddef.h, stdarg.h): libclang's package has none."""
+    try:
+        out = subprocess.run(["cc", "-print-file-name=include"], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    folder = out.stdout.strip()
+    return folder if Path(folder, "stddef.h").is_file() else None
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a construct is written: its file, its first line and the byte offsets [start, end)."""
+
+    file: str
+    line: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    type: str  # as Clang spells it, macros expanded: "const float *"
+    reference: bool
+    has_default: bool
+    span: Span
+
+    def declaration(self) -> str:
+        """The parameter as a declaration: its type and its name."""
+        return f"{self.type} {self.name}"
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    spaces: frozenset[str]  # written execution spaces: "global", "device", "host" (none: host)
+    result: str
+    parameters: tuple[Parameter, ...]
+    template: bool
+    defined: bool
+    at_file_scope: bool  # (not a member of a class)
+    span: Span
+
+    @property
+    def kernel(self) -> bool:
+        return "global" in self.spaces
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    space: str  # "shared", "constant", "device" or "managed"
+    type: str
+    extern: bool
+    at_file_scope: bool
+    span: Span  # the declaration, from its first token to the end of its declarator
+
+
+@dataclass(frozen=True)
+class Launch:
+    """`kernel<<<config>>>(arguments)`: the kernel expression, the configuration between `<<<`
+    and `>>>`, and the arguments between the parentheses (each span in the file where it is
+    written; a launch inside a macro's expansion has `in_macro`)."""
+
+    kernel: Span
+    kernel_text: str
+    kernel_function: str | None  # the kernel's name when the expression names one
+    opening: Span  # `<<<`
+    closing: Span  # `>>>`
+    arguments: Span  # `(` ... `)`
+    in_macro: bool
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """An error Clang found (see the limitations: not all are the program's)."""
+
+    file: str
+    line: int
+    message: str
+
+
+@dataclass
+class Source:
+    path: Path
+    functions: list[Function] = field(default_factory=list)
+    variables: list[Variable] = field(default_factory=list)
+    launches: list[Launch] = field(default_factory=list)
+    errors: list[Diagnostic] = field(default_factory=list)
+
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions if f.kernel]
+
+
+ATTRIBUTE_SPACES = {
+    "CUDAGLOBAL_ATTR": "global",
+    "CUDADEVICE_ATTR": "device",
+    "CUDAHOST_ATTR": "host",
+}
+VARIABLE_SPACES = {"CUDASHARED_ATTR": "shared", "CUDACONSTANT_ATTR": "constant", "CUDADEVICE_ATTR": "device"}
+CONFIGURE_CALL = "__cudaPushCallConfiguration"
+FILE_SCOPES = ("TRANSLATION_UNIT", "NAMESPACE", "LINKAGE_SPEC")
+
+
+def kind_name(cursor: object) -> str:
+    """A cursor's kind by name; one that these bindings do not know is "UNKNOWN"."""
+    try:
+        return cursor.kind.name  # type: ignore[attr-defined]
+    except ValueError:
+        return "UNKNOWN"
+
+
+def arguments(
+    path: Path, include_dirs: Sequence[Path] = (), defines: Sequence[str] = (), std: str = "c++20"
+) -> list[str]:
+    """Clang's command line for a file: CUDA, host side, the emu's headers, the program's flags."""
+    args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", f"-std={std}"]
+    args += ["-Wno-unknown-cuda-version", "-ferror-limit=0", "-include", "cudalab/emu/front_end.h"]
+    args += [f"-D{d}" for d in defines]
+    args += [f"-I{d}" for d in [path.parent, *include_dirs, EMU_INCLUDE, WORKBOOK_INCLUDE]]
+    system = compiler_include()
+    return args + (["-isystem", system] if system else [])
+
+
+SINGLE_FILE_PARSE = 0x400  # CXTranslationUnit_SingleFileParse: the file alone, its includes skipped
+SPLIT_CHEVRONS = re.compile(rb"<<?\s+<|>>?\s+>")  # (only says whether to look at the tokens)
+
+
+def joined_chevrons(ci: ModuleType, path: Path, data: bytes) -> bytes | None:
+    """The file with a launch's `<< <`, `< < <`, `>> >`... (spellings nvcc accepts) joined into
+    `<<<` and `>>>`, the spaces and line breaks kept beside them so that every other token keeps
+    its offset; None if there is none. Clang's lexer finds them, so strings, comments and raw strings
+    are never touched; a split `>>>` counts only where a launch is open (`vector<vector<int>> >`)."""
+    if not SPLIT_CHEVRONS.search(data):
+        return None
+    tu = ci.Index.create().parse(
+        str(path), args=["-x", "cuda"], unsaved_files=[(str(path), data)], options=SINGLE_FILE_PARSE
+    )
+    tokens = [
+        (t.spelling, t.extent.start.offset, t.extent.end.offset)
+        for t in tu.get_tokens(extent=tu.cursor.extent)
+        if t.kind.name == "PUNCTUATION"
+    ]
+    edits: list[tuple[int, int]] = []
+    open_launches, k = 0, 0
+    while k < len(tokens):
+        run, j = tokens[k][0], k + 1
+        while len(run) < 3 and j < len(tokens) and set(tokens[j][0]) == set(run) and run[0] in "<>":
+            if data[tokens[j - 1][2] : tokens[j][1]].strip():
+                break
+            run, j = run + tokens[j][0], j + 1
+        if run == "<<<" or (run == ">>>" and open_launches > 0):
+            open_launches += 1 if run == "<<<" else -1
+            if j - k > 1:
+                edits.append((tokens[k][1], tokens[j - 1][2]))
+            k = j
+        else:
+            k += 1
+    if not edits:
+        return None
+    out, done = bytearray(), 0
+    for start, end in edits:
+        written = data[start:end]
+        spaces = bytes(c for c in written if c not in b"<>")
+        # `<<<` where the first chevron was, `>>>` where the last was: the kernel before and the
+        # arguments after keep their offsets.
+        joined = b"<<<" + spaces if written.startswith(b"<") else spaces + b">>>"
+        out += data[done:start] + joined
+        done = end
+    return bytes(out + data[done:])
+
+
+def parse(
+    path: Path,
+    include_dirs: Sequence[Path] = (),
+    defines: Sequence[str] = (),
+    std: str = "c++20",
+    headers: Sequence[Path] = (),
+) -> Source:
+    """The records of a CUDA file: its functions, variables and launches, and the functions and
+    variables of `headers` (files it includes whose declarations the caller wants too)."""
+    ci = cindex()
+    path = path.resolve()
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise FrontEndError(f"{path}: error: cannot read: {e.strerror}") from None
+    joined = joined_chevrons(ci, path, data)
+    unsaved = [(str(path), joined)] if joined is not None else None
+    options = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    try:
+        args = arguments(path, include_dirs, defines, std)
+        tu = ci.Index.create().parse(str(path), args=args, unsaved_files=unsaved, options=options)
+    except ci.TranslationUnitLoadError as e:
+        raise FrontEndError(f"{path}: error: Clang cannot parse it ({e})") from None
+    source = Source(path)
+    source.errors = [
+        Diagnostic(d.location.file.name if d.location.file else str(path), d.location.line, d.spelling)
+        for d in tu.diagnostics
+        if d.severity >= ci.Diagnostic.Error
+    ]
+    text = joined if joined is not None else data
+    wanted = {str(path), *(str(h.resolve()) for h in headers)}
+    for cursor in walk(tu.cursor, wanted):
+        kind = kind_name(cursor)
+        if kind in ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD"):
+            source.functions.append(function(cursor, kind == "FUNCTION_TEMPLATE"))
+        elif kind == "VAR_DECL":
+            found = variable(cursor)
+            if found is not None:
+                source.variables.append(found)
+        elif kind == "CALL_EXPR" and cursor.location.file and Path(cursor.location.file.name) == path:
+            found = launch(cursor, text)
+            if found is not None:
+                source.launches.append(found)
+    return source
+
+
+def walk(cursor: object, files: set[str]) -> Iterator[object]:
+    """The cursors under `cursor` that are written in `files` (a macro's expansion: where it is
+    used), depth first."""
+    for child in cursor.get_children():  # type: ignore[attr-defined]
+        where = child.location.file
+        if where is not None and where.name in files:
+            yield child
+            yield from walk(child, files)
+
+
+def span(cursor: object) -> Span:
+    extent = cursor.extent  # type: ignore[attr-defined]
+    file = extent.start.file.name if extent.start.file else ""
+    return Span(file, extent.start.line, extent.start.offset, extent.end.offset)
+
+
+def function(cursor: object, template: bool) -> Function:
+    children = list(cursor.get_children())  # type: ignore[attr-defined]
+    spaces = frozenset(ATTRIBUTE_SPACES[k] for c in children if (k := kind_name(c)) in ATTRIBUTE_SPACES)
+    parameters = tuple(
+        Parameter(
+            p.spelling,
+            p.type.spelling,
+            p.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"),
+            any(kind_name(c) not in ("TYPE_REF", "NAMESPACE_REF", "TEMPLATE_REF") for c in p.get_children()),
+            span(p),
+        )
+        for p in children
+        if kind_name(p) == "PARM_DECL"
+    )
+    defined = any(kind_name(c) == "COMPOUND_STMT" for c in children)
+    result = cursor.result_type.spelling  # type: ignore[attr-defined]
+    at_file_scope = kind_name(cursor.semantic_parent) in FILE_SCOPES  # type: ignore[attr-defined]
+    name = cursor.spelling  # type: ignore[attr-defined]
+    return Function(name, spaces, result, parameters, template, defined, at_file_scope, span(cursor))
+
+
+def variable(cursor: object) -> Variable | None:
+    children = list(cursor.get_children())  # type: ignore[attr-defined]
+    spaces = [VARIABLE_SPACES[k] for c in children if (k := kind_name(c)) in VARIABLE_SPACES]
+    if not spaces:
+        return None
+    at_file_scope = kind_name(cursor.semantic_parent) in FILE_SCOPES  # type: ignore[attr-defined]
+    extern = cursor.storage_class.name == "EXTERN"  # type: ignore[attr-defined]
+    return Variable(cursor.spelling, spaces[0], cursor.type.spelling, extern, at_file_scope, span(cursor))  # type: ignore[attr-defined]
+
+
+def launch(cursor: object, text: bytes) -> Launch | None:
+    """The launch that a call expression is, if it is a kernel call (its second child is the call
+    that passes the configuration)."""
+    children = list(cursor.get_children())  # type: ignore[attr-defined]
+    if len(children) < 2 or kind_name(children[1]) != "CALL_EXPR" or children[1].spelling != CONFIGURE_CALL:
+        return None
+    call, callee, config = span(cursor), span(children[0]), span(children[1])
+    # The configuration's call runs from `<<<` to `>>>` (its last token); in a macro's expansion
+    # every offset is the macro's name.
+    closing = config.end - 3
+    in_macro = text[config.start : config.start + 3] != b"<<<" or text[closing : config.end] != b">>>"
+    arguments = Span(call.file, call.line, config.end, call.end)
+    kernel = Span(callee.file, callee.line, callee.start, config.start)
+    kernel_text = " ".join(text[kernel.start : kernel.end].decode("utf-8", "replace").split())
+    named = referenced_function(children[0])
+    return Launch(
+        kernel,
+        kernel_text,
+        named,
+        Span(call.file, config.line, config.start, config.start + 3),
+        Span(call.file, config.line, closing, config.end),
+        arguments,
+        in_macro,
+    )
+
+
+def referenced_function(cursor: object) -> str | None:
+    """The function that a launch's kernel expression names (`k`, `ns::k`, `k<T>`), else None."""
+    target = cursor
+    while kind_name(target) == "UNEXPOSED_EXPR":
+        inner = list(target.get_children())  # type: ignore[attr-defined]
+        if len(inner) != 1:
+            return None
+        target = inner[0]
+    if kind_name(target) not in ("DECL_REF_EXPR", "OVERLOADED_DECL_REF"):
+        return None
+    declared = target.referenced  # type: ignore[attr-defined]
+    if declared is None or kind_name(declared) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):
+        return None
+    return declared.spelling

@@ -1,0 +1,168 @@
+"""The Clang front end (cudalab_tools/cuda_ast.py) and the lab interface read with it
+(cudalab_tools/interface.py): what each record says of programs written the ways nvcc accepts."""
+
+from __future__ import annotations
+
+import tempfile
+import unittest
+from pathlib import Path
+
+from cudalab_tools import cuda_ast, interface
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROGRAM = r"""#include <cstdio>
+#include <vector>
+#include <cuda_runtime.h>
+struct Box {
+  int v;
+  Box(int x) : v(x) {}
+};
+__global__ void increment(Box& box) { box.v++; }
+template <int N>
+__global__ void fill(float* p,  // the data
+                     int n /* its count, with a ) and a >>> */) {
+  __shared__ float tile[N];
+  extern __shared__ float dynamic[];
+  tile[threadIdx.x] = dynamic[0];
+  if (threadIdx.x < n) p[threadIdx.x] = tile[0];
+}
+__shared__ int at_file_scope[4];
+__constant__ float weights[3];
+__device__ float twice(float x) { return 2 * x; }
+#define LAUNCH(kernel, grid, block, ...) kernel<<<grid, block>>>(__VA_ARGS__)
+int main() {
+  float* p = nullptr;
+  Box* box = nullptr;
+  std::vector<std::vector<std::vector<int>> > nested;
+  increment<<<1, 1>>>(*box);
+  fill<32><< <1, 32, 4 >> >(p, 32);
+#if 0
+  this line is not C++: fill<32><<<1, 1>>>(p);
+#endif
+  const char* text = R"(fill<<<1, 1>>>(p))";
+  void (*pointer)(float*, int) = fill<8>;
+  pointer<<<dim3(1), dim3(8, 1)>>>(p, 8);
+  LAUNCH(fill<4>, 1, 4, p, 4);
+  return text[0] == 0;
+}
+"""
+
+
+def parse(text: bytes, name: str = "program.cu") -> cuda_ast.Source:
+    folder = Path(tempfile.mkdtemp())
+    (folder / name).write_bytes(text)
+    return cuda_ast.parse(folder / name)
+
+
+class Program(unittest.TestCase):
+    source: cuda_ast.Source
+    data: bytes
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.data = PROGRAM.encode()
+        cls.source = parse(cls.data)
+
+    def written(self, span: cuda_ast.Span) -> str:
+        return self.data[span.start : span.end].decode()
+
+    def test_kernels_and_their_parameters(self) -> None:
+        functions = {f.name: f for f in self.source.functions if f.span.file == str(self.source.path)}
+        self.assertEqual([k.name for k in self.source.kernels()], ["increment", "fill"])
+        (box,) = functions["increment"].parameters
+        self.assertTrue(box.reference, "a reference parameter stays a reference")
+        fill = [(p.name, p.type) for p in functions["fill"].parameters]
+        self.assertEqual(fill, [("p", "float *"), ("n", "int")])
+        self.assertTrue(functions["fill"].template)
+        self.assertEqual(functions["twice"].spaces, {"device"})
+        self.assertEqual(functions["main"].spaces, frozenset())
+
+    def test_variables_in_each_space_and_scope(self) -> None:
+        found = {v.name: v for v in self.source.variables}
+        self.assertEqual(set(found), {"tile", "dynamic", "at_file_scope", "weights"})
+        self.assertEqual((found["tile"].space, found["tile"].at_file_scope), ("shared", False))
+        self.assertTrue(found["dynamic"].extern)
+        file_scope = found["at_file_scope"]
+        self.assertEqual((file_scope.space, file_scope.at_file_scope), ("shared", True))
+        self.assertEqual(found["weights"].space, "constant")
+        self.assertEqual(self.written(found["tile"].span), "__shared__ float tile[N]")
+
+    def test_launches_in_code_only(self) -> None:
+        """Not in `#if 0`, not in a raw string; `<< <` and `>> >` as nvcc reads them; a launch
+        through a pointer and one in a macro's expansion."""
+        launches = self.source.launches
+        kernels = [launch.kernel_text for launch in launches]
+        self.assertEqual(kernels, ["increment", "fill<32>", "pointer", ""])
+        self.assertEqual([launch.kernel_function for launch in launches], ["increment", "fill", None, "fill"])
+        self.assertEqual([launch.in_macro for launch in launches], [False, False, False, True])
+        first = launches[0]
+        self.assertEqual(self.written(first.opening), "<<<")
+        self.assertEqual(self.written(first.closing), ">>>")
+        self.assertEqual(self.written(first.arguments), "(*box)")
+        spaced = launches[1]
+        self.assertEqual((spaced.opening.line, spaced.closing.line), (26, 26))
+        self.assertEqual(self.written(spaced.arguments), "(p, 32)")
+        self.assertEqual(self.data[spaced.opening.start : spaced.closing.end].decode(), "<< <1, 32, 4 >> >")
+
+
+class Encodings(unittest.TestCase):
+    def test_byte_offsets_in_a_file_that_is_not_utf8(self) -> None:
+        """A byte-order mark and a Windows-1252 byte in a comment: spans are bytes of the file."""
+        data = b"\xef\xbb\xbf// caf\xe9\n__global__ void k(int* p) { *p = 1; }\n"
+        data += b"int main() { k<<<1, 1>>>(nullptr); }\n"
+        source = parse(data)
+        (launch,) = source.launches
+        self.assertEqual(data[launch.kernel.start : launch.arguments.end], b"k<<<1, 1>>>(nullptr)")
+        self.assertEqual(launch.kernel.line, 3)
+
+    def test_split_closing_chevrons_of_templates_stay(self) -> None:
+        data = b"#include <vector>\nstd::vector<std::vector<int> > v;\nint main() { return 0; }\n"
+        self.assertEqual(parse(data).errors, [])
+
+
+class Interface(unittest.TestCase):
+    def write(self, header: str, harness: str) -> tuple[Path, Path]:
+        folder = Path(tempfile.mkdtemp())
+        (folder / "lab.h").write_text(header)
+        (folder / "test_lab.cu").write_text('#include "lab.h"\n' + harness)
+        return folder / "lab.h", folder / "test_lab.cu"
+
+    def test_overloads_kernels_and_symbols(self) -> None:
+        header, harness = self.write(
+            "#include <cuda_runtime.h>\n"
+            "cudaError_t scale(const float* in, float* out, int n);\n"
+            "cudaError_t scale(const int* in, int* out, int n);\n"
+            "inline int blocks(int n) { return (n + 255) / 256; }\n"
+            "__global__ void scaleKernel(const float* in, float* out, int n);\n",
+            "__constant__ float weights[3];\n__device__ int counter;\n"
+            "__global__ void probe(int* out) { *out = counter; }\n",
+        )
+        read = interface.read(header.resolve(), harness.resolve())
+        self.assertEqual(
+            [interface.signature(f) for f in read.host_functions],
+            [
+                "const float * in, float * out, int n",
+                "const int * in, int * out, int n",
+            ],
+        )
+        self.assertEqual(read.kernels, ["scaleKernel", "probe"])
+        self.assertEqual(read.symbols, ["weights", "counter"])
+
+    def test_a_parameter_without_a_name_is_an_error_with_its_line(self) -> None:
+        unnamed = "#include <cuda_runtime.h>\n\ncudaError_t scale(const float*, int n);\n"  # (line 3)
+        header, harness = self.write(unnamed, "")
+        with self.assertRaisesRegex(cuda_ast.FrontEndError, r"lab\.h:3: error: scale: every parameter"):
+            interface.read(header.resolve(), harness.resolve())
+
+    def test_every_lab_has_an_interface(self) -> None:
+        for lab in sorted((ROOT / "labs").glob("[0-9][0-9]_*")):
+            with self.subTest(lab=lab.name):
+                (header,) = lab.glob("*.h")
+                (harness,) = lab.glob("test_*.cu")
+                read = interface.read(header, harness)
+                self.assertTrue(read.host_functions, "the checker asks the runner to run these")
+
+
+if __name__ == "__main__":
+    unittest.main()
