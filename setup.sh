@@ -39,7 +39,7 @@ python_packages() {
   fi
   echo "setup: installing requirements.txt into .deps/python"
   rm -rf "$target"
-  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --only-binary=:all: \
+  PIP_ROOT_USER_ACTION=ignore /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
     --target "$target" -r "$here/requirements.txt"
   cp "$here/requirements.txt" "$target/.requirements"
   echo "installed requirements.txt"

@@ -13,9 +13,17 @@
 # ThreadSanitizer's instrumentation, whose entry points common/emu/src/hooks.cpp implements with
 # the backend's checks and counters. Only the student's code gets it, not the harness. DWARF 4:
 # binutils' addr2line names the #line file of GCC's DWARF 5 tables wrongly.
+# TARGET: the target they are compiled for, whose include folders and definitions the translator's
+# front end (Clang) reads them with.
 function(cudalab_sources out)
-  cmake_parse_arguments(arg "INSTRUMENT" "" "" ${ARGN})
+  cmake_parse_arguments(arg "INSTRUMENT" "TARGET" "" ${ARGN})
   set(result)
+  set(flags)
+  if(arg_TARGET)
+    set(dirs $<TARGET_PROPERTY:${arg_TARGET},INCLUDE_DIRECTORIES>)
+    set(defs $<TARGET_PROPERTY:${arg_TARGET},COMPILE_DEFINITIONS>)
+    set(flags "$<$<BOOL:${dirs}>:-I$<JOIN:${dirs},$<SEMICOLON>-I>>" "$<$<BOOL:${defs}>:-D$<JOIN:${defs},$<SEMICOLON>-D>>")
+  endif()
   foreach(src IN LISTS arg_UNPARSED_ARGUMENTS)
     get_filename_component(src ${src} ABSOLUTE)
     if(CUDALAB_BACKEND STREQUAL "emu")
@@ -24,12 +32,20 @@ function(cudalab_sources out)
         string(REGEX REPLACE "^/" "" rel ${src})
       endif()
       set(cpp ${CMAKE_BINARY_DIR}/emu-src/${rel}.cpp)
+      # A source that several targets of a folder compile is translated once, with the first
+      # one's flags.
+      get_property(translated DIRECTORY PROPERTY CUDALAB_TRANSLATED)
+      if(cpp IN_LIST translated)
+        list(APPEND result ${cpp})
+        continue()
+      endif()
+      set_property(DIRECTORY APPEND PROPERTY CUDALAB_TRANSLATED ${cpp})
       add_custom_command(
         OUTPUT ${cpp}
-        COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${src} ${cpp} --depfile ${cpp}.d
-        DEPENDS ${src} ${CUDALAB_TRANSLATE}
+        COMMAND ${Python3_EXECUTABLE} ${CUDALAB_TRANSLATE} ${src} ${cpp} --depfile ${cpp}.d ${flags}
+        DEPENDS ${src} ${CUDALAB_TRANSLATE} ${CUDALAB_FRONT_END}
         DEPFILE ${cpp}.d
-        COMMENT "Translating ${rel} for the emu backend" VERBATIM)
+        COMMENT "Translating ${rel} for the emu backend" VERBATIM COMMAND_EXPAND_LISTS)
       if(arg_INSTRUMENT)
         set_source_files_properties(${cpp} PROPERTIES COMPILE_OPTIONS "${CUDALAB_INSTRUMENT_FLAGS}")
       endif()
@@ -50,8 +66,8 @@ endif()
 # INSTRUMENT are the checked ones.
 function(cudalab_executable target)
   cmake_parse_arguments(arg "" "" "INSTRUMENT" ${ARGN})
-  cudalab_sources(plain ${arg_UNPARSED_ARGUMENTS})
-  cudalab_sources(checked INSTRUMENT ${arg_INSTRUMENT})
+  cudalab_sources(plain ${arg_UNPARSED_ARGUMENTS} TARGET ${target})
+  cudalab_sources(checked INSTRUMENT ${arg_INSTRUMENT} TARGET ${target})
   add_executable(${target} ${plain} ${checked})
   target_link_libraries(${target} PRIVATE ${CUDALAB_BACKEND_TARGET})
 endfunction()

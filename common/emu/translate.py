@@ -5,7 +5,16 @@ Two rewrites, everything else is left as written (the prelude's macros do the re
 
     kernel<<<grid, block[, shared[, stream]]>>>(args)
       -> ::cudalab::emu::Launch("kernel", __FILE__, __LINE__, grid, block[, ...])(
-             [&](auto... cudalab_args) { kernel(cudalab_args...); }, args)
+             [&](auto&... cudalab_args) {
+               kernel(::cudalab::emu::kernel_argument(cudalab_args)...); }, args)
+
+Clang reads the launches (the front end, common/tools/cudalab_tools/cuda_ast.py, with the program's
+-I and -D): where each is written, byte for byte, so that a launch in `#if 0`, a string or a
+comment is none, `<< <` is one, and a file in any encoding keeps its bytes; an argument for a
+reference parameter of the kernel becomes `::cudalab::emu::by_reference(arg)`, so the kernel gets
+the object itself, as on a GPU (launch.h). A launch Clang cannot read (an undeclared kernel, say)
+is an error with its line and Clang's first error. A launch in a macro's body is rewritten in the
+body, where Clang finds its `<<<`.
 
     extern __shared__ T name[];
       -> T* const name = reinterpret_cast<T*>(::cudalab::emu::builtins.dynamic_shared);
@@ -58,11 +67,12 @@ runner), and a launch sends the kernel's name and arguments there:
     kernel<<<grid, block>>>(args)
       -> ::cudalab::remote::Launch<decltype(&kernel)>("kernel", __FILE__, __LINE__, grid, block)(args)
 
-Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUTPUT.d] [-I DIR ...]
+Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUTPUT.d] [-I DIR ...] [-D NAME[=VALUE] ...]
 
--I: a folder of the compiler's include path, where a header that the file includes (with quotes or
-angle brackets) and that is not beside it is looked for, only to read what it defines (a function
-its twins may call where it cannot wait); such headers are never translated.
+-I: a folder of the compiler's include path: Clang reads the file with it, and a header that the
+file includes (with quotes or angle brackets) and that is not beside it is looked for there, only
+to read what it defines (a function its twins may call where it cannot wait); such headers are
+never translated. -D: a definition Clang reads the file with.
 """
 
 from __future__ import annotations
@@ -75,11 +85,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+# The front end: beside this file where installed, in common/tools in the workbook.
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.parent / "tools"))
+from cudalab_tools import cuda_ast  # noqa: E402
+
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
 WORKBOOK_INCLUDE = Path(__file__).resolve().parents[1] / "include"  # common/include
 IDENT = re.compile(r"[A-Za-z0-9_:]")
 NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
-OPEN = re.compile(r"<\s*<\s*<")
 CLOSE = re.compile(r">\s*>\s*>")
 ASSERT = re.compile(r"(?<![\w.>:])assert\s*\(")
 VOID_CAST = re.compile(
@@ -213,59 +227,118 @@ def config_end(src: str, mask: list[bool], pos: int) -> tuple[int, int]:
     raise TranslateError(src, pos, "'<<<' without a matching '>>>'")
 
 
-def rewrite_launches(src: str, checker: bool = False, twins: dict[str, int] | None = None) -> str:
+class LaunchSite(NamedTuple):
+    """Where a launch is written, in characters of the translated text: its kernel expression
+    starts at `start`, `<<<` at `opening`, the configuration at `config`, `>>>` at `closing`, and
+    `(` at `paren`; `references`: the arguments ([start, end)) that the kernel takes by reference."""
+
+    start: int
+    opening: int
+    config: int
+    closing: int
+    paren: int
+    references: tuple[tuple[int, int], ...] = ()
+
+
+def launch_sites(src: str, raw: bytes, source: cuda_ast.Source, file: str) -> list[LaunchSite]:
+    """The launches that the front end read in `file` (whose bytes are `raw` and text `src`): each
+    from the AST, and each in the body of a macro (the `<<<` is where the macro's text has it; the
+    kernel expression and the arguments are the macro's tokens around it)."""
+    offsets = CharacterOffsets(raw, src)
+    unread = [span for span in source.unread_launches if span.file == file]
+    if unread:
+        errors = [e for e in source.errors if e.file == file] or source.errors
+        reason = f" (Clang: line {errors[0].line}: {errors[0].message})" if errors else ""
+        raise TranslateError(src, offsets(unread[0].start), f"cannot read this launch{reason}")
+    sites = []
+    for launch in source.launches:
+        if launch.kernel.file != file or launch.in_macro:
+            continue
+        references = tuple(
+            (offsets(arg.start), offsets(arg.end))
+            for arg, reference in zip(launch.argument_spans, launch.reference_parameters, strict=False)
+            if reference
+        )
+        sites.append(
+            LaunchSite(
+                offsets(launch.kernel.start),
+                offsets(launch.opening.start),
+                offsets(launch.opening.end),
+                offsets(launch.closing.start),
+                offsets(launch.arguments.start),
+                references,
+            )
+        )
+    mask = code_mask(src)
+    for span in source.macro_launches:
+        if span.file == file:
+            opening, config = offsets(span.start), offsets(span.end)
+            closing, close_end = config_end(src, mask, config)
+            paren = close_end
+            while paren < len(src) and (src[paren].isspace() or src.startswith("\\\n", paren)):
+                paren += 1
+            if paren >= len(src) or src[paren] != "(":
+                raise TranslateError(src, closing, "expected '(' and the kernel's arguments after '>>>'")
+            sites.append(LaunchSite(kernel_start(src, mask, opening), opening, config, closing, paren))
+    return sorted(sites)
+
+
+class CharacterOffsets:
+    """The character of a text at each byte offset of the file it was read from (a byte-order
+    mark and bytes that are not UTF-8 included)."""
+
+    def __init__(self, raw: bytes, src: str) -> None:
+        self.raw = raw
+        self.bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+        self.src = src
+
+    def __call__(self, offset: int) -> int:
+        return len(self.raw[self.bom : offset].decode("utf-8", "surrogateescape"))
+
+
+def rewrite_launches(
+    src: str, sites: list[LaunchSite], checker: bool = False, twins: dict[str, int] | None = None
+) -> str:
     """Every launch, as the module's docstring shows; a launch of a kernel in `twins` (its name:
     where its definition ends) after that definition passes the coroutine twin too."""
-    out: list[str] = []
-    mask = code_mask(src)
-    done = 0
-    found = OPEN.search(src)
-    while found:
-        pos = found.start()
-        if not mask[pos] or pos < done:
-            found = OPEN.search(src, found.end())
-            continue
-        start = kernel_start(src, mask, pos)
-        close, close_end = config_end(src, mask, found.end())
-        paren = close_end
-        while paren < len(src) and (src[paren].isspace() or src.startswith("\\\n", paren)):
-            paren += 1
-        if paren >= len(src) or src[paren] != "(":
-            raise TranslateError(src, close, "expected '(' and the kernel's arguments after '>>>'")
-        kernel = re.sub(r"\s+", "", src[start:pos].replace("\\\n", ""))
-        config = src[found.end() : close]
-        args_follow = src[paren + 1 :].lstrip()[:1] != ")"
-        if NAME.match(kernel):  # a name: overloads and templates resolve at the call
-            body = f"[&](auto... cudalab_args) {{ {kernel}(cudalab_args...); }}"
-            twin = twin_of(kernel, twins or {}, start)
-            if twin is not None:
-                coroutines = f"[&](auto... cudalab_args) {{ return {twin}(cudalab_args...); }}"
-                body = f"CUDALAB_KERNEL_THREADS(({body}), ({coroutines}))"
-        else:  # an expression: evaluated once, like the function pointer nvcc launches
-            body = (
-                f"[cudalab_kernel = ({kernel})](auto... cudalab_args) " "{ cudalab_kernel(cudalab_args...); }"
-            )
-        quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
-        if checker and not NAME.match(kernel):
-            raise TranslateError(src, start, "the checker launches a kernel by its name, not an expression")
+    edits: list[tuple[int, int, str]] = []
+    for site in sites:
+        kernel = re.sub(r"\s+", "", src[site.start : site.opening].replace("\\\n", ""))
+        config = src[site.config : site.closing]
+        args_follow = src[site.paren + 1 :].lstrip()[:1] != ")"
         if checker:
-            text = (
-                f'::cudalab::remote::Launch<decltype(&{kernel})>("{quoted}", __FILE__, __LINE__, {config})('
-            )
+            if not NAME.match(kernel):
+                message = "the checker launches a kernel by its name, not an expression"
+                raise TranslateError(src, site.start, message)
+            quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
+            launch = f"::cudalab::remote::Launch<decltype(&{kernel})>"
+            text = f'{launch}("{quoted}", __FILE__, __LINE__, {config})('
         else:
-            text = (
-                f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})('
-                + body
-                + (", " if args_follow else "")
-            )
+            call = "(::cudalab::emu::kernel_argument(cudalab_args)...)"
+            if NAME.match(kernel):  # a name: overloads and templates resolve at the call
+                body = f"[&](auto&... cudalab_args) {{ {kernel}{call}; }}"
+                twin = twin_of(kernel, twins or {}, site.start)
+                if twin is not None:
+                    coroutines = f"[&](auto&... cudalab_args) {{ return {twin}{call}; }}"
+                    body = f"CUDALAB_KERNEL_THREADS(({body}), ({coroutines}))"
+            else:  # an expression: evaluated once, like the function pointer nvcc launches
+                body = f"[cudalab_kernel = ({kernel})](auto&... cudalab_args) {{ cudalab_kernel{call}; }}"
+            quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
+            text = f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})(' + body
+            text += ", " if args_follow else ""
         text = text.replace("\n", " ")
         # Keep every line where it was (a macro's continued lines stay continued).
-        newline = "\\\n" if "\\\n" in src[start : paren + 1] else "\n"
-        text += newline * src.count("\n", start, paren + 1)
-        out.append(src[done:start])
-        out.append(text)
-        done = paren + 1
-        found = OPEN.search(src, done)
+        newline = "\\\n" if "\\\n" in src[site.start : site.paren + 1] else "\n"
+        text += newline * src.count("\n", site.start, site.paren + 1)
+        edits.append((site.start, site.paren + 1, text))
+        if not checker:
+            for start, end in site.references:
+                edits += [(start, start, "::cudalab::emu::by_reference("), (end, end, ")")]
+    out: list[str] = []
+    done = 0
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
+        out += [src[done:start], text]
+        done = end
     out.append(src[done:])
     return "".join(out)
 
@@ -529,11 +602,12 @@ def rewrite_inline_ptx(src: str) -> str:
     return "".join(out)
 
 
-def register_kernels(src: str) -> str:
+def register_kernels(src: str, signatures: dict[str, list[str]]) -> str:
     """After each kernel that is not a template and is defined once in the file, a registration
-    by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so."""
+    by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so.
+    `signatures`: each kernel's parameter types, as Clang spells them."""
     mask = code_mask(src)
-    found: list[tuple[str, int]] = []
+    found: list[tuple[str, list[str], int]] = []
     for keyword, start, end in function_bodies(src, mask):
         if not src.startswith("__global__", keyword):
             continue
@@ -550,9 +624,8 @@ def register_kernels(src: str) -> str:
             elif c == ")":
                 depth -= 1
         name = re.search(r"(\w+)\s*$", head[: opens[-1]]) if opens else None
-        if name:
-            params = head[opens[-1] + 1 : head.rindex(")")]
-            found.append((name.group(1), params, end))
+        if name and name.group(1) in signatures:
+            found.append((name.group(1), signatures[name.group(1)], end))
     counts: dict[str, int] = {}
     for name, _, _ in found:
         counts[name] = counts.get(name, 0) + 1
@@ -562,7 +635,7 @@ def register_kernels(src: str) -> str:
         if counts[name] != 1:
             continue
         # By its own signature: a header may declare an overload of the same name.
-        kernel = name if "=" in params else f"static_cast<void (*)({' '.join(params.split())})>({name})"
+        kernel = f"static_cast<void (*)({', '.join(params)})>({name})"
         out.append(src[done : end + 1])
         out.append(f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{name}{{{kernel}}};")
         done = end + 1
@@ -999,25 +1072,45 @@ def strip_device_bodies(src: str) -> str:
     return "".join(out)
 
 
-def translate_for_checker(src: str, path: str) -> str:
-    body = rewrite_launches(strip_device_bodies(src), checker=True)
+def translate_for_checker(
+    src: str, path: str, include_path: Iterable[Path] = (), defines: Iterable[str] = ()
+) -> str:
+    stripped = strip_device_bodies(src)
+    raw = stripped.encode("utf-8", "surrogateescape")
+    source = cuda_ast.parse(Path(path), list(include_path), list(defines), data=raw)
+    body = rewrite_launches(stripped, launch_sites(stripped, raw, source, str(source.path)), checker=True)
     return f'{PRELUDE}#include "cudalab/remote/checker.h"\n#line 1 "{path}"\n{body}'
 
 
 def translate(
-    src: str, path: str, header_twins: dict[str, int] | None = None, included: tuple[str, ...] = ()
+    src: str,
+    path: str,
+    header_twins: dict[str, int] | None = None,
+    included: tuple[str, ...] = (),
+    source: cuda_ast.Source | None = None,
+    raw: bytes | None = None,
 ) -> str:
     """`header_twins`: the kernels with twins that local headers define, each with where this file
     includes the header (a launch after it may run the twin); `included`: the code of the local
-    headers it includes (twin_functions)."""
+    headers it includes (twin_functions); `source`: the front end's records of the file (and its
+    local headers), read from `raw`, the file's bytes (by default it reads `src` alone)."""
+    if source is None or raw is None:
+        raw = src.encode("utf-8", "surrogateescape")
+        source = cuda_ast.parse(Path(path), data=raw)
+    file = str(Path(path).resolve())
+    signatures = {
+        f.name: [p.type for p in f.parameters]
+        for f in source.functions
+        if f.span.file == file and f.kernel and f.defined and not f.template and f.at_file_scope
+    }
     twins = twin_functions(src, included)
     mask = code_mask(src)
     defined = {f[0] for f in named_functions(src, mask) if src.startswith("__global__", f[2])}
     launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins.kernels
-    body = rewrite_launches(src, twins=launchable)
+    body = rewrite_launches(src, launch_sites(src, raw, source, file), twins=launchable)
     body = rewrite_shared(rewrite_extern_shared(body))
     body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(rewrite_inline_ptx(body))))
-    body = add_coroutine_twins(register_kernels(body), twins, path)
+    body = add_coroutine_twins(register_kernels(body, signatures), twins, path)
     thrust = THRUST_AS_ON_CUDA if THRUST_INCLUDE.search(src) else ""
     return f'{PRELUDE}{thrust}#line 1 "{path}"\n{body}'
 
@@ -1033,29 +1126,47 @@ class Translation:
     A header with CUDA constructs gets a translated copy, included by its absolute path; every
     other quoted include is rewritten to the absolute path of the original."""
 
-    def __init__(self, out_dir: Path, checker: bool = False, include_path: Iterable[Path] = ()) -> None:
+    def __init__(
+        self,
+        out_dir: Path,
+        checker: bool = False,
+        include_path: Iterable[Path] = (),
+        defines: Iterable[str] = (),
+    ) -> None:
         self.out_dir = out_dir
         self.checker = checker
-        self.include_path = [Path(d).resolve() for d in include_path]  # (-I: read, never translated)
+        self.include_path = [Path(d).resolve() for d in include_path]  # (-I: Clang's)
+        # Where included headers are read to see which functions wait (never translated): the
+        # program's own folders, not the system's or the emu's (whose waits are known).
+        own = (cuda_ast.EMU_INCLUDE, cuda_ast.WORKBOOK_INCLUDE, Path("/usr"))
+        self.read_path = [d for d in self.include_path if not any(d.is_relative_to(o) for o in own)]
+        self.defines = list(defines)  # (-D)
         self.done: dict[Path, Path] = {}
         self.read: list[Path] = []
+        self.source: cuda_ast.Source | None = None  # the first file's, with its local headers'
 
     def file(self, source: Path, target: Path) -> None:
         self.read.append(source)
-        text = read_source(source)
+        raw = source.read_bytes()
+        text = raw.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
         try:
-            translated = (
-                translate_for_checker(text, str(source))
-                if self.checker
-                else translate(
+            if self.checker:
+                translated = translate_for_checker(text, str(source), self.include_path, self.defines)
+            else:
+                if self.source is None:
+                    self.source = cuda_ast.parse(source, self.include_path, self.defines, local_headers=True)
+                translated = translate(
                     text,
                     str(source),
                     self.header_twins(source.parent, text),
                     self.included_code(source.parent, text),
+                    self.source,
+                    raw,
                 )
-            )
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
+        except cuda_ast.FrontEndError as e:
+            raise SystemExit(str(e)) from None
         translated = INCLUDE.sub(lambda m: self.include(source.parent, m), translated)
         write_if_changed(target, translated)
 
@@ -1086,7 +1197,7 @@ class Translation:
             quoted, name = m.group(1) is not None, m.group(1) or m.group(2)
             header = self.local_header(folder, name) if quoted else None
             if header is None:  # (on the include path, as the compiler finds it)
-                header = next((d / name for d in self.include_path if (d / name).is_file()), None)
+                header = next((d / name for d in self.read_path if (d / name).is_file()), None)
             if header is None or header in seen:
                 continue
             seen.add(header)
@@ -1138,9 +1249,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--checker", action="store_true")
     parser.add_argument("--depfile", type=Path)
     parser.add_argument("-I", dest="include_path", action="append", default=[], type=Path)
+    parser.add_argument("-D", dest="defines", action="append", default=[])
     args = parser.parse_args(argv[1:])
     source, target = args.input.resolve(), args.output.resolve()
-    translation = Translation(target.parent / (target.name + ".headers"), args.checker, args.include_path)
+    headers = target.parent / (target.name + ".headers")
+    translation = Translation(headers, args.checker, args.include_path, args.defines)
     try:
         translation.file(source, target)
     except SystemExit as e:

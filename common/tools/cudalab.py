@@ -261,9 +261,10 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
         source = s.resolve()
         if cuda:
             translated = work / (s.name + ".cpp")
-            # (-I: the translator reads the headers it finds there to see which functions wait)
+            # (-I and -D: its front end, Clang, reads the file with the program's own flags)
             command = [tc["python"], tc["translate"], str(source), str(translated)]
             command += [f"-I{d}" for d in source_dirs + b.includes]
+            command += [d for d in b.defines if d.startswith("-D")]
             if verbose:
                 print("+", shlex.join(command), file=sys.stderr)
             if subprocess.run(command).returncode != 0:

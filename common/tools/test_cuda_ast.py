@@ -100,10 +100,24 @@ class Program(unittest.TestCase):
         self.assertEqual(self.written(first.opening), "<<<")
         self.assertEqual(self.written(first.closing), ">>>")
         self.assertEqual(self.written(first.arguments), "(*box)")
+        self.assertEqual(first.reference_parameters, (True,))
+        self.assertEqual(launches[2].reference_parameters, (False, False), "through a pointer too")
         spaced = launches[1]
         self.assertEqual((spaced.opening.line, spaced.closing.line), (26, 26))
         self.assertEqual(self.written(spaced.arguments), "(p, 32)")
         self.assertEqual(self.data[spaced.opening.start : spaced.closing.end].decode(), "<< <1, 32, 4 >> >")
+
+
+class Lambdas(unittest.TestCase):
+    def test_a_launch_in_a_lambda_made_a_function_pointer(self) -> None:
+        data = (
+            b"#include <cuda_runtime.h>\n__global__ void k(float* p) {}\n"
+            b"int run(void (*f)(float*)) { f(nullptr); return 0; }\n"
+            b"int main() { return run([](float* p) { k<<<1, 1>>>(p); }); }\n"
+        )
+        source = parse(data)
+        self.assertEqual([launch.kernel_function for launch in source.launches], ["k"])
+        self.assertEqual(source.unread_launches, [])
 
 
 class Encodings(unittest.TestCase):
@@ -115,6 +129,11 @@ class Encodings(unittest.TestCase):
         (launch,) = source.launches
         self.assertEqual(data[launch.kernel.start : launch.arguments.end], b"k<<<1, 1>>>(nullptr)")
         self.assertEqual(launch.kernel.line, 3)
+
+    def test_a_launch_of_an_undeclared_kernel_is_unread(self) -> None:
+        source = parse(b"int main() {\n  float* p = nullptr;\n  missing<<<1, 1>>>(p);\n}\n")
+        self.assertEqual([span.line for span in source.unread_launches], [3])
+        self.assertIn("missing", source.errors[0].message)
 
     def test_split_closing_chevrons_of_templates_stay(self) -> None:
         data = b"#include <vector>\nstd::vector<std::vector<int> > v;\nint main() { return 0; }\n"

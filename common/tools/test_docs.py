@@ -18,7 +18,7 @@ def project_text() -> str:
     texts = []
     for path in ROOT.rglob("*"):
         parts = path.relative_to(ROOT).parts
-        if parts[0] in ("build", ".git") or parts[:2] == ("docs", "runs") or not path.is_file():
+        if parts[0] in ("build", ".git", ".deps") or parts[:2] == ("docs", "runs") or not path.is_file():
             continue
         if path.suffix in TEXT_SUFFIXES:
             texts.append(path.read_text(encoding="utf-8", errors="replace"))

@@ -2,7 +2,6 @@
 // diagnostic, the kernel, and the line of the bug; four of them also when launched from this file,
 // which is compiled without the checks, and a race between two rows of a block.
 #include <gtest/gtest.h>
-#include <hidden_wait.h>  // (from on_include_path/: the translator does not read it)
 
 #include <algorithm>
 #include <fstream>
@@ -215,7 +214,7 @@ __global__ void reverse(const float* in, float* out) {
 }
 __global__ void waits_in_a_macro_of_another_file(float* out) {
   __syncthreads();
-  CUDALAB_HIDDEN_WAIT;  // COROUTINE: hidden_wait
+  CUDALAB_HIDDEN_WAIT;  // COROUTINE: hidden_wait (a -D of the build: __syncthreads())
   out[threadIdx.x] = 1;
 }
 

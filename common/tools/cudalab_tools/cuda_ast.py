@@ -23,6 +23,7 @@ Limitations:
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import re
 import subprocess
@@ -32,10 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ROOT / ".deps" / "python"  # ./setup.sh installs requirements.txt here
-EMU_INCLUDE = ROOT / "common" / "emu" / "include"
-WORKBOOK_INCLUDE = ROOT / "common" / "include"
+HERE = Path(__file__).resolve().parent
+if (HERE.parents[1] / "emu" / "include").is_dir():  # in the workbook: common/tools/cudalab_tools
+    ROOT = HERE.parents[2]
+    PACKAGES = ROOT / ".deps" / "python"  # ./setup.sh installs requirements.txt here
+    EMU_INCLUDE = ROOT / "common" / "emu" / "include"
+    WORKBOOK_INCLUDE = ROOT / "common" / "include"
+else:  # installed (cmake --install): <prefix>/share/cudalab/cudalab_tools
+    PACKAGES = HERE.parent / "python"
+    EMU_INCLUDE = WORKBOOK_INCLUDE = HERE.parents[2] / "include" / "cudalab-emu"
 OLDEST_CLANG = 16  # (std::source_location in the emu's headers needs Clang 15; CUDA parsing 16)
 
 
@@ -141,6 +147,8 @@ class Launch:
     closing: Span  # `>>>`
     arguments: Span  # `(` ... `)`
     in_macro: bool
+    argument_spans: tuple[Span, ...]  # each argument as written
+    reference_parameters: tuple[bool, ...]  # per parameter of the kernel's type: a reference?
 
 
 @dataclass(frozen=True)
@@ -158,6 +166,10 @@ class Source:
     functions: list[Function] = field(default_factory=list)
     variables: list[Variable] = field(default_factory=list)
     launches: list[Launch] = field(default_factory=list)
+    # `<<<` in the body of a macro that the file defines (the launch is made where it is used)
+    macro_launches: list[Span] = field(default_factory=list)
+    # `<<<` in the file's code that is no launch Clang could read (an undeclared kernel, say)
+    unread_launches: list[Span] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
 
     def kernels(self) -> list[Function]:
@@ -198,10 +210,11 @@ SINGLE_FILE_PARSE = 0x400  # CXTranslationUnit_SingleFileParse: the file alone, 
 SPLIT_CHEVRONS = re.compile(rb"<<?\s+<|>>?\s+>")  # (only says whether to look at the tokens)
 
 
-def joined_chevrons(ci: ModuleType, path: Path, data: bytes) -> bytes | None:
+def joined_chevrons(ci: ModuleType, path: Path, data: bytes) -> tuple[bytes, dict[int, int]] | None:
     """The file with a launch's `<< <`, `< < <`, `>> >`... (spellings nvcc accepts) joined into
     `<<<` and `>>>`, the spaces and line breaks kept beside them so that every other token keeps
-    its offset; None if there is none. Clang's lexer finds them, so strings, comments and raw strings
+    its offset, and where each joined run of chevrons was written (from its first byte to its end,
+    and back); None if there is none. Clang's lexer finds them, so strings, comments and raw strings
     are never touched; a split `>>>` counts only where a launch is open (`vector<vector<int>> >`)."""
     if not SPLIT_CHEVRONS.search(data):
         return None
@@ -230,8 +243,9 @@ def joined_chevrons(ci: ModuleType, path: Path, data: bytes) -> bytes | None:
             k += 1
     if not edits:
         return None
-    out, done = bytearray(), 0
+    out, done, runs = bytearray(), 0, {}
     for start, end in edits:
+        runs[start], runs[end] = end, start
         written = data[start:end]
         spaces = bytes(c for c in written if c not in b"<>")
         # `<<<` where the first chevron was, `>>>` where the last was: the kernel before and the
@@ -239,7 +253,7 @@ def joined_chevrons(ci: ModuleType, path: Path, data: bytes) -> bytes | None:
         joined = b"<<<" + spaces if written.startswith(b"<") else spaces + b">>>"
         out += data[done:start] + joined
         done = end
-    return bytes(out + data[done:])
+    return bytes(out + data[done:]), runs
 
 
 def parse(
@@ -248,17 +262,22 @@ def parse(
     defines: Sequence[str] = (),
     std: str = "c++20",
     headers: Sequence[Path] = (),
+    data: bytes | None = None,
+    local_headers: bool = False,
 ) -> Source:
-    """The records of a CUDA file: its functions, variables and launches, and the functions and
-    variables of `headers` (files it includes whose declarations the caller wants too)."""
+    """The records of a CUDA file: its functions, variables and launches, and those of `headers`
+    (files it includes that the caller wants too), or with `local_headers` of every file it
+    includes that is neither the system's nor the emu's. `data`: the file's text, where it is not
+    (yet) what the file on disk holds."""
     ci = cindex()
     path = path.resolve()
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise FrontEndError(f"{path}: error: cannot read: {e.strerror}") from None
-    joined = joined_chevrons(ci, path, data)
-    unsaved = [(str(path), joined)] if joined is not None else None
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise FrontEndError(f"{path}: error: cannot read: {e.strerror}") from None
+    joined, runs = joined_chevrons(ci, path, data) or (data, {})
+    unsaved = [(str(path), joined)]
     options = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
     try:
         args = arguments(path, include_dirs, defines, std)
@@ -271,8 +290,14 @@ def parse(
         for d in tu.diagnostics
         if d.severity >= ci.Diagnostic.Error
     ]
-    text = joined if joined is not None else data
+    texts: dict[str, bytes] = {str(path): joined}
     wanted = {str(path), *(str(h.resolve()) for h in headers)}
+    if local_headers:
+        wanted |= {
+            name
+            for inclusion in tu.get_includes()
+            if not (name := inclusion.include.name).startswith(("/usr/", str(EMU_INCLUDE)))
+        }
     for cursor in walk(tu.cursor, wanted):
         kind = kind_name(cursor)
         if kind in ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD"):
@@ -281,21 +306,78 @@ def parse(
             found = variable(cursor)
             if found is not None:
                 source.variables.append(found)
-        elif kind == "CALL_EXPR" and cursor.location.file and Path(cursor.location.file.name) == path:
-            found = launch(cursor, text)
+        elif kind == "CALL_EXPR":
+            file = cursor.location.file.name
+            if file not in texts:
+                texts[file] = Path(file).read_bytes()
+            found = launch(cursor, texts[file], runs if file == str(path) else {})
             if found is not None:
                 source.launches.append(found)
+        elif kind == "MACRO_DEFINITION" and b"<<" in texts.get(cursor.location.file.name, b"<<"):
+            source.macro_launches += [widened(span, runs) for span in chevrons(tu, cursor.extent)]
+    source.unread_launches = unread_launches(ci, tu, path, source)
     return source
 
 
-def walk(cursor: object, files: set[str]) -> Iterator[object]:
+def widened(span: Span, runs: dict[int, int]) -> Span:
+    """A `<<<` token's span over the chevrons as written (`<< <`)."""
+    return Span(span.file, span.line, span.start, runs.get(span.start, span.end))
+
+
+def chevrons(tu: object, extent: object) -> list[Span]:
+    """The `<<<` tokens in a range of a file."""
+    return [
+        Span(t.extent.start.file.name, t.extent.start.line, t.extent.start.offset, t.extent.end.offset)
+        for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
+        if t.kind.name == "PUNCTUATION" and t.spelling == "<<<"  # (a comment may not be UTF-8)
+    ]
+
+
+class SourceRangeList(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.c_void_p)]
+
+
+def skipped_ranges(ci: ModuleType, tu: object, path: Path) -> list[tuple[int, int]]:
+    """The byte ranges of the file that the preprocessor skipped (`#if 0` ... `#endif`)."""
+    lib = ci.conf.lib
+    lib.clang_getSkippedRanges.restype = ctypes.POINTER(SourceRangeList)
+    lib.clang_getSkippedRanges.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(SourceRangeList)]
+    file = ci.File.from_name(tu, str(path))
+    found = lib.clang_getSkippedRanges(tu.obj, file.obj)  # type: ignore[attr-defined]
+    try:
+        ranges = ctypes.cast(found.contents.ranges, ctypes.POINTER(ci.SourceRange))
+        return [(ranges[i].start.offset, ranges[i].end.offset) for i in range(found.contents.count)]
+    finally:
+        lib.clang_disposeSourceRangeList(found)
+
+
+def unread_launches(ci: ModuleType, tu: object, path: Path, source: Source) -> list[Span]:
+    """`<<<` in the file's code (not skipped by the preprocessor, not in a macro's body) where
+    Clang read no launch: it could not make sense of the kernel or its arguments."""
+    read = {launch.opening.start for launch in source.launches if not launch.in_macro}
+    read |= {span.start for span in source.macro_launches}
+    skipped = skipped_ranges(ci, tu, path)
+    return [
+        span
+        for span in chevrons(tu, tu.cursor.extent)  # type: ignore[attr-defined]
+        if span.file == str(path)
+        and span.start not in read
+        and not any(start <= span.start < end for start, end in skipped)
+    ]
+
+
+def walk(cursor: object, files: set[str], top: bool = True) -> Iterator[object]:
     """The cursors under `cursor` that are written in `files` (a macro's expansion: where it is
-    used), depth first."""
+    used), depth first; below the top, also those under a cursor written nowhere (the implicit
+    conversion of a lambda to a function pointer)."""
     for child in cursor.get_children():  # type: ignore[attr-defined]
         where = child.location.file
-        if where is not None and where.name in files:
+        if where is None and not top:
+            yield from walk(child, files, False)
+        elif where is not None and where.name in files:
             yield child
-            yield from walk(child, files)
+            yield from walk(child, files, False)
 
 
 def span(cursor: object) -> Span:
@@ -335,9 +417,9 @@ def variable(cursor: object) -> Variable | None:
     return Variable(cursor.spelling, spaces[0], cursor.type.spelling, extern, at_file_scope, span(cursor))  # type: ignore[attr-defined]
 
 
-def launch(cursor: object, text: bytes) -> Launch | None:
+def launch(cursor: object, text: bytes, runs: dict[int, int]) -> Launch | None:
     """The launch that a call expression is, if it is a kernel call (its second child is the call
-    that passes the configuration)."""
+    that passes the configuration). `runs`: where chevrons written apart were joined."""
     children = list(cursor.get_children())  # type: ignore[attr-defined]
     if len(children) < 2 or kind_name(children[1]) != "CALL_EXPR" or children[1].spelling != CONFIGURE_CALL:
         return None
@@ -354,11 +436,24 @@ def launch(cursor: object, text: bytes) -> Launch | None:
         kernel,
         kernel_text,
         named,
-        Span(call.file, config.line, config.start, config.start + 3),
-        Span(call.file, config.line, closing, config.end),
+        Span(call.file, config.line, config.start, runs.get(config.start, config.start + 3)),
+        Span(call.file, config.line, runs.get(config.end, closing), config.end),
         arguments,
         in_macro,
+        tuple(span(c) for c in children[2:]),
+        reference_parameters(children[0].type),
     )
+
+
+def reference_parameters(kernel_type: object) -> tuple[bool, ...]:
+    """For each parameter of a kernel's type (a function, or a pointer to one): a reference?"""
+    t = kernel_type
+    if t.kind.name == "POINTER":  # type: ignore[attr-defined]
+        t = t.get_pointee()  # type: ignore[attr-defined]
+    t = t.get_canonical()  # type: ignore[attr-defined]
+    if t.kind.name != "FUNCTIONPROTO":
+        return ()
+    return tuple(a.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") for a in t.argument_types())
 
 
 def referenced_function(cursor: object) -> str | None:

@@ -8,6 +8,7 @@
 // function attributes) are templates on the kernel's type, so its parameters are known.
 #pragma once
 
+#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -76,6 +77,26 @@ bool capturing(cudaStream_t stream);
 // Is the calling thread a GPU thread (then a launch is a child grid: it runs when its parent's
 // grid has finished, as CUDA 12's dynamic parallelism allows)?
 bool in_kernel();
+
+// A launch's argument for a reference parameter of the kernel (the translator wraps it): the
+// object itself, as a GPU's kernel gets its address, where the other arguments are copied once.
+// An rvalue has no object to refer to: it is copied as the others are.
+template <class T>
+decltype(auto) by_reference(T&& argument) {
+  if constexpr (std::is_lvalue_reference_v<T>)
+    return std::ref(argument);
+  else
+    return std::forward<T>(argument);
+}
+// What the kernel is called with: the launch's copy of an argument, or the object of by_reference.
+template <class T>
+T& kernel_argument(T& argument) {
+  return argument;
+}
+template <class T>
+T& kernel_argument(std::reference_wrapper<T>& argument) {
+  return argument.get();
+}
 
 class Launch {
  public:
