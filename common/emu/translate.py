@@ -91,7 +91,7 @@ sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.paren
 from cudalab_tools import cuda_ast  # noqa: E402
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
-WORKBOOK_INCLUDE = Path(__file__).resolve().parents[1] / "include"  # common/include
+WORKBOOK_INCLUDE = cuda_ast.WORKBOOK_INCLUDE  # common/include
 IDENT = re.compile(r"[A-Za-z0-9_:]")
 NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
 CLOSE = re.compile(r">\s*>\s*>")
@@ -244,7 +244,7 @@ def launch_sites(src: str, raw: bytes, source: cuda_ast.Source, file: str) -> li
     """The launches that the front end read in `file` (whose bytes are `raw` and text `src`): each
     from the AST, and each in the body of a macro (the `<<<` is where the macro's text has it; the
     kernel expression and the arguments are the macro's tokens around it)."""
-    offsets = CharacterOffsets(raw, src)
+    offsets = CharacterOffsets(raw)
     unread = [span for span in source.unread_launches if span.file == file]
     if unread:
         errors = [e for e in source.errors if e.file == file] or source.errors
@@ -287,10 +287,9 @@ class CharacterOffsets:
     """The character of a text at each byte offset of the file it was read from (a byte-order
     mark and bytes that are not UTF-8 included)."""
 
-    def __init__(self, raw: bytes, src: str) -> None:
+    def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self.bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
-        self.src = src
 
     def __call__(self, offset: int) -> int:
         return len(self.raw[self.bom : offset].decode("utf-8", "surrogateescape"))
@@ -306,11 +305,11 @@ def rewrite_launches(
         kernel = re.sub(r"\s+", "", src[site.start : site.opening].replace("\\\n", ""))
         config = src[site.config : site.closing]
         args_follow = src[site.paren + 1 :].lstrip()[:1] != ")"
+        quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
         if checker:
             if not NAME.match(kernel):
                 message = "the checker launches a kernel by its name, not an expression"
                 raise TranslateError(src, site.start, message)
-            quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
             launch = f"::cudalab::remote::Launch<decltype(&{kernel})>"
             text = f'{launch}("{quoted}", __FILE__, __LINE__, {config})('
         else:
@@ -323,7 +322,6 @@ def rewrite_launches(
                     body = f"CUDALAB_KERNEL_THREADS(({body}), ({coroutines}))"
             else:  # an expression: evaluated once, like the function pointer nvcc launches
                 body = f"[cudalab_kernel = ({kernel})](auto&... cudalab_args) {{ cudalab_kernel{call}; }}"
-            quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
             text = f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})(' + body
             text += ", " if args_follow else ""
         text = text.replace("\n", " ")
@@ -1148,7 +1146,7 @@ class Translation:
     def file(self, source: Path, target: Path) -> None:
         self.read.append(source)
         raw = source.read_bytes()
-        text = raw.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+        text = decoded(raw)
         try:
             if self.checker:
                 translated = translate_for_checker(text, str(source), self.include_path, self.defines)
@@ -1230,9 +1228,13 @@ class Translation:
 
 
 def read_source(path: Path) -> str:
+    return decoded(path.read_bytes())
+
+
+def decoded(raw: bytes) -> str:
     """A source file's text as a compiler reads it: a byte-order mark (a Windows editor's) is not
     part of it, and bytes that are not UTF-8 stay the bytes they are (surrogate escapes)."""
-    return path.read_text(encoding="utf-8-sig", errors="surrogateescape")
+    return raw.decode("utf-8-sig", errors="surrogateescape")
 
 
 def write_if_changed(target: Path, text: str) -> None:
