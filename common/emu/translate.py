@@ -1207,11 +1207,14 @@ class Translation:
 
     @staticmethod
     def local_header(folder: Path, name: str) -> Path | None:
-        """A quoted include's file: beside the includer, or the workbook's own; None: neither."""
+        """A quoted include's file: beside the includer, or the workbook's own; None: neither, or
+        the emu's own headers (the prelude: never translated, wherever they are installed)."""
         header = (folder / name).resolve()
         if not header.is_file():
             header = WORKBOOK_INCLUDE / name  # "cudalab/textbook_kernels.cuh"
-        return header if header.is_file() else None
+        if not header.is_file() or header.is_relative_to(cuda_ast.EMU_INCLUDE / "cudalab" / "emu"):
+            return None
+        return header
 
     def include(self, folder: Path, m: re.Match[str]) -> str:
         header = self.local_header(folder, m.group(1))
