@@ -296,7 +296,7 @@ def parse(
         wanted |= {
             name
             for inclusion in tu.get_includes()
-            if not (name := inclusion.include.name).startswith(("/usr/", str(EMU_INCLUDE)))
+            if not system_or_emu(name := inclusion.include.name)
         }
     for cursor in walk(tu.cursor, wanted):
         kind = kind_name(cursor)
@@ -317,6 +317,12 @@ def parse(
             source.macro_launches += [widened(span, runs) for span in chevrons(tu, cursor.extent)]
     source.unread_launches = unread_launches(ci, tu, path, source)
     return source
+
+
+def system_or_emu(file: str) -> bool:
+    """Whether a file is the system's (libstdc++ is found as `/../lib/gcc/...`) or the emu's."""
+    path = Path(file).resolve()
+    return path.is_relative_to("/usr") or path.is_relative_to(EMU_INCLUDE)
 
 
 def widened(span: Span, runs: dict[int, int]) -> Span:
