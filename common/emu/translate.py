@@ -16,14 +16,23 @@ the object itself, as on a GPU (launch.h). A launch Clang cannot read (an undecl
 is an error with its line and Clang's first error. A launch in a macro's body is rewritten in the
 body, where Clang finds its `<<<`.
 
-    extern __shared__ T name[];
-      -> T* const name = reinterpret_cast<T*>(::cudalab::emu::builtins.dynamic_shared);
+The same AST gives the other edits, each where Clang says it is written:
 
-    __shared__ T name[N][M];   (inside a function)
+    __shared__ T name[N][M];   (inside a function; T[N][M]: the type as Clang reads it)
       -> static ::cudalab::emu::SharedSlot cudalab_slot_name{"name", __FILE__, __LINE__};
          auto& name = ::cudalab::emu::shared<T[N][M]>(cudalab_slot_name);
 
+    extern __shared__ T name[];
+      -> auto* const name = reinterpret_cast<::std::remove_extent_t<T[]>*>(
+             ::cudalab::emu::builtins.dynamic_shared);
+
 so that each block's copy lives in the block's checked shared space (see common/emu/src/checks.cpp).
+At file scope the declaration becomes the slot (nothing, for an `extern` array) and each use of the
+variable is the current block's copy, `(::cudalab::emu::shared<T[N]>(cudalab_slot_name))`; a use
+inside a macro is an error naming its line. `assert` (used, or in a macro's body) becomes
+`cudalab_assert` (a failed assert in a kernel fails the launch with cudaErrorAssert); `clock()` in
+device code the device's clock; inline PTX in device code a call (a read of a special register, one
+of a few one-register instructions) or an error naming its line.
 
 A kernel whose own body waits only at barriers (`__syncthreads()`, its votes, the block group's
 sync), warp-level calls (shuffles, votes, `__syncwarp()`, `__match_any_sync`, `__reduce_*_sync`,
@@ -48,7 +57,9 @@ gets a twin whose threads are C++20 coroutines
 and its launches after it pass both, `CUDALAB_KERNEL_THREADS((fibers), (coroutines))`: unchecked
 code runs the twin (a barrier costs a return and a call instead of a switch of stacks), checked code
 the kernel.
-A declaration the translator cannot read stays as written; the prelude makes it a thread_local.
+A `__shared__` declaration with an initializer, one of a type Clang could not read, or one that a
+macro writes stays as written; the prelude makes it a thread_local (one block at a time per worker:
+right, but unchecked).
 
 The output starts with `#line 1 "<input>"` and keeps every line where it was, so compiler errors
 and the backend's diagnostics name the student's file and line.
@@ -56,9 +67,8 @@ and the backend's diagnostics name the student's file and line.
 Local headers that the file includes with quotes and that hold CUDA constructs (a launch,
 __shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included from there; so are
 the workbook's own (common/include, such as "cudalab/textbook_kernels.cuh").
-`assert(` becomes `cudalab_assert(` (a failed assert in a kernel fails the launch with
-cudaErrorAssert), and a `(void*)` cast of the kernel given to cudaLaunchKernel or
-cudaLaunchCooperativeKernel is removed (the emu's launch APIs need the kernel's type).
+A `(void*)` cast of the kernel given to cudaLaunchKernel or cudaLaunchCooperativeKernel is removed
+(the emu's launch APIs need the kernel's type).
 
 With --checker, the output is for the remote runner's checker (common/remote): a test program
 that holds no device code. Every __global__ and __device__ function loses its body (it runs in the
@@ -95,19 +105,13 @@ WORKBOOK_INCLUDE = cuda_ast.WORKBOOK_INCLUDE  # common/include
 IDENT = re.compile(r"[A-Za-z0-9_:]")
 NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
 CLOSE = re.compile(r">\s*>\s*>")
-ASSERT = re.compile(r"(?<![\w.>:])assert\s*\(")
 VOID_CAST = re.compile(
     r"\b(cudaLaunchCooperativeKernel|cudaLaunchKernel)\s*\(\s*"
     r"(\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)"
 )
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 ANY_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"]+)"|<([^>]+)>)', re.M)
-EXTERN_SHARED = re.compile(
-    r"\bextern\s+([^;{}]*?\b__shared__\b[^;{}]*?)\s*\b(\w+)\s*\[\s*\]((?:\s*\[[^\]]+\])*)\s*;"
-)
 DEVICE_FUNCTION = re.compile(r"\b(__global__|__device__)\b")
-CLOCK = re.compile(r"(?<![\w.:>])clock\s*\(\s*\)")
-ALIGN = re.compile(r"\b(__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)")  # alignas(alignof(T))
 
 
 class TranslateError(Exception):
@@ -295,12 +299,26 @@ class CharacterOffsets:
         return len(self.raw[self.bom : offset].decode("utf-8", "surrogateescape"))
 
 
-def rewrite_launches(
+Edit = tuple[int, int, str]  # the characters [start, end) of a text, and what they become
+
+
+def applied(src: str, edits: Iterable[Edit]) -> str:
+    """The text with its edits made (none overlap)."""
+    out: list[str] = []
+    done = 0
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
+        out += [src[done:start], text]
+        done = end
+    out.append(src[done:])
+    return "".join(out)
+
+
+def launch_edits(
     src: str, sites: list[LaunchSite], checker: bool = False, twins: dict[str, int] | None = None
-) -> str:
+) -> list[Edit]:
     """Every launch, as the module's docstring shows; a launch of a kernel in `twins` (its name:
     where its definition ends) after that definition passes the coroutine twin too."""
-    edits: list[tuple[int, int, str]] = []
+    edits: list[Edit] = []
     for site in sites:
         kernel = re.sub(r"\s+", "", src[site.start : site.opening].replace("\\\n", ""))
         config = src[site.config : site.closing]
@@ -332,22 +350,128 @@ def rewrite_launches(
         if not checker:
             for start, end in site.references:
                 edits += [(start, start, "::cudalab::emu::by_reference("), (end, end, ")")]
-    out: list[str] = []
-    done = 0
-    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
-        out += [src[done:start], text]
-        done = end
-    out.append(src[done:])
-    return "".join(out)
+    return edits
 
 
-def rewrite_asserts(src: str) -> str:
+def device_code(source: cuda_ast.Source, file: str) -> list[range]:
+    """The character ranges of `file`'s bodies of functions that run on the device only."""
+    bodies = [f.body for f in source.functions if f.device_code]
+    return [range(b.start, b.end) for b in bodies if b is not None and b.file == file]
+
+
+def assert_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
     """assert(...) -> cudalab_assert(...): a failed assert in a kernel fails its launch."""
-    mask = code_mask(src)
-    return ASSERT.sub(
-        lambda m: "cudalab_assert(" if mask[m.start()] and not in_directive(src, m.start()) else m.group(0),
-        src,
-    )
+    edits = []
+    for use in source.asserts:
+        start, end = offsets(use.start), offsets(use.end)
+        if use.file == file and src[start:end] == "assert":
+            edits.append((start, end, "cudalab_assert"))
+    return edits
+
+
+def clock_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """clock() in device code -> the device's clock (the C library's clock() counts the process's
+    CPU time in microseconds, not the device's cycles)."""
+    device = device_code(source, file)
+    edits = []
+    for c in source.calls:
+        if c.function == "clock" and c.span.file == file and any(c.span.start in body for body in device):
+            start, end = offsets(c.span.start), offsets(c.span.end)
+            if src[start:end].startswith("clock"):  # (not a macro's expansion)
+                edits.append((start, end, "::cudalab::emu::device_clock()"))
+    return edits
+
+
+def ptx_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """In device code, a read of a special register in inline PTX -> `x = ::cudalab::emu::ptx::<register>()`;
+    any other inline assembly there is an error naming its line (the emu cannot run PTX)."""
+    device = device_code(source, file)
+    edits = []
+    for asm in source.assembly:
+        if asm.file != file or not any(asm.start in body for body in device):
+            continue  # host code's assembly is the host compiler's
+        start = offsets(asm.start)
+        found = ptx_call(src, src.find("(", start))
+        if found is None:
+            raise TranslateError(
+                src,
+                start,
+                "inline PTX assembly (asm) is not supported by the emu backend; only a read of a special "
+                f"register ({', '.join('%' + r for r in SPECIAL_REGISTERS)}) with mov is, and "
+                f"{', '.join(PTX_INSTRUCTIONS)} of one register",
+            )
+        edits.append((start, found[1], found[0]))
+    return edits
+
+
+def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """Each `__shared__` variable of `file` (with no initializer) in the block's checked shared
+    space: one of fixed size in a slot, an `extern` array at the start of the launch's dynamic
+    shared memory (its type as Clang reads it). In a function, the declaration statement becomes
+    the slots and a reference to each (a pointer for an `extern` array); at file scope the
+    declaration becomes the slots (nothing for an `extern` array), and each use of the variable the
+    current block's copy. A declaration written by a macro stays as written (the prelude's
+    thread_local: right, since a worker runs one block at a time, but unchecked)."""
+
+    def written(v: cuda_ast.Variable) -> bool:
+        return src[offsets(v.name_span.start) : offsets(v.name_span.end)] == v.name
+
+    def slot(v: cuda_ast.Variable) -> str:
+        return f'cudalab_slot_{v.name}{{"{v.name}", __FILE__, __LINE__}}'
+
+    def copy(v: cuda_ast.Variable) -> str:
+        """The current block's copy: a reference (an array of dynamic size: a pointer)."""
+        if v.extern:
+            element = f"::std::remove_extent_t<{v.type}>"
+            return f"reinterpret_cast<{element}*>(::cudalab::emu::builtins.dynamic_shared)"
+        return f"::cudalab::emu::shared<{v.type}>(cudalab_slot_{v.name})"
+
+    def local(v: cuda_ast.Variable) -> str:
+        if v.extern:
+            return f"auto* const {v.name} = {copy(v)};"
+        return f"static ::cudalab::emu::SharedSlot {slot(v)}; auto& {v.name} = {copy(v)};"
+
+    def lines(start: int, end: int) -> str:
+        return "\n" * src.count("\n", start, end)
+
+    shared = [v for v in source.variables if v.space == "shared"]
+    readable = [
+        v
+        for v in shared
+        if v.valid
+        and not v.initialized
+        and "(" not in v.type
+        and written(v)
+        and not (v.extern and not v.type.endswith("]"))
+    ]
+    declarations: dict[tuple[str, int], list[cuda_ast.Variable]] = {}
+    for v in shared:
+        where = v.statement or v.span
+        declarations.setdefault((where.file, v.statement.start if v.statement else where.start), []).append(v)
+    rewritten = [vs for vs in declarations.values() if all(v in readable for v in vs)]
+    edits: list[Edit] = []
+    for variables in rewritten:
+        if variables[0].span.file != file:
+            continue
+        if variables[0].statement is not None:  # in a function: `static Slot s; auto& v = ...;`
+            start, end = offsets(variables[0].statement.start), offsets(variables[0].statement.end)
+            text = " ".join(local(v) for v in variables)
+        else:  # at file scope: `static Slot s, t` (the `;` stays), and its uses are rewritten
+            start, end = offsets(variables[0].span.start), offsets(max(v.span.end for v in variables))
+            slots = [slot(v) for v in variables if not v.extern]
+            text = "static ::cudalab::emu::SharedSlot " + ", ".join(slots) if slots else ""
+        edits.append((start, end, text + lines(start, end)))
+    shared_at_file_scope = {v.name_span: v for vs in rewritten for v in vs if v.statement is None}
+    for use in source.references:
+        v = shared_at_file_scope.get(use.variable)
+        if v is None or use.span.file != file:
+            continue
+        start, end = offsets(use.span.start), offsets(use.span.end)
+        if src[start:end] != v.name:
+            message = f"the __shared__ variable '{v.name}' is used in a macro; declare it in the kernel"
+            raise TranslateError(src, start, message)
+        edits.append((start, end, f"({copy(v)})"))
+    return edits
 
 
 def in_macro(src: str, pos: int) -> bool:
@@ -356,13 +480,6 @@ def in_macro(src: str, pos: int) -> bool:
     while start > 1 and src[start - 2] == "\\":
         start = src.rfind("\n", 0, start - 1) + 1
     return src[start:pos].lstrip().startswith("#")
-
-
-def in_directive(src: str, pos: int) -> bool:
-    """Is pos on a preprocessor line other than #define (an #include <assert.h>, say)?"""
-    line_start = src.rfind("\n", 0, pos) + 1
-    line = src[line_start:pos].lstrip()
-    return line.startswith("#") and not re.match(r"#\s*define\b", line)
 
 
 def rewrite_void_casts(src: str) -> str:
@@ -395,113 +512,6 @@ def rewrite_void_casts(src: str) -> str:
     return "".join(out)
 
 
-def rewrite_extern_shared(src: str) -> str:
-    mask = code_mask(src)
-
-    def depth_at(pos: int) -> int:
-        opened = sum(1 for k in range(pos) if mask[k] and src[k] == "{")
-        return opened - sum(1 for k in range(pos) if mask[k] and src[k] == "}")
-
-    def replace(m: re.Match[str]) -> str:
-        if not mask[m.start()]:
-            return m.group(0)
-        if depth_at(m.start()) == 0:
-            raise TranslateError(
-                src, m.start(), "declare 'extern __shared__' arrays inside the kernel that uses them"
-            )
-        type_ = " ".join(ALIGN.sub("", m.group(1)).replace("__shared__", " ").split())
-        name, rows = m.group(2), "".join(m.group(3).split())  # rows: `[N]...` of a 2D array
-        pointer = f"{type_}(*)" + rows if rows else f"{type_}*"
-        declarator = f"(* const {name}){rows}" if rows else f"* const {name}"
-        return f"{type_}{declarator} = reinterpret_cast<{pointer}>(::cudalab::emu::builtins.dynamic_shared);"
-
-    return EXTERN_SHARED.sub(replace, src)
-
-
-SHARED = re.compile(r"\b__shared__\b")
-FIRST_DECLARATOR = re.compile(r"^(.*?)\b([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$", re.S)
-MORE_DECLARATOR = re.compile(r"^\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$", re.S)
-
-
-def split_top_level(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for k, c in enumerate(text):
-        if c in "([<":
-            depth += 1
-        elif c in ")]>":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:k])
-            start = k + 1
-    parts.append(text[start:])
-    return parts
-
-
-def shared_declaration(text: str) -> str | None:
-    """`__shared__ float a[4][4], b[4];` -> slots and references, or None if not understood."""
-    words = re.sub(r"\b(__shared__|static)\b", " ", ALIGN.sub(" ", text)).strip()
-    if not words or "=" in words or "(" in words or "{" in words:
-        return None
-    parts = split_top_level(words)
-    first = FIRST_DECLARATOR.match(parts[0].strip())
-    if first is None or not first.group(1).strip():
-        return None
-    type_ = " ".join(first.group(1).split())
-    declarators = [(first.group(2), first.group(3))]
-    for part in parts[1:]:
-        more = MORE_DECLARATOR.match(part)
-        if more is None:
-            return None
-        declarators.append((more.group(1), more.group(2)))
-    out = []
-    for name, dims in declarators:
-        dims = "".join(dims.split())
-        slot = f"cudalab_slot_{name}"
-        out.append(
-            f'static ::cudalab::emu::SharedSlot {slot}{{"{name}", __FILE__, __LINE__}}; '
-            f"auto& {name} = ::cudalab::emu::shared<{type_}{dims}>({slot});"
-        )
-    return " ".join(out)
-
-
-def rewrite_shared(src: str) -> str:
-    mask = code_mask(src)
-    out: list[str] = []
-    done = 0
-    depth = 0
-    k = 0
-    for m in SHARED.finditer(src):
-        if not mask[m.start()] or m.start() < done:
-            continue
-        while k < m.start():
-            if mask[k]:
-                depth += {"{": 1, "}": -1}.get(src[k], 0)
-            k += 1
-        if depth == 0:
-            continue  # a namespace-scope __shared__ variable: the prelude's thread_local
-        start = m.start()
-        while start > 0 and not (mask[start - 1] and src[start - 1] in ";{}"):
-            start -= 1
-        while start < m.start() and (src[start].isspace() or not mask[start] or src[start] == "#"):
-            if mask[start] and src[start] == "#":  # a preprocessor line before the declaration
-                start = src.find("\n", start) + 1
-            else:
-                start += 1
-        end = src.find(";", m.end())
-        while end >= 0 and not mask[end]:
-            end = src.find(";", end + 1)
-        if end < 0:
-            continue
-        text = shared_declaration(src[start:end])
-        if text is None:
-            continue
-        out.append(src[done:start])
-        out.append(text + "\n" * src.count("\n", start, end))
-        done = end + 1
-    out.append(src[done:])
-    return "".join(out)
-
-
 def function_bodies(src: str, mask: list[bool]) -> list[tuple[int, int, int]]:
     """(the __global__ or __device__ keyword, its function's `{`, its `}`) for every definition; a
     declaration or a __device__ variable (a `;` or `=` first) has none."""
@@ -525,29 +535,9 @@ def function_bodies(src: str, mask: list[bool]) -> list[tuple[int, int, int]]:
     return bodies
 
 
-def rewrite_device_clock(src: str) -> str:
-    """clock() in the body of a __global__ or __device__ function -> the device's clock (the C
-    library's clock() counts the process's CPU time in microseconds, not the device's cycles)."""
-    mask = code_mask(src)
-    out: list[str] = []
-    done = 0
-    for _, start, end in function_bodies(src, mask):
-        out.append(src[done:start])
-        out.append(
-            CLOCK.sub(
-                lambda c, at=start: "::cudalab::emu::device_clock()" if mask[at + c.start()] else c.group(0),
-                src[start:end],
-            )
-        )
-        done = end
-    out.append(src[done:])
-    return "".join(out)
-
-
 SPECIAL_REGISTERS = (
     "laneid warpid lanemask_eq lanemask_lt lanemask_le lanemask_gt lanemask_ge clock clock64 globaltimer"
 ).split()
-ASM = re.compile(r"\b(?:asm|__asm__)\b(\s*(?:volatile|__volatile__))?\s*\(")
 # asm [volatile]("mov.u32 %0, %%laneid;" : "=r"(x)): a read of one special register.
 SPECIAL_REGISTER_READ = re.compile(
     r"""\(\s*"\s*mov\.[bsu](?:32|64)\s+%0\s*,\s*%%?(\w+)\s*;?\s*"\s*:\s*"=[rl]"\s*\(([^()]*)\)\s*\)"""
@@ -572,32 +562,6 @@ def ptx_call(src: str, at: int) -> tuple[str, int] | None:
     if read is not None and read.group(1) in SPECIAL_REGISTERS:
         return f"({read.group(2).strip()} = ::cudalab::emu::ptx::{read.group(1)}())", read.end()
     return None
-
-
-def rewrite_inline_ptx(src: str) -> str:
-    """In device code, a read of a special register in inline PTX -> `x = ::cudalab::emu::ptx::<register>()`;
-    any other inline assembly there is an error naming its line (the emu cannot run PTX)."""
-    mask = code_mask(src)
-    device = [range(start, end) for _, start, end in function_bodies(src, mask)]
-    out: list[str] = []
-    done = 0
-    for m in ASM.finditer(src):
-        if not mask[m.start()] or not any(m.start() in body for body in device):
-            continue  # host code's assembly is the host compiler's
-        call = ptx_call(src, m.end() - 1)
-        if call is None:
-            raise TranslateError(
-                src,
-                m.start(),
-                "inline PTX assembly (asm) is not supported by the emu backend; only a read of a special "
-                f"register ({', '.join('%' + r for r in SPECIAL_REGISTERS)}) with mov is, and "
-                f"{', '.join(PTX_INSTRUCTIONS)} of one register",
-            )
-        out.append(src[done : m.start()])
-        out.append(call[0])
-        done = call[1]
-    out.append(src[done:])
-    return "".join(out)
 
 
 def register_kernels(src: str, signatures: dict[str, list[str]]) -> str:
@@ -1054,29 +1018,18 @@ THRUST_INCLUDE = re.compile(r"^\s*#\s*include\s*<thrust/", re.M)
 THRUST_AS_ON_CUDA = "#include <thrust/system_error.h>\n"
 
 
-def strip_device_bodies(src: str) -> str:
-    """Each __global__ or __device__ (not also __host__) function's body -> `;`, its lines kept."""
-    mask = code_mask(src)
-    out: list[str] = []
-    done = 0
-    for keyword, start, end in function_bodies(src, mask):
-        before = max(src.rfind(c, 0, keyword) for c in ";{}")
-        if "__host__" in src[before + 1 : start]:
-            continue
-        out.append(src[done:start])
-        out.append(";" + "\n" * src.count("\n", start, end + 1))
-        done = end + 1
-    out.append(src[done:])
-    return "".join(out)
-
-
 def translate_for_checker(
     src: str, path: str, include_path: Iterable[Path] = (), defines: Iterable[str] = ()
 ) -> str:
-    stripped = strip_device_bodies(src)
-    raw = stripped.encode("utf-8", "surrogateescape")
+    """The file for the checker: each __global__ or __device__ (not also __host__) function's body
+    becomes `;` (its lines kept), and each launch sends the kernel's name and arguments."""
+    raw = src.encode("utf-8", "surrogateescape")
     source = cuda_ast.parse(Path(path), list(include_path), list(defines), data=raw)
-    body = rewrite_launches(stripped, launch_sites(stripped, raw, source, str(source.path)), checker=True)
+    file, offsets = str(source.path), CharacterOffsets(raw)
+    device = [range(offsets(r.start), offsets(r.stop)) for r in device_code(source, file)]
+    edits = [(r.start, r.stop, ";" + "\n" * src.count("\n", r.start, r.stop)) for r in device]
+    sites = [s for s in launch_sites(src, raw, source, file) if not any(s.start in r for r in device)]
+    body = applied(src, edits + launch_edits(src, sites, checker=True))
     return f'{PRELUDE}#include "cudalab/remote/checker.h"\n#line 1 "{path}"\n{body}'
 
 
@@ -1105,9 +1058,11 @@ def translate(
     mask = code_mask(src)
     defined = {f[0] for f in named_functions(src, mask) if src.startswith("__global__", f[2])}
     launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins.kernels
-    body = rewrite_launches(src, launch_sites(src, raw, source, file), twins=launchable)
-    body = rewrite_shared(rewrite_extern_shared(body))
-    body = rewrite_device_clock(rewrite_void_casts(rewrite_asserts(rewrite_inline_ptx(body))))
+    offsets = CharacterOffsets(raw)
+    edits = launch_edits(src, launch_sites(src, raw, source, file), twins=launchable)
+    for more in (shared_edits, assert_edits, clock_edits, ptx_edits):
+        edits += more(src, source, file, offsets)
+    body = rewrite_void_casts(applied(src, edits))
     body = add_coroutine_twins(register_kernels(body, signatures), twins, path)
     thrust = THRUST_AS_ON_CUDA if THRUST_INCLUDE.search(src) else ""
     return f'{PRELUDE}{thrust}#line 1 "{path}"\n{body}'

@@ -112,7 +112,7 @@ class Run(unittest.TestCase):
         comments in a kernel's parameters, a launch through a pointer and in a macro; the same
         file with a byte-order mark and a Windows-1252 byte in a comment."""
         program = PROGRAMS / "front_end_forms.cu"
-        expected = [line.removeprefix("//   ") for line in program.read_text().splitlines()[3:6]]
+        expected = [line.removeprefix("//   ") for line in program.read_text().splitlines()[3:7]]
         windows = self.out / "windows.cu"
         windows.write_bytes(b"\xef\xbb\xbf// caf\xe9\n" + program.read_bytes())
         for source in (program, windows):

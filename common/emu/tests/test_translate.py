@@ -16,6 +16,9 @@ def body(src: str) -> str:
     return translate.translate(src, "lab.cu").split("\n", 2)[2]
 
 
+# An `extern __shared__` array of a type: the start of the launch's dynamic shared memory.
+DYNAMIC = "reinterpret_cast<::std::remove_extent_t<{}>*>(::cudalab::emu::builtins.dynamic_shared)"
+
 # What a launch's lambda calls the kernel with (launch.h: kernel_argument).
 ARGS = "(::cudalab::emu::kernel_argument(cudalab_args)...)"
 
@@ -100,25 +103,25 @@ class Launches(unittest.TestCase):
 
 class ExternShared(unittest.TestCase):
     def test_rewritten_inside_kernel(self) -> None:
-        out = body("void k() { extern __shared__ __align__(16) float tile[]; }")
-        self.assertIn(
-            "float* const tile = reinterpret_cast<float*>(::cudalab::emu::builtins.dynamic_shared);", out
-        )
+        out = body("__global__ void k() { extern __shared__ __align__(16) float tile[]; }")
+        self.assertIn(f"auto* const tile = {DYNAMIC.format('float[]')};", out)
 
     def test_rows_of_a_2d_array_keep_their_length(self) -> None:
-        out = body("void k() { extern __shared__ half shmem[][CHUNK * K + 8]; }")
-        self.assertIn(
-            "half(* const shmem)[CHUNK*K+8] = "
-            "reinterpret_cast<half(*)[CHUNK*K+8]>(::cudalab::emu::builtins.dynamic_shared);",
-            out,
-        )
+        src = "#include <cuda_fp16.h>\n#define CHUNK 4\n#define K 2\n"
+        out = body(src + "__global__ void k() { extern __shared__ half shmem[][CHUNK * K + 8]; }")
+        self.assertIn(f"auto* const shmem = {DYNAMIC.format('half[][16]')};", out)
 
-    def test_file_scope_is_an_error(self) -> None:
-        with self.assertRaises(translate.TranslateError):
-            translate.translate("extern __shared__ int s[];\n", "lab.cu")
+    def test_at_file_scope_each_use_is_the_dynamic_shared_memory(self) -> None:
+        out = body("extern __shared__ int s[];\n__global__ void k() { s[1] = 2; }\n")
+        self.assertTrue(out.startswith(";\n"), out)
+        self.assertIn(f"({DYNAMIC.format('int[]')})[1] = 2;", out)
+
+    def test_an_undeclared_type_stays_as_written(self) -> None:
+        out = body("__global__ void k() { extern __shared__ Unknown s[]; }")
+        self.assertIn("extern __shared__ Unknown s[];", out)
 
     def test_alignment_of_a_type(self) -> None:
-        out = body("void k() { __shared__ alignas(alignof(float4)) float As[2][16]; }")
+        out = body("__global__ void k() { __shared__ alignas(alignof(float4)) float As[2][16]; }")
         self.assertIn("shared<float[2][16]>", out)
 
 
@@ -134,25 +137,40 @@ if __name__ == "__main__":
 
 class SharedVariables(unittest.TestCase):
     def test_each_declarator_gets_a_checked_slot(self) -> None:
-        out = body("__global__ void k() {\n  __shared__ float As[T][T], Bs[T][T];\n}\n")
+        out = body("template <int T>\n__global__ void k() {\n  __shared__ float As[T][T], Bs[T][T];\n}\n")
         self.assertIn('static ::cudalab::emu::SharedSlot cudalab_slot_As{"As", __FILE__, __LINE__};', out)
         self.assertIn("auto& As = ::cudalab::emu::shared<float[T][T]>(cudalab_slot_As);", out)
         self.assertIn("auto& Bs = ::cudalab::emu::shared<float[T][T]>(cudalab_slot_Bs);", out)
 
     def test_qualifiers_templates_and_lines(self) -> None:
         src = (
-            "void k() {\n  // a comment; with a semicolon\n"
-            "  static __shared__ volatile int\n    count;\n  x;\n}\n"
+            "__global__ void k() {\n  // a comment; with a semicolon\n"
+            "  static __shared__ volatile int\n    count;\n  count = 1;\n}\n"
         )
         out = body(src)
         self.assertIn("shared<volatile int>(cudalab_slot_count);", out)
         self.assertIn("// a comment; with a semicolon", out)
         self.assertEqual(out.count("\n"), src.count("\n"))
-        self.assertIn("shared<Pair<int, float>[2]>", body("void k() { __shared__ Pair<int, float> p[2]; }"))
+        pair = "template <class A, class B> struct Pair { A a; B b; };\n"
+        out = body(pair + "__global__ void k() { __shared__ Pair<int, float> p[2]; }")
+        self.assertIn("shared<Pair<int, float>[2]>", out)
 
-    def test_namespace_scope_and_unreadable_declarations_stay(self) -> None:
-        self.assertEqual(body("__shared__ int counter;\n"), "__shared__ int counter;\n")
-        self.assertIn("__shared__ float f(3)", body("void k() { __shared__ float f(3); }"))
+    def test_file_scope_variables_live_in_the_block(self) -> None:
+        src = "__shared__ int counter, last[2];\n__global__ void k() { counter = last[1]; }\n"
+        out = body(src)
+        slot = 'static ::cudalab::emu::SharedSlot cudalab_slot_counter{"counter", __FILE__, __LINE__}, '
+        self.assertIn(slot, out)
+        self.assertIn("(::cudalab::emu::shared<int>(cudalab_slot_counter)) = ", out)
+        self.assertIn("(::cudalab::emu::shared<int[2]>(cudalab_slot_last))[1]", out)
+
+    def test_a_file_scope_variable_used_in_a_macro_is_an_error(self) -> None:
+        src = "__shared__ int counter;\n#define COUNT counter\n__global__ void k() {\n  COUNT = 1;\n}\n"
+        message = "the __shared__ variable 'counter' is used in a macro"
+        with self.assertRaisesRegex(translate.TranslateError, message):
+            translate.translate(src, "lab.cu")
+
+    def test_an_initialized_declaration_stays(self) -> None:
+        self.assertIn("__shared__ float f(3)", body("__global__ void k() { __shared__ float f(3); }"))
 
 
 class RealCode(unittest.TestCase):
@@ -283,7 +301,7 @@ class DeviceCode(unittest.TestCase):
 
     def test_extern_shared_with_the_qualifier_after_the_type(self) -> None:
         out = body("__global__ void k() { extern double __shared__ sdata[]; }")
-        self.assertIn("double* const sdata = reinterpret_cast<double*>(", out)
+        self.assertIn(f"auto* const sdata = {DYNAMIC.format('double[]')};", out)
 
 
 class Thrust(unittest.TestCase):

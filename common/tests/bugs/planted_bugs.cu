@@ -566,6 +566,16 @@ cudaError_t write_through_host_pointer() {
   write_host_output<<<BLOCKS, THREADS>>>(a.in, host.data(), N);
   return a.finish();
 }
+
+// A __shared__ array at file scope: each block has its own, checked as one declared in a kernel.
+__shared__ float block_tile[THREADS];
+__global__ void file_scope_tile_past_end(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  block_tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  float right = block_tile[threadIdx.x + 1];  // BUG: file_scope_shared_past_end
+  if (i < n) out[i] = block_tile[threadIdx.x] + right;
+}
 }  // namespace
 
 const std::vector<PlantedBug>& planted_bugs() {
@@ -577,6 +587,8 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"host_pointer", "a host pointer", host_pointer},
       {"shared_past_end", "past the end of __shared__ array 'tile'",
        [] { return launch(stencil_no_halo); }},
+      {"file_scope_shared_past_end", "past the end of __shared__ array 'block_tile'",
+       [] { return launch(file_scope_tile_past_end); }},
       {"dynamic_shared_too_small", "past the end of the dynamic",
        [] { return launch(dynamic_too_small, THREADS / 2 * sizeof(float)); }},
       {"read_before_barrier", "no __syncthreads() in between",

@@ -4,6 +4,7 @@
 //   reference: 11
 //   values: 9 8 7 7
 //   text: fill<<<1, 1>>>(out, 1, 0)
+//   totals: 6 46 86
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -20,6 +21,17 @@ __global__ void fill(int* out,  // where the values go
                      int value /* what each gets */) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = value;
+}
+
+// A __shared__ variable at file scope: each block has its own.
+__shared__ int block_total;
+
+__global__ void sum_per_block(int* totals) {
+  if (threadIdx.x == 0) block_total = 0;
+  __syncthreads();
+  atomicAdd(&block_total, static_cast<int>(blockIdx.x * 10 + threadIdx.x));
+  __syncthreads();
+  if (threadIdx.x == 0) totals[blockIdx.x] = block_total;
 }
 
 #define LAUNCH_FILL(grid, block, ...) fill<<<grid, block>>>(__VA_ARGS__)
@@ -47,6 +59,12 @@ int main() {
   cudaDeviceSynchronize();
   printf("values: %d %d %d %d\n", out[0], out[1], out[2], out[3]);
   printf("text: %s\n", text);
+  int* totals = nullptr;
+  cudaMallocManaged(&totals, 3 * sizeof(int));
+  sum_per_block<<<3, 4>>>(totals);
+  cudaDeviceSynchronize();
+  printf("totals: %d %d %d\n", totals[0], totals[1], totals[2]);
+  cudaFree(totals);
   cudaFree(out);
   cudaFree(counter);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;

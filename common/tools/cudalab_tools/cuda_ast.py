@@ -94,6 +94,9 @@ class Span:
     start: int
     end: int
 
+    def __contains__(self, offset: int) -> bool:
+        return self.start <= offset < self.end
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -115,13 +118,31 @@ class Function:
     result: str
     parameters: tuple[Parameter, ...]
     template: bool
-    defined: bool
+    body: Span | None  # `{` ... `}` where it is defined here
     at_file_scope: bool  # (not a member of a class)
     span: Span
 
     @property
     def kernel(self) -> bool:
         return "global" in self.spaces
+
+    @property
+    def defined(self) -> bool:
+        return self.body is not None
+
+    @property
+    def device_code(self) -> bool:
+        """Its body runs on the device only (it is __global__ or __device__, not also __host__)."""
+        return bool(self.spaces & {"global", "device"}) and "host" not in self.spaces
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of a function declared at file scope (`clock()`, `cudaLaunchKernel(...)`)."""
+
+    function: str
+    span: Span
+    arguments: tuple[Span, ...]
 
 
 @dataclass(frozen=True)
@@ -131,7 +152,19 @@ class Variable:
     type: str
     extern: bool
     at_file_scope: bool
+    initialized: bool
+    valid: bool  # Clang read the declaration without an error (else `type` may be a guess)
     span: Span  # the declaration, from its first token to the end of its declarator
+    name_span: Span  # the declarator's name
+    statement: Span | None  # in a function: the declaration statement, to its `;` (else None)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A use of a variable that has a CUDA memory space and is declared at file scope."""
+
+    variable: Span  # the variable's name where it is declared
+    span: Span  # the use (in a macro's expansion: where the macro is used)
 
 
 @dataclass(frozen=True)
@@ -165,6 +198,10 @@ class Source:
     path: Path
     functions: list[Function] = field(default_factory=list)
     variables: list[Variable] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    assembly: list[Span] = field(default_factory=list)  # `asm(...)` statements
+    asserts: list[Span] = field(default_factory=list)  # `assert`, used or in a macro's body
     launches: list[Launch] = field(default_factory=list)
     # `<<<` in the body of a macro that the file defines (the launch is made where it is used)
     macro_launches: list[Span] = field(default_factory=list)
@@ -294,18 +331,23 @@ def parse(
     wanted = {str(path), *(str(h.resolve()) for h in headers)}
     if local_headers:
         wanted |= {
-            name
-            for inclusion in tu.get_includes()
-            if not system_or_emu(name := inclusion.include.name)
+            name for inclusion in tu.get_includes() if not system_or_emu(name := inclusion.include.name)
         }
+    statement: Span | None = None  # the declaration statement the walk is in
     for cursor in walk(tu.cursor, wanted):
         kind = kind_name(cursor)
+        if kind == "DECL_STMT":
+            statement = span(cursor)
         if kind in ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD"):
             source.functions.append(function(cursor, kind == "FUNCTION_TEMPLATE"))
         elif kind == "VAR_DECL":
-            found = variable(cursor)
+            found = variable(cursor, statement)
             if found is not None:
                 source.variables.append(found)
+        elif kind == "DECL_REF_EXPR":
+            found_reference = reference(cursor)
+            if found_reference is not None:
+                source.references.append(found_reference)
         elif kind == "CALL_EXPR":
             file = cursor.location.file.name
             if file not in texts:
@@ -313,8 +355,16 @@ def parse(
             found = launch(cursor, texts[file], runs if file == str(path) else {})
             if found is not None:
                 source.launches.append(found)
-        elif kind == "MACRO_DEFINITION" and b"<<" in texts.get(cursor.location.file.name, b"<<"):
+            elif (found_call := call(cursor)) is not None:
+                source.calls.append(found_call)
+        elif kind == "ASM_STMT":
+            source.assembly.append(span(cursor))
+        elif kind == "MACRO_INSTANTIATION" and cursor.spelling == "assert":
+            source.asserts.append(location_span(cursor))
+        elif kind == "MACRO_DEFINITION":
             source.macro_launches += [widened(span, runs) for span in chevrons(tu, cursor.extent)]
+            name = location_span(cursor)  # (a macro named assert is not a use of it)
+            source.asserts += [s for s in identifiers(tu, cursor.extent, "assert") if s != name]
     source.unread_launches = unread_launches(ci, tu, path, source)
     return source
 
@@ -328,6 +378,15 @@ def system_or_emu(file: str) -> bool:
 def widened(span: Span, runs: dict[int, int]) -> Span:
     """A `<<<` token's span over the chevrons as written (`<< <`)."""
     return Span(span.file, span.line, span.start, runs.get(span.start, span.end))
+
+
+def identifiers(tu: object, extent: object, name: str) -> list[Span]:
+    """The identifier `name` in a range of a file (a macro's body)."""
+    return [
+        Span(t.extent.start.file.name, t.extent.start.line, t.extent.start.offset, t.extent.end.offset)
+        for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
+        if t.kind.name == "IDENTIFIER" and t.spelling == name
+    ]
 
 
 def chevrons(tu: object, extent: object) -> list[Span]:
@@ -406,21 +465,93 @@ def function(cursor: object, template: bool) -> Function:
         for p in children
         if kind_name(p) == "PARM_DECL"
     )
-    defined = any(kind_name(c) == "COMPOUND_STMT" for c in children)
+    body = next((span(c) for c in children if kind_name(c) == "COMPOUND_STMT"), None)
     result = cursor.result_type.spelling  # type: ignore[attr-defined]
     at_file_scope = kind_name(cursor.semantic_parent) in FILE_SCOPES  # type: ignore[attr-defined]
     name = cursor.spelling  # type: ignore[attr-defined]
-    return Function(name, spaces, result, parameters, template, defined, at_file_scope, span(cursor))
+    return Function(name, spaces, result, parameters, template, body, at_file_scope, span(cursor))
 
 
-def variable(cursor: object) -> Variable | None:
-    children = list(cursor.get_children())  # type: ignore[attr-defined]
-    spaces = [VARIABLE_SPACES[k] for c in children if (k := kind_name(c)) in VARIABLE_SPACES]
-    if not spaces:
+def call(cursor: object) -> Call | None:
+    """A call of a function declared at file scope, else None (a method, a function pointer...)."""
+    target = cursor.referenced  # type: ignore[attr-defined]
+    if target is None or kind_name(target) != "FUNCTION_DECL":
         return None
-    at_file_scope = kind_name(cursor.semantic_parent) in FILE_SCOPES  # type: ignore[attr-defined]
+    if kind_name(target.semantic_parent) not in FILE_SCOPES:
+        return None
+    arguments = tuple(span(a) for a in cursor.get_arguments())  # type: ignore[attr-defined]
+    return Call(target.spelling, span(cursor), arguments)
+
+
+def memory_space(children: Sequence[object]) -> str | None:
+    """A variable's CUDA memory space, from its declaration's attributes (None: the host's)."""
+    return next((VARIABLE_SPACES[k] for c in children if (k := kind_name(c)) in VARIABLE_SPACES), None)
+
+
+def variable(cursor: object, statement: Span | None) -> Variable | None:
+    """A variable with a CUDA memory space; `statement`: the last declaration statement the walk
+    entered (the variable's own when it lies inside it)."""
+    children = list(cursor.get_children())  # type: ignore[attr-defined]
+    space = memory_space(children)
+    if space is None:
+        return None
+    # (written where: an `extern` declaration in a function belongs to the namespace around it)
+    at_file_scope = kind_name(cursor.lexical_parent) in FILE_SCOPES  # type: ignore[attr-defined]
     extern = cursor.storage_class.name == "EXTERN"  # type: ignore[attr-defined]
-    return Variable(cursor.spelling, spaces[0], cursor.type.spelling, extern, at_file_scope, span(cursor))  # type: ignore[attr-defined]
+    initialized = has_initializer(cursor)
+    where, name = span(cursor), location_span(cursor)
+    inside = statement is not None and statement.file == where.file and where.start in statement
+    return Variable(
+        cursor.spelling,  # type: ignore[attr-defined]
+        space,
+        cursor.type.spelling,  # type: ignore[attr-defined]
+        extern,
+        at_file_scope,
+        initialized,
+        not invalid_declaration(cursor),
+        where,
+        name,
+        statement if inside and not at_file_scope else None,
+    )
+
+
+def invalid_declaration(cursor: object) -> bool:
+    lib = cindex().conf.lib
+    lib.clang_isInvalidDeclaration.argtypes = [cindex().Cursor]
+    return bool(lib.clang_isInvalidDeclaration(cursor))
+
+
+def has_initializer(cursor: object) -> bool:
+    """Whether a variable's declaration gives it a value (`= 3`, `(3)`, `{3}`); a class's default
+    construction, which Clang spells at the variable's name, is none."""
+    ci = cindex()
+    lib = ci.conf.lib
+    lib.clang_Cursor_getVarDeclInitializer.restype = ci.Cursor
+    lib.clang_Cursor_getVarDeclInitializer.argtypes = [ci.Cursor]
+    found = lib.clang_Cursor_getVarDeclInitializer(cursor)
+    if found == lib.clang_getNullCursor():
+        return False
+    name, value = location_span(cursor), span(found)
+    return not (name.start <= value.start and value.end <= name.end)
+
+
+def reference(cursor: object) -> Reference | None:
+    """A use of a file-scope variable that has a CUDA memory space, else None."""
+    target = cursor.referenced  # type: ignore[attr-defined]
+    if target is None or kind_name(target) != "VAR_DECL":
+        return None
+    if kind_name(target.lexical_parent) not in FILE_SCOPES:
+        return None
+    if memory_space(list(target.get_children())) is None:
+        return None
+    return Reference(location_span(target), span(cursor))
+
+
+def location_span(cursor: object) -> Span:
+    """The token a cursor is named by (a declaration's name, a reference's first token)."""
+    where = cursor.location  # type: ignore[attr-defined]
+    file = where.file.name if where.file else ""
+    return Span(file, where.line, where.offset, where.offset + len(cursor.spelling))  # type: ignore[attr-defined]
 
 
 def launch(cursor: object, text: bytes, runs: dict[int, int]) -> Launch | None:

@@ -27,7 +27,17 @@ struct source_location {
 }  // namespace std
 #endif
 
+// The emu's functions (and the standard library the prelude includes) are plain C++, callable
+// from a kernel as nvcc's device functions are: here they are __host__ __device__.
+// (What follows stays the host's: Clang declares `new` and `delete` for both sides itself, and a
+// class that these headers derive from or a function they overload may not change sides.)
+#include <cxxabi.h>
+#include <exception>
+#include <new>
+#include <optional>
+#pragma clang force_cuda_host_device begin
 #include "cudalab/emu/prelude.h"
+#pragma clang force_cuda_host_device end
 
 // What Clang calls to pass a launch's configuration (a kernel call's <<<...>>>).
 extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>  // (nvcc's runtime headers bring time.h in: clock() needs no include)
 #include <iostream>
 #include <memory>
 #include <string>
