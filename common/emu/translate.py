@@ -14,7 +14,9 @@ comment is none, `<< <` is one, and a file in any encoding keeps its bytes; an a
 reference parameter of the kernel becomes `::cudalab::emu::by_reference(arg)`, so the kernel gets
 the object itself, as on a GPU (launch.h). A launch Clang cannot read (an undeclared kernel, say)
 is an error with its line and Clang's first error. A launch in a macro's body is rewritten in the
-body, where Clang finds its `<<<`.
+body, where Clang finds its `<<<`, and one in a macro's argument (`CHECK((k<<<g, b>>>(x)))`) where
+it is written (Clang places it at the macro's name; its kernel and arguments are read around the
+`<<<`, as in a body).
 
 The same AST gives the other edits, each where Clang says it is written:
 
@@ -105,10 +107,6 @@ WORKBOOK_INCLUDE = cuda_ast.WORKBOOK_INCLUDE  # common/include
 IDENT = re.compile(r"[A-Za-z0-9_:]")
 NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
 CLOSE = re.compile(r">\s*>\s*>")
-VOID_CAST = re.compile(
-    r"\b(cudaLaunchCooperativeKernel|cudaLaunchKernel)\s*\(\s*"
-    r"(\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)"
-)
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 ANY_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"]+)"|<([^>]+)>)', re.M)
 DEVICE_FUNCTION = re.compile(r"\b(__global__|__device__)\b")
@@ -359,6 +357,72 @@ def device_code(source: cuda_ast.Source, file: str) -> list[range]:
     return [range(b.start, b.end) for b in bodies if b is not None and b.file == file]
 
 
+def macro_shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """`extern __shared__ T name[];` in a macro's body (the CUDA samples' SharedMemory<T>): the same
+    pointer as anywhere else, made from the body's tokens (the type is the macro's parameter)."""
+    edits = []
+    for body in source.shared_in_macros:
+        words = [t.spelling for t in body]
+        for first, word in enumerate(words):
+            if word != "extern" or body[first].span.file != file or ";" not in words[first:]:
+                continue
+            last = words.index(";", first)
+            statement = words[first + 1 : last]
+            empty = [k for k in range(1, len(statement) - 1) if statement[k : k + 2] == ["[", "]"]]
+            if "__shared__" not in statement or not empty:
+                continue
+            name, dims = statement[empty[0] - 1], "".join(statement[empty[0] + 2 :])
+            kept, depth, aligning = [], 0, False  # the type: no __shared__, __align__(n), alignas(n)
+            for w in statement[: empty[0] - 1]:
+                if w in ("__align__", "alignas") or aligning:
+                    depth += {"(": 1, ")": -1}.get(w, 0)
+                    aligning = w in ("__align__", "alignas") or depth > 0
+                elif w != "__shared__":
+                    kept.append(w)
+            element = f"::std::remove_extent_t<{' '.join(kept)}[]{dims}>"
+            text = (
+                f"auto* const {name} = reinterpret_cast<{element}*>(::cudalab::emu::builtins.dynamic_shared);"
+            )
+            start, end = offsets(body[first].span.start), offsets(body[last].span.end)
+            edits.append((start, end, text + " \\\n" * src.count("\n", start, end)))
+    return edits
+
+
+def registration_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """After each kernel that is not a template and is defined once in the file, a registration
+    by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so.
+    By its own parameter types, as Clang spells them: a header may declare an overload."""
+    kernels = [
+        f
+        for f in source.functions
+        if f.kernel and f.body and f.body.file == file and not f.template and f.at_file_scope
+    ]
+    edits = []
+    for f in kernels:
+        end = offsets(f.body.end) if f.body else 0
+        if sum(k.name == f.name for k in kernels) != 1 or src[end - 1 : end] != "}":
+            continue  # (an overload, or a kernel that a macro writes)
+        kernel = f"static_cast<void (*)({', '.join(p.type for p in f.parameters)})>({f.name})"
+        entry = f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{f.name}{{{kernel}}};"
+        edits.append((end, end, entry))
+    return edits
+
+
+LAUNCH_FUNCTIONS = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
+
+
+def void_cast_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """cudaLaunchCooperativeKernel((void *)kernel, ...) -> (kernel, ...): the emu's launch APIs
+    take the kernel with its type, to know its parameters."""
+    edits = []
+    for c in source.calls:
+        if c.function in LAUNCH_FUNCTIONS and c.span.file == file and c.uncast and c.uncast[0] is not None:
+            kernel, operand = c.arguments[0], c.uncast[0]
+            uncast = src[offsets(operand.start) : offsets(operand.end)]
+            edits.append((offsets(kernel.start), offsets(kernel.end), uncast))
+    return edits
+
+
 def assert_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
     """assert(...) -> cudalab_assert(...): a failed assert in a kernel fails its launch."""
     edits = []
@@ -482,36 +546,6 @@ def in_macro(src: str, pos: int) -> bool:
     return src[start:pos].lstrip().startswith("#")
 
 
-def rewrite_void_casts(src: str) -> str:
-    """cudaLaunchCooperativeKernel((void *)kernel, ...) -> (kernel, ...): the emu's launch APIs
-    take the kernel with its type, to know its parameters."""
-    mask = code_mask(src)
-    out: list[str] = []
-    done = 0
-    for m in VOID_CAST.finditer(src):
-        if not mask[m.start()]:
-            continue
-        cast_start = m.start(2)
-        out.append(src[done:cast_start])
-        if m.group(2).startswith("reinterpret_cast"):  # reinterpret_cast<void*>(kernel)
-            open_ = m.end(2)
-            while src[open_].isspace():
-                open_ += 1
-            close = open_
-            depth = 0
-            while close < len(src):
-                depth += {"(": 1, ")": -1}.get(src[close], 0)
-                if depth == 0:
-                    break
-                close += 1
-            out.append(src[open_ + 1 : close])
-            done = close + 1
-        else:
-            done = m.end(2)
-    out.append(src[done:])
-    return "".join(out)
-
-
 def function_bodies(src: str, mask: list[bool]) -> list[tuple[int, int, int]]:
     """(the __global__ or __device__ keyword, its function's `{`, its `}`) for every definition; a
     declaration or a __device__ variable (a `;` or `=` first) has none."""
@@ -562,47 +596,6 @@ def ptx_call(src: str, at: int) -> tuple[str, int] | None:
     if read is not None and read.group(1) in SPECIAL_REGISTERS:
         return f"({read.group(2).strip()} = ::cudalab::emu::ptx::{read.group(1)}())", read.end()
     return None
-
-
-def register_kernels(src: str, signatures: dict[str, list[str]]) -> str:
-    """After each kernel that is not a template and is defined once in the file, a registration
-    by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so.
-    `signatures`: each kernel's parameter types, as Clang spells them."""
-    mask = code_mask(src)
-    found: list[tuple[str, list[str], int]] = []
-    for keyword, start, end in function_bodies(src, mask):
-        if not src.startswith("__global__", keyword):
-            continue
-        head = src[keyword:start]
-        before = max(src.rfind(c, 0, keyword) for c in ";{}")
-        if re.search(r"\btemplate\b", src[before + 1 : keyword]) or "<" in head.split("(")[0]:
-            continue
-        opens, depth = [], 0  # the parameter list: the last parenthesised group at the top
-        for k, c in enumerate(head):
-            if c == "(":
-                if depth == 0:
-                    opens.append(k)
-                depth += 1
-            elif c == ")":
-                depth -= 1
-        name = re.search(r"(\w+)\s*$", head[: opens[-1]]) if opens else None
-        if name and name.group(1) in signatures:
-            found.append((name.group(1), signatures[name.group(1)], end))
-    counts: dict[str, int] = {}
-    for name, _, _ in found:
-        counts[name] = counts.get(name, 0) + 1
-    out: list[str] = []
-    done = 0
-    for name, params, end in found:
-        if counts[name] != 1:
-            continue
-        # By its own signature: a header may declare an overload of the same name.
-        kernel = f"static_cast<void (*)({', '.join(params)})>({name})"
-        out.append(src[done : end + 1])
-        out.append(f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{name}{{{kernel}}};")
-        done = end + 1
-    out.append(src[done:])
-    return "".join(out)
 
 
 # Kernels whose threads can run as coroutines (the module's docstring). The rules are conservative:
@@ -1049,21 +1042,16 @@ def translate(
         raw = src.encode("utf-8", "surrogateescape")
         source = cuda_ast.parse(Path(path), data=raw)
     file = str(Path(path).resolve())
-    signatures = {
-        f.name: [p.type for p in f.parameters]
-        for f in source.functions
-        if f.span.file == file and f.kernel and f.defined and not f.template and f.at_file_scope
-    }
     twins = twin_functions(src, included)
     mask = code_mask(src)
     defined = {f[0] for f in named_functions(src, mask) if src.startswith("__global__", f[2])}
     launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins.kernels
     offsets = CharacterOffsets(raw)
     edits = launch_edits(src, launch_sites(src, raw, source, file), twins=launchable)
-    for more in (shared_edits, assert_edits, clock_edits, ptx_edits):
+    edit_kinds = (shared_edits, macro_shared_edits, assert_edits, clock_edits, ptx_edits, void_cast_edits)
+    for more in (*edit_kinds, registration_edits):
         edits += more(src, source, file, offsets)
-    body = rewrite_void_casts(applied(src, edits))
-    body = add_coroutine_twins(register_kernels(body, signatures), twins, path)
+    body = add_coroutine_twins(applied(src, edits), twins, path)
     thrust = THRUST_AS_ON_CUDA if THRUST_INCLUDE.search(src) else ""
     return f'{PRELUDE}{thrust}#line 1 "{path}"\n{body}'
 

@@ -116,6 +116,20 @@ class ExternShared(unittest.TestCase):
         self.assertTrue(out.startswith(";\n"), out)
         self.assertIn(f"({DYNAMIC.format('int[]')})[1] = 2;", out)
 
+    def test_in_a_macros_body_from_its_tokens(self) -> None:
+        """The CUDA samples' SharedMemory<T>: a macro that declares the array of its parameter."""
+        src = (
+            "#define SHARED_ARRAY(t, n) \\\n"
+            "  __device__ t* n##_start() {  \\\n"
+            "    extern __shared__ __align__(8) t n[];  \\\n"
+            "    return n;  \\\n"
+            "  }\n"
+            "SHARED_ARRAY(int, s_int)\n"
+        )
+        out = body(src)
+        self.assertIn(f"    auto* const n = {DYNAMIC.format('t[]')};  \\\n", out)
+        self.assertEqual(out.count("\n"), src.count("\n"))
+
     def test_an_undeclared_type_stays_as_written(self) -> None:
         out = body("__global__ void k() { extern __shared__ Unknown s[]; }")
         self.assertIn("extern __shared__ Unknown s[];", out)
@@ -194,6 +208,15 @@ class RealCode(unittest.TestCase):
         self.assertEqual(out.count("\n"), src.count("\n"))
         self.assertIn("\\\n", out)
 
+    def test_launch_in_a_macros_argument(self) -> None:
+        """The CUDA samples' checkKernelErrors((k<<<g, b>>>(a))): the launch is in the file's text."""
+        src = (
+            program("")
+            + "#define CHECK(expr) do { expr; } while (0)\nvoid next() { CHECK((k<<<g, b>>>(a))); }\n"
+        )
+        out = body(src)
+        self.assertIn('CHECK((::cudalab::emu::Launch("k", __FILE__, __LINE__, g, b)(', out)
+
     def test_assert_fails_the_launch_but_includes_stay(self) -> None:
         out = body("#include <assert.h>\nvoid f(int x) { assert(x > 0); static_assert(1); }\n")
         self.assertIn("#include <assert.h>", out)
@@ -201,10 +224,12 @@ class RealCode(unittest.TestCase):
         self.assertIn("static_assert(1)", out)
 
     def test_void_cast_of_a_launched_kernel_is_removed(self) -> None:
-        out = body("cudaLaunchCooperativeKernel((void *)reduce, g, b, args);")
-        self.assertEqual(out, "cudaLaunchCooperativeKernel(reduce, g, b, args);")
-        out = body("cudaLaunchKernel(reinterpret_cast<void*>(k<int>), g, b, args);")
-        self.assertEqual(out, "cudaLaunchKernel(k<int>, g, b, args);")
+        kernels = "__global__ void reduce(int* x) {}\ntemplate <class T> __global__ void k(T* x) {}\n"
+        head = kernels + "void f(dim3 g, dim3 b, void** args) {\n"
+        out = body(head + "  cudaLaunchCooperativeKernel((void *)reduce, g, b, args);\n}\n")
+        self.assertIn("\n  cudaLaunchCooperativeKernel(reduce, g, b, args);\n", out)
+        out = body(head + "  cudaLaunchKernel(reinterpret_cast<void*>(k<int>), g, b, args);\n}\n")
+        self.assertIn("\n  cudaLaunchKernel(k<int>, g, b, args);\n", out)
 
 
 class LocalHeaders(unittest.TestCase):
@@ -316,6 +341,7 @@ class KernelRegistration(unittest.TestCase):
         out = body(
             "__global__ void __launch_bounds__(256) k(float* x) { x[0] = 1; }\n"
             "template <class T> __global__ void t(T* x) {}\n"
+            "template <> __global__ void t<int>(int* x) {}\n"
             "__device__ int helper() { return 1; }\n"
         )
         self.assertIn(
@@ -325,7 +351,7 @@ class KernelRegistration(unittest.TestCase):
         )
         self.assertNotIn("cudalab_kernel_entry_t", out)
         self.assertNotIn("cudalab_kernel_entry_helper", out)
-        self.assertEqual(out.count("\n"), 3)
+        self.assertEqual(out.count("\n"), 4)
 
     def test_comments_in_the_parameters_stay_out_of_the_registration(self) -> None:
         out = body("__global__ void fill(int* out,  // where\n int n /* how many ) */) {}\n")

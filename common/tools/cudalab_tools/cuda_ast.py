@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import re
 import subprocess
 import sys
@@ -143,6 +144,8 @@ class Call:
     function: str
     span: Span
     arguments: tuple[Span, ...]
+    # per argument: where it is an explicit cast to `void*` (`(void*)k`), the expression cast
+    uncast: tuple[Span | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,12 @@ class Variable:
     span: Span  # the declaration, from its first token to the end of its declarator
     name_span: Span  # the declarator's name
     statement: Span | None  # in a function: the declaration statement, to its `;` (else None)
+
+
+@dataclass(frozen=True)
+class Token:
+    spelling: str
+    span: Span
 
 
 @dataclass(frozen=True)
@@ -202,8 +211,11 @@ class Source:
     calls: list[Call] = field(default_factory=list)
     assembly: list[Span] = field(default_factory=list)  # `asm(...)` statements
     asserts: list[Span] = field(default_factory=list)  # `assert`, used or in a macro's body
+    # the bodies of the macros that declare `__shared__` variables, as tokens
+    shared_in_macros: list[tuple[Token, ...]] = field(default_factory=list)
     launches: list[Launch] = field(default_factory=list)
-    # `<<<` in the body of a macro that the file defines (the launch is made where it is used)
+    # `<<<` in the body of a macro that the file defines (the launch is made where it is used),
+    # or in a macro's argument (`CHECK((k<<<g, b>>>(x)))`): Clang's ranges there are the macro's
     macro_launches: list[Span] = field(default_factory=list)
     # `<<<` in the file's code that is no launch Clang could read (an undeclared kernel, say)
     unread_launches: list[Span] = field(default_factory=list)
@@ -323,7 +335,7 @@ def parse(
         raise FrontEndError(f"{path}: error: Clang cannot parse it ({e})") from None
     source = Source(path)
     source.errors = [
-        Diagnostic(d.location.file.name if d.location.file else str(path), d.location.line, d.spelling)
+        Diagnostic(file_name(d.location.file) if d.location.file else str(path), d.location.line, d.spelling)
         for d in tu.diagnostics
         if d.severity >= ci.Diagnostic.Error
     ]
@@ -334,12 +346,15 @@ def parse(
             name for inclusion in tu.get_includes() if not system_or_emu(name := inclusion.include.name)
         }
     statement: Span | None = None  # the declaration statement the walk is in
+    macro_uses: list[Span] = []
     for cursor in walk(tu.cursor, wanted):
         kind = kind_name(cursor)
         if kind == "DECL_STMT":
             statement = span(cursor)
         if kind in ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD"):
-            source.functions.append(function(cursor, kind == "FUNCTION_TEMPLATE"))
+            # (an explicit specialization, `template <> __global__ void k<int>()`, is a template's)
+            template = kind == "FUNCTION_TEMPLATE" or cursor.get_num_template_arguments() > 0
+            source.functions.append(function(cursor, template))
         elif kind == "VAR_DECL":
             found = variable(cursor, statement)
             if found is not None:
@@ -359,13 +374,19 @@ def parse(
                 source.calls.append(found_call)
         elif kind == "ASM_STMT":
             source.assembly.append(span(cursor))
-        elif kind == "MACRO_INSTANTIATION" and cursor.spelling == "assert":
-            source.asserts.append(location_span(cursor))
+        elif kind == "MACRO_INSTANTIATION":
+            if cursor.spelling == "assert":
+                source.asserts.append(location_span(cursor))
+            macro_uses.append(span(cursor))
         elif kind == "MACRO_DEFINITION":
             source.macro_launches += [widened(span, runs) for span in chevrons(tu, cursor.extent)]
             name = location_span(cursor)  # (a macro named assert is not a use of it)
             source.asserts += [s for s in identifiers(tu, cursor.extent, "assert") if s != name]
-    source.unread_launches = unread_launches(ci, tu, path, source)
+            if b"__shared__" in texts.get(cursor.location.file.name, b"__shared__"):
+                body = tokens(tu, cursor.extent)[1:]  # (after the macro's name)
+                if any(t.spelling == "__shared__" for t in body):
+                    source.shared_in_macros.append(body)
+    source.unread_launches = unread_launches(ci, tu, path, source, runs, macro_uses)
     return source
 
 
@@ -380,10 +401,26 @@ def widened(span: Span, runs: dict[int, int]) -> Span:
     return Span(span.file, span.line, span.start, runs.get(span.start, span.end))
 
 
+def tokens(tu: object, extent: object) -> tuple[Token, ...]:
+    """The tokens in a range of a file."""
+    return tuple(
+        Token(
+            t.spelling,
+            Span(
+                file_name(t.extent.start.file),
+                t.extent.start.line,
+                t.extent.start.offset,
+                t.extent.end.offset,
+            ),
+        )
+        for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
+    )
+
+
 def identifiers(tu: object, extent: object, name: str) -> list[Span]:
     """The identifier `name` in a range of a file (a macro's body)."""
     return [
-        Span(t.extent.start.file.name, t.extent.start.line, t.extent.start.offset, t.extent.end.offset)
+        Span(file_name(t.extent.start.file), t.extent.start.line, t.extent.start.offset, t.extent.end.offset)
         for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
         if t.kind.name == "IDENTIFIER" and t.spelling == name
     ]
@@ -392,7 +429,7 @@ def identifiers(tu: object, extent: object, name: str) -> list[Span]:
 def chevrons(tu: object, extent: object) -> list[Span]:
     """The `<<<` tokens in a range of a file."""
     return [
-        Span(t.extent.start.file.name, t.extent.start.line, t.extent.start.offset, t.extent.end.offset)
+        Span(file_name(t.extent.start.file), t.extent.start.line, t.extent.start.offset, t.extent.end.offset)
         for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
         if t.kind.name == "PUNCTUATION" and t.spelling == "<<<"  # (a comment may not be UTF-8)
     ]
@@ -417,19 +454,27 @@ def skipped_ranges(ci: ModuleType, tu: object, path: Path) -> list[tuple[int, in
         lib.clang_disposeSourceRangeList(found)
 
 
-def unread_launches(ci: ModuleType, tu: object, path: Path, source: Source) -> list[Span]:
+def unread_launches(
+    ci: ModuleType, tu: object, path: Path, source: Source, runs: dict[int, int], macro_uses: list[Span]
+) -> list[Span]:
     """`<<<` in the file's code (not skipped by the preprocessor, not in a macro's body) where
-    Clang read no launch: it could not make sense of the kernel or its arguments."""
+    Clang read no launch: it could not make sense of the kernel or its arguments. One in the
+    arguments of a macro whose use holds a launch Clang read goes to `source.macro_launches`."""
     read = {launch.opening.start for launch in source.launches if not launch.in_macro}
     read |= {span.start for span in source.macro_launches}
     skipped = skipped_ranges(ci, tu, path)
-    return [
-        span
-        for span in chevrons(tu, tu.cursor.extent)  # type: ignore[attr-defined]
-        if span.file == str(path)
-        and span.start not in read
-        and not any(start <= span.start < end for start, end in skipped)
-    ]
+    # (a launch in a macro's use is placed at the macro's name: the use holds its `<<<`)
+    at = {launch.kernel.start for launch in source.launches if launch.in_macro}
+    uses = [(use.start, use.end) for use in macro_uses if use.start in at]
+    unread = []
+    for span in chevrons(tu, tu.cursor.extent):  # type: ignore[attr-defined]
+        if span.file != str(path) or span.start in read or any(a <= span.start < b for a, b in skipped):
+            continue
+        if any(a <= span.start < b for a, b in uses):
+            source.macro_launches.append(widened(span, runs))
+        else:
+            unread.append(span)
+    return unread
 
 
 def walk(cursor: object, files: set[str], top: bool = True) -> Iterator[object]:
@@ -445,9 +490,20 @@ def walk(cursor: object, files: set[str], top: bool = True) -> Iterator[object]:
             yield from walk(child, files, False)
 
 
+def file_name(file: object) -> str:
+    """A file's path as the records give it: absolute, without `..` or links (a header found
+    through `-Isrc/../inc` is the same file as `inc/x.h`)."""
+    return real_path(file.name)  # type: ignore[attr-defined]
+
+
+@functools.cache
+def real_path(name: str) -> str:
+    return os.path.realpath(name)
+
+
 def span(cursor: object) -> Span:
     extent = cursor.extent  # type: ignore[attr-defined]
-    file = extent.start.file.name if extent.start.file else ""
+    file = file_name(extent.start.file) if extent.start.file else ""
     return Span(file, extent.start.line, extent.start.offset, extent.end.offset)
 
 
@@ -479,8 +535,26 @@ def call(cursor: object) -> Call | None:
         return None
     if kind_name(target.semantic_parent) not in FILE_SCOPES:
         return None
-    arguments = tuple(span(a) for a in cursor.get_arguments())  # type: ignore[attr-defined]
-    return Call(target.spelling, span(cursor), arguments)
+    given = list(cursor.get_arguments())  # type: ignore[attr-defined]
+    return Call(
+        target.spelling, span(cursor), tuple(span(a) for a in given), tuple(cast_to_void(a) for a in given)
+    )
+
+
+CASTS = ("CSTYLE_CAST_EXPR", "CXX_REINTERPRET_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
+
+
+def cast_to_void(expression: object) -> Span | None:
+    """The expression that `(void*)e`, `reinterpret_cast<void*>(e)`... casts, else None."""
+    while kind_name(expression) == "UNEXPOSED_EXPR" and len(inner := list(expression.get_children())) == 1:  # type: ignore[attr-defined]
+        expression = inner[0]
+    if kind_name(expression) not in CASTS:
+        return None
+    target = expression.type.get_canonical()  # type: ignore[attr-defined]
+    if target.kind.name != "POINTER" or target.get_pointee().kind.name != "VOID":
+        return None
+    operand = list(expression.get_children())[-1]  # type: ignore[attr-defined]
+    return span(operand)
 
 
 def memory_space(children: Sequence[object]) -> str | None:
@@ -550,7 +624,7 @@ def reference(cursor: object) -> Reference | None:
 def location_span(cursor: object) -> Span:
     """The token a cursor is named by (a declaration's name, a reference's first token)."""
     where = cursor.location  # type: ignore[attr-defined]
-    file = where.file.name if where.file else ""
+    file = file_name(where.file) if where.file else ""
     return Span(file, where.line, where.offset, where.offset + len(cursor.spelling))  # type: ignore[attr-defined]
 
 
