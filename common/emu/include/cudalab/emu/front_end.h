@@ -32,6 +32,7 @@ struct source_location {
 // (What follows stays the host's: Clang declares `new` and `delete` for both sides itself, and a
 // class that these headers derive from or a function they overload may not change sides.)
 #include <cxxabi.h>
+
 #include <exception>
 #include <new>
 #include <optional>
