@@ -478,7 +478,11 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
     thread_local: right, since a worker runs one block at a time, but unchecked)."""
 
     def written(v: cuda_ast.Variable) -> bool:
-        return src[offsets(v.name_span.start) : offsets(v.name_span.end)] == v.name
+        """Its name is where Clang says (not in a macro's expansion); in another file: on disk."""
+        name = v.name_span
+        if name.file == file:
+            return src[offsets(name.start) : offsets(name.end)] == v.name
+        return file_bytes(name.file)[name.start : name.end] == v.name.encode()
 
     def slot(v: cuda_ast.Variable) -> str:
         return f'cudalab_slot_{v.name}{{"{v.name}", __FILE__, __LINE__}}'
@@ -536,6 +540,11 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
             raise TranslateError(src, start, message)
         edits.append((start, end, f"({copy(v)})"))
     return edits
+
+
+@functools.cache
+def file_bytes(path: str) -> bytes:
+    return Path(path).read_bytes()
 
 
 def in_macro(src: str, pos: int) -> bool:

@@ -256,6 +256,19 @@ class LocalHeaders(unittest.TestCase):
             self.assertIn(f'#include "{(root / "src" / "plain.h").resolve()}"', text)
             self.assertIn((root / "src" / "plain.h").resolve(), translation.read)
 
+    def test_a_headers_file_scope_shared_variable_is_the_blocks_copy_where_it_is_used(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "src" / "inc").mkdir(parents=True)
+            (root / "src" / "inc" / "shm.cuh").write_text("#pragma once\n__shared__ int counter;\n")
+            main_cu = root / "src" / "main.cu"
+            main_cu.write_text('#include "../src/inc/shm.cuh"\n__global__ void k() { counter = 0; }\n')
+            target = root / "out" / "main.cu.cpp"
+            translate.Translation(root / "out" / "main.cu.cpp.headers").file(main_cu, target)
+            self.assertIn("(::cudalab::emu::shared<int>(cudalab_slot_counter)) = 0;", target.read_text())
+            header = next((root / "out").rglob("shm.cuh.cpp")).read_text()
+            self.assertIn('static ::cudalab::emu::SharedSlot cudalab_slot_counter{"counter"', header)
+
     def test_the_workbooks_kernel_header_is_translated_from_anywhere(self) -> None:
         with tempfile.TemporaryDirectory() as d:
             root = Path(d)
