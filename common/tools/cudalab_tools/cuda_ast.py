@@ -1,7 +1,8 @@
 """The Clang front end: reads a CUDA file as Clang does and returns what the workbook's tools need
-as records (kernels and functions with their parameters, __shared__/__constant__/__device__
-variables, kernel launches with exact source ranges), so that no tool reads CUDA with its own
-pattern matching.
+as records (kernels and functions with their parameters and bodies, __shared__/__constant__/
+__device__ variables and the uses of those at file scope, kernel launches, calls of file-scope
+functions, inline assembly, `assert`s, with exact source ranges), so that no tool reads CUDA with
+its own pattern matching. Records name files by their real path.
 
 How: libclang (the `libclang` package from PyPI, version 18, which ./setup.sh installs into
 .deps/python; a libclang of version 16 or newer found elsewhere works too) parses the file as CUDA,
@@ -13,10 +14,16 @@ variable is shared, and `kernel<<<grid, block>>>(args)` is a kernel call whose c
 parses. Offsets are in bytes, as Clang counts them, so a file in any encoding is rewritten exactly.
 
 Limitations:
-- Device code is parsed as the host side sees it: a kernel's call of an overloaded emu function
-  (atomicAdd) is an error to Clang (a host function called from device code). Those errors are
-  not the front end's to report (the compiler that builds the program reports real ones):
-  `Source.errors` keeps them for a tool that needs a clean parse.
+- Device code is parsed as the host side sees it. The prelude's functions are `__host__
+  __device__` there (front_end.h), but those of emu headers a program includes after it
+  (cooperative_groups.h, mma.h, curand_kernel.h) are host functions, so a kernel's call of one is
+  an error to Clang and no call in the AST. Those errors are not the front end's to report (the
+  compiler that builds the program reports real ones): `Source.errors` keeps them for a tool that
+  needs a clean parse.
+- Only the file's own code and its local headers are walked (not the system's or the emu's).
+- In a macro's expansion, Clang places everything at the macro's name: a launch there is marked
+  `in_macro` (its `<<<` is in `Source.macro_launches`), and a variable's or a use's name span does
+  not hold its name (callers check the text).
 - `<< <` and `>> >` (spaces that nvcc accepts in a launch) are joined before parsing, on the
   tokens of Clang's own lexer, so columns and lines stay where they were.
 """
