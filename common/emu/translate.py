@@ -93,6 +93,7 @@ import argparse
 import functools
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -242,11 +243,11 @@ class LaunchSite(NamedTuple):
     references: tuple[tuple[int, int], ...] = ()
 
 
-def launch_sites(src: str, raw: bytes, source: cuda_ast.Source, file: str) -> list[LaunchSite]:
-    """The launches that the front end read in `file` (whose bytes are `raw` and text `src`): each
-    from the AST, and each in the body of a macro (the `<<<` is where the macro's text has it; the
-    kernel expression and the arguments are the macro's tokens around it)."""
-    offsets = CharacterOffsets(raw)
+def launch_sites(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[LaunchSite]:
+    """The launches that the front end read in `file` (whose text is `src`; `offsets`: its
+    characters at the front end's byte offsets): each from the AST, and each in the body of a macro
+    (the `<<<` is where the macro's text has it; the kernel expression and the arguments are the
+    macro's tokens around it)."""
     unread = [span for span in source.unread_launches if span.file == file]
     if unread:
         errors = [e for e in source.errors if e.file == file] or source.errors
@@ -393,14 +394,15 @@ def registration_edits(src: str, source: cuda_ast.Source, file: str, offsets: Ch
     by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so.
     By its own parameter types, as Clang spells them: a header may declare an overload."""
     kernels = [
-        f
+        (f, f.body)
         for f in source.functions
         if f.kernel and f.body and f.body.file == file and not f.template and f.at_file_scope
     ]
+    defined = Counter(f.name for f, _ in kernels)
     edits = []
-    for f in kernels:
-        end = offsets(f.body.end) if f.body else 0
-        if sum(k.name == f.name for k in kernels) != 1 or src[end - 1 : end] != "}":
+    for f, body in kernels:
+        end = offsets(body.end)
+        if defined[f.name] != 1 or src[end - 1 : end] != "}":
             continue  # (an overload, or a kernel that a macro writes)
         kernel = f"static_cast<void (*)({', '.join(p.type for p in f.parameters)})>({f.name})"
         entry = f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{f.name}{{{kernel}}};"
@@ -545,6 +547,18 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
 @functools.cache
 def file_bytes(path: str) -> bytes:
     return Path(path).read_bytes()
+
+
+# Each file's edits besides its launches, in no order (none overlap).
+EDITS = (
+    shared_edits,
+    macro_shared_edits,
+    assert_edits,
+    clock_edits,
+    ptx_edits,
+    void_cast_edits,
+    registration_edits,
+)
 
 
 def in_macro(src: str, pos: int) -> bool:
@@ -1030,7 +1044,7 @@ def translate_for_checker(
     file, offsets = str(source.path), CharacterOffsets(raw)
     device = [range(offsets(r.start), offsets(r.stop)) for r in device_code(source, file)]
     edits = [(r.start, r.stop, ";" + "\n" * src.count("\n", r.start, r.stop)) for r in device]
-    sites = [s for s in launch_sites(src, raw, source, file) if not any(s.start in r for r in device)]
+    sites = [s for s in launch_sites(src, source, file, offsets) if not any(s.start in r for r in device)]
     body = applied(src, edits + launch_edits(src, sites, checker=True))
     return f'{PRELUDE}#include "cudalab/remote/checker.h"\n#line 1 "{path}"\n{body}'
 
@@ -1056,9 +1070,8 @@ def translate(
     defined = {f[0] for f in named_functions(src, mask) if src.startswith("__global__", f[2])}
     launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins.kernels
     offsets = CharacterOffsets(raw)
-    edits = launch_edits(src, launch_sites(src, raw, source, file), twins=launchable)
-    edit_kinds = (shared_edits, macro_shared_edits, assert_edits, clock_edits, ptx_edits, void_cast_edits)
-    for more in (*edit_kinds, registration_edits):
+    edits = launch_edits(src, launch_sites(src, source, file, offsets), twins=launchable)
+    for more in EDITS:
         edits += more(src, source, file, offsets)
     body = add_coroutine_twins(applied(src, edits), twins, path)
     thrust = THRUST_AS_ON_CUDA if THRUST_INCLUDE.search(src) else ""

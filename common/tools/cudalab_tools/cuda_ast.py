@@ -79,7 +79,19 @@ def cindex() -> ModuleType:
     found = re.search(r"version (\d+)", text)
     if found is None or int(found.group(1)) < OLDEST_CLANG:
         raise FrontEndError(f"{text} is too old (needs {OLDEST_CLANG} or newer): run ./setup.sh")
+    # The functions these bindings do not wrap, declared once.
+    lib = ci.conf.lib
+    lib.clang_getSkippedRanges.restype = ctypes.POINTER(SourceRangeList)
+    lib.clang_getSkippedRanges.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(SourceRangeList)]
+    lib.clang_isInvalidDeclaration.argtypes = [ci.Cursor]
+    lib.clang_Cursor_getVarDeclInitializer.restype = ci.Cursor
+    lib.clang_Cursor_getVarDeclInitializer.argtypes = [ci.Cursor]
     return ci
+
+
+class SourceRangeList(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.c_void_p)]
 
 
 @functools.cache
@@ -408,26 +420,20 @@ def widened(span: Span, runs: dict[int, int]) -> Span:
     return Span(span.file, span.line, span.start, runs.get(span.start, span.end))
 
 
+def token_span(token: object) -> Span:
+    extent = token.extent  # type: ignore[attr-defined]
+    return Span(file_name(extent.start.file), extent.start.line, extent.start.offset, extent.end.offset)
+
+
 def tokens(tu: object, extent: object) -> tuple[Token, ...]:
     """The tokens in a range of a file."""
-    return tuple(
-        Token(
-            t.spelling,
-            Span(
-                file_name(t.extent.start.file),
-                t.extent.start.line,
-                t.extent.start.offset,
-                t.extent.end.offset,
-            ),
-        )
-        for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
-    )
+    return tuple(Token(t.spelling, token_span(t)) for t in tu.get_tokens(extent=extent))  # type: ignore[attr-defined]
 
 
 def identifiers(tu: object, extent: object, name: str) -> list[Span]:
     """The identifier `name` in a range of a file (a macro's body)."""
     return [
-        Span(file_name(t.extent.start.file), t.extent.start.line, t.extent.start.offset, t.extent.end.offset)
+        token_span(t)
         for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
         if t.kind.name == "IDENTIFIER" and t.spelling == name
     ]
@@ -436,22 +442,15 @@ def identifiers(tu: object, extent: object, name: str) -> list[Span]:
 def chevrons(tu: object, extent: object) -> list[Span]:
     """The `<<<` tokens in a range of a file."""
     return [
-        Span(file_name(t.extent.start.file), t.extent.start.line, t.extent.start.offset, t.extent.end.offset)
+        token_span(t)
         for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
         if t.kind.name == "PUNCTUATION" and t.spelling == "<<<"  # (a comment may not be UTF-8)
     ]
 
 
-class SourceRangeList(ctypes.Structure):
-    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.c_void_p)]
-
-
 def skipped_ranges(ci: ModuleType, tu: object, path: Path) -> list[tuple[int, int]]:
     """The byte ranges of the file that the preprocessor skipped (`#if 0` ... `#endif`)."""
     lib = ci.conf.lib
-    lib.clang_getSkippedRanges.restype = ctypes.POINTER(SourceRangeList)
-    lib.clang_getSkippedRanges.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(SourceRangeList)]
     file = ci.File.from_name(tu, str(path))
     found = lib.clang_getSkippedRanges(tu.obj, file.obj)  # type: ignore[attr-defined]
     try:
@@ -597,18 +596,13 @@ def variable(cursor: object, statement: Span | None) -> Variable | None:
 
 
 def invalid_declaration(cursor: object) -> bool:
-    lib = cindex().conf.lib
-    lib.clang_isInvalidDeclaration.argtypes = [cindex().Cursor]
-    return bool(lib.clang_isInvalidDeclaration(cursor))
+    return bool(cindex().conf.lib.clang_isInvalidDeclaration(cursor))
 
 
 def has_initializer(cursor: object) -> bool:
     """Whether a variable's declaration gives it a value (`= 3`, `(3)`, `{3}`); a class's default
     construction, which Clang spells at the variable's name, is none."""
-    ci = cindex()
-    lib = ci.conf.lib
-    lib.clang_Cursor_getVarDeclInitializer.restype = ci.Cursor
-    lib.clang_Cursor_getVarDeclInitializer.argtypes = [ci.Cursor]
+    lib = cindex().conf.lib
     found = lib.clang_Cursor_getVarDeclInitializer(cursor)
     if found == lib.clang_getNullCursor():
         return False
