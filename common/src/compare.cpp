@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cudalab/data.h"
+#include "cudalab/records.h"
 #include "wrong_result.h"
 
 namespace cudalab {
@@ -47,7 +48,19 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
       .never_written = [got, unwritten](size_t i) { return unwritten(got[i]); },
   };
   if (evidence.cols == 0) evidence.rows = 0;
-  if (std::string p = detail::wrong_result_pattern(evidence); !p.empty()) s << "  " << p << "\n";
+  std::string found = detail::wrong_result_pattern(evidence);
+  const std::optional<detail::WrongMap> map = detail::where_wrong(evidence);
+  if (map) found += (found.empty() ? "" : "\n  ") + map->english();
+  if (!found.empty()) s << "  " << found << "\n";
+  records::Record record("wrong_elements");
+  record.text("output", name).count("elements", n).count("wrong", evidence.wrong.size());
+  if (map)
+    record.count("rows", map->rows)
+        .count("cols", map->cols)
+        .count("mark_rows", map->mark_rows)
+        .count("mark_cols", map->mark_cols)
+        .texts("cells", map->cells);
+  records::write(record.text("text", s.str()));
   return s.str();
 }
 

@@ -4,12 +4,13 @@
 // Each finding is tried in turn; the first that fits every wrong element is said, with what it
 // usually means: nothing written, the end never written, NaN or Inf, all zeros, a constant factor,
 // a shift by k, a transposed layout, only the last partial block, only a border, only rows or
-// columns from some on, wrong elements every p-th. A small map shows where the
+// columns from some on, wrong elements every p-th. A small map (where_wrong) shows where the
 // wrong (X) and never-written (o) elements lie (a 2D output as rows, a 1D output as one row).
 #include "wrong_result.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -163,8 +164,12 @@ std::string periodic(const Evidence& e) {
   return "";
 }
 
-// The output seen as `out_rows` x `out_cols` (a 1D output: one row).
-std::string map(const Evidence& e, size_t out_rows, size_t out_cols) {
+}  // namespace
+
+std::optional<WrongMap> where_wrong(const Evidence& e) {
+  const bool two_d = e.cols > 0 && e.rows > 1;
+  if (!two_d && e.n <= 1) return std::nullopt;
+  const size_t out_rows = two_d ? e.rows : 1, out_cols = two_d ? e.cols : e.n;
   const size_t rows = std::min(out_rows, kMapRows), cols = std::min(out_cols, kMapCols);
   std::vector<std::string> grid(rows, std::string(cols, '.'));
   for (size_t i : e.wrong) {
@@ -174,16 +179,18 @@ std::string map(const Evidence& e, size_t out_rows, size_t out_cols) {
   if (std::all_of(grid.begin(), grid.end(), [](const std::string& line) {
         return line.find_first_not_of('X') == std::string::npos;
       }))
-    return "";  // everywhere: the map would say nothing
-  std::ostringstream s;
-  s << "Where the wrong elements are (" << out_rows << " x " << out_cols << ", each mark "
-    << (out_rows + rows - 1) / rows << " x " << (out_cols + cols - 1) / cols
-    << " elements; X wrong, o never written, . right):\n";
-  for (const std::string& line : grid) s << "    " << line << "\n";
-  return s.str();
+    return std::nullopt;  // everywhere: the map would say nothing
+  return WrongMap{out_rows, out_cols, (out_rows + rows - 1) / rows, (out_cols + cols - 1) / cols,
+                  std::move(grid)};
 }
 
-}  // namespace
+std::string WrongMap::english() const {
+  std::ostringstream s;
+  s << "Where the wrong elements are (" << rows << " x " << cols << ", each mark " << mark_rows
+    << " x " << mark_cols << " elements; X wrong, o never written, . right):\n";
+  for (const std::string& line : cells) s << "    " << line << "\n";
+  return s.str();
+}
 
 std::string wrong_result_pattern(const Evidence& e) {
   const size_t unwritten = static_cast<size_t>(
@@ -218,10 +225,6 @@ std::string wrong_result_pattern(const Evidence& e) {
           "The wrong elements were never written: some threads skip their element or the "
           "index computation leaves gaps.";
   }
-  const bool two_d = e.cols > 0 && e.rows > 1;
-  if (two_d || e.n > 1)
-    if (const std::string where = two_d ? map(e, e.rows, e.cols) : map(e, 1, e.n); !where.empty())
-      found += (found.empty() ? "" : "\n  ") + where;
   return found;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,18 @@ struct Evidence {
   std::function<bool(size_t)> never_written;    // got[i] is still the poison
 };
 
-// The pattern of the wrong elements and what it usually means, and for a 2D output a map of
-// where they are ("" when nothing stands out).
+// The pattern of the wrong elements and what it usually means ("" when nothing stands out).
 std::string wrong_result_pattern(const Evidence& evidence);
+
+// Where the wrong elements are: the output (rows x cols; a 1D output is one row) drawn as at
+// most 12 x 48 marks, each covering mark_rows x mark_cols elements: 'X' (one of them is wrong),
+// 'o' (wrong because never written), '.' (all right).
+struct WrongMap {
+  size_t rows = 0, cols = 0, mark_rows = 0, mark_cols = 0;
+  std::vector<std::string> cells;  // a string of marks per row
+  std::string english() const;
+};
+// The map, where it says something (not for one element, nor when every mark is 'X').
+std::optional<WrongMap> where_wrong(const Evidence& evidence);
 
 }  // namespace cudalab::detail

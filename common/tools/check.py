@@ -18,10 +18,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from cudalab_tools import build_log, gtest, labs, rubric, symbols
+from cudalab_tools import gtest, labs, records, rubric, symbols
 from cudalab_tools.build_log import useful_build_errors
 from cudalab_tools.gtest import TestVerdict
 from cudalab_tools.lab_result import LabResult
@@ -80,15 +81,16 @@ def run_tests(build: Path, lab: str, result: LabResult, jobs: int) -> None:
         ([t for t in tests if "Performance" in t], 1),
     ):
         with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-            verdicts = pool.map(lambda t: gtest.run_test(program, t, TEST_SECONDS, env), chosen)
-            for test, (verdict, message, _) in zip(chosen, verdicts, strict=True):
-                if verdict == TestVerdict.PASSED:
+            runs = pool.map(lambda t: gtest.run_test(program, t, TEST_SECONDS, env), chosen)
+            for test, done in zip(chosen, runs, strict=True):
+                if done.verdict == TestVerdict.PASSED:
                     result.passed.append(test)
-                elif verdict == TestVerdict.SKIPPED:
+                elif done.verdict == TestVerdict.SKIPPED:
                     result.skipped.append(test)
                 else:
                     result.failed.append(test)
-                    result.messages[test] = message or "(the test printed nothing)"
+                    result.messages[test] = done.message or "(the test printed nothing)"
+                    result.records[test] = done.records
 
 
 def write_junit(path: Path, results: dict[str, LabResult]) -> None:
@@ -107,28 +109,30 @@ def write_junit(path: Path, results: dict[str, LabResult]) -> None:
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def counters_report(build: Path, lab: str, tests: str = "*") -> str:
-    """CUDALAB_REPORT=1 on emu: the memory counters of the lab's kernels over the tests that
-    `tests` (a GoogleTest filter) selects, after the [ ROOFLINE ] lines of those tests (their
-    kernels' FLOPs and the sectors they moved)."""
+def counted_run(build: Path, lab: str, tests: str = "*") -> tuple[list[dict], str]:
+    """CUDALAB_REPORT=1 on emu, over the tests of the lab that `tests` (a GoogleTest filter)
+    selects: the records of its kernels' memory counters and of its counting tests' rooflines
+    (records.py), and the table of the counters as the emu printed it."""
     program = build / "labs" / f"{lab}-labs"
     if not program.exists():
-        return ""
-    env = {**os.environ, "CUDALAB_REPORT": "1"}
-    try:
-        r = subprocess.run(
-            [str(program), f"--gtest_filter={tests}"],
-            text=True,
-            errors="replace",
-            capture_output=True,
-            env=env,
-            timeout=TEST_SECONDS,
-        )
-    except subprocess.TimeoutExpired:
-        return "(the counted run took longer than its time limit)"
-    start = r.stderr.find("cudalab emu report")
-    roofline = "".join(line + "\n" for line in r.stdout.splitlines() if line.startswith("[ ROOFLINE ]"))
-    return roofline + (r.stderr[start:].strip() if start >= 0 else "(no instrumented kernel ran)")
+        return [], ""
+    with tempfile.TemporaryDirectory(prefix="cudalab-counted-") as scratch:
+        written = Path(scratch) / "records.jsonl"
+        env = {**os.environ, "CUDALAB_REPORT": "1", "CUDALAB_RECORDS": str(written)}
+        try:
+            r = subprocess.run(
+                [str(program), f"--gtest_filter={tests}"],
+                text=True,
+                errors="replace",
+                capture_output=True,
+                env=env,
+                timeout=TEST_SECONDS,
+            )
+        except subprocess.TimeoutExpired:
+            return [], "(the counted run took longer than its time limit)"
+        start = r.stderr.find("cudalab emu report")
+        table = r.stderr[start:].strip() if start >= 0 else "(no instrumented kernel ran)"
+        return [o for o in records.read_file(written) if o["kind"] != "diagnostic"], table
 
 
 def save_results(build: Path, results: dict[str, LabResult], built: list[str], on_emu: bool) -> None:
@@ -138,18 +142,21 @@ def save_results(build: Path, results: dict[str, LabResult], built: list[str], o
     saved.mkdir(parents=True, exist_ok=True)
     for lab, r in results.items():
         tests = labs.counting_tests(lab) if on_emu and lab in built else []
-        counters = counters_report(build, lab, ":".join(tests)) if tests else ""
-        record = {"result": dataclasses.asdict(r), "counters": counters}
+        counted = counted_run(build, lab, ":".join(tests))[0] if tests else []
+        record = {"result": dataclasses.asdict(r), "counted": counted}
         (saved / f"{lab}.json").write_text(json.dumps(record, indent=1) + "\n")
 
 
-def latest_results(build: Path) -> list[tuple[LabResult, str]]:
-    """Every lab's latest result and counters (save_results), in the labs' order."""
+def latest_results(build: Path) -> list[tuple[LabResult, list[dict]]]:
+    """Every lab's latest result and the records of its counting tests (save_results), in the
+    labs' order."""
     found = []
     for lab in labs.select(None):
-        record = read_json(build / "report" / "labs" / f"{lab}.json")
-        if record:
-            found.append((LabResult(**record["result"]), record["counters"]))
+        saved = read_json(build / "report" / "labs" / f"{lab}.json")
+        try:
+            found.append((LabResult(**saved["result"]), saved["counted"]))
+        except (TypeError, KeyError):  # none, or saved by an older make check: checked again later
+            continue
     return found
 
 
@@ -167,7 +174,7 @@ def write_page(build: Path, on_emu: bool) -> str:
         references=[r for r in map(read_json, REFERENCE_BENCHES) if r],
         own=own if own and own.get("backend") == "cuda" and own.get("source") == "labs" else None,
         backend="emu" if on_emu else "cuda",
-        reports={r.lab: counters for r, counters in latest if counters},
+        counted={r.lab: counted for r, counted in latest if counted},
         lab_folders={r.lab: ROOT / "labs" / r.lab for r, _ in latest},
     )
     return str(report.write(build / "report" / "index.html", html))
@@ -203,7 +210,7 @@ def table(results: list[LabResult]) -> str:
 def print_failures(lab: str, r: LabResult) -> None:
     """Each failed test with its message; tests that failed for the same problem the emu diagnosed
     once, the others named ("and 6 more for the same problem")."""
-    reasons = {test: build_log.diagnosis(r.messages[test]) for test in r.failed}
+    reasons = {test: records.first_problem(r.records.get(test, [])) for test in r.failed}
     told: set[str] = set()
     for test in r.failed:
         reason = reasons[test]
@@ -271,7 +278,7 @@ def main() -> int:
     on_emu = "CUDALAB_BACKEND:INTERNAL=emu" in (build / "CMakeCache.txt").read_text()
     if os.environ.get("CUDALAB_REPORT") and on_emu:
         for lab in built:
-            print(f"\n=== {lab}: {counters_report(build, lab)}")
+            print(f"\n=== {lab}: {counted_run(build, lab)[1]}")
     print()
     print(table(list(results.values())))
     save_results(build, results, built, on_emu)

@@ -34,6 +34,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# The tools package: beside this file in the workbook; in share/cudalab where cmake installed it.
+sys.path.append(str(Path(__file__).resolve().parent.parent / "share" / "cudalab"))
+from cudalab_tools import records  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -404,10 +408,8 @@ def run_with_report(program: Path, args: list[str], timeout: str, folders: list[
             file=sys.stderr,
         )
         return 2
-    code, stopped, errors = execute(program, args, timeout, count=True)
-    html = report.render_run(
-        program=program.name, status=code, stopped=stopped, report=errors, folders=folders
-    )
+    code, stopped, found = execute(program, args, timeout, count=True)
+    html = report.render_run(program=program.name, status=code, stopped=stopped, found=found, folders=folders)
     print(
         f"cudalab: report: {report.write(program.with_name(program.name + '.html'), html)}", file=sys.stderr
     )
@@ -418,39 +420,31 @@ def run(program: Path, args: list[str], timeout: str) -> int:
     return execute(program, args, timeout, count=False)[0]
 
 
-def execute(program: Path, args: list[str], timeout: str, count: bool) -> tuple[int, str, str]:
+def execute(program: Path, args: list[str], timeout: str, count: bool) -> tuple[int, str, list[dict]]:
     """Runs the program, its output passed through; its exit status (1 when a check stopped a
     kernel and the program did not notice), the check that stopped one, and (`count`: with the
-    emu's counters on) what it printed to stderr."""
+    emu's counters on) the records it wrote (cudalab_tools/records.py)."""
     with tempfile.TemporaryDirectory() as scratch:
-        status_file = Path(scratch) / "status"
         # Reads of memory nobody wrote are warnings here: real programs sometimes read garbage
         # they then ignore (the labs' tests keep them errors).
+        written = Path(scratch) / "records.jsonl"
         env = dict(
             os.environ,
             CUDALAB_EMU_TIMEOUT=timeout,
             CUDALAB_EMU_PROGRESS="1",
             CUDALAB_EMU_UNWRITTEN="warn",
-            CUDALAB_RUN_STATUS=str(status_file),
+            CUDALAB_RECORDS=str(written),
         )
         if count:
             env["CUDALAB_REPORT"] = "1"
-        errors: list[str] = []
         try:
-            with subprocess.Popen(
-                [str(program), *args],
-                env=env,
-                stderr=subprocess.PIPE if count else None,
-                text=True,
-                errors="replace",
-            ) as process:
-                for line in process.stderr if count else ():  # passed through as it comes
-                    sys.stderr.write(line)
-                    errors.append(line)
+            with subprocess.Popen([str(program), *args], env=env) as process:
+                pass
             code = process.returncode
         except KeyboardInterrupt:
             code = 130
-        stopped = status_file.read_text().strip() if status_file.exists() else ""
+        found = records.read_file(written)
+    stopped = records.first_error(found)
     if code < 0:
         print(f"cudalab: {program.name} was killed by signal {-code}", file=sys.stderr)
         code = 128 - code
@@ -458,7 +452,7 @@ def execute(program: Path, args: list[str], timeout: str, count: bool) -> tuple[
         print(f"cudalab: a check stopped a kernel of {program.name} (the first error):", file=sys.stderr)
         print(f"  {stopped}", file=sys.stderr)
         code = code or 1  # a program that did not notice still fails
-    return code, stopped, "".join(errors)
+    return code, stopped, found
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from cudalab_tools.gtest import TestVerdict, list_tests, run_test
 def skeleton_fails(binary: str) -> int:
     passed = []
     for test in list_tests(Path(binary)):
-        verdict, _, _ = run_test(Path(binary), test, timeout=120)  # decided as make check decides
+        verdict = run_test(Path(binary), test, timeout=120).verdict  # decided as make check decides
         if verdict == TestVerdict.SKIPPED:
             print(f"skipped          {test}")
         elif verdict == TestVerdict.PASSED:

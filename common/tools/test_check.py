@@ -47,7 +47,7 @@ class Page(unittest.TestCase):
             fixed = LabResult("01_vector_add", passed=["VectorAdd.One"], points={"VectorAdd.One": 1.0})
             check.save_results(build, {fixed.lab: fixed}, [fixed.lab], on_emu=False)
             latest = check.latest_results(build)
-        self.assertEqual([(r, counters) for r, counters in latest], [(fixed, ""), (other, "")])
+        self.assertEqual([(r, counted) for r, counted in latest], [(fixed, []), (other, [])])
 
 
 class SharedBuild(unittest.TestCase):

@@ -1,16 +1,17 @@
 """Tests of make check's report page (common/tools/cudalab_tools/report.py): what it reads from the
-tests' messages and the emu's counters, what the page holds, and the page in a real browser
+records of the tests and the emu's counters, what the page holds, and the page in a real browser
 (headless Chromium, where installed: .ci/run installs it)."""
 
 from __future__ import annotations
 
-import re
+import json
 import shutil
 import subprocess
 import tempfile
 import unittest
 from pathlib import Path
 
+from cudalab_tools import records
 from cudalab_tools.lab_result import LabResult
 
 missing = ""
@@ -21,7 +22,8 @@ except ImportError as e:
     report, missing = None, e.name
 needs_the_libraries = unittest.skipIf(report is None, f"the page needs {missing}: ./setup.sh installs it")
 
-# The tail of a real failure of lab 04 (the store's guard with I and K swapped), as compare.h words it.
+# The tail of a real failure of lab 04 (the store's guard with I and K swapped), as compare.h words it,
+# and its record.
 MESSAGE = """P: 20 of 45 elements are wrong (an element passes when |got - expected| <= 1e-05 * |expected|)
   P[5] = (never written), expected 0
   Columns 0..4 are right; the wrong elements are in columns 5..8: does the grid cover every column?
@@ -32,25 +34,59 @@ MESSAGE = """P: 20 of 45 elements are wrong (an element passes when |got - expec
     .....oooo
     .....oooo
 With TILE_WIDTH 16: <are there> ceil(J / TILE_WIDTH) phases?"""
+WRONG_ELEMENTS = {
+    "kind": "wrong_elements",
+    "output": "P",
+    "elements": 45,
+    "wrong": 20,
+    "rows": 5,
+    "cols": 9,
+    "mark_rows": 1,
+    "mark_cols": 1,
+    "cells": [".....oooo", ".....oooo", "....XXooo", ".....oooo", ".....oooo"],
+    "text": MESSAGE,
+}
 
-# The emu's counters report (CUDALAB_REPORT) of lab 04's counting test, with one line made
-# uncoalesced.
-COUNTERS = """cudalab emu report (CUDALAB_REPORT): memory requests per source line
+# The records of lab 04's counting test (CUDALAB_REPORT), with one line made uncoalesced.
+KERNEL = {"kernel": "tiledMatMulKernel<TILE_WIDTH>", "launches": 2}
 
-kernel tiledMatMulKernel<TILE_WIDTH>, 2 launch(es)
-  line                       access            requests sectors/wavef.    per request efficiency
-  kernel.cu:3         global load           1536           6144           4.00       100%
-  kernel.cu:3         shared store          1536           1536           1.00       100%
-  kernel.cu:4         global load           1536          49152          32.00        12%
-  kernel.cu:6         shared load          67584          67584           1.00       100%
-  kernel.cu:5         barrier                138 block passes
-"""
 
-# The counting tests' roofline lines (performance.h) as check.py puts them before the report: lab 04's
-# tiled kernel, and a skeleton's that moved nothing.
-ROOFLINE = """[ ROOFLINE ] tiledMatMul16: 983040 FLOPs, 8320 sectors in 1 launch(es) of tiledMatMulKernel<16>
-[ ROOFLINE ] tiledMatMul32: 983040 FLOPs, 0 sectors in 1 launch(es) of tiledMatMulKernel<16>
-"""
+def counters(line: int, access: str, requests: int, units: int, ideal_units: int) -> dict:
+    counted = {"access": access, "requests": requests, "units": units, "ideal_units": ideal_units}
+    return {"kind": "counters", **KERNEL, "at": {"file": "kernel.cu", "line": line}, **counted}
+
+
+COUNTERS = "".join(
+    json.dumps(r) + "\n"
+    for r in [
+        counters(3, "global load", 1536, 6144, 6144),
+        counters(3, "shared store", 1536, 1536, 1536),
+        counters(4, "global load", 1536, 49152, 6144),
+        counters(6, "shared load", 67584, 67584, 67584),
+        {
+            "kind": "events",
+            **KERNEL,
+            "at": {"file": "kernel.cu", "line": 5},
+            "event": "barrier",
+            "count": 138,
+        },
+    ]
+)
+
+# The counting tests' roofline records (performance.h): lab 04's tiled kernel, and a skeleton's that
+# moved nothing.
+ROOFLINE = "".join(
+    json.dumps({"kind": "roofline", "name": name, "flops": 983040, "sectors": sectors} | kernel) + "\n"
+    for name, sectors, kernel in [
+        ("tiledMatMul16", 8320, {"launches": 1, "kernel": "tiledMatMulKernel<16>"}),
+        ("tiledMatMul32", 0, {"launches": 1, "kernel": "tiledMatMulKernel<16>"}),
+    ]
+)
+
+
+def typed(text: str) -> list:
+    return records.typed(records.parse_lines(text))
+
 
 # make bench's JSON, cut to what the roofline reads: the ceilings and one lab 04 kernel.
 REFERENCE = {
@@ -95,6 +131,7 @@ def a_page(folder: Path) -> Path:
         failed=["Tiled16.NotMultiplesOfTile", "Tiled16.Empty"],
         points={"Tiled16.OneByOne": 2, "Tiled16.NotMultiplesOfTile": 3, "Tiled16.Empty": 1},
         messages={"Tiled16.NotMultiplesOfTile": MESSAGE, "Tiled16.Empty": "returned <cudaErrorInvalidValue>"},
+        records={"Tiled16.NotMultiplesOfTile": [WRONG_ELEMENTS], "Tiled16.Empty": []},
     )
     broken = LabResult(
         "05_convolution_halo", build_error="convolution.cu:12: error: 'Mask_Width' was not declared"
@@ -102,7 +139,7 @@ def a_page(folder: Path) -> Path:
     html = report.render(
         [lab, broken],
         backend="emu",
-        reports={"04_tiled_matmul": ROOFLINE + COUNTERS},
+        counted={"04_tiled_matmul": records.parse_lines(ROOFLINE + COUNTERS)},
         lab_folders={"04_tiled_matmul": folder, "05_convolution_halo": folder},
         references=[REFERENCE],
     )
@@ -111,25 +148,19 @@ def a_page(folder: Path) -> Path:
 
 @needs_the_libraries
 class Reading(unittest.TestCase):
-    def test_the_map_of_wrong_elements_is_read_from_the_message(self) -> None:
-        m = report.wrong_map(MESSAGE)
-        assert m is not None
+    def test_the_map_of_wrong_elements_is_read_from_its_record(self) -> None:
+        (m,) = records.wrong_maps([WRONG_ELEMENTS])
         self.assertEqual((m.rows, m.cols), (5, 9))
         self.assertEqual(len(m.cells), 5)
         self.assertEqual(m.cells[2], "....XXooo")
-        self.assertIsNone(report.wrong_map("P: 3 of 45 elements are wrong\n  P[1] = 2, expected 1"))
+        unmapped = {k: v for k, v in WRONG_ELEMENTS.items() if k not in ("rows", "cols", "cells")}
+        self.assertEqual(records.wrong_maps([unmapped]), [])
 
     def test_the_counting_tests_kernels_are_read_for_the_roofline(self) -> None:
-        self.assertEqual(report.counted_work(ROOFLINE + COUNTERS), {"tiledMatMul16": (983040.0, 8320)})
-
-    def test_the_line_performance_h_prints_is_the_line_read(self) -> None:
-        header = (Path(__file__).parents[1] / "include" / "cudalab" / "performance.h").read_text()
-        (printf,) = re.findall(r'std::printf\("(\[ ROOFLINE \][^"]*)\\n"', header)
-        line = printf.replace("%llu", "%d").replace("%zu", "%d") % ("vecAddKernel", 16384, 6144, 1, "k")
-        self.assertEqual(report.counted_work(line), {"vecAddKernel": (16384.0, 6144)})
+        self.assertEqual(report.counted_work(typed(ROOFLINE + COUNTERS)), {"tiledMatMul16": (983040.0, 8320)})
 
     def test_counters_are_read_per_line_and_access(self) -> None:
-        c = report.line_counters(COUNTERS)
+        c = report.line_counters(typed(COUNTERS))
         self.assertEqual(sorted(c), [("kernel.cu", 3), ("kernel.cu", 4), ("kernel.cu", 6)])
         self.assertEqual([x.access for x in c[("kernel.cu", 3)]], ["global load", "shared store"])
         (uncoalesced,) = c[("kernel.cu", 4)]
@@ -178,7 +209,7 @@ class Page(unittest.TestCase):
         self.assertAlmostEqual(roofline.counted_point("k", 1e9, 1, roofs).gflops, 50600.0)  # flat roof
 
     def test_a_lab_with_counted_kernels_only_gets_a_roofline(self) -> None:
-        counted = report.counted_work(ROOFLINE)
+        counted = report.counted_work(typed(ROOFLINE))
         self.assertIsNotNone(report.lab_roofline("07_averaging_filter", REFERENCE, None, counted))
         self.assertIsNone(report.lab_roofline("07_averaging_filter", REFERENCE, None, {}))
 

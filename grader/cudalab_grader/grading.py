@@ -40,6 +40,7 @@ from cudalab_tools.gtest import (
     report_verdicts,
     signal_of,
 )
+from cudalab_tools.records import read_file, wrong_maps
 
 from . import submissions, workbook
 from .files import read_regular_file, remove_tree
@@ -76,11 +77,13 @@ def _build_log(outcome: Outcome) -> str:
 
 @dataclass(frozen=True)
 class TestRun:
-    """One run of a lab's tests: how it ended, GoogleTest's report (None: none), what it printed."""
+    """One run of a lab's tests: how it ended, GoogleTest's report (None: none), what it printed,
+    and the records the checker wrote (cudalab_tools/records.py: the maps of wrong elements)."""
 
     ending: Ending
     report: bytes | None
     output: str
+    records: list[dict] = field(default_factory=list)
 
 
 # The checker's address space: the harness's inputs and references, and a reservation of the same
@@ -298,8 +301,15 @@ class Grader:
         done = self._run_gtest(job, lab, number, test, self.settings.test_limits)
         verdict, message = decide(test, done.ending, done.report, done.output)
         ratio, needed = report_speed(done.report, test) or (None, None)
+        maps = wrong_maps(done.records) if verdict == TestVerdict.FAILED else []
         return TestResult(
-            verdict, points, message[-6000:], ratio, needed, report_runner_reported(done.report, test)
+            verdict,
+            points,
+            message[-6000:],
+            ratio,
+            needed,
+            report_runner_reported(done.report, test),
+            maps[0] if maps else None,
         )
 
     def _run_gtest(self, job: Path, lab: str, number: int, test: str, limits: Limits) -> TestRun:
@@ -315,6 +325,7 @@ class Grader:
         checker = self.checkers / f"{lab}-checker"
         with tempfile.TemporaryDirectory(prefix="checker-", dir=self.work) as private:
             report_path = Path(private) / "result.json"
+            records_path = Path(private) / "records.jsonl"
             checker_end, runner_end = socket.socketpair()
             with checker_end, runner_end:
                 fd = checker_end.fileno()
@@ -325,6 +336,7 @@ class Grader:
                         "PATH": os.environ.get("PATH", ""),
                         "LANG": "C.UTF-8",
                         "CUDALAB_RUNNER_FD": str(fd),
+                        "CUDALAB_RECORDS": str(records_path),
                         # the checker names the harness's arrays from its source, compiled in the sandbox
                         "CUDALAB_SOURCE_MAP": f"{SRC}={self.base / HOST_PART[SRC]}",
                     },
@@ -360,8 +372,9 @@ class Grader:
                 process.wait()
             reader.join(timeout=10)
             report = read_regular_file(report_path, 4 << 20)
+            found = read_file(records_path)
         output = printed.decode("utf-8", "replace") + outcome.output
-        return TestRun(self._ending(outcome, process.returncode, limits), report, output)
+        return TestRun(self._ending(outcome, process.returncode, limits), report, output, found)
 
     @staticmethod
     def _ending(runner: Outcome, checker_status: int | None, limits: Limits) -> Ending:

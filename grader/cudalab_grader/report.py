@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from cudalab_tools import report as pages
+from cudalab_tools.records import WrongMap
 
 from .results import ClassResults, LabResult, LabStatus, StudentResult, TestVerdict
 
@@ -45,8 +46,9 @@ def write_results(path: Path, results: ClassResults) -> None:
     path.write_text(json.dumps(results.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def _lab_lines(lab: str, r: LabResult) -> tuple[str, list[tuple[str, str, str]]]:
-    """The lab's headline and its (title, status, message) items, for both feedback formats."""
+def _lab_lines(lab: str, r: LabResult) -> tuple[str, list[tuple[str, str, str, WrongMap | None]]]:
+    """The lab's headline and its (title, status, message, map of wrong elements) items, for both
+    feedback formats."""
     head = f"{lab}: {r.score:g} of {r.possible:g} points"
     if r.penalty:
         head += f" (late: {r.earned:g} minus {r.penalty * 100:g}%)"
@@ -54,13 +56,20 @@ def _lab_lines(lab: str, r: LabResult) -> tuple[str, list[tuple[str, str, str]]]
         head += " - " + ", ".join(f"{k} {v.earned:g}/{v.possible:g}" for k, v in sorted(r.categories.items()))
     items = []
     if r.status != LabStatus.GRADED:
-        items.append((r.status.title, r.status.value, without_escapes(r.message)))
+        items.append((r.status.title, r.status.value, without_escapes(r.message), None))
     else:
         for test, t in r.tests.items():
             if t.verdict == TestVerdict.FAILED:
-                items.append((f"{test} (0 of {t.possible:g} points)", "failed", without_escapes(t.message)))
+                items.append(
+                    (
+                        f"{test} (0 of {t.possible:g} points)",
+                        "failed",
+                        without_escapes(t.message),
+                        t.wrong_map,
+                    )
+                )
             elif t.verdict == TestVerdict.SKIPPED:
-                items.append((f"{test} (skipped on this backend, not counted)", "skipped", ""))
+                items.append((f"{test} (skipped on this backend, not counted)", "skipped", "", None))
     return head, items
 
 
@@ -97,7 +106,7 @@ def feedback_markdown(student: str, entry: StudentResult, results: ClassResults)
         out += [f"## {head}", ""]
         if not items:
             out += ["Every test passed.", ""]
-        for title, _, message in items:
+        for title, _, message, _ in items:
             out += [f"### {title}", ""]
             if message:
                 out += [*code_block(message), ""]
@@ -118,7 +127,8 @@ def feedback_html(student: str, entry: StudentResult, results: ClassResults) -> 
                 points=f"{r.score:g} / {r.possible:g}",
                 full=r.full_marks,
                 items=[
-                    pages.FeedbackItem(title, status, message.rstrip()) for title, status, message in items
+                    pages.FeedbackItem(title, status, message.rstrip(), wrong_map)
+                    for title, status, message, wrong_map in items
                 ],
             )
         )

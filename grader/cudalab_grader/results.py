@@ -4,10 +4,12 @@ statuses are enums whose values are the strings written there."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from cudalab_tools.gtest import TestVerdict
+from cudalab_tools.records import WrongMap
 
 
 class LabStatus(StrEnum):
@@ -40,6 +42,7 @@ class TestResult:
     # facts the verdict took from the runner, which the student's code shares (the checker's
     # report says which: "device_work", "live_allocations", "counters", "timings")
     runner_reported: tuple[str, ...] = ()
+    wrong_map: WrongMap | None = None  # where its output's wrong elements are (the checker's record)
 
     @property
     def points(self) -> float:
@@ -53,6 +56,8 @@ class TestResult:
             data["ratio"], data["needed"] = self.ratio, self.needed
         if self.runner_reported:
             data["runner_reported"] = list(self.runner_reported)
+        if self.wrong_map:
+            data["wrong_map"] = dataclasses.asdict(self.wrong_map)
         return data
 
     @classmethod
@@ -64,6 +69,9 @@ class TestResult:
             data.get("ratio"),
             data.get("needed"),
             tuple(data.get("runner_reported", ())),
+            WrongMap(**{**data["wrong_map"], "cells": tuple(data["wrong_map"]["cells"])})
+            if "wrong_map" in data
+            else None,
         )
 
 

@@ -11,13 +11,14 @@
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
+#include "diagnostic.h"
 
 namespace cudalab::emu {
 
 // A check failed inside a kernel: the running GPU thread stops where it is, and its block and the
-// launch fail with `code` and `message` (scheduler.cpp). Called on the thread's own fiber; never
+// launch fail with `code` and `found` (scheduler.cpp). Called on the thread's own fiber; never
 // returns (the thread's frames are given up, as a GPU that stops a kernel runs no destructors).
-[[noreturn]] void stop_thread(cudaError_t code, std::string message);
+[[noreturn]] void stop_thread(cudaError_t code, Diagnostic found);
 
 class SharedSpace;
 
@@ -29,7 +30,7 @@ struct BlockState {
   uint32_t epoch = 0;        // counts block starts and barriers on this worker
   uint32_t block_epoch = 0;  // the epoch this block started in
   SharedSpace* shared = nullptr;
-  std::string unwritten_read;  // the first read of unwritten shared memory, reported at the barrier
+  Diagnostic unwritten_read;  // the first read of unwritten shared memory, reported at the barrier
   // The "last block" pattern (a block's __threadfence() before an atomic, another block's atomic
   // that sees it, then its writes): blocks that fenced, and whether this block made an atomic.
   std::atomic<bool>* fenced = nullptr;  // per block of the launch, or nullptr (too many blocks)

@@ -35,13 +35,19 @@ std::string at(const void* pc) {
   return line.empty() ? std::string("an unknown line (build with -g)") : line;
 }
 
-void fault(const BlockState& b, const void* pc, cudaError_t code, const std::string& what) {
-  fault_at(b, at(pc), code, what);
+void fault(const BlockState& b, const void* pc, cudaError_t code, const char* check,
+           const std::string& what) {
+  fault_at(b, at(pc), code, check, what);
 }
 
-void fault_at(const BlockState& b, const std::string& where, cudaError_t code,
+void fault_at(const BlockState& b, const std::string& where, cudaError_t code, const char* check,
               const std::string& what) {
-  stop_thread(code, launch_site(*b.config) + ", " + who(b) + ", at " + where + ": " + what);
+  stop_thread(code, found_here(b, where, check, what));
+}
+
+Diagnostic found_here(const BlockState& b, const std::string& where, const char* check,
+                      const std::string& what) {
+  return in_kernel(*b.config, b.block, ::threadIdx, where, check, what);
 }
 
 std::string bytes_of(unsigned size) {
@@ -59,14 +65,15 @@ bool unwritten_reads_stop() {
   return stop;
 }
 
-void warn_once(const BlockState& b, const void* pc, const std::string& what) {
+void warn_once(const BlockState& b, const void* pc, const char* check, const std::string& what) {
   static std::mutex mutex;
   static std::set<std::string> told;
   const std::string line = at(pc);
   std::lock_guard<std::mutex> lock(mutex);
   if (!told.insert(line).second) return;
-  std::fprintf(stderr, "cudalab emu: warning: %s, %s, at %s: %s (told once per line)\n",
-               launch_site(*b.config).c_str(), who(b).c_str(), line.c_str(), what.c_str());
+  const Diagnostic found = found_here(b, line, check, what);
+  records::write(found.record(cudaSuccess).text("severity", "warning"));
+  std::fprintf(stderr, "cudalab emu: warning: %s (told once per line)\n", found.english().c_str());
 }
 
 void thread_fence() {
@@ -108,7 +115,7 @@ constexpr unsigned kStuckSamples = 4096;
   b.stuck_at.clear();
   b.stuck_samples = 0;
   fault(
-      b, at_last, cudaErrorLaunchTimeout,
+      b, at_last, cudaErrorLaunchTimeout, "time_limit",
       "the kernel was stopped here: it ran past its time limit (CUDALAB_EMU_TIMEOUT seconds) or "
       "was interrupted (Ctrl-C), and kept running " +
           lines +

@@ -14,18 +14,22 @@ namespace cudalab::emu {
 std::string dim(uint3 d);
 // "file.cu:12" of a code address, or a hint to build with -g.
 std::string at(const void* pc);
-// Stops the kernel of block `b` with `code`: the launch, block, thread and line, then `what`.
-[[noreturn]] void fault(const BlockState& b, const void* pc, cudaError_t code,
+// Stops the kernel of block `b` with `code`: `check` (its name in the records) found `what` in
+// the running thread at code address `pc`.
+[[noreturn]] void fault(const BlockState& b, const void* pc, cudaError_t code, const char* check,
                         const std::string& what);
 // The same, at a source line already worded (`where`: "file.cu:12").
 [[noreturn]] void fault_at(const BlockState& b, const std::string& where, cudaError_t code,
-                           const std::string& what);
+                           const char* check, const std::string& what);
+// What `check` found in the running thread of block `b` at `where`, as fault_at words it.
+Diagnostic found_here(const BlockState& b, const std::string& where, const char* check,
+                      const std::string& what);
 std::string bytes_of(unsigned size);
 // A read of memory nobody wrote stops the kernel (the labs' tests), or, with
 // CUDALAB_EMU_UNWRITTEN=warn (as `cudalab run` sets), is told once per source line and the kernel
 // goes on: real programs sometimes read garbage they then ignore.
 bool unwritten_reads_stop();
-void warn_once(const BlockState& b, const void* pc, const std::string& what);
+void warn_once(const BlockState& b, const void* pc, const char* check, const std::string& what);
 
 // The check of each kind of memory (check_access picks one).
 // Global memory (global_checks.cpp): inside a live array, not unwritten, one block writing a byte.

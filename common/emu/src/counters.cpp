@@ -13,6 +13,7 @@
 
 #include "block.h"
 #include "cudalab/emu/inspect.h"
+#include "cudalab/records.h"
 #include "errors.h"
 #include "memory.h"
 #include "symbolize.h"
@@ -374,20 +375,36 @@ void print_report() {
     std::fprintf(stderr, "  %-26s %-13s %12s %14s %14s %10s\n", "line", "access", "requests",
                  "sectors/wavef.", "per request", "efficiency");
     for (auto& [key, s] : entry.second) {
-      std::fprintf(
-          stderr, "  %-26s %-13s %12llu %14llu %14.2f %9.0f%%\n",
-          s.where.empty() ? "?" : s.where.c_str(),
-          (std::string(s.shared ? "shared " : "global ") + (s.store ? "store" : "load")).c_str(),
-          s.requests, s.transactions, double(s.transactions) / double(s.requests),
-          100.0 * double(s.ideal_transactions) / double(s.transactions));
+      const std::string access =
+          std::string(s.shared ? "shared " : "global ") + (s.store ? "store" : "load");
+      records::write(records::Record("counters")
+                         .text("kernel", name)
+                         .count("launches", entry.first)
+                         .site("at", s.where)
+                         .text("access", access)
+                         .count("requests", s.requests)
+                         .count("units", s.transactions)
+                         .count("ideal_units", s.ideal_transactions));
+      std::fprintf(stderr, "  %-26s %-13s %12llu %14llu %14.2f %9.0f%%\n",
+                   s.where.empty() ? "?" : s.where.c_str(), access.c_str(), s.requests,
+                   s.transactions, double(s.transactions) / double(s.requests),
+                   100.0 * double(s.ideal_transactions) / double(s.transactions));
     }
     for (auto& [where, e] : reported_events[name]) {
       const char* line = where.empty() ? "?" : where.c_str();
-      if (e.barrier_passes)
-        std::fprintf(stderr, "  %-26s %-13s %12llu block passes\n", line, "barrier",
-                     e.barrier_passes);
-      if (e.atomics)
-        std::fprintf(stderr, "  %-26s %-13s %12llu operations\n", line, "atomics", e.atomics);
+      const std::pair<const char*, unsigned long long> events[] = {{"barrier", e.barrier_passes},
+                                                                   {"atomics", e.atomics}};
+      for (auto [event, count] : events) {
+        if (count == 0) continue;
+        records::write(records::Record("events")
+                           .text("kernel", name)
+                           .count("launches", entry.first)
+                           .site("at", where)
+                           .text("event", event)
+                           .count("count", count));
+        std::fprintf(stderr, "  %-26s %-13s %12llu %s\n", line, event, count,
+                     event == std::string_view("barrier") ? "block passes" : "operations");
+      }
     }
   }
   std::fprintf(

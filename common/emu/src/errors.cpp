@@ -35,7 +35,7 @@ std::atomic<unsigned long> skipped{0};
 std::string first_failure;  // guarded by diagnostic_mutex
 
 // At exit, after a kernel was stopped: say so again if the program went on as if nothing
-// happened, and leave the error for `cudalab run` (CUDALAB_RUN_STATUS names a file).
+// happened.
 void report_at_exit() {
   std::string first;
   {
@@ -49,24 +49,19 @@ void report_at_exit() {
                  "later launch%s did nothing (the error is sticky; check the return value of "
                  "cudaDeviceSynchronize or cudaGetLastError after each launch).\n  %s\n",
                  n, n == 1 ? "" : "es", first.c_str());
-  if (const char* path = std::getenv("CUDALAB_RUN_STATUS"))
-    if (FILE* f = std::fopen(path, "w")) {
-      std::fprintf(f, "%s\n", first.c_str());
-      std::fclose(f);
-    }
 }
 
-void fail(cudaError_t error, const std::string& message) {
+void fail(cudaError_t error, const Diagnostic& diagnostic) {
   cudaError_t expected = cudaSuccess;
   if (sticky.compare_exchange_strong(expected, error)) {
     std::lock_guard<std::mutex> lock(diagnostic_mutex);
     if (first_failure.empty()) {
       static const bool registered = std::atexit(report_at_exit) == 0;
       (void)registered;
-      first_failure = std::string(cudaGetErrorName(error)) + ": " + message;
+      first_failure = std::string(cudaGetErrorName(error)) + ": " + diagnostic.english();
     }
   }
-  diagnose(message);
+  diagnose(diagnostic, error);
   set_last_error(error);
 }
 
@@ -74,10 +69,34 @@ void skipped_after_error() { ++skipped; }
 
 cudaError_t sticky_error() { return sticky.load(); }
 
-void diagnose(const std::string& message) {
+void diagnose(const Diagnostic& found, cudaError_t error) {
+  const std::string message = found.english();
+  records::write(found.record(error));
   std::lock_guard<std::mutex> lock(diagnostic_mutex);
   diagnostic = message;
   std::fprintf(stderr, "cudalab emu: %s\n", message.c_str());
+}
+
+std::string Diagnostic::english() const {
+  if (kernel.empty()) return problem;
+  std::string s = "kernel '" + kernel + "' (launched at " + launch + "), block (" +
+                  std::to_string(block.x) + "," + std::to_string(block.y) + "," +
+                  std::to_string(block.z) + "), thread (" + std::to_string(thread.x) + "," +
+                  std::to_string(thread.y) + "," + std::to_string(thread.z) + ")";
+  return s + (at.empty() ? "" : ", at " + at) + ": " + problem;
+}
+
+records::Record Diagnostic::record(cudaError_t error) const {
+  records::Record r("diagnostic");
+  if (error != cudaSuccess) r.text("error", cudaGetErrorName(error));
+  if (!check.empty()) r.text("check", check);
+  if (!kernel.empty()) {
+    r.text("kernel", kernel);
+    r.site("launch", launch);
+    r.triple("block", block.x, block.y, block.z).triple("thread", thread.x, thread.y, thread.z);
+    r.site("at", at);
+  }
+  return r.text("problem", problem).text("text", english());
 }
 
 void reset_errors() {
@@ -139,6 +158,19 @@ std::string allocation_site(const char* file, int line) {
 
 std::string launch_site(const LaunchConfig& c) {
   return "kernel '" + std::string(c.kernel) + "' (launched at " + site(c.file, c.line) + ")";
+}
+
+Diagnostic in_kernel(const LaunchConfig& c, uint3 block, uint3 thread, std::string at,
+                     std::string check, std::string problem) {
+  Diagnostic d;
+  d.check = std::move(check);
+  d.problem = std::move(problem);
+  d.kernel = c.kernel;
+  d.launch = site(c.file, c.line);
+  d.block = block;
+  d.thread = thread;
+  d.at = std::move(at);
+  return d;
 }
 
 }  // namespace cudalab::emu

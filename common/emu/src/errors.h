@@ -6,6 +6,7 @@
 
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/types.h"
+#include "diagnostic.h"
 
 namespace cudalab::emu {
 
@@ -13,11 +14,12 @@ namespace cudalab::emu {
 cudaError_t set_last_error(cudaError_t error);
 // An execution error: like a GPU context after a fault, every later call returns it until
 // cudaDeviceReset. The diagnostic explains it to the student.
-void fail(cudaError_t error, const std::string& diagnostic);
+void fail(cudaError_t error, const Diagnostic& diagnostic);
 // The sticky error, or cudaSuccess.
 cudaError_t sticky_error();
-// Prints the explanation on stderr and keeps it for last_diagnostic().
-void diagnose(const std::string& message);
+// Prints the explanation on stderr, keeps it for last_diagnostic() and writes its record
+// (`error`: what the program is given for it, if known here).
+void diagnose(const Diagnostic& diagnostic, cudaError_t error = cudaSuccess);
 // A launch or call did nothing because an earlier error stopped a kernel (counted for the report
 // at exit).
 void skipped_after_error();
@@ -32,5 +34,8 @@ std::string code_site(const char* file, int line);
 // site(), and the variable that the allocation on that line fills: "test_x.cu:52 (d_C)".
 std::string allocation_site(const char* file, int line);
 std::string launch_site(const LaunchConfig& config);
+// What a check found in thread `thread` of block `block` of the launch `config`, at `at`.
+Diagnostic in_kernel(const LaunchConfig& config, uint3 block, uint3 thread, std::string at,
+                     std::string check, std::string problem);
 
 }  // namespace cudalab::emu

@@ -142,12 +142,12 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     std::abort();
   }
   if (r == nullptr || a - reinterpret_cast<uintptr_t>(r->base) + size > r->bytes)
-    fault(*b, pc, cudaErrorIllegalAddress,
+    fault(*b, pc, cudaErrorIllegalAddress, "global_out_of_bounds",
           std::string(verb) + " memory outside every array: " + missed(r, a, size) +
               ". Guard the access with a bounds check (if (i < n)) or fix the index.");
   const auto base = reinterpret_cast<uintptr_t>(r->base);
   if (r->freed)
-    fault(*b, pc, cudaErrorIllegalAddress,
+    fault(*b, pc, cudaErrorIllegalAddress, "use_after_free",
           std::string(verb) + " the array allocated at " + r->where + " after cudaFree at " +
               r->freed_where + " released it");
   if (!r->shadow) return;
@@ -159,8 +159,8 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
       const std::string what = std::string(verb) + " " + element_of(*r, a, size) +
                                ", which nobody wrote since cudaMalloc: copy the input there with "
                                "cudaMemcpy (or cudaMemset it) before the kernel reads it";
-      if (unwritten_reads_stop()) fault(*b, pc, cudaErrorLaunchFailure, what);
-      warn_once(*b, pc, what);
+      if (unwritten_reads_stop()) fault(*b, pc, cudaErrorLaunchFailure, "unwritten_read", what);
+      warn_once(*b, pc, "unwritten_read", what);
       shadow.set(offset, size, kHostStamp);  // told: the same bytes are not checked again
       break;
     }
@@ -171,7 +171,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     const bool fenced = b->fenced && other_block && b->fenced[writer - b->launch_stamp].load();
     if (!store && !atomic && other_block && !fenced) {
       const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
-      fault(*b, pc, cudaErrorLaunchFailure,
+      fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
             "a read of " + element_of(*r, a, size) + ", which block " + dim(o) +
                 " also wrote in this launch" + other_writes(*b, r) +
                 ": blocks run in any order (and at once), so the read sees "
@@ -182,7 +182,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     // in the index (planted bugs index_without_block, grid_stride_by_block), even when they agree.
     if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
       const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
-      fault(*b, pc, cudaErrorLaunchFailure,
+      fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
             "a write to " + element_of(*r, a, size) + ", which block " + dim(o) +
                 " also wrote in this launch" + other_writes(*b, r) +
                 ": blocks run in any order, so the result depends on "

@@ -177,7 +177,7 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
                                                                     uintptr_t a, unsigned size,
                                                                     const WordWrite& w,
                                                                     const void* pc) {
-  fault(b, pc, cudaErrorLaunchFailure,
+  fault(b, pc, cudaErrorLaunchFailure, "global_race",
         "a read of " + element_of(r, a, size) + ", which " + thread_named(b, w.writer) +
             " of this block wrote at " + at(w.pc) +
             " with no __syncthreads() in between: the result depends on which thread runs "
@@ -188,7 +188,7 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
 [[noreturn, gnu::cold, gnu::noinline]] void report_write_after_read(
     BlockState& b, const Allocation& r, uintptr_t a, unsigned size, unsigned reader,
     const void* read_pc, const void* pc) {
-  fault(b, pc, cudaErrorLaunchFailure,
+  fault(b, pc, cudaErrorLaunchFailure, "global_race",
         "a write to " + element_of(r, a, size) + ", which " + thread_named(b, reader) +
             " of this block read at " + at(read_pc) +
             " with no __syncthreads() in between: the reader sees the old or the new value "

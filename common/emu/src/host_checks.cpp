@@ -20,7 +20,7 @@ void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc) {
     if (!host_pointer(c.pointers[i])) continue;
     const auto p = reinterpret_cast<uintptr_t>(c.pointers[i]);
     if (a - p < (64u << 20) && !registered_host_memory(a))
-      fault(b, pc, cudaErrorIllegalAddress,
+      fault(b, pc, cudaErrorIllegalAddress, "host_pointer",
             std::string(store ? "a write to" : "a read of") + " host memory through argument " +
                 std::to_string(i + 1) +
                 " of the kernel, a host pointer. A kernel can only use device memory: pass the "

@@ -64,7 +64,7 @@ void judge_overwrite() {
   const auto* now = reinterpret_cast<const unsigned char*>(w.address);
   for (unsigned i = 0; i < std::min(w.size, 32u); ++i)
     if ((w.bytes >> i & 1u) && now[i] != w.before[i])
-      fault(*current_block, w.pc, cudaErrorLaunchFailure,
+      fault(*current_block, w.pc, cudaErrorLaunchFailure, "global_race",
             "a write to " + element_of(*w.array, w.address, w.size) + ", which " +
                 thread_named(*current_block, w.first_writer) + " of this block wrote at " +
                 at(w.first_pc) +

@@ -406,8 +406,8 @@ class BlockRunner {
   }
 
   // Runs the block that `state` names; on failure returns the error and its explanation.
-  std::pair<cudaError_t, std::string> run(const LaunchConfig& config, ThreadFn fn,
-                                          BlockState& state) {
+  std::pair<cudaError_t, Diagnostic> run(const LaunchConfig& config, ThreadFn fn,
+                                         BlockState& state) {
     config_ = &config;
     fn_ = fn;
     ::blockIdx = state.block;
@@ -444,7 +444,7 @@ class BlockRunner {
         continue;
       }
       if (!barrier_.opens(finished())) {
-        error_ = barrier_.divergence(finished_flags(), *config_);
+        error_ = {"barrier_divergence", barrier_.divergence(finished_flags(), *config_)};
         break;
       }
       count_votes();
@@ -559,7 +559,7 @@ class BlockRunner {
     std::ostringstream s;
     s << "warp divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
       << ::blockIdx.y << "," << ::blockIdx.z << "): " << never;
-    error_ = s.str();
+    error_ = {"warp_divergence", s.str()};
     return false;
   }
 
@@ -808,7 +808,7 @@ class BlockRunner {
       if (!barrier_.opens(finished)) {
         finished_flag_.assign(threads_, 0);
         for (unsigned t = 0; t < threads_; ++t) finished_flag_[t] = coroutines_[t] == nullptr;
-        error_ = barrier_.divergence(finished_flag_, *config_);
+        error_ = {"barrier_divergence", barrier_.divergence(finished_flag_, *config_)};
         return;
       }
       count_votes();
@@ -879,9 +879,9 @@ class BlockRunner {
  public:
   // A check stopped the running thread (stop_thread): the block fails with the first such message,
   // the thread's fiber starts afresh, and the round goes on with the next fiber.
-  [[noreturn]] void stop_running_thread(cudaError_t code, std::string message) {
+  [[noreturn]] void stop_running_thread(cudaError_t code, Diagnostic found) {
     if (error_.empty()) {
-      error_ = std::move(message);
+      error_ = std::move(found);
       error_code_ = code;
     }
     Fiber& me = *current_;
@@ -928,7 +928,7 @@ class BlockRunner {
   std::vector<int> vote_;          // the predicates of __syncthreads_count()
   int vote_total_ = 0;
   bool votes_used_ = false, grid_wait_ = false;
-  std::string error_;
+  Diagnostic error_;
   cudaError_t error_code_ = cudaErrorLaunchFailure;
 };
 
@@ -1105,7 +1105,7 @@ struct LaunchRun {
   uint32_t launch_stamp;
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
-  std::pair<cudaError_t, std::string> error{cudaSuccess, {}};
+  std::pair<cudaError_t, Diagnostic> error{cudaSuccess, {}};
   std::barrier<void (*)() noexcept>* grid = nullptr;
   std::unique_ptr<std::atomic<bool>[]> fenced;  // blocks that made a __threadfence()
 
@@ -1152,10 +1152,10 @@ struct LaunchRun {
     count_worker_done();
   }
 
-  void record_error(cudaError_t code, std::string message) {
+  void record_error(cudaError_t code, Diagnostic found) {
     if (failed.exchange(true)) return;
     std::lock_guard<std::mutex> lock(error_mutex);
-    error = {code, std::move(message)};
+    error = {code, std::move(found)};
   }
 };
 }  // namespace
@@ -1183,8 +1183,8 @@ const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* 
 
 const int* vote_as_coroutine(bool predicate) { return runner->vote_as_coroutine(predicate); }
 
-void stop_thread(cudaError_t code, std::string message) {
-  runner->stop_running_thread(code, std::move(message));
+void stop_thread(cudaError_t code, Diagnostic found) {
+  runner->stop_running_thread(code, std::move(found));
 }
 
 void syncthreads(const char* file, int line) {
@@ -1204,7 +1204,7 @@ bool cooperative_launch() { return current_block != nullptr && current_block->gr
 void grid_sync(const char* file, int line) {
   BlockRunner& r = runner_for("grid.sync()", file, line);
   if (!cooperative_launch())
-    fault_at(*current_block, site(file, line), cudaErrorLaunchFailure,
+    fault_at(*current_block, site(file, line), cudaErrorLaunchFailure, "grid_sync",
              "grid.sync() in a kernel not launched with cudaLaunchCooperativeKernel: the blocks of "
              "a <<<>>> launch need not all run at once, so a grid-wide barrier could wait forever");
   r.arrive_for_grid(file, line);
@@ -1217,7 +1217,7 @@ void grid_sync(const char* file, int line) {
 
 void bad_shuffle_width(int width, const char* file, int line) {
   if (BlockState* b = current_block)
-    fault_at(*b, site(file, line), cudaErrorLaunchFailure,
+    fault_at(*b, site(file, line), cudaErrorLaunchFailure, "shuffle_width",
              "a shuffle of width " + std::to_string(width) +
                  ": the width must be a power of two from 1 to 32 (on a GPU the result of any "
                  "other is undefined)");
@@ -1232,7 +1232,7 @@ void assert_failed(const char* expression, const char* file, int line, const cha
     std::fprintf(stderr,
                  "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
                  line, function, k.x, k.y, k.z, t.x, t.y, t.z, expression);
-    fault_at(*b, site(file, line), cudaErrorAssert,
+    fault_at(*b, site(file, line), cudaErrorAssert, "assert",
              std::string("assert(") + expression + ") failed (cudaErrorAssert)");
   }
   std::fprintf(stderr, "%s:%d: %s: Assertion `%s' failed.\n", file, line, function, expression);

@@ -18,7 +18,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
     Word& s = words_[w];
     const uint8_t bytes = bytes_touched(4 * w, offset, size);
     if (s.region == 0)
-      fault(b, pc, cudaErrorIllegalAddress,
+      fault(b, pc, cudaErrorIllegalAddress, "shared_out_of_bounds",
             std::string(verb) + " shared memory " + describe_outside(offset, size) +
                 ". Check the index against the array's size (and the dynamic size given at the "
                 "launch).");
@@ -32,7 +32,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
     };
     if (atomic) {
       if (s.write_epoch < b.block_epoch && !atomic_overwrites)
-        fault(b, pc, cudaErrorLaunchFailure,
+        fault(b, pc, cudaErrorLaunchFailure, "shared_unwritten_read",
               std::string(verb) +
                   " shared memory that no thread of this block wrote: initialise it (and "
                   "__syncthreads()) first");
@@ -50,26 +50,25 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
                                  "memory starts as garbage in every block): the value read is "
                                  "undefined";
         if (unwritten_reads_stop())
-          b.unwritten_read =
-              launch_site(*b.config) + ", " + who(b) + ", at " + at(pc) + ": " + what;
+          b.unwritten_read = found_here(b, at(pc), "shared_unwritten_read", what);
         else
-          warn_once(b, pc, what);
+          warn_once(b, pc, "shared_unwritten_read", what);
       }
       if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
-        fault(b, pc, cudaErrorLaunchFailure,
+        fault(b, pc, cudaErrorLaunchFailure, "shared_race",
               std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "wrote"));
       s.note_read(b.epoch, me, bytes, pc);
       continue;
     }
     if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
-      fault(b, pc, cudaErrorLaunchFailure,
+      fault(b, pc, cudaErrorLaunchFailure, "shared_race",
             std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "also wrote"));
     if (s.read_epoch == b.epoch && s.reader != me && (s.read_bytes & bytes))
-      fault(b, pc, cudaErrorLaunchFailure,
+      fault(b, pc, cudaErrorLaunchFailure, "shared_race",
             std::string(verb) + " shared memory that " + other(s.reader, s.read_pc, "read"));
     if (s.read_epoch == b.epoch && s.other_reader != kNobody && s.other_reader != me &&
         (s.other_bytes & bytes))
-      fault(b, pc, cudaErrorLaunchFailure,
+      fault(b, pc, cudaErrorLaunchFailure, "shared_race",
             std::string(verb) + " shared memory that " + other(s.other_reader, s.other_pc, "read"));
     s.note_write(b.epoch, me, bytes, pc);
   }

@@ -96,7 +96,8 @@ Texels texels_of(const cudaResourceDesc& r, bool& ok) {
 // program) with the message.
 [[noreturn]] void illegal(const std::string& message) {
   if (BlockState* b = current_block)
-    stop_thread(cudaErrorIllegalAddress, launch_site(*b->config) + ", " + who(*b) + ": " + message);
+    stop_thread(cudaErrorIllegalAddress,
+                in_kernel(*b->config, b->block, ::threadIdx, "", "texture", message));
   diagnose(message);
   std::abort();
 }

@@ -14,6 +14,7 @@
 
 #include "cudalab/counters.h"
 #include "cudalab/cuda_check.h"
+#include "cudalab/records.h"
 #ifdef CUDALAB_EMU
 #include "cudalab/emu/inspect.h"
 #endif
@@ -220,8 +221,8 @@ struct RooflineWork {
 };
 
 // The counters of every launch that `work` makes (emu; on a GPU the counting tests skip first).
-// With `roofline`, and when the launches are of one kernel, a line on standard output gives its
-// FLOPs and the sectors its launches moved (cudalab_tools/report.py draws the point).
+// With `roofline`, and when the launches are of one kernel, a record gives its FLOPs and the
+// sectors its launches moved (records.h; cudalab_tools/report.py draws the point).
 template <class Work>
 std::vector<LaunchCounters> count(Work work, RooflineWork roofline = {}) {
 #ifdef CUDALAB_EMU
@@ -236,9 +237,12 @@ std::vector<LaunchCounters> count(Work work, RooflineWork roofline = {}) {
     unsigned long long sectors = 0;
     for (const LaunchCounters& c : launches)
       sectors += c.global_load_sectors + c.global_store_sectors;
-    std::printf("[ ROOFLINE ] %s: %.6g FLOPs, %llu sectors in %zu launch(es) of %s\n",
-                roofline.name, roofline.flops, sectors, launches.size(),
-                launches[0].kernel.c_str());
+    records::write(records::Record("roofline")
+                       .text("name", roofline.name)
+                       .number("flops", roofline.flops)
+                       .count("sectors", sectors)
+                       .count("launches", launches.size())
+                       .text("kernel", launches[0].kernel));
   }
   return launches;
 #else

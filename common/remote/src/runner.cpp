@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cudalab/records.h"
 #include "system_call_filter.h"
 
 #ifdef CUDALAB_EMU
@@ -340,6 +341,7 @@ int serve(int fd) {
 #else
   cudaFree(nullptr);  // the GPU's context, made before the filter: the driver opens its devices
 #endif
+  records::channel();  // opened now: the filter refuses to open files for writing
   if (std::string why = install_system_call_filter(); !why.empty()) {
     std::fprintf(stderr, "%s\n", why.c_str());
     return 1;

@@ -1,6 +1,5 @@
-"""What a student reads of a build's or a test's output: the compiler's errors, GoogleTest's
-messages without its own chatter, and the problem the emu backend diagnosed, by which make check
-groups the tests that failed for the same reason."""
+"""What a student reads of a build's or a test's output: the compiler's errors, and GoogleTest's
+messages without its own chatter."""
 
 from __future__ import annotations
 
@@ -30,18 +29,3 @@ def useful_build_errors(log: str, limit: int = 40) -> str:
 def test_output(output: str) -> str:
     """A test's output without GoogleTest's chatter."""
     return "\n".join(line for line in output.splitlines() if not GTEST_NOISE.match(line))
-
-
-# The emu's diagnosis: "cudalab emu: kernel 'K' (launched at ...), block (...), thread (...), at
-# file.cu:14: a read of memory outside every array: element 1000 of ...".
-DIAGNOSIS = re.compile(r"cudalab emu: kernel '([^']*)' .*?, at (\S+:\d+): ([^:0-9(]*)")
-
-
-def diagnosis(message: str) -> str | None:
-    """The problem the emu diagnosed in a test's message, in words that do not depend on the test
-    (the kernel, its line, what went wrong; not the element or the array's size); None if none."""
-    found = DIAGNOSIS.search(message)
-    if found is None:
-        return None
-    kernel, line, what = found.groups()
-    return f"{what.strip().rstrip(',')} in kernel '{kernel}' at {line}"

@@ -21,6 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from .build_log import test_output
+from .records import read_file
 
 
 class TestVerdict(StrEnum):
@@ -140,17 +141,28 @@ def checker_of(program: Path) -> Path | None:
     return checker if checker.is_file() else None
 
 
-def run_test(
-    binary: Path, test: str, timeout: float, env: dict[str, str] | None = None
-) -> tuple[TestVerdict, str, str]:
+@dataclass(frozen=True)
+class TestRun:
+    """A test run by run_test: its verdict, what the student reads, all it printed, and the
+    records its processes wrote (records.py: the maps of wrong elements, the emu's diagnostics)."""
+
+    __test__ = False  # (not a test class, for pytest)
+    verdict: TestVerdict
+    message: str
+    output: str
+    records: list[dict]
+
+
+def run_test(binary: Path, test: str, timeout: float, env: dict[str, str] | None = None) -> TestRun:
     """Runs one test of `binary` (through its checker, where there is one) in a process of its
-    own; its verdict, what the student reads, and all it printed."""
+    own."""
     env = dict(env or os.environ)
     checker = checker_of(binary)
     if checker is not None:
         env["CUDALAB_RUNNER"] = str(binary.resolve())
     with tempfile.TemporaryDirectory(prefix="cudalab-test-") as scratch:
         report = Path(scratch) / "report.json"
+        env["CUDALAB_RECORDS"] = str(Path(scratch) / "records.jsonl")
         command = [str(checker or binary), f"--gtest_filter={test}", f"--gtest_output=json:{report}"]
         try:
             done = subprocess.run(
@@ -167,4 +179,4 @@ def run_test(
             ending = Ending(None, timed_out_after=timeout)
         data = report.read_bytes() if report.is_file() else None
         verdict, message = decide(test, ending, data, output)
-        return verdict, message, output
+        return TestRun(verdict, message, output, read_file(Path(env["CUDALAB_RECORDS"])))

@@ -15,6 +15,7 @@ class LabResult:
     skipped: list[str] = field(default_factory=list)
     points: dict[str, float] = field(default_factory=dict)
     messages: dict[str, str] = field(default_factory=dict)  # of the failed tests
+    records: dict[str, list[dict]] = field(default_factory=dict)  # of the failed tests (records.py)
 
     def earned(self) -> float:
         return sum(self.points.get(t, 0.0) for t in self.passed)

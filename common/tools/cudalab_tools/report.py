@@ -1,6 +1,6 @@
 """The pages that draw what the tests say. `make check`'s report page
 (build/<backend>/report/index.html): per lab its tests and points and each failed test with its
-message; where the message maps the wrong elements of an output (compare.h), a picture of that
+message; where its records map the wrong elements of an output (compare.h), a picture of that
 map; on emu, the student's source with what the counters measured beside each line, the lines that
 waste traffic highlighted (as Nsight Compute's source view shows a kernel). `cudalab run
 --report`'s page, and the grader's feedback page per student and class page, are made of the same
@@ -14,59 +14,15 @@ from __future__ import annotations
 
 import base64
 import io
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
 from .lab_result import LabResult
+from .records import LineCounters, LineEvent, Record, Roofline, WrongMap, typed, wrong_maps
 
 TEMPLATE = Path(__file__).with_name("report.html.j2")
-
-# compare.h's map: "Where the wrong elements are (R x C, each mark ...):" then rows of . X o
-MAP_HEADER = re.compile(r"Where the wrong elements are \((\d+) x (\d+), [^)]*\):\n")
-MAP_ROW = re.compile(r"^ {4}([.Xo]+)$", re.M)
-# A line of the emu's counters report (CUDALAB_REPORT): file:line, access, requests, sectors or
-# wavefronts, per request, efficiency.
-COUNTER_LINE = re.compile(
-    r"^\s+(?P<file>[^\s:]+):(?P<line>\d+)\s+(?P<access>(?:global|shared) (?:load|store))\s+"
-    r"(?P<requests>\d+)\s+(?P<units>\d+)\s+(?P<per_request>[\d.]+)\s+(?P<efficiency>\d+)%$",
-    re.M,
-)
-# A line's barrier passes or atomic operations in the same report.
-EVENT_LINE = re.compile(
-    r"^\s+(?P<file>[^\s:]+):(?P<line>\d+)\s+(?P<kind>barrier|atomics)\s+(?P<count>\d+) "
-    r"(?P<unit>block passes|operations)$",
-    re.M,
-)
-# A counting test's kernel for the roofline (performance.h, count with a RooflineWork).
-ROOFLINE_LINE = re.compile(
-    r"^\[ ROOFLINE \] (?P<name>\S+): (?P<flops>\S+) FLOPs, (?P<sectors>\d+) sectors in", re.M
-)
-
-
-@dataclass(frozen=True)
-class WrongMap:
-    """Where the wrong elements of an output are: each cell '.', 'X' (wrong) or 'o' (never
-    written), one cell per block of elements of the rows x cols output (a 1D output: one row)."""
-
-    rows: int
-    cols: int
-    cells: list[str]
-
-
-@dataclass(frozen=True)
-class LineCounters:
-    access: str  # "global load", "shared store" ...
-    requests: int
-    units: int  # sectors (global) or wavefronts (shared)
-    per_request: float
-    efficiency: int  # percent: 100 is coalesced, or free of bank conflicts
-
-    @property
-    def wasteful(self) -> bool:
-        return self.efficiency < 100
 
 
 @dataclass
@@ -74,7 +30,7 @@ class SourceLine:
     number: int
     text: str
     counters: list[LineCounters] = field(default_factory=list)
-    events: list[str] = field(default_factory=list)  # "barrier: 64 block passes", "atomics: ..."
+    events: list[LineEvent] = field(default_factory=list)
     hot: bool = False  # among the lines that made the most requests of the file
 
     @property
@@ -90,20 +46,6 @@ class SourceLine:
 class SourceView:
     name: str
     lines: list[SourceLine]
-
-
-def wrong_map(message: str) -> WrongMap | None:
-    """The map of wrong elements in a failed test's message, if it has one."""
-    header = MAP_HEADER.search(message)
-    if header is None:
-        return None
-    cells, expected_at = [], header.end()
-    for row in MAP_ROW.finditer(message, header.end()):
-        if row.start() != expected_at:
-            break  # the map's rows are the lines right after its header
-        cells.append(row.group(1))
-        expected_at = row.end() + 1
-    return WrongMap(int(header.group(1)), int(header.group(2)), cells) if cells else None
 
 
 def _pyplot():  # noqa: ANN202 (matplotlib.pyplot, or None)
@@ -160,33 +102,31 @@ def map_picture(m: WrongMap) -> str | None:
     return _data_uri(plt, fig)
 
 
-def line_counters(report: str) -> dict[tuple[str, int], list[LineCounters]]:
-    """The counters of an emu report, by (file name, line). A line reported by several kernels or
-    runs keeps the entry with the most requests per access."""
+def line_counters(records: list[Record]) -> dict[tuple[str, int], list[LineCounters]]:
+    """The counters of the records, by (file name, line). A line counted in several kernels or runs
+    keeps, per kind of access, the entry with the most requests."""
     found: dict[tuple[str, int], dict[str, LineCounters]] = {}
-    for m in COUNTER_LINE.finditer(report):
-        c = LineCounters(
-            m["access"], int(m["requests"]), int(m["units"]), float(m["per_request"]), int(m["efficiency"])
-        )
-        at = found.setdefault((m["file"], int(m["line"])), {})
-        if c.access not in at or at[c.access].requests < c.requests:
-            at[c.access] = c
+    for c in records:
+        if isinstance(c, LineCounters):
+            at = found.setdefault((c.at.file, c.at.line), {})
+            if c.access not in at or at[c.access].requests < c.requests:
+                at[c.access] = c
     return {key: list(by_access.values()) for key, by_access in found.items()}
 
 
-def line_events(report: str) -> dict[tuple[str, int], list[str]]:
-    """The barrier passes and atomic operations of an emu report, by (file name, line); a line
-    reported by several kernels keeps each."""
-    found: dict[tuple[str, int], list[str]] = {}
-    for m in EVENT_LINE.finditer(report):
-        found.setdefault((m["file"], int(m["line"])), []).append(f"{m['kind']}: {m['count']} {m['unit']}")
+def line_events(records: list[Record]) -> dict[tuple[str, int], list[LineEvent]]:
+    """The barrier passes and atomic operations of the records, by (file name, line)."""
+    found: dict[tuple[str, int], list[LineEvent]] = {}
+    for e in records:
+        if isinstance(e, LineEvent):
+            found.setdefault((e.at.file, e.at.line), []).append(e)
     return found
 
 
-def source_views(report: str, folders: list[Path]) -> list[SourceView]:
-    """Each file of `folders` that the report names (the first found), every line with its
+def source_views(records: list[Record], folders: list[Path]) -> list[SourceView]:
+    """Each file of `folders` that the counters name (the first found), every line with its
     counters, barrier passes and atomics."""
-    counters, events = line_counters(report), line_events(report)
+    counters, events = line_counters(records), line_events(records)
     views = []
     for name in sorted({file for file, _ in [*counters, *events]}):
         path = next((f / name for f in folders if (f / name).is_file()), None)
@@ -214,21 +154,17 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def picture_of(message: str) -> str | None:
-    """The picture of the map of wrong elements in a failed test's message, if it has one (and
+def picture_of(found: list[dict]) -> str | None:
+    """The picture of the first map of wrong elements among a test's records, if there is one (and
     matplotlib is installed: without it the text map has to do)."""
-    m = wrong_map(message)
-    return map_picture(m) if m else None
+    maps = wrong_maps(found)
+    return map_picture(maps[0]) if maps else None
 
 
-def counted_work(report: str) -> dict[str, tuple[float, int]]:
+def counted_work(found: list[Record]) -> dict[str, tuple[float, int]]:
     """The counting tests' kernels that declared their FLOPs: name -> (FLOPs, sectors moved); a
     kernel that moved nothing (a skeleton's) is left out."""
-    return {
-        m["name"]: (float(m["flops"]), int(m["sectors"]))
-        for m in ROOFLINE_LINE.finditer(report)
-        if int(m["sectors"]) > 0
-    }
+    return {r.name: (r.flops, r.sectors) for r in found if isinstance(r, Roofline) and r.sectors > 0}
 
 
 def lab_roofline(
@@ -259,12 +195,12 @@ def render(
     results: list[LabResult],
     *,
     backend: str,
-    reports: dict[str, str],
+    counted: dict[str, list[dict]],
     lab_folders: dict[str, Path],
     references: tuple[dict, ...] | list[dict] = (),
     own: dict | None = None,
 ) -> str:
-    """make check's page. `reports`: per lab, the emu's counters report of its counting tests;
+    """make check's page. `counted`: per lab, the records of its counting tests on emu;
     `references` and `own`: make bench's JSON of the shipped GPU runs and of the student's code."""
     labs = []
     for r in results:
@@ -276,18 +212,19 @@ def render(
                     "test": test,
                     "points": r.points.get(test, 0.0),
                     "message": message,
-                    "picture": picture_of(message),
+                    "picture": picture_of(r.records.get(test, [])),
                 }
             )
-        report = reports.get(r.lab, "")
-        sources = source_views(report, [lab_folders[r.lab]]) if report else []
-        counted = counted_work(report)
+        found = typed(counted.get(r.lab, []))
+        sources = source_views(found, [lab_folders[r.lab]])
         labs.append(
             {
                 "result": r,
                 "failures": failures,
                 "sources": sources,
-                "rooflines": [p for p in (lab_roofline(r.lab, ref, own, counted) for ref in references) if p],
+                "rooflines": [
+                    p for p in (lab_roofline(r.lab, ref, own, counted_work(found)) for ref in references) if p
+                ],
             }
         )
     earned = sum(r.earned() for r in results)
@@ -303,10 +240,11 @@ class FeedbackItem:
     title: str
     status: str  # "failed", "skipped", or a lab's status ("build error" ...)
     message: str
+    wrong_map: WrongMap | None = None  # of the test's output, where the checker drew one
 
     @property
     def picture(self) -> str | None:
-        return picture_of(self.message) if self.status == "failed" else None
+        return map_picture(self.wrong_map) if self.wrong_map else None
 
 
 @dataclass(frozen=True)
@@ -355,11 +293,11 @@ def render_class(
     return page.render(backend=backend, graded_at=graded_at, labs=labs, students=students, figures=figures)
 
 
-def render_run(*, program: str, status: int, stopped: str, report: str, folders: list[Path]) -> str:
+def render_run(*, program: str, status: int, stopped: str, found: list[dict], folders: list[Path]) -> str:
     """`cudalab run --report`'s page: how the program ended, the check that stopped a kernel (if
-    one did), and its sources with their memory traffic per line."""
+    one did), and its sources with their memory traffic per line (`found`: the run's records)."""
     page = _environment().get_template("run.html.j2")
-    sources = source_views(report, folders)
+    sources = source_views(typed(found), folders)
     return page.render(program=program, status=status, stopped=stopped, sources=sources)
 
 
