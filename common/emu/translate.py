@@ -319,7 +319,9 @@ def launch_edits(
     where its definition ends) after that definition passes the coroutine twin too."""
     edits: list[Edit] = []
     for site in sites:
-        kernel = re.sub(r"\s+", "", src[site.start : site.opening].replace("\\\n", ""))
+        # The kernel as written, its spaces only where they separate words (`k<long long>`).
+        written = " ".join(src[site.start : site.opening].replace("\\\n", " ").split())
+        kernel = re.sub(r"\s*([^\w\s])\s*", r"\1", written)
         config = src[site.config : site.closing]
         args_follow = src[site.paren + 1 :].lstrip()[:1] != ")"
         quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
@@ -341,7 +343,7 @@ def launch_edits(
                 body = f"[cudalab_kernel = ({kernel})](auto&... cudalab_args) {{ cudalab_kernel{call}; }}"
             text = f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})(' + body
             text += ", " if args_follow else ""
-        text = text.replace("\n", " ")
+        text = text.replace("\\\n", " ").replace("\n", " ")  # (a macro's continued lines too)
         # Keep every line where it was (a macro's continued lines stay continued).
         newline = "\\\n" if "\\\n" in src[site.start : site.paren + 1] else "\n"
         text += newline * src.count("\n", site.start, site.paren + 1)

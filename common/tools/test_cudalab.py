@@ -107,20 +107,6 @@ class Run(unittest.TestCase):
         self.assertEqual(r.stderr.count("which nobody wrote"), 1, r.stderr)
         self.assertIn("elements wrong", r.stdout)  # the program ran to its end
 
-    def test_forms_that_only_a_parser_reads_right(self) -> None:
-        """A reference parameter, chevrons with spaces, a launch in `#if 0` and in a raw string,
-        comments in a kernel's parameters, a launch through a pointer and in a macro; the same
-        file with a byte-order mark and a Windows-1252 byte in a comment."""
-        program = PROGRAMS / "front_end_forms.cu"
-        expected = [line.removeprefix("//   ") for line in program.read_text().splitlines()[3:7]]
-        windows = self.out / "windows.cu"
-        windows.write_bytes(b"\xef\xbb\xbf// caf\xe9\n" + program.read_bytes())
-        for source in (program, windows):
-            with self.subTest(source=source.name):
-                r = cudalab("run", str(source), "-o", str(self.out / source.stem))
-                self.assertEqual(r.returncode, 0, r.stderr)
-                self.assertEqual(r.stdout.splitlines(), expected)
-
     def test_assert_stays_on(self) -> None:
         r = cudalab("run", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"), "--", "0")
         self.assertNotEqual(r.returncode, 0)

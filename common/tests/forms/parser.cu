@@ -1,10 +1,10 @@
-// Forms of CUDA that nvcc accepts and that a reader of the text alone gets wrong; each line it
-// prints is what a GPU computes (common/tools/test_cudalab.py runs it on the emu backend and
-// expects exactly these lines):
-//   reference: 11
-//   values: 9 8 7 7
-//   text: fill<<<1, 1>>>(out, 1, 0)
-//   totals: 6 46 86
+// Forms of CUDA that nvcc accepts and that a reader of the text alone gets wrong: a reference
+// parameter, chevrons with spaces, a launch in `#if 0` and in a raw string, comments in a kernel's
+// parameters, a launch through a pointer and in a macro, a file-scope __shared__ variable.
+// expect: reference: 11
+// expect: values: 9 8 7 7
+// expect: text: fill<<<1, 1>>>(out, 1, 0)
+// expect: totals: 6 46 86
 #include <cuda_runtime.h>
 
 #include <cstdio>
