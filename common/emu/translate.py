@@ -94,7 +94,7 @@ import functools
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -104,12 +104,9 @@ sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.paren
 from cudalab_tools import cuda_ast  # noqa: E402
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
-WORKBOOK_INCLUDE = cuda_ast.WORKBOOK_INCLUDE  # common/include
 IDENT = re.compile(r"[A-Za-z0-9_:]")
 NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
 CLOSE = re.compile(r">\s*>\s*>")
-INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
-ANY_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"]+)"|<([^>]+)>)', re.M)
 DEVICE_FUNCTION = re.compile(r"\b(__global__|__device__)\b")
 
 
@@ -1032,23 +1029,48 @@ def add_coroutine_twins(src: str, twins: TwinFunctions, path: str) -> str:
 
 # Thrust's CUDA system brings thrust::system_error with any algorithm, and programs rely on it;
 # its C++ system (the emu's) does not.
-THRUST_INCLUDE = re.compile(r"^\s*#\s*include\s*<thrust/", re.M)
 THRUST_AS_ON_CUDA = "#include <thrust/system_error.h>\n"
 
+# What an #include of a local header names instead (its translated copy, or the header by its
+# absolute path), or None: as written.
+Redirect = Callable[[cuda_ast.Include], str | None]
 
-def translate_for_checker(
-    src: str, path: str, include_path: Iterable[Path] = (), defines: Iterable[str] = ()
-) -> str:
-    """The file for the checker: each __global__ or __device__ (not also __host__) function's body
-    becomes `;` (its lines kept), and each launch sends the kernel's name and arguments."""
-    raw = src.encode("utf-8", "surrogateescape")
-    source = cuda_ast.parse(Path(path), list(include_path), list(defines), data=raw)
-    file, offsets = str(source.path), CharacterOffsets(raw)
+
+def include_edits(
+    source: cuda_ast.Source, file: str, offsets: CharacterOffsets, redirect: Redirect
+) -> list[Edit]:
+    """Each #include of `file` that `redirect` names anew: the header's name, quotes or angle
+    brackets and all, becomes what it gives."""
+    edits = []
+    for include in (i for i in source.includes if i.name.file == file):
+        if (named := redirect(include)) is not None:
+            edits.append((offsets(include.name.start), offsets(include.name.end), named))
+    return edits
+
+
+def checker_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """The checker's edits of a file: each __global__ or __device__ (not also __host__) function's
+    body becomes `;` (its lines kept), and each launch sends the kernel's name and arguments."""
     device = [range(offsets(r.start), offsets(r.stop)) for r in device_code(source, file)]
     edits = [(r.start, r.stop, ";" + "\n" * src.count("\n", r.start, r.stop)) for r in device]
     sites = [s for s in launch_sites(src, source, file, offsets) if not any(s.start in r for r in device)]
-    body = applied(src, edits + launch_edits(src, sites, checker=True))
-    return f'{PRELUDE}#include "cudalab/remote/checker.h"\n#line 1 "{path}"\n{body}'
+    return edits + launch_edits(src, sites, checker=True)
+
+
+def translate_for_checker(
+    src: str,
+    path: str,
+    source: cuda_ast.Source | None = None,
+    raw: bytes | None = None,
+    redirect: Redirect = lambda include: None,
+) -> str:
+    """The file for the checker (checker_edits). `source` and `raw` as translate() takes them."""
+    if source is None or raw is None:
+        raw = src.encode("utf-8", "surrogateescape")
+        source = cuda_ast.parse(Path(path), data=raw)
+    file, offsets = str(Path(path).resolve()), CharacterOffsets(raw)
+    edits = checker_edits(src, source, file, offsets) + include_edits(source, file, offsets, redirect)
+    return f'{PRELUDE}#include "cudalab/remote/checker.h"\n#line 1 "{path}"\n{applied(src, edits)}'
 
 
 def translate(
@@ -1058,11 +1080,13 @@ def translate(
     included: tuple[str, ...] = (),
     source: cuda_ast.Source | None = None,
     raw: bytes | None = None,
+    redirect: Redirect = lambda include: None,
 ) -> str:
     """`header_twins`: the kernels with twins that local headers define, each with where this file
     includes the header (a launch after it may run the twin); `included`: the code of the local
     headers it includes (twin_functions); `source`: the front end's records of the file (and its
-    local headers), read from `raw`, the file's bytes (by default it reads `src` alone)."""
+    local headers), read from `raw`, the file's bytes (by default it reads `src` alone);
+    `redirect`: what its #includes of local headers name instead."""
     if source is None or raw is None:
         raw = src.encode("utf-8", "surrogateescape")
         source = cuda_ast.parse(Path(path), data=raw)
@@ -1073,23 +1097,23 @@ def translate(
     launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins.kernels
     offsets = CharacterOffsets(raw)
     edits = launch_edits(src, launch_sites(src, source, file, offsets), twins=launchable)
-    for more in EDITS:
-        edits += more(src, source, file, offsets)
+    edits += emu_edits(src, source, file, offsets) + include_edits(source, file, offsets, redirect)
     body = add_coroutine_twins(applied(src, edits), twins, path)
-    thrust = THRUST_AS_ON_CUDA if THRUST_INCLUDE.search(src) else ""
-    return f'{PRELUDE}{thrust}#line 1 "{path}"\n{body}'
+    uses_thrust = any(i.spelled.startswith("thrust/") for i in source.includes if i.name.file == file)
+    return f'{PRELUDE}{THRUST_AS_ON_CUDA if uses_thrust else ""}#line 1 "{path}"\n{body}'
 
 
-NEEDS_TRANSLATION = re.compile(
-    r"<\s*<\s*<|__shared__|\bassert\s*\(|cudaLaunch(Cooperative)?Kernel|\bclock\s*\(|\b(asm|__asm__)\b|"
-    + TWIN_WAIT.pattern  # (a kernel that waits gets a twin)
-)
+def emu_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """The edits of a file for the emu besides its launches (EDITS)."""
+    return [edit for edits in EDITS for edit in edits(src, source, file, offsets)]
 
 
 class Translation:
-    """A source file and the local headers it includes ("x.cuh"), translated into one folder.
-    A header with CUDA constructs gets a translated copy, included by its absolute path; every
-    other quoted include is rewritten to the absolute path of the original."""
+    """A source file and the local headers it includes, translated into one folder: a header that
+    translating changes gets a translated copy, included by its absolute path; any other local
+    header included with quotes is included by its absolute path. Local: neither the system's nor
+    the emu's; the headers are those the preprocessor finds (Clang's, with the program's -I and
+    -D), wherever they are."""
 
     def __init__(
         self,
@@ -1101,10 +1125,6 @@ class Translation:
         self.out_dir = out_dir
         self.checker = checker
         self.include_path = [Path(d).resolve() for d in include_path]  # (-I: Clang's)
-        # Where included headers are read to see which functions wait (never translated): the
-        # program's own folders, not the system's or the emu's (whose waits are known).
-        own = (cuda_ast.EMU_INCLUDE, cuda_ast.WORKBOOK_INCLUDE, Path("/usr"))
-        self.read_path = [d for d in self.include_path if not any(d.is_relative_to(o) for o in own)]
         self.defines = list(defines)  # (-D)
         self.done: dict[Path, Path] = {}
         self.read: list[Path] = []
@@ -1115,86 +1135,93 @@ class Translation:
         raw = source.read_bytes()
         text = decoded(raw)
         try:
+            if self.source is None:
+                self.source = cuda_ast.parse(source, self.include_path, self.defines, local_headers=True)
             if self.checker:
-                translated = translate_for_checker(text, str(source), self.include_path, self.defines)
+                translated = translate_for_checker(text, str(source), self.source, raw, self.redirect)
             else:
-                if self.source is None:
-                    self.source = cuda_ast.parse(source, self.include_path, self.defines, local_headers=True)
-                translated = translate(
-                    text,
-                    str(source),
-                    self.header_twins(source.parent, text),
-                    self.included_code(source.parent, text),
-                    self.source,
-                    raw,
-                )
+                twins, included = self.header_twins(source), self.included_code(source)
+                translated = translate(text, str(source), twins, included, self.source, raw, self.redirect)
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
         except cuda_ast.FrontEndError as e:
             raise SystemExit(str(e)) from None
-        translated = INCLUDE.sub(lambda m: self.include(source.parent, m), translated)
         write_if_changed(target, translated)
 
-    def header_twins(self, folder: Path, text: str, seen: set[Path] | None = None) -> dict[str, int]:
-        """The kernels with coroutine twins that the local headers `text` includes define (and the
-        headers they include), each with where `text` includes it."""
+    def includes(self, file: Path) -> list[cuda_ast.Include]:
+        """The #includes of `file` whose headers are local, in the file's order."""
+        assert self.source is not None
+        name = str(file.resolve())
+        return [i for i in self.source.includes if i.name.file == name and self.local(Path(i.included))]
+
+    @staticmethod
+    def local(header: Path) -> bool:
+        """Whether a header is the program's (or the workbook's): not the system's nor the emu's."""
+        return not cuda_ast.system_or_emu(str(header))
+
+    def needs_translation(self, header: Path) -> bool:
+        """Whether translating `header` changes it (for the checker: device code or a launch; for
+        the emu: a launch, a kernel, __shared__, assert, clock, inline PTX ...)."""
+        assert self.source is not None
+        raw = header.read_bytes()
+        text, file, offsets = decoded(raw), str(header), CharacterOffsets(raw)
+        if self.checker:
+            return bool(checker_edits(text, self.source, file, offsets))
+        edits = emu_edits(text, self.source, file, offsets)
+        return bool(edits or launch_sites(text, self.source, file, offsets))
+
+    def redirect(self, include: cuda_ast.Include) -> str | None:
+        """What an #include names instead: a local header's translated copy where translating
+        changes the header, else a quoted local header by its absolute path (the translation is
+        compiled from another folder); None: as written (the system's and the emu's headers, and
+        a local one in angle brackets that needs no translation, found on the include path)."""
+        header = Path(include.included)
+        if not self.local(header):
+            return None
+        if not self.needs_translation(header):
+            if header not in self.read:
+                self.read.append(header)
+            return f'"{header}"' if include.quoted else None
+        if header not in self.done:
+            target = self.out_dir / (str(header).lstrip("/") + ".cpp")
+            self.done[header] = target
+            self.file(header, target)
+        return f'"{self.done[header]}"'
+
+    def header_twins(self, file: Path, seen: set[Path] | None = None) -> dict[str, int]:
+        """The kernels with coroutine twins that the local headers `file` includes define (and the
+        headers they include), each with where `file` includes it."""
         seen = set() if seen is None else seen
+        offsets = CharacterOffsets(file.read_bytes())
         twins: dict[str, int] = {}
-        for m in INCLUDE.finditer(text):
-            header = self.local_header(folder, m.group(1))
-            if header is None or header in seen:
+        for include in self.includes(file):
+            header = Path(include.included)
+            if header in seen:
                 continue
             seen.add(header)
-            header_text = read_source(header)
-            if not NEEDS_TRANSLATION.search(header_text):
+            if not self.needs_translation(header):
                 continue  # included as it is: so are the headers it includes (no twins)
-            found = coroutine_kernels(header_text, self.included_code(header.parent, header_text))
-            found |= self.header_twins(header.parent, header_text, seen)
-            twins |= {name: m.start() for name in found if name not in twins}
+            header_text = read_source(header)
+            found = coroutine_kernels(header_text, self.included_code(header))
+            found |= self.header_twins(header, seen)
+            twins |= {name: offsets(include.name.start) for name in found if name not in twins}
         return twins
 
-    def included_code(self, folder: Path, text: str, seen: set[Path] | None = None) -> tuple[str, ...]:
-        """The code of the local headers `text` includes and of those they include, in that order:
+    def included_code(self, file: Path, seen: set[Path] | None = None) -> tuple[str, ...]:
+        """The code of the local headers `file` includes and of those they include, in that order:
         functions that its twins may call where they cannot wait (twin_functions)."""
         seen = set() if seen is None else seen
         found: list[str] = []
-        for m in ANY_INCLUDE.finditer(text):
-            quoted, name = m.group(1) is not None, m.group(1) or m.group(2)
-            header = self.local_header(folder, name) if quoted else None
-            if header is None:  # (on the include path, as the compiler finds it)
-                header = next((d / name for d in self.read_path if (d / name).is_file()), None)
-            if header is None or header in seen:
+        for include in self.includes(file):
+            header = Path(include.included)
+            if header in seen:
                 continue
             seen.add(header)
             if header not in self.read:
                 self.read.append(header)  # (a change to it may change the twins: the depfile)
             header_text = read_source(header)
-            found += [header_text, *self.included_code(header.parent, header_text, seen)]
+            found += [header_text, *self.included_code(header, seen)]
         return tuple(found)
-
-    @staticmethod
-    def local_header(folder: Path, name: str) -> Path | None:
-        """A quoted include's file: beside the includer, or the workbook's own; None: neither, or
-        the emu's own headers (the prelude: never translated, wherever they are installed)."""
-        header = (folder / name).resolve()
-        if not header.is_file():
-            header = WORKBOOK_INCLUDE / name  # "cudalab/textbook_kernels.cuh"
-        if not header.is_file() or header.is_relative_to(cuda_ast.EMU_INCLUDE / "cudalab" / "emu"):
-            return None
-        return header
-
-    def include(self, folder: Path, m: re.Match[str]) -> str:
-        header = self.local_header(folder, m.group(1))
-        if header is None:
-            return m.group(0)  # found on the include path, as the compiler would
-        if not NEEDS_TRANSLATION.search(read_source(header)):
-            self.read.append(header)
-            return m.group(0).replace(m.group(1), str(header))
-        if header not in self.done:
-            target = self.out_dir / (str(header).lstrip("/") + ".cpp")
-            self.done[header] = target
-            self.file(header, target)
-        return m.group(0).replace(m.group(1), str(self.done[header]))
 
 
 def read_source(path: Path) -> str:

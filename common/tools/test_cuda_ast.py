@@ -130,6 +130,26 @@ class Encodings(unittest.TestCase):
         self.assertEqual(data[launch.kernel.start : launch.arguments.end], b"k<<<1, 1>>>(nullptr)")
         self.assertEqual(launch.kernel.line, 3)
 
+    def test_includes_name_the_headers_the_preprocessor_found(self) -> None:
+        """Beside the file and through -I, in quotes and in angle brackets; none in `#if 0`, none
+        for a header that is not there; a name's span holds its quotes or brackets."""
+        folder = Path(tempfile.mkdtemp())
+        (folder / "inc").mkdir()
+        (folder / "beside.h").write_text("int beside;\n")
+        (folder / "inc" / "found.h").write_text("int found;\n")
+        data = (
+            b'#include "beside.h"\n#include "found.h"\n#include <found.h>\n'
+            b'#if 0\n#include "beside.h"\n#endif\n#include "missing.h"\nint main() {}\n'
+        )
+        (folder / "main.cu").write_bytes(data)
+        source = cuda_ast.parse(folder / "main.cu", [folder / "inc"])
+        written = [data[i.name.start : i.name.end].decode() for i in source.includes]
+        self.assertEqual(written, ['"beside.h"', '"found.h"', "<found.h>"])
+        self.assertEqual([i.quoted for i in source.includes], [True, True, False])
+        found = str((folder / "inc" / "found.h").resolve())
+        self.assertEqual([i.included for i in source.includes][1:], [found, found])
+        self.assertEqual(source.includes[0].spelled, "beside.h")
+
     def test_a_launch_of_an_undeclared_kernel_is_unread(self) -> None:
         source = parse(b"int main() {\n  float* p = nullptr;\n  missing<<<1, 1>>>(p);\n}\n")
         self.assertEqual([span.line for span in source.unread_launches], [3])

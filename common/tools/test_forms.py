@@ -19,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMS = ROOT / "common" / "tests" / "forms"
+INCLUDE = f"-I{FORMS / 'include'}"  # (headers found through the include path, as nvcc finds them)
 ON_GPU = os.environ.get("CUDALAB_FORMS_NVCC") == "1"
 
 
@@ -53,15 +54,17 @@ class Forms(unittest.TestCase):
 
     @unittest.skipIf(ON_GPU, "on a GPU the forms run once, with nvcc")
     def test_checked_on_emu(self) -> None:
-        self.each_form(lambda p, b: [str(ROOT / "cudalab"), "cc", str(p), "-o", str(b)])
+        self.each_form(lambda p, b: [str(ROOT / "cudalab"), "cc", INCLUDE, str(p), "-o", str(b)])
 
     @unittest.skipIf(ON_GPU, "on a GPU the forms run once, with nvcc")
     def test_unchecked_on_emu(self) -> None:
-        self.each_form(lambda p, b: [str(ROOT / "cudalab"), "cc", "--unchecked", str(p), "-o", str(b)])
+        self.each_form(
+            lambda p, b: [str(ROOT / "cudalab"), "cc", "--unchecked", INCLUDE, str(p), "-o", str(b)]
+        )
 
     @unittest.skipUnless(ON_GPU, "CUDALAB_FORMS_NVCC=1 on a GPU machine")
     def test_with_nvcc_on_a_gpu(self) -> None:
-        flags = ["-std=c++20", "-arch=native", f"-I{ROOT / 'common' / 'include'}"]
+        flags = ["-std=c++20", "-arch=native", INCLUDE, f"-I{ROOT / 'common' / 'include'}"]
         self.each_form(lambda p, b: ["nvcc", *flags, str(p), "-o", str(b)])
 
 

@@ -1,8 +1,9 @@
 """The Clang front end: reads a CUDA file as Clang does and returns what the workbook's tools need
 as records (kernels and functions with their parameters and bodies, __shared__/__constant__/
 __device__ variables and the uses of those at file scope, kernel launches, calls of file-scope
-functions, inline assembly, `assert`s, with exact source ranges), so that no tool reads CUDA with
-its own pattern matching. Records name files by their real path.
+functions, inline assembly, `assert`s, #includes and the headers they name, with exact source
+ranges), so that no tool reads CUDA with its own pattern matching. Records name files by their
+real path.
 
 How: libclang (the `libclang` package from PyPI, version 18, which ./setup.sh installs into
 .deps/python; a libclang of version 16 or newer found elsewhere works too) parses the file as CUDA,
@@ -213,6 +214,17 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class Include:
+    """An #include: the header's name as written (`name`: its span, with the quotes or the angle
+    brackets; a macro's name where a macro gives it) and the file the preprocessor found."""
+
+    name: Span
+    spelled: str  # "kernels.cuh", "thrust/sort.h"
+    quoted: bool
+    included: str  # its real path
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     """An error Clang found (see the limitations: not all are the program's)."""
 
@@ -239,6 +251,7 @@ class Source:
     # `<<<` in the file's code that is no launch Clang could read (an undeclared kernel, say)
     unread_launches: list[Span] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
+    includes: list[Include] = field(default_factory=list)
 
     def kernels(self) -> list[Function]:
         return [f for f in self.functions if f.kernel]
@@ -393,6 +406,10 @@ def parse(
                 source.calls.append(found_call)
         elif kind == "ASM_STMT":
             source.assembly.append(span(cursor))
+        elif kind == "INCLUSION_DIRECTIVE":
+            found_include = include(cursor)
+            if found_include is not None:
+                source.includes.append(found_include)
         elif kind == "MACRO_INSTANTIATION":
             if cursor.spelling == "assert":
                 source.asserts.append(location_span(cursor))
@@ -548,6 +565,21 @@ def call(cursor: object) -> Call | None:
 
 
 CASTS = ("CSTYLE_CAST_EXPR", "CXX_REINTERPRET_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
+
+
+def include(cursor: object) -> Include | None:
+    """The record of an #include directive whose header the preprocessor found."""
+    try:
+        found = cursor.get_included_file()  # type: ignore[attr-defined]
+    except AssertionError:  # (the bindings' File refuses the null of a header not found)
+        return None
+    written = list(cursor.get_tokens())[2:]  # type: ignore[attr-defined]  (after `#` `include`)
+    if found is None or not written:
+        return None
+    first, last = token_span(written[0]), token_span(written[-1])
+    name = Span(first.file, first.line, first.start, last.end)
+    quoted = written[0].spelling.startswith('"')
+    return Include(name, cursor.spelling, quoted, file_name(found))  # type: ignore[attr-defined]
 
 
 def cast_to_void(expression: object) -> Span | None:
