@@ -61,9 +61,6 @@ inline uint32_t grid_phase_stamp = 0;
 inline thread_local BlockState* current_block = nullptr;
 // The GPU thread it runs now: running_thread() (launch.h), thread_rank(), kept with threadIdx.
 
-// The thread that runs now, readable: "block (..), thread (..)" (its number: thread_rank()).
-std::string who(const BlockState& b);
-
 // The shared memory of the block a worker runs: the launch's dynamic array and every __shared__
 // variable at fixed offsets, with unused space between them so that overruns are recognised.
 class SharedSpace {

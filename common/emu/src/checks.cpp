@@ -86,10 +86,6 @@ std::string thread_named(const BlockState& b, uint32_t rank) {
   return "thread " + dim(index_of(rank, b.config->block));
 }
 
-std::string who(const BlockState& b) {
-  return "block " + dim(b.block) + ", thread " + dim(::threadIdx);
-}
-
 namespace {
 
 // After the time limit, a thread's next kStuckSamples accesses are watched before it is stopped,

@@ -38,11 +38,12 @@ class Diagnostic:
 
     def problem_key(self) -> str:
         """The problem in words that do not depend on the test: the check, the kernel and its line
-        (make check groups the tests that failed for the same one)."""
+        ("global out of bounds in kernel 'k' at k.cu:14"; make check groups the tests that failed
+        for the same one)."""
+        if not self.kernel:
+            return self.problem
         where = f" at {self.at.file}:{self.at.line}" if self.at else ""
-        return (
-            f"{self.check or self.problem} in kernel '{self.kernel}'{where}" if self.kernel else self.problem
-        )
+        return f"{self.check.replace('_', ' ') or self.problem} in kernel '{self.kernel}'{where}"
 
 
 @dataclass(frozen=True)
