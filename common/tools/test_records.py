@@ -149,9 +149,10 @@ class Written(unittest.TestCase):
         self.assertIn("\n    " + wrong.map.cells[0] + "\n", wrong.text)  # the message's map is the record's
 
     def test_every_planted_bug_is_recorded_at_its_line(self) -> None:
-        """The catalogue (common/tests/bugs) through its records: each bug's first error names the
-        line of its `// BUG:` mark; a check in a kernel names its check, block, thread and line (a
-        race's line may be the other access's, which the words name too)."""
+        """The catalogue (common/tests/bugs) through its records: each bug's first error names its
+        check and the line of its `// BUG:` mark; a check in a kernel names the block, thread and
+        line, a refused call its line (a race's line may be the other access's, which the words
+        name too)."""
         program = built(self, "common/tests/run_planted_bug")
         source = Path(__file__).resolve().parents[1] / "tests" / "bugs" / "planted_bugs.cu"
         marks = {
@@ -168,8 +169,9 @@ class Written(unittest.TestCase):
                 self.assertTrue(said, done.stderr)
                 first = said[0]
                 self.assertIn(f"planted_bugs.cu:{marks[name]}", first.text)
-                if first.kernel and first.check not in ("barrier_divergence", "warp_divergence"):
-                    self.assertTrue(first.check)
+                self.assertTrue(first.check)
+                if first.check not in ("barrier_divergence", "warp_divergence"):  # (their words)
                     self.assertEqual(first.at.file if first.at else None, "planted_bugs.cu")
+                if first.kernel:
                     self.assertIsNotNone(first.block)
                     self.assertIsNotNone(first.thread)

@@ -17,7 +17,8 @@ struct Diagnostic {
   std::string kernel;
   std::string launch;  // "file.cu:12", the launch's line
   uint3 block{}, thread{};
-  std::string at;  // "file.cu:14", the access's or call's line ("" or a hint where unknown)
+  std::string at;  // "file.cu:14", the access's or call's line ("" or a hint where unknown); a
+                   // host call's words name it themselves
 
   Diagnostic() = default;
   // Words only: a refused call, or a finding that names its own places.

@@ -94,8 +94,8 @@ records::Record Diagnostic::record(cudaError_t error) const {
     r.text("kernel", kernel);
     r.site("launch", launch);
     r.triple("block", block.x, block.y, block.z).triple("thread", thread.x, thread.y, thread.z);
-    r.site("at", at);
   }
+  r.site("at", at);
   return r.text("problem", problem).text("text", english());
 }
 
@@ -158,6 +158,12 @@ std::string allocation_site(const char* file, int line) {
 
 std::string launch_site(const LaunchConfig& c) {
   return "kernel '" + std::string(c.kernel) + "' (launched at " + site(c.file, c.line) + ")";
+}
+
+Diagnostic refused_call(std::string check, std::string at, std::string words) {
+  Diagnostic d(std::move(check), std::move(words));
+  d.at = std::move(at);
+  return d;
 }
 
 Diagnostic in_kernel(const LaunchConfig& c, uint3 block, uint3 thread, std::string at,

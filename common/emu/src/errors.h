@@ -34,6 +34,9 @@ std::string code_site(const char* file, int line);
 // site(), and the variable that the allocation on that line fills: "test_x.cu:52 (d_C)".
 std::string allocation_site(const char* file, int line);
 std::string launch_site(const LaunchConfig& config);
+// A host call that `check` refused, made at `at` ("file.cu:12"); `words` name the call and its
+// line.
+Diagnostic refused_call(std::string check, std::string at, std::string words);
 // What a check found in thread `thread` of block `block` of the launch `config`, at `at`.
 Diagnostic in_kernel(const LaunchConfig& config, uint3 block, uint3 thread, std::string at,
                      std::string check, std::string problem);

@@ -68,21 +68,26 @@ Arena reserve_arena() {
 
 // Checks that [p, p + count) lies inside one device array; explains why not otherwise.
 cudaError_t check_range(const void* p, size_t count, const std::string& call, const char* role,
-                        const std::string& meant) {
+                        const std::string& meant, const std::string& at) {
   std::lock_guard<std::mutex> lock(mutex);
   const Allocation* r = containing(p, true);
+  const std::string named = call + (at.empty() ? "" : " at " + at);
   if (r == nullptr || r->freed) {
-    diagnose(call + ": the " + role + " is not device memory (" +
-             (r ? "the array allocated at " + r->where + " was freed at " + r->freed_where
-                : std::string("it did not come from cudaMalloc, or it was freed")) +
-             ")" + meant);
+    diagnose(refused_call(
+        "not_device_memory", at,
+        named + ": the " + role + " is not device memory (" +
+            (r ? "the array allocated at " + r->where + " was freed at " + r->freed_where
+               : std::string("it did not come from cudaMalloc, or it was freed")) +
+            ")" + meant));
     return cudaErrorInvalidValue;
   }
   size_t offset = static_cast<const char*>(p) - r->base;
   if (offset + count > r->bytes) {
-    diagnose(call + ": " + std::to_string(count) + " bytes at the " + role + " run " +
-             std::to_string(offset + count - r->bytes) + " bytes past the end of the " +
-             std::to_string(r->bytes) + "-byte array allocated at " + r->where);
+    diagnose(refused_call("past_the_end", at,
+                          named + ": " + std::to_string(count) + " bytes at the " + role + " run " +
+                              std::to_string(offset + count - r->bytes) +
+                              " bytes past the end of the " + std::to_string(r->bytes) +
+                              "-byte array allocated at " + r->where));
     return cudaErrorInvalidValue;
   }
   return cudaSuccess;
@@ -281,17 +286,19 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
   Allocation* r = containing(ptr, true);
   const bool host_call = kind == MemoryKind::host;
   if (r == nullptr || r->freed || r->base != ptr || (r->kind == MemoryKind::host) != host_call) {
-    diagnose(std::string(call) + " at " + site(where.file_name(), where.line()) +
-             ": the pointer is not the start of a live " +
-             (host_call ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged") +
-             " array (" +
-             (r == nullptr ? std::string("host memory, or never allocated")
-              : r->freed
-                  ? "the array allocated at " + r->where + " was already freed at " + r->freed_where
-              : r->base != ptr
-                  ? "it points into the array allocated at " + r->where
-                  : std::string("it is ") + describe(r->kind) + " allocated at " + r->where) +
-             ")");
+    const std::string at = site(where.file_name(), where.line());
+    diagnose(refused_call(
+        "free_not_allocated", at,
+        std::string(call) + " at " + at + ": the pointer is not the start of a live " +
+            (host_call ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged") +
+            " array (" +
+            (r == nullptr ? std::string("host memory, or never allocated")
+             : r->freed
+                 ? "the array allocated at " + r->where + " was already freed at " + r->freed_where
+             : r->base != ptr
+                 ? "it points into the array allocated at " + r->where
+                 : std::string("it is ") + describe(r->kind) + " allocated at " + r->where) +
+            ")"));
     return set_last_error(cudaErrorInvalidValue);
   }
   release(*r);
@@ -385,13 +392,13 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     return set_last_error(cudaErrorInvalidMemcpyDirection);
   if (count == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) return set_last_error(cudaErrorInvalidValue);
-  const std::string call = std::string("cudaMemcpy(..., ") + kind_name(kind) + ") at " +
-                           site(where.file_name(), static_cast<int>(where.line()));
+  const std::string call = std::string("cudaMemcpy(..., ") + kind_name(kind) + ")";
+  const std::string at = site(where.file_name(), static_cast<int>(where.line()));
   if (is_device(kind, true, dst))
-    if (cudaError_t e = check_range(dst, count, call, "destination", meant(dst, src, true)))
+    if (cudaError_t e = check_range(dst, count, call, "destination", meant(dst, src, true), at))
       return set_last_error(e);
   if (is_device(kind, false, src))
-    if (cudaError_t e = check_range(src, count, call, "source", meant(src, dst, false)))
+    if (cudaError_t e = check_range(src, count, call, "source", meant(src, dst, false), at))
       return set_last_error(e);
   std::memmove(dst, src, count);
   note_copy_writers(dst, src, count);
@@ -408,9 +415,9 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
 cudaError_t cudaMemset(void* devPtr, int value, size_t count, cudalab_source_location where) {
   if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (count == 0) return cudaSuccess;
-  const std::string call =
-      "cudaMemset at " + site(where.file_name(), static_cast<int>(where.line()));
-  if (cudaError_t e = check_range(devPtr, count, call, "destination", meant(devPtr, nullptr, true)))
+  const std::string at = site(where.file_name(), static_cast<int>(where.line()));
+  if (cudaError_t e =
+          check_range(devPtr, count, "cudaMemset", "destination", meant(devPtr, nullptr, true), at))
     return set_last_error(e);
   std::memset(devPtr, value, count);
   mark_written(devPtr, count, kHostStamp);
