@@ -2,10 +2,12 @@
 // mistakes leave in the output, read from the values themselves, never from the test's name.
 //
 // Each finding is tried in turn; the first that fits every wrong element is said, with what it
-// usually means: nothing written, the end never written, NaN or Inf, all zeros, a constant factor,
-// a shift by k, a transposed layout, only the last partial block, only a border, only rows or
-// columns from some on, wrong elements every p-th. A small map (where_wrong) shows where the
-// wrong (X) and never-written (o) elements lie (a 2D output as rows, a 1D output as one row).
+// usually means: nothing written, the end never written, NaN or Inf, zeros, a constant factor,
+// a shift by k, a transposed layout, only the last partial block, only one row or column, only
+// rows or columns from some on, only a border, wrong elements every p-th. Each says above it what
+// it needs to see (its evidence), so that a hint that does not hold is not given; none is drawn
+// from fewer than kAgreeingElements elements, but for zeros. A small map (where_wrong) shows where
+// the wrong (X) and never-written (o) elements lie (a 2D output as rows, a 1D output as one row).
 #include "wrong_result.h"
 
 #include <algorithm>
@@ -17,7 +19,8 @@
 namespace cudalab::detail {
 namespace {
 
-constexpr size_t kMaxShift = 64;  // shifts tried: -64..64 (and one row either way in 2D)
+constexpr size_t kMaxShift = 64;         // shifts tried: -64..64 (and one row either way in 2D)
+constexpr size_t kAgreeingElements = 3;  // the fewest wrong elements a pattern is drawn from
 constexpr size_t kMapRows = 12, kMapCols = 48;
 
 std::string str(size_t x) { return std::to_string(x); }
@@ -55,6 +58,8 @@ std::string shift(const Evidence& e) {
   return "";
 }
 
+// Evidence: every wrong element is the factor times its expected value, and at least
+// kAgreeingElements of them have an expected value that is not 0 (one element makes any factor).
 std::string constant_factor(const Evidence& e) {
   double factor = 0;
   for (size_t i : e.wrong)
@@ -67,7 +72,9 @@ std::string constant_factor(const Evidence& e) {
     return std::fabs(e.got(i) - factor * e.want(i)) <=
            1e-4 * (std::fabs(factor * e.want(i)) + 1e-6);
   });
-  if (!fits) return "";
+  const auto agreeing =
+      std::count_if(e.wrong.begin(), e.wrong.end(), [&](size_t i) { return e.want(i) != 0; });
+  if (!fits || agreeing < long(kAgreeingElements)) return "";
   std::ostringstream s;
   s.precision(4);
   s << "Every wrong element is " << factor << " times the expected value: a wrong divisor or a "
@@ -124,11 +131,44 @@ std::string border(const Evidence& e) {
   return "";
 }
 
+// Evidence: all the wrong elements are in one row or one column (of an output with several of
+// each), and at least kAgreeingElements of them.
+std::string one_row_or_column(const Evidence& e) {
+  if (e.cols < 2 || e.rows < 2 || e.wrong.size() < kAgreeingElements) return "";
+  const size_t row = e.wrong.front() / e.cols, col = e.wrong.front() % e.cols;
+  const auto named = [](const char* what, size_t k, size_t count) {
+    return std::string(what) + " " + str(k) +
+           (k == 0           ? " (the first)"
+            : k + 1 == count ? " (the last)"
+                             : "");
+  };
+  std::string only;
+  if (all_of_wrong(e, [&](size_t i) { return i % e.cols == col; }))
+    only = named("column", col, e.cols) + " is wrong, in " + str(e.wrong.size()) + " of its " +
+           str(e.rows) + " rows";
+  else if (all_of_wrong(e, [&](size_t i) { return i / e.cols == row; }))
+    only = named("row", row, e.rows) + " is wrong, in " + str(e.wrong.size()) + " of its " +
+           str(e.cols) + " columns";
+  else
+    return "";
+  return "Only " + only +
+         ": look at what the threads of that line do differently from their neighbours (the guard "
+         "or the loop bound at an edge: < against <=, Width - 1; a halo element).";
+}
+
+// Evidence: no wrong element before row (or column) k, and wrong elements in at least half the
+// rows (columns) from k on: the grid or the index stops short, not one line gone wrong.
 std::string rows_or_columns(const Evidence& e) {
   if (e.cols == 0) return "";
   size_t first_row = e.rows, first_col = e.cols;
-  for (size_t i : e.wrong)
+  std::set<size_t> wrong_rows, wrong_cols;
+  for (size_t i : e.wrong) {
     first_row = std::min(first_row, i / e.cols), first_col = std::min(first_col, i % e.cols);
+    wrong_rows.insert(i / e.cols);
+    wrong_cols.insert(i % e.cols);
+  }
+  if (first_row > 0 && wrong_rows.size() * 2 < e.rows - first_row) return "";
+  if (first_row == 0 && first_col > 0 && wrong_cols.size() * 2 < e.cols - first_col) return "";
   if (first_row > 0)
     return "Rows 0.." + str(first_row - 1) + " are right; the wrong elements are in rows " +
            str(first_row) + ".." + str(e.rows - 1) +
@@ -141,17 +181,19 @@ std::string rows_or_columns(const Evidence& e) {
   return "";
 }
 
+// Evidence: a period p that fits at least twice in the output's row (a 1D output: in the output),
+// whose few positions (at most one in 8) are wrong nearly everywhere, each several times.
 std::string periodic(const Evidence& e) {
   if (e.wrong.size() < 4) return "";
-  for (size_t p = 2; p <= 1024 && p * 2 <= e.n; ++p) {
+  const size_t line = e.cols > 0 ? e.cols : e.n;
+  for (size_t p = 2; p <= 1024 && p * 2 <= line; ++p) {
     std::set<size_t> residues;
     for (size_t i : e.wrong) {
       residues.insert((e.cols > 0 ? i % e.cols : i) % p);
       if (residues.size() * 8 > p) break;
     }
     if (residues.size() * 8 > p) continue;
-    const size_t span = e.cols > 0 ? e.cols : e.n;
-    const size_t candidates = (span / p) * residues.size() * (e.cols > 0 ? e.rows : 1);
+    const size_t candidates = (line / p) * residues.size() * (e.cols > 0 ? e.rows : 1);
     // Nearly every position of those residues is wrong, each several times.
     if (e.wrong.size() * 10 < candidates * 9 || e.wrong.size() < 3 * residues.size()) continue;
     std::string where;
@@ -162,6 +204,22 @@ std::string periodic(const Evidence& e) {
            "does (the first or last one, a halo element, a bank-conflict padding).";
   }
   return "";
+}
+
+// Every wrong element is 0. The copy back is blamed only where nothing is right (the output as
+// the host had it before), or where the zeros are the output's end and all before them right (a
+// copy of too few bytes); zeros among right elements come from the kernel.
+std::string zeros(const Evidence& e) {
+  if (e.wrong.size() == e.n)
+    return "Every element is 0: was the result copied back after the kernel, and does the kernel "
+           "write (and not only read) the output?";
+  const size_t first = e.wrong.front();
+  if (first > 0 && e.wrong.size() == e.n - first)
+    return "Elements 0.." + str(first - 1) + " are right and every one from " + str(first) +
+           " on is 0: was only part of the output copied back (a count of elements where "
+           "cudaMemcpy takes bytes)?";
+  return "Every wrong element is 0 and the others are right: an integer division, a product "
+         "with an element that is 0, or a branch that skips the store.";
 }
 
 }  // namespace
@@ -212,12 +270,10 @@ std::string wrong_result_pattern(const Evidence& e) {
             " wrong element(s) are NaN or Inf: a division by zero, a square root of a "
             "negative number, or arithmetic on memory nobody wrote.";
   } else if (all_of_wrong(e, [&](size_t i) { return e.got(i) == 0; })) {
-    found =
-        "Every wrong element is 0: was the result copied back after the kernel, and does the "
-        "kernel write (and not only read) the output?";
+    found = zeros(e);
   } else {
-    for (auto finding : {constant_factor, transposed, shift, last_partial_block, rows_or_columns,
-                         border, periodic}) {
+    for (auto finding : {constant_factor, transposed, shift, last_partial_block, one_row_or_column,
+                         rows_or_columns, border, periodic}) {
       if (found = finding(e); !found.empty()) break;
     }
     if (found.empty() && unwritten == e.wrong.size())

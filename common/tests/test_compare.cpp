@@ -174,7 +174,65 @@ TEST(WrongResult, NanAndZeros) {
   EXPECT_NE(check(got, want).find("1 wrong element(s) are NaN or Inf"), std::string::npos);
   got = as_floats(want);
   got[2] = got[7] = 0.0f;
-  EXPECT_NE(check(got, want).find("Every wrong element is 0"), std::string::npos);
+  EXPECT_NE(check(got, want).find("Every wrong element is 0 and the others are right"),
+            std::string::npos);
+}
+
+// Each pattern's evidence rule, and the cases it must refuse.
+TEST(WrongResult, ZerosBlameTheCopyOnlyWhereTheyShowIt) {
+  auto want = distinct(100);
+  std::vector<float> got(100, 0.0f);
+  std::string r = check(got, want);
+  EXPECT_NE(r.find("Every element is 0: was the result copied back"), std::string::npos) << r;
+  got = as_floats(want);
+  for (size_t i = 25; i < 100; ++i) got[i] = 0.0f;  // a copy of 25 elements' bytes, say
+  r = check(got, want);
+  EXPECT_NE(r.find("every one from 25 on is 0: was only part of the output copied back"),
+            std::string::npos)
+      << r;
+  got = as_floats(want);
+  for (size_t i = 0; i < 100; i += 3) got[i] = 0.0f;  // zeros among right elements
+  r = check(got, want);
+  EXPECT_EQ(r.find("copied back"), std::string::npos) << r;
+}
+
+TEST(WrongResult, AFactorFromOneElementIsNoClaim) {
+  auto want = distinct(300);
+  auto got = as_floats(want);
+  got[42] = float(want[42] * 10.23);
+  std::string r = check(got, want);
+  EXPECT_EQ(r.find("times the expected"), std::string::npos) << r;
+}
+
+TEST(WrongResult, APeriodFitsTwiceInARow) {
+  const size_t rows = 32, cols = 64;
+  auto want = distinct(rows * cols);
+  auto got = as_floats(want);
+  for (size_t r = 0; r < rows; ++r) got[r * cols + 5] += 1.0f;  // one column: no period
+  std::string r = check(got, want, {rows, cols});
+  EXPECT_EQ(r.find("repeat every"), std::string::npos) << r;
+  EXPECT_NE(r.find("Only column 5 is wrong, in 32 of its 32 rows"), std::string::npos) << r;
+  EXPECT_EQ(r.find("Columns 0..4 are right"), std::string::npos) << r;
+}
+
+TEST(WrongResult, TheLastColumnIsNotTheGridsCoverage) {
+  const size_t rows = 20, cols = 33;
+  auto want = distinct(rows * cols);
+  auto got = as_floats(want);
+  for (size_t r = 0; r < rows; ++r) got[r * cols + cols - 1] += 1.0f;
+  std::string r = check(got, want, {rows, cols});
+  EXPECT_NE(r.find("Only column 32 (the last) is wrong"), std::string::npos) << r;
+  EXPECT_EQ(r.find("does the grid cover"), std::string::npos) << r;
+  EXPECT_EQ(r.find("border"), std::string::npos) << r;
+}
+
+TEST(WrongResult, ColumnsFromSomeOnNeedMostOfThemWrong) {
+  const size_t rows = 20, cols = 64;
+  auto want = distinct(rows * cols);
+  auto got = as_floats(want);
+  for (size_t r = 0; r < rows; ++r) got[r * cols + 10] += 1.0f, got[r * cols + 60] += 1.0f;
+  std::string r = check(got, want, {rows, cols});
+  EXPECT_EQ(r.find("are right; the wrong elements are in columns"), std::string::npos) << r;
 }
 
 TEST(WrongResult, ScatteredErrorsClaimNoPattern) {
