@@ -175,6 +175,30 @@ TEST(JacobiPerformance, TiledReadsEachPointOnce) {
       << "the plain sweep reads four neighbours per point, the tiled one each point about once";
 }
 
+// On emu: the reduction makes one atomicAdd per block, not one per point (a global atomic from
+// every thread serialises the whole grid on one address).
+TEST(JacobiPerformance, OneAtomicPerBlock) {
+  CUDALAB_COUNTING_TEST();
+  const int ny = 96, nx = 128;
+  DeviceArray<float> d_u(cudalab::random_floats(ny * nx, 1)),
+      d_v(cudalab::random_floats(ny * nx, 2));
+  DeviceArray<float> d_sum(std::vector<float>{0.0f});
+  auto launches = cudalab::performance::count([&] {
+    ASSERT_EQ(squaredDifference(d_u.get(), d_v.get(), ny, nx, d_sum.get()), cudaSuccess);
+  });
+  ASSERT_FALSE(launches.empty()) << "squaredDifference launched no kernel";
+  unsigned long long atomics = 0;
+  for (const auto& launch : launches) atomics += launch.atomics;
+  const unsigned long long blocks = (ny * nx + JACOBI_REDUCE_BLOCK - 1) / JACOBI_REDUCE_BLOCK;
+  EXPECT_GE(atomics, 1u) << "the blocks' sums reach *result with atomicAdd";
+  // (Twice the blocks: on emu a float atomicAdd whose swap another block's made fail counts again.)
+  EXPECT_LE(atomics, 2 * blocks)
+      << atomics << " atomic operations for " << ny * nx << " points: one per block is enough ("
+      << blocks << " blocks of " << JACOBI_REDUCE_BLOCK
+      << " threads): sum the block's terms in shared memory first, then thread 0 alone does "
+         "atomicAdd(result, blockSum).";
+}
+
 // On a GPU: the convergence check on the GPU (squaredDifference, one float back) against copying
 // both 4096 x 4096 grids to the host and summing there.
 TEST(JacobiPerformance, CheckOnTheGpuBeatsCopying) {

@@ -252,7 +252,10 @@ std::map<std::string, std::map<std::string, LineEvents>> reported_events;
                                                 bool atomic, const void* pc) {
   WorkerCounts& w = counts();
   if (atomic) {
-    ++w.atomics_at[pc];
+    // Each read-modify-write (a GPU's atomic instruction); not the atomic load with which the
+    // emu's compare-and-swap loops (atomicAdd on float, atomicMin ...) start. A swap that another
+    // worker's atomic made fail is tried, and counted, again.
+    if (store) ++w.atomics_at[pc];
     return;  // atomics are counted, not priced
   }
   const unsigned thread = running_thread();  // thread_rank(), kept by the checked code that counts
