@@ -185,8 +185,11 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
       fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
             "a write to " + element_of(*r, a, size) + ", which block " + dim(o) +
                 " also wrote in this launch" + other_writes(*b, r) +
-                ": blocks run in any order, so the result depends on "
-                "which one comes last. Give each element one writer, or use atomics.");
+                ": blocks run in any order, so the result depends on which one comes last. If "
+                "each block should have elements of its own, the index leaves out blockIdx "
+                "(i = blockIdx.x * blockDim.x + threadIdx.x) or a grid-stride loop steps by "
+                "blockDim.x instead of gridDim.x * blockDim.x; if the blocks add into one "
+                "result, use atomicAdd.");
     }
   }
   if (!atomic && (store || shadow.writer(offset) == b->stamp || reads_watched(b->launch_stamp, *r)))
