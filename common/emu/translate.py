@@ -1127,6 +1127,7 @@ class Translation:
         self.include_path = [Path(d).resolve() for d in include_path]  # (-I: Clang's)
         self.defines = list(defines)  # (-D)
         self.done: dict[Path, Path] = {}
+        self.changed: dict[Path, bool] = {}  # needs_translation's answers, by header
         self.read: list[Path] = []
         self.source: cuda_ast.Source | None = None  # the first file's, with its local headers'
 
@@ -1161,14 +1162,20 @@ class Translation:
 
     def needs_translation(self, header: Path) -> bool:
         """Whether translating `header` changes it (for the checker: device code or a launch; for
-        the emu: a launch, a kernel, __shared__, assert, clock, inline PTX ...)."""
+        the emu: a launch, a kernel, __shared__, assert, clock, inline PTX ...). Asked for each
+        #include of it and each file whose twins it may hold: answered once."""
         assert self.source is not None
-        raw = header.read_bytes()
-        text, file, offsets = decoded(raw), str(header), CharacterOffsets(raw)
-        if self.checker:
-            return bool(checker_edits(text, self.source, file, offsets))
-        edits = emu_edits(text, self.source, file, offsets)
-        return bool(edits or launch_sites(text, self.source, file, offsets))
+        if header not in self.changed:
+            raw = header.read_bytes()
+            text, file, offsets = decoded(raw), str(header), CharacterOffsets(raw)
+            if self.checker:
+                edits = checker_edits(text, self.source, file, offsets)
+            else:
+                edits = emu_edits(text, self.source, file, offsets) or launch_sites(
+                    text, self.source, file, offsets
+                )
+            self.changed[header] = bool(edits)
+        return self.changed[header]
 
     def redirect(self, include: cuda_ast.Include) -> str | None:
         """What an #include names instead: a local header's translated copy where translating
