@@ -101,6 +101,7 @@ from typing import NamedTuple
 # The front end: beside this file where installed, in common/tools in the workbook.
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.parent / "tools"))
+import thread_loops  # noqa: E402
 from cudalab_tools import cuda_ast  # noqa: E402
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
@@ -1098,9 +1099,90 @@ def translate(
     offsets = CharacterOffsets(raw)
     edits = launch_edits(src, launch_sites(src, source, file, offsets), twins=launchable)
     edits += emu_edits(src, source, file, offsets) + include_edits(source, file, offsets, redirect)
-    body = add_coroutine_twins(applied(src, edits), twins, path)
+    loops = loop_forms(src, source, file, offsets, edits, twins, path)
+    twins = TwinFunctions({k: at for k, at in twins.kernels.items() if k not in loops.kernels}, twins.callees)
+    # (each loop form is a comment until the twins are added: they count the lines before them)
+    marks = [(at, at, f"/*cudalab loop form {k}*/") for k, (at, _, _) in enumerate(loops.edits)]
+    body = add_coroutine_twins(applied(src, edits + marks), twins, path)
+    for k, (_, _, form) in enumerate(loops.edits):
+        body = body.replace(f"/*cudalab loop form {k}*/", form, 1)
     uses_thrust = any(i.spelled.startswith("thrust/") for i in source.includes if i.name.file == file)
     return f'{PRELUDE}{THRUST_AS_ON_CUDA if uses_thrust else ""}#line 1 "{path}"\n{body}'
+
+
+class LoopForms(NamedTuple):
+    kernels: set[str]  # the kernels that have one (every definition of the name)
+    edits: list[Edit]  # each after its kernel's definition
+
+
+def loop_forms(
+    src: str,
+    source: cuda_ast.Source,
+    file: str,
+    offsets: CharacterOffsets,
+    edits: list[Edit],
+    twins: TwinFunctions,
+    path: str,
+) -> LoopForms:
+    """Each kernel of the file that qualifies for a coroutine twin, calls no function that waits
+    and nothing Clang could not read, and whose threads can run as loops between its waits
+    (__syncthreads() and shuffles: thread_loops.py), gets its loop form after its definition,
+    under the twin's name (a launch from unchecked code runs it):
+
+        #ifndef CUDALAB_EMU_CHECKED
+        #line <the kernel's line> "<input>"
+        ::cudalab::emu::ThreadLoops cudalab_coroutine_kernel(params) { <the thread loops> }
+        #endif"""
+    definitions: dict[str, list[cuda_ast.Function]] = {}
+    for f in source.kernels():
+        if f.body is None or f.body.file != file or f.name not in twins.kernels or f.statements is None:
+            continue
+        first, last = f.span.line, f.span.line + src.count("\n", offsets(f.span.start), offsets(f.span.end))
+        if any(e.file == file and first <= e.line <= last for e in source.errors):
+            continue  # (a call Clang could not read, as of cooperative groups, may wait: the twin)
+        if not f.statements.calls & twins.callees.keys():  # (a function that waits: the twin)
+            definitions.setdefault(f.name, []).append(f)
+    forms: list[Edit] = []
+    named: set[str] = set()
+    for name, found in definitions.items():
+        try:
+            plans = [thread_loops.plan(f, offsets.raw) for f in found]
+        except thread_loops.NotLoops:
+            continue
+        if len(found) != sum(1 for f in source.kernels() if f.name == name and f.defined):
+            continue  # (a definition elsewhere: its twin stays)
+        for f, plan in zip(found, plans, strict=False):
+            forms.append(loop_form(src, f, offsets, edits, plan, path))
+        named.add(name)
+    return LoopForms(named, forms)
+
+
+def loop_form(
+    src: str,
+    kernel: cuda_ast.Function,
+    offsets: CharacterOffsets,
+    edits: list[Edit],
+    plan: list[Edit],
+    path: str,
+) -> Edit:
+    """The insertion, after the line where `kernel` ends, of its loop form: its text with the
+    file's `edits` that lie in it and the `plan`'s (byte offsets)."""
+    assert kernel.body is not None
+    start, brace, end = offsets(kernel.span.start), offsets(kernel.body.start), offsets(kernel.body.end)
+    name_at = offsets(kernel.name_at) - start
+    head = src[start:brace]
+    before = re.sub(r'\b__global__\b[ \t]*|\bextern\s*"C"[ \t]*', "", head[:name_at])
+    result = before.rfind("void")
+    before = before[:result] + "::cudalab::emu::ThreadLoops" + before[result + 4 :]
+    inside = [(a - brace, b - brace, t) for a, b, t in edits if brace <= a < end and b <= end]
+    inside += [(offsets(a) - brace, offsets(b) - brace, t) for a, b, t in plan]
+    text = before + TWIN_PREFIX + head[name_at:] + applied(src[brace:end], inside)
+    line_end = src.find("\n", end)
+    line_end = len(src) if line_end < 0 else line_end
+    first_line = src.count("\n", 0, start) + 1
+    next_line = src.count("\n", 0, line_end) + 2
+    form = f'#ifndef CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{text}\n#endif\n'
+    return (line_end, line_end, f'\n{form}#line {next_line} "{path}"')
 
 
 def emu_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:

@@ -632,7 +632,8 @@ class BlockRunner {
   Fiber& stopping() {
     Fiber& me = *current_;
     if (me.thread != kNoThread) return me;  // it stopped before, or was started alone
-    if (fn_.start_coroutine != nullptr) waits_outside_the_kernels_body();
+    if (fn_.start_coroutine != nullptr || fn_.run_block != nullptr)
+      waits_outside_the_kernels_body();
     // (threadIdx.x is read alone: it was just written alone, and reading it with .y as one word
     // would stall the processor until that store is done.)
     const unsigned x = ::threadIdx.x;
@@ -657,10 +658,11 @@ class BlockRunner {
       << ") of block (" << ::blockIdx.x << "," << ::blockIdx.y << "," << ::blockIdx.z << ") in "
       << launch_site(*config_)
       << " waits at a barrier or warp-level call inside a function that the kernel calls. In "
-         "unchecked code the emu runs this kernel's threads as coroutines, which can wait only "
-         "in the kernel's own body or in functions of its file that the translator read; it "
-         "found no other wait, wrongly (please report this program). Built with the checks "
-         "(the default), the kernel runs as written.";
+         "unchecked code the emu runs this kernel's threads as coroutines or as loops between "
+         "its barriers, which can wait only in the kernel's own body (coroutines: also in "
+         "functions of its file that the translator read); the translator found no other wait, "
+         "wrongly (please report this program). Built with the checks (the default), the kernel "
+         "runs as written.";
     stop_running_thread(cudaErrorLaunchFailure, s.str());
   }
 
@@ -747,7 +749,9 @@ class BlockRunner {
     for (;;) {
       f.parked = false;
       ++waiting_fibers_;
-      if (fn_.start_coroutine != nullptr) {
+      if (fn_.run_block != nullptr) {
+        run_thread_loops(f);
+      } else if (fn_.start_coroutine != nullptr) {
         run_coroutine_threads(f);
       } else {
         // Rows of threads until none is left or threads stop (once they stop, a row would end
@@ -819,6 +823,32 @@ class BlockRunner {
       finished += each_thread<kWaiting>(resume);
     }
   }
+  // The block as a kernel's loop form runs it (thread_loops.h): once, on fiber f, which takes every
+  // thread; its memory comes from the coroutines' frames. A check that stops a thread gives up
+  // this fiber, and with it the block (stop_running_thread), as for coroutines.
+  [[gnu::noinline]] void run_thread_loops(Fiber& f) {
+    f.thread = kNoThread;
+    next_ = threads_;
+    frames_.start_block();
+    fn_.run_block(fn_.ctx);
+  }
+
+ public:
+  // A loop form's barrier (thread_loops.h): every thread that has not returned has arrived.
+  void loops_barrier(const char* file, int line, const bool* returned) {
+    if (returned != nullptr) {
+      finished_flag_.assign(returned, returned + threads_);
+      const auto waiting = std::find(finished_flag_.begin(), finished_flag_.end(), 0);
+      if (waiting == finished_flag_.end()) return;  // all returned: nothing waits
+      barrier_.arrive(static_cast<unsigned>(waiting - finished_flag_.begin()), file, line);
+      stop_running_thread(cudaErrorLaunchFailure,
+                          {"barrier_divergence", barrier_.divergence(finished_flag_, *config_)});
+    }
+    ++current_block->epoch;
+    count_barrier(file, line);
+  }
+
+ private:
   // Calls step(frame) for each thread of the block (kStarting), each that has not finished
   // (kWaiting) or each marked to go on (kGoingOn: unmarked, and let go on), in order, with
   // threadIdx and the running thread's number set; a step says whether the thread finished (its
@@ -1182,6 +1212,10 @@ const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* 
 }
 
 const int* vote_as_coroutine(bool predicate) { return runner->vote_as_coroutine(predicate); }
+
+void loops_barrier(const char* file, int line, const bool* returned) {
+  runner->loops_barrier(file, line, returned);
+}
 
 void stop_thread(cudaError_t code, Diagnostic found) {
   runner->stop_running_thread(code, std::move(found));

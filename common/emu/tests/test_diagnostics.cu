@@ -151,10 +151,11 @@ TEST(RowsOfABlockLaunchedFromUncheckedCode, TwoWritersInTwoRowsAreNamed) {
 }
 
 // Kernels of this file that wait at barriers or warp-level calls, in their own body or in functions
-// of the file, run their threads as coroutines (coroutine_threads.h: this file has no checks).
-// Barrier and warp divergence are named there as on fibers, a failed assert fails its launch and
-// the next runs, and a wait the translator could not see (a macro of another file) is said to be
-// one.
+// of the file, run their threads as loops between barriers (thread_loops.h: return_before_barrier,
+// assert_after_barrier, reverse) or as coroutines (coroutine_threads.h: the others; this file has
+// no checks). Barrier and warp divergence are named there as on fibers, a failed assert fails its
+// launch and the next runs, and a wait the translator could not see (a macro of another file) is
+// said to be one.
 __global__ void return_before_barrier(float* out) {
   if (threadIdx.x >= 16) return;
   out[threadIdx.x] = 1;
@@ -241,7 +242,7 @@ std::string expect_stopped(void (*launch)(const float* in, float* out), const ch
   return said;
 }
 
-TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
+TEST(KernelsOfUncheckedCode, BarrierDivergenceIsNamed) {
   using Launch = void (*)(const float*, float*);
   const std::pair<const char*, Launch> kernels[] = {
       {"return_before_barrier",
@@ -257,7 +258,7 @@ TEST(KernelsWhoseThreadsAreCoroutines, BarrierDivergenceIsNamed) {
   for (const auto& [name, launch] : kernels) expect_stopped(launch, "barrier divergence", name);
 }
 
-TEST(KernelsWhoseThreadsAreCoroutines, WarpDivergenceIsNamed) {
+TEST(KernelsOfUncheckedCode, WarpDivergenceIsNamed) {
   using Launch = void (*)(const float*, float*);
   const std::pair<const char*, Launch> kernels[] = {
       {"half_a_warp", [](const float*, float* out) { shuffle_in_half_a_warp<<<1, 32>>>(out); }},
@@ -272,12 +273,12 @@ TEST(KernelsWhoseThreadsAreCoroutines, WarpDivergenceIsNamed) {
   }
 }
 
-TEST(KernelsWhoseThreadsAreCoroutines, AShuffleWidthThatIsNotAPowerOfTwoIsNamed) {
+TEST(KernelsOfUncheckedCode, AShuffleWidthThatIsNotAPowerOfTwoIsNamed) {
   expect_stopped([](const float*, float* out) { shuffle_of_width_12<<<1, 32>>>(out); },
                  "a shuffle of width 12", "width_12");
 }
 
-TEST(KernelsWhoseThreadsAreCoroutines, AFailedAssertFailsItsLaunchAndTheNextRuns) {
+TEST(KernelsOfUncheckedCode, AFailedAssertFailsItsLaunchAndTheNextRuns) {
   const auto [error, said] =
       on_32_threads([](const float*, float* out) { assert_after_barrier<<<1, 32>>>(out); });
   EXPECT_EQ(error, cudaErrorAssert) << said;
@@ -291,7 +292,7 @@ TEST(KernelsWhoseThreadsAreCoroutines, AFailedAssertFailsItsLaunchAndTheNextRuns
   for (int i = 0; i < 32; ++i) EXPECT_EQ(reversed[i], 31 - i);
 }
 
-TEST(KernelsWhoseThreadsAreCoroutines, AWaitTheTranslatorCouldNotSeeIsSaidToBeOne) {
+TEST(KernelsOfUncheckedCode, AWaitTheTranslatorCouldNotSeeIsSaidToBeOne) {
   const auto [error, said] = on_32_threads(
       [](const float*, float* out) { waits_in_a_macro_of_another_file<<<1, 32>>>(out); });
   EXPECT_EQ(error, cudaErrorLaunchFailure);

@@ -96,7 +96,7 @@ class LocalHeaders(unittest.TestCase):
             translate.Translation(root / "out" / "other.cu.cpp.headers").file(root / "other.cu", other)
             self.assertNotIn("cudalab_coroutine_waits", other.read_text())
             header = next((root / "out").rglob("wait.cuh.cpp")).read_text()
-            self.assertIn("::cudalab::emu::ThreadTask cudalab_coroutine_waits(float* x)", header)
+            self.assertIn("::cudalab::emu::ThreadLoops cudalab_coroutine_waits(float* x)", header)
 
 
 class DeviceCode(unittest.TestCase):
@@ -126,13 +126,15 @@ class CoroutineTwins(unittest.TestCase):
         src = f"{before}__global__ void k(float* x) {{\n{kernel_body}\n  __syncthreads();\n}}\n"
         return "k" in translate.coroutine_kernels(src)
 
-    def test_the_twin_waits_with_co_await_and_returns_with_co_return(self) -> None:
+    def test_a_kernel_that_waits_at_barriers_only_runs_as_loops_between_them(self) -> None:
         out = body(self.REDUCE + "void run(const float* a, float* b) { reduce<<<1, 256>>>(a, b); }\n")
-        twin = out[out.index("#ifndef CUDALAB_EMU_CHECKED") :]
-        self.assertIn('#line 1 "lab.cu"\n::cudalab::emu::ThreadTask cudalab_coroutine_reduce(', twin)
-        self.assertIn("co_await ::cudalab::emu::syncthreads_arrival();", twin)
-        self.assertIn("if (threadIdx.x != 0) co_return;", twin)
-        self.assertIn('#endif\n#line 8 "lab.cu"\nvoid run(', twin)
+        form = out[out.index("#ifndef CUDALAB_EMU_CHECKED") :]
+        self.assertIn('#line 1 "lab.cu"\n::cudalab::emu::ThreadLoops cudalab_coroutine_reduce(', form)
+        self.assertIn(
+            "s[threadIdx.x] = in[threadIdx.x];  return false; });\n  cudalab_threads.barrier(", form
+        )
+        self.assertIn("if (threadIdx.x != 0) return true;", form)
+        self.assertIn('#endif\n#line 8 "lab.cu"\nvoid run(', form)
         self.assertIn(
             f"CUDALAB_KERNEL_THREADS(([&](auto&... cudalab_args) {{ reduce{ARGS}; }}), "
             f"([&](auto&... cudalab_args) {{ return cudalab_coroutine_reduce{ARGS}; }})), a, b);",
@@ -140,6 +142,13 @@ class CoroutineTwins(unittest.TestCase):
         )
         # The kernel itself is unchanged, and so are the numbers of its lines.
         self.assertIn("  __syncthreads();\n  if (threadIdx.x != 0) return;", out)
+
+    def test_a_twin_waits_with_co_await_and_returns_with_co_return(self) -> None:
+        src = self.REDUCE.replace("__syncthreads();", "__syncwarp();")
+        twin = body(src)[body(src).index("#ifndef CUDALAB_EMU_CHECKED") :]
+        self.assertIn('#line 1 "lab.cu"\n::cudalab::emu::ThreadTask cudalab_coroutine_reduce(', twin)
+        self.assertIn("co_await ::cudalab::emu::syncwarp_arrival();", twin)
+        self.assertIn("if (threadIdx.x != 0) co_return;", twin)
 
     def test_shuffles_are_awaited(self) -> None:
         src = (
@@ -192,7 +201,7 @@ class CoroutineTwins(unittest.TestCase):
             "  __syncthreads();\n}\n}\nvoid run(float* p) { ns::tiled<16><<<1, 1>>>(p); }\n"
         )
         out = body(src)
-        self.assertIn("template <int TILE_WIDTH>\n::cudalab::emu::ThreadTask cudalab_coroutine_tiled(", out)
+        self.assertIn("template <int TILE_WIDTH>\n::cudalab::emu::ThreadLoops cudalab_coroutine_tiled(", out)
         self.assertIn(f"{{ return ns::cudalab_coroutine_tiled<16>{ARGS}; }}", out)
 
     def test_a_launch_before_the_definition_runs_the_kernel(self) -> None:
@@ -303,7 +312,7 @@ class CoroutineTwins(unittest.TestCase):
             translation.file(root / "main.cu", target)
             text = target.read_text()
             # A header's function that waits is no callee here (its twin would be the header's).
-            twins = [n for n in range(len(calls)) if f"ThreadTask cudalab_coroutine_k{n}(" in text]
+            twins = [n for n in range(len(calls)) if f" cudalab_coroutine_k{n}(" in text]
             self.assertEqual(twins, [0, 1])
             self.assertEqual({root / "inner.h", root / "math.cuh"} - set(translation.read), set())
 
@@ -327,7 +336,7 @@ class CoroutineTwins(unittest.TestCase):
                 translation.file(root / "main.cu", target)
                 texts.append(target.read_text())
             self.assertNotIn("cudalab_coroutine_k", texts[0])  # lerp: a function of unknown body
-            self.assertIn("::cudalab::emu::ThreadTask cudalab_coroutine_k(float* x)", texts[1])
+            self.assertIn("::cudalab::emu::ThreadLoops cudalab_coroutine_k(float* x)", texts[1])
             self.assertIn("#include <helper_math.h>", texts[1])  # (the compiler finds it, as it is)
             self.assertIn(root / "common" / "helper_math.h", translation.read)  # (the depfile)
 

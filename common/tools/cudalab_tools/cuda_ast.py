@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from . import kernel_statements
+
 HERE = Path(__file__).resolve().parent
 if (HERE.parents[1] / "emu" / "include").is_dir():  # in the workbook: common/tools/cudalab_tools
     ROOT = HERE.parents[2]
@@ -142,6 +144,9 @@ class Function:
     body: Span | None  # `{` ... `}` where it is defined here
     at_file_scope: bool  # (not a member of a class)
     span: Span
+    # a kernel's body, as statements (kernel_statements.py); None for other functions
+    statements: kernel_statements.Statement | None = None
+    name_at: int = -1  # the offset of its name
 
     @property
     def kernel(self) -> bool:
@@ -386,7 +391,10 @@ def parse(
         if kind in ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD"):
             # (an explicit specialization, `template <> __global__ void k<int>()`, is a template's)
             template = kind == "FUNCTION_TEMPLATE" or cursor.get_num_template_arguments() > 0
-            source.functions.append(function(cursor, template))
+            file = cursor.location.file.name
+            if file not in texts:
+                texts[file] = Path(file).read_bytes()
+            source.functions.append(function(cursor, template, texts[file]))
         elif kind == "VAR_DECL":
             found = variable(cursor, statement)
             if found is not None:
@@ -530,7 +538,7 @@ def span(cursor: object) -> Span:
     return Span(file, extent.start.line, extent.start.offset, extent.end.offset)
 
 
-def function(cursor: object, template: bool) -> Function:
+def function(cursor: object, template: bool, text: bytes) -> Function:
     children = list(cursor.get_children())  # type: ignore[attr-defined]
     spaces = frozenset(ATTRIBUTE_SPACES[k] for c in children if (k := kind_name(c)) in ATTRIBUTE_SPACES)
     parameters = tuple(
@@ -544,11 +552,26 @@ def function(cursor: object, template: bool) -> Function:
         for p in children
         if kind_name(p) == "PARM_DECL"
     )
-    body = next((span(c) for c in children if kind_name(c) == "COMPOUND_STMT"), None)
+    body_cursor = next((c for c in children if kind_name(c) == "COMPOUND_STMT"), None)
+    body = span(body_cursor) if body_cursor is not None else None
+    statements = None
+    if body_cursor is not None and "global" in spaces:
+        statements = kernel_statements.statement_tree(body_cursor, text)
     result = cursor.result_type.spelling  # type: ignore[attr-defined]
     at_file_scope = kind_name(cursor.semantic_parent) in FILE_SCOPES  # type: ignore[attr-defined]
     name = cursor.spelling  # type: ignore[attr-defined]
-    return Function(name, spaces, result, parameters, template, body, at_file_scope, span(cursor))
+    return Function(
+        name,
+        spaces,
+        result,
+        parameters,
+        template,
+        body,
+        at_file_scope,
+        span(cursor),
+        statements,
+        location_span(cursor).start,
+    )
 
 
 def call(cursor: object) -> Call | None:

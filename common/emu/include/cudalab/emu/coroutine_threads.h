@@ -47,6 +47,16 @@ inline constexpr size_t kFrameGrain = 64;
 inline constexpr size_t frame_bytes(size_t bytes) {
   return (bytes + kFrameGrain - 1) / kFrameGrain * kFrameGrain;
 }
+// Memory for the running block, given back when it ends (a kernel's frame, thread_loops.h's
+// PerThread): a bump of the chunk where it fits.
+inline void* block_memory(size_t bytes) {
+  bytes = frame_bytes(bytes);
+  FrameChunk& chunk = frame_chunk;
+  if (static_cast<size_t>(chunk.end - chunk.next) < bytes) return coroutine_frame(bytes);
+  void* frame = chunk.next;
+  chunk.next += bytes;
+  return frame;
+}
 // What the translator puts before a kernel's name to name its twin.
 inline constexpr char kTwinPrefix[] = "cudalab_coroutine_";
 
@@ -68,14 +78,7 @@ struct ThreadTask {
     [[noreturn]] void unhandled_exception() noexcept { std::terminate(); }
     // Frames come from the worker's arena, given back all at once when its block ends: a
     // thread's frame is never destroyed (nor its variables, as on a GPU).
-    static void* operator new(size_t bytes) {
-      bytes = frame_bytes(bytes);
-      FrameChunk& chunk = frame_chunk;
-      if (static_cast<size_t>(chunk.end - chunk.next) < bytes) return coroutine_frame(bytes);
-      void* frame = chunk.next;
-      chunk.next += bytes;
-      return frame;
-    }
+    static void* operator new(size_t bytes) { return block_memory(bytes); }
     static void operator delete(void*) noexcept {}
   };
 };

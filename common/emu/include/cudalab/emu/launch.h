@@ -50,13 +50,18 @@ const ThreadRow* take_row();
 // A fiber's work: run_rows(ctx) runs the kernel body for each thread of each row take_row()
 // gives it; run_thread(ctx) for the thread the scheduler has made current.
 // Or, for a kernel whose threads run as coroutines (coroutine_threads.h), start_coroutine(ctx)
-// starts the thread the scheduler has made current (until it waits: coroutine_waiting).
+// starts the thread the scheduler has made current (until it waits: coroutine_waiting); for one
+// whose threads run as loops between barriers (thread_loops.h), run_block(ctx) runs the block.
 struct ThreadFn {
   void (*run_rows)(void*);
   void (*run_thread)(void*);
   void* ctx;
   void (*start_coroutine)(void*) = nullptr;
+  void (*run_block)(void*) = nullptr;  // or a loop form's (thread_loops.h): once per block
 };
+
+// What a kernel's loop form returns (thread_loops.h).
+struct ThreadLoops {};
 
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
 // running_thread(), and whether its race checks left something to finish when it stops (checks.h;
@@ -133,9 +138,13 @@ class Launch {
     config.pointer_count = count;
     ArgumentsOf<Params> arguments(params);
     Call<Body, Params> call{body, arguments};
-    if constexpr (is_coroutine_threads<Body>)
-      execute(config, {nullptr, nullptr, &call, &start_coroutine<Body, Params>});
-    else
+    if constexpr (is_coroutine_threads<Body>) {
+      using Result = decltype(call_with<Params>(body.start, arguments, Indices<Params>{}));
+      if constexpr (std::is_same_v<Result, ThreadLoops>)
+        execute(config, {nullptr, nullptr, &call, nullptr, &run_block<Body, Params>});
+      else
+        execute(config, {nullptr, nullptr, &call, &start_coroutine<Body, Params>});
+    } else
       execute(config, {&run_rows<Body, Params>, &run_thread<Body, Params>, &call});
   }
 
@@ -209,6 +218,14 @@ class Launch {
   __attribute__((no_sanitize("thread"))) static void run_thread(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
     call_with<Params>(c.body, c.arguments, std::make_index_sequence<std::tuple_size_v<Params>>{});
+  }
+  template <class Params>
+  using Indices = std::make_index_sequence<std::tuple_size_v<Params>>;
+  // A loop form's block: its threads, given copies of the arguments (one copy per block).
+  template <class Body, class Params>
+  static void run_block(void* call) {
+    auto& c = *static_cast<Call<Body, Params>*>(call);
+    call_with<Params>(c.body.start, c.arguments, Indices<Params>{});
   }
   // A coroutine thread's start: it runs until its first wait.
   template <class Body, class Params>

@@ -19,6 +19,7 @@
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
 #include "cudalab/emu/textures.h"
+#include "cudalab/emu/thread_loops.h"
 #include "cudalab/emu/types.h"
 
 #define CUDALAB_EMU 1

@@ -1,0 +1,154 @@
+// Kernels whose threads run as loops between their barriers (unchecked code only): the translator
+// (common/emu/thread_loops.py says which kernels, and how) gives such a kernel a loop form that
+// runs once per block, in which each stretch of the kernel between two barriers is a loop over the
+// block's threads (BlockThreads::run) and each barrier a call that does its bookkeeping
+// (BlockThreads::barrier): there is nothing to wait for, as every thread has run the stretch
+// before it. A variable that lives across barriers is kept per thread (PerThread) in the block's
+// memory (the worker's chunks that coroutine frames come from, given back when the block ends).
+//
+// Limitations: checked code runs the kernel itself, on fibers; a kernel with another wait (votes,
+// __syncwarp(), cooperative groups, a shuffle inside a thread's own branch) has a coroutine twin
+// instead.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include "cudalab/emu/coroutine_threads.h"
+#include "cudalab/emu/launch.h"
+
+namespace cudalab::emu {
+
+// Internal (scheduler.cpp): a loop form's barrier, which every thread that has not returned
+// reaches: it opens (and is counted), unless some threads returned (`returned`, per thread; nullptr
+// where none did) and others wait, which stops the block with barrier divergence, as on fibers.
+void loops_barrier(const char* file, int line, const bool* returned);
+
+#ifndef CUDALAB_EMU_CHECKED
+
+// Each thread's value of one variable of a loop form, for the running block.
+template <class T>
+class PerThread {
+ public:
+  PerThread() : values_(static_cast<T*>(block_memory(sizeof(T) * block_threads()))) {}
+  T& operator[](unsigned thread) { return values_[thread]; }
+
+ private:
+  T* values_;
+};
+
+// Stores a thread's value of a variable where PerThread keeps it (an array as its elements).
+template <class T, class V>
+void keep(T& kept, V& value) {
+  if constexpr (std::is_trivially_copyable_v<T>)
+    std::memcpy(static_cast<void*>(&kept), &value, sizeof(T));
+  else
+    std::construct_at(&kept, std::move(value));
+}
+
+// The running block's threads, as a loop form runs them.
+class BlockThreads {
+ public:
+  BlockThreads() : returned_(static_cast<bool*>(block_memory(block_threads()))) {
+    std::memset(returned_, 0, block_threads());
+  }
+  // Runs `stretch(thread)` for each thread that has not returned from the kernel, in order
+  // (threadIdx.x fastest), with threadIdx and the running thread's number set; a stretch returns
+  // true where its thread returned from the kernel.
+  template <class Stretch>
+  void run(Stretch stretch) {
+    const uint3 b = ::blockDim;
+    unsigned t = 0;
+    for (unsigned z = 0; z < b.z; ++z)
+      for (unsigned y = 0; y < b.y; ++y) {
+        running_thread_base = t;
+        ::threadIdx.y = y;
+        ::threadIdx.z = z;
+        if (any_returned_) {
+          for (unsigned x = 0; x < b.x; ++x, ++t) {
+            if (returned_[t]) continue;
+            ::threadIdx.x = x;
+            if (stretch(t)) returned_[t] = true;
+          }
+          continue;
+        }
+        for (unsigned x = 0; x < b.x; ++x, ++t) {  // (no flag to read: most kernels' case)
+          ::threadIdx.x = x;
+          if (stretch(t)) [[unlikely]]
+            returned_[t] = any_returned_ = true;
+        }
+      }
+  }
+  void barrier(const char* file, int line) {
+    loops_barrier(file, line, any_returned_ ? returned_ : nullptr);
+  }
+
+ private:
+  bool* returned_;             // per thread: it returned from the kernel
+  bool any_returned_ = false;  // some thread did
+};
+
+// What a loop form's warp shuffles publish (thread_loops.py): a stretch publishes each thread's
+// value and the thread it reads (`down`, `up`, `xor_`, `idx`: as __shfl_down_sync... choose it,
+// with the same check of the width), and the next stretch reads it (`result`). A source outside
+// the thread's segment of the warp, or past the block's last thread, gives the thread its own.
+class WarpShuffles {
+ public:
+  WarpShuffles()
+      : values_(static_cast<std::byte*>(block_memory(kLargest * block_threads()))),
+        sources_(static_cast<unsigned*>(block_memory(sizeof(unsigned) * block_threads()))),
+        threads_(static_cast<unsigned>(block_threads())) {}
+  template <class T>
+  void idx(unsigned t, const char* file, int line, unsigned, const T& v, int src, int width = 32) {
+    publish(t, v, (lane(t) & -width) + (src & (width - 1)), width, file, line);
+  }
+  template <class T>
+  void down(unsigned t, const char* file, int line, unsigned, const T& v, unsigned delta,
+            int width = 32) {
+    publish(t, v, lane(t) + static_cast<int>(delta), width, file, line);
+  }
+  template <class T>
+  void up(unsigned t, const char* file, int line, unsigned, const T& v, unsigned delta,
+          int width = 32) {
+    publish(t, v, lane(t) - static_cast<int>(delta), width, file, line);
+  }
+  template <class T>
+  void xor_(unsigned t, const char* file, int line, unsigned, const T& v, int lane_mask,
+            int width = 32) {
+    publish(t, v, lane(t) ^ lane_mask, width, file, line);
+  }
+  template <class T>
+  T result(unsigned t) const {
+    std::array<std::byte, sizeof(T)> bytes;
+    std::memcpy(bytes.data(), values_ + sizeof(T) * sources_[t], sizeof(T));
+    return std::bit_cast<T>(bytes);
+  }
+
+ private:
+  static constexpr size_t kLargest = 16;  // bytes of a value
+  // Thread t's lane: warps are runs of 32 threads of the block, in the order BlockThreads runs them
+  // (shuffle_source's lane(), without reading threadIdx and blockDim).
+  static int lane(unsigned t) { return static_cast<int>(t & 31); }
+  template <class T>
+  void publish(unsigned t, const T& v, int src_lane, int width, const char* file, int line) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kLargest,
+                  "shuffles move trivially copyable values of up to 16 bytes");
+    if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
+      bad_shuffle_width(width, file, line);
+    std::memcpy(values_ + sizeof(T) * t, &v, sizeof(T));  // (each call's values are of one type)
+    const unsigned source = t - static_cast<unsigned>(lane(t)) + static_cast<unsigned>(src_lane);
+    sources_[t] =
+        outside_segment(src_lane, lane(t) & -width, width) || source >= threads_ ? t : source;
+  }
+  std::byte* values_;
+  unsigned* sources_;
+  unsigned threads_;
+};
+
+#endif
+
+}  // namespace cudalab::emu

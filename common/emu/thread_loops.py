@@ -1,0 +1,244 @@
+"""A kernel whose threads wait only at `__syncthreads()` and warp shuffles, as loops over the block's
+threads between its waits (loop fission, as MCUDA, COX and CuPBoP do), for unchecked code on the
+emu.
+
+The algorithm. The kernel's body (Clang's statements, kernel_statements.py) is read as a list of
+statements at each level that holds a barrier: a barrier statement; a loop, `if` or `{ }` that
+holds one (a *waiting* statement, whose head must have the same value in every thread of the
+block: literals, the kernel's parameters that it never changes, blockIdx, blockDim, gridDim,
+constants, and the variables of enclosing such loops' own inits); the declaration of `__shared__`
+variables, types and `const` values from such values (the block's, run once); and the other
+statements, which run per thread. Each run of consecutive per-thread statements becomes a region,
+`threads.run([&](unsigned t) -> bool { statements; return false; })`: the statements run for each
+thread of the block in turn (threadIdx set, x fastest), and a `return` in them is `return true`,
+which leaves the thread out of every later region (a thread that returned does not wait at later
+barriers, as on a GPU). A barrier is `threads.barrier(...)`: its bookkeeping, nothing to wait for.
+A waiting statement keeps its head and runs once for the block; its body is read the same way. A
+variable that a region declares and a later region names is kept per thread (`PerThread<T>`, in the
+block's memory): the declaring region stores it at its end, a later one names the thread's copy
+(`auto& v = kept[t];`); a reference is kept as the address it refers to.
+
+The loop form is the kernel's text with these insertions, after the translator's other edits, so
+that its lines and the checks' names stay the kernel's.
+
+Limitations (the kernel then runs as a coroutine twin, translate.py): a wait other than
+`__syncthreads()` and shuffles (votes, `__syncwarp`, cooperative groups, a function that waits); a
+shuffle inside a thread's own branch or loop, with arguments that change or call something, with
+a template argument, or in a kernel that returns; a
+waiting statement whose head depends on the thread or on memory, or that is written by a macro; a
+`break` or `continue` that leaves a region for the loop around it; a parameter the kernel changes;
+a kept variable whose type Clang could not spell (`auto` in a template, a lambda); a variable whose
+address is taken (`&v`, a reference to it, an array as a pointer) in a stretch that a wait follows.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.parent / "tools"))
+from cudalab_tools.cuda_ast import Function  # noqa: E402
+from cudalab_tools.kernel_statements import Local, Statement  # noqa: E402
+
+Edit = tuple[int, int, str]  # byte offsets [start, end) of the kernel's file, and the new text
+THREADS = "cudalab_threads"
+WARPS = "cudalab_warps"
+THREAD = "cudalab_t"
+NS = "::cudalab::emu::"
+WAITING = ("compound", "for", "while", "do", "if")
+UNSPELLABLE = re.compile(r"\bauto\b|lambda|\(|dependent|decltype")
+
+
+class NotLoops(Exception):
+    """The kernel cannot run as loops (the message says what stops it)."""
+
+
+@dataclass
+class Plan:
+    edits: list[Edit] = field(default_factory=list)
+
+
+def kept_name(variable: Local) -> str:
+    return f"cudalab_kept_{variable.name}_{variable.id}"
+
+
+def storage(variable: Local) -> str:
+    t = variable.type
+    if UNSPELLABLE.search(t):
+        raise NotLoops(f"the type of '{variable.name}' ({t})")
+    if t.rstrip().endswith("&"):
+        return f"{NS}PerThread<::std::remove_reference_t<{t}>*> {kept_name(variable)};"
+    return f"{NS}PerThread<::std::remove_cv_t<{t}>> {kept_name(variable)};"
+
+
+def save(variable: Local) -> str:
+    if variable.type.rstrip().endswith("&"):
+        return f"{kept_name(variable)}[{THREAD}] = &{variable.name};"
+    return f"{NS}keep({kept_name(variable)}[{THREAD}], {variable.name});"
+
+
+def restore(variable: Local) -> str:
+    if variable.type.rstrip().endswith("&"):
+        return f"auto& {variable.name} = *{kept_name(variable)}[{THREAD}];"
+    return f"auto& {variable.name} = {kept_name(variable)}[{THREAD}];"
+
+
+def declared_in(statement: Statement) -> set[int]:
+    found = {v.id for v in statement.declares}
+    for part in statement.parts:
+        found |= declared_in(part)
+    return found
+
+
+class Planner:
+    def __init__(self, kernel: Statement, text: bytes) -> None:
+        self.text = text
+        self.declared = declared_in(kernel)
+        # Parameters (and variables the tree does not declare): the block's while nothing changes them.
+        outside = kernel.changes - self.declared
+        if outside:
+            raise NotLoops("it changes a parameter")
+        self.uniform: set[int] = set(kernel.uses - self.declared)
+        self.addressed = kernel.addressed
+        self.edits: list[Edit] = []
+
+    def block_value(self, statement: Statement, own: set[int] = frozenset()) -> bool:  # type: ignore[assignment]
+        return (
+            statement.head_plain
+            and statement.head_uses - own <= self.uniform
+            and statement.head_changes <= own
+        )
+
+    def runs_once(self, statement: Statement) -> bool:
+        """A statement the block runs once: a declaration of `__shared__` or static variables, of
+        no variable (a type), or of `const` variables from the block's values."""
+        if statement.kind != "declaration" or statement.barriers:
+            return False
+        if all(v.common for v in statement.declares):
+            return True
+        own = {v.id for v in statement.declares}
+        if all(v.type.startswith("const ") and not v.type.rstrip().endswith("&") for v in statement.declares):
+            if self.block_value(statement, own):
+                self.uniform |= own
+                return True
+        return False
+
+    def level(self, statements: tuple[Statement, ...], visible: list[Local], final: bool = False) -> None:
+        """The edits for the statements of one level; `visible`: variables kept per thread that
+        enclosing levels declared before it; `final`: nothing waits after the level (the kernel's
+        own)."""
+        kept: list[Local] = list(visible)
+        region: list[Statement] = []
+
+        def close() -> None:
+            if not region:
+                return
+            names = set().union(*(s.uses for s in region))
+            declared_here = [v for s in region for v in s.declares]
+            later = set().union(*(s.uses for s in statements[statements.index(region[-1]) + 1 :]))
+            keep = [v for v in declared_here if v.id in later]
+            last = final and region[-1] is statements[-1]  # (nothing waits after it)
+            for v in declared_here:
+                if v.id in self.addressed and not last:
+                    raise NotLoops(f"the address of '{v.name}' may be used after a wait")
+            restores = [
+                restore(v) for v in kept if v.id in names and v.id not in {d.id for d in declared_here}
+            ]
+            for s in region:
+                if s.jumps_out:
+                    raise NotLoops(
+                        f"line {s.line}: a break or continue leaves the statements between barriers"
+                    )
+                for r in s.returns:
+                    self.edits.append((r, r + len("return"), "return true"))
+            declarations = "".join(storage(v) for v in keep)
+            opening = f"{declarations}{THREADS}.run([&](unsigned {THREAD}) -> bool {{ {' '.join(restores)} "
+            self.edits.append((region[0].start, region[0].start, opening))
+            saves = " ".join(save(v) for v in keep)
+            self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
+            kept.extend(keep)
+            region.clear()
+
+        for s in statements:
+            if s.in_macro:
+                raise NotLoops(f"line {s.line}: a macro writes it")
+            if s.kind == "barrier":
+                close()
+                self.edits.append((s.start, s.end, f"{THREADS}.barrier(__FILE__, __LINE__);"))
+            elif s.barriers == 0 and not s.waits_otherwise and not s.shuffles:
+                if self.runs_once(s):
+                    close()
+                else:
+                    region.append(s)
+            elif s.waits_otherwise:
+                raise NotLoops(f"line {s.line}: a wait other than __syncthreads() and shuffles")
+            elif s.kind in ("other", "declaration") and s.barriers == 0 and len(s.shuffles) == 1:
+                close()
+                self.shuffle(s, kept)
+                region.append(s)
+            elif s.kind in WAITING:
+                close()
+                self.waiting(s, kept)
+            else:
+                raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression")
+        close()
+
+    def written(self, start: int, end: int) -> str:
+        return self.text[start:end].decode("utf-8", "surrogateescape")
+
+    def shuffle(self, s: Statement, kept: list[Local]) -> None:
+        """A statement with a shuffle: a stretch before it publishes each thread's value (and the
+        lane it reads), and the statement reads the result instead of calling."""
+        call = s.shuffles[0]
+        if not call.plain:
+            raise NotLoops(f"line {s.line}: a shuffle whose arguments change or call something")
+        arguments = ", ".join(f"({self.written(a, b)})" for a, b in call.arguments)
+        restores = " ".join(restore(v) for v in kept if v.id in s.uses)
+        publish = f"{WARPS}.{call.kind}({THREAD}, __FILE__, __LINE__, {arguments}); return false; }});"
+        opening = f"{THREADS}.run([&](unsigned {THREAD}) -> bool {{ {restores} "
+        self.edits.append((s.start, s.start, opening + publish + " "))
+        value = self.written(*call.arguments[1])
+        result = f"{WARPS}.result<::std::decay_t<decltype({value})>>({THREAD})"
+        self.edits.append((call.start, call.end, result))
+
+    def waiting(self, s: Statement, kept: list[Local]) -> None:
+        """A loop, `if` or `{ }` that holds a barrier: once for the block, its body as a level."""
+        own = {v.id for v in s.declares}
+        if s.kind != "compound":
+            changed_in_body = set().union(*(p.changes for p in s.parts))
+            if not self.block_value(s, own) or own & changed_in_body:
+                raise NotLoops(f"line {s.line}: its head may differ between the block's threads")
+            if s.jumps_out or any(p.jumps_out for p in s.parts if s.kind == "if"):
+                raise NotLoops(f"line {s.line}: a break or continue")
+            self.uniform |= own
+        if s.kind == "compound":
+            self.level(s.parts, kept)
+            return
+        for part in s.parts:
+            if part.kind == "compound":
+                self.level(part.parts, kept)
+            else:  # (a body without braces: a level of one statement, which may become several)
+                self.edits.append((part.start, part.start, "{ "))
+                self.level((part,), kept)
+                self.edits.append((part.end, part.end, " }"))
+
+
+def plan(kernel: Function, text: bytes) -> list[Edit]:
+    """The edits that make a kernel's loop form from its text (`text`: its file's bytes; the edits'
+    offsets are byte offsets of it), besides the head's (translate.py); NotLoops where it cannot
+    have one."""
+    body = kernel.statements
+    if body is None or not (body.barriers or body.shuffles) or body.waits_otherwise:
+        raise NotLoops("it waits at no barrier or shuffle, or at another call")
+    if body.shuffles and body.returns:
+        raise NotLoops("a shuffle in a kernel that returns (its lanes would not all arrive)")
+    planner = Planner(body, text)
+    planner.level(body.parts, [], final=True)
+    opening = body.start + 1  # after `{`
+    warps = f" {NS}WarpShuffles {WARPS};" if body.shuffles else ""
+    planner.edits.append((opening, opening, f" {NS}BlockThreads {THREADS};{warps}"))
+    planner.edits.append((body.end - 1, body.end - 1, " return {}; "))
+    return planner.edits

@@ -1,0 +1,460 @@
+"""A kernel's body as a tree of statement records, from Clang's AST (cuda_ast.parse makes them for
+each kernel it reads): what each statement is, where it is written, which local variables and
+parameters it declares, names and changes, and where it waits at `__syncthreads()`. The emu's
+translator reads them to run a kernel's threads as loops between its barriers
+(common/emu/thread_loops.py).
+
+A variable is named by its declaration's offset (`Local.id`); a statement's span runs to its `;`.
+
+Internal: only cuda_ast.py calls statement_tree(), during its walk (the cursors live only there).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+# What a statement is (Clang's kind, by what the thread loops need to know).
+KINDS = {
+    "COMPOUND_STMT": "compound",
+    "FOR_STMT": "for",
+    "WHILE_STMT": "while",
+    "DO_STMT": "do",
+    "IF_STMT": "if",
+    "DECL_STMT": "declaration",
+    "RETURN_STMT": "return",
+    "BREAK_STMT": "break",
+    "CONTINUE_STMT": "continue",
+    "NULL_STMT": "empty",
+}
+# Statements that end at their `;`, which Clang's extent leaves out.
+ENDS_AT_SEMICOLON = {"RETURN_STMT", "BREAK_STMT", "CONTINUE_STMT", "DO_STMT", "NULL_STMT"}
+STATEMENT_KINDS = {*KINDS, "SWITCH_STMT", "GOTO_STMT", "LABEL_STMT", "CXX_TRY_STMT", "ASM_STMT"}
+# What a loop's or an `if`'s head may hold for its value to be the block's (with the variables it
+# names): literals, operators, casts and the names of variables, constants and built-ins.
+PLAIN_HEAD = {
+    "INTEGER_LITERAL",
+    "FLOATING_LITERAL",
+    "CXX_BOOL_LITERAL_EXPR",
+    "CHARACTER_LITERAL",
+    "PAREN_EXPR",
+    "UNEXPOSED_EXPR",
+    "BINARY_OPERATOR",
+    "COMPOUND_ASSIGNMENT_OPERATOR",
+    "UNARY_OPERATOR",
+    "CONDITIONAL_OPERATOR",
+    "CSTYLE_CAST_EXPR",
+    "CXX_STATIC_CAST_EXPR",
+    "CXX_FUNCTIONAL_CAST_EXPR",
+    "CXX_UNARY_EXPR",
+    "DECL_STMT",
+    "VAR_DECL",
+    "DECL_REF_EXPR",
+    "MEMBER_REF_EXPR",
+    "TYPE_REF",
+    "NAMESPACE_REF",
+    "TEMPLATE_REF",
+}
+# Built-ins whose value is the block's (threadIdx is not).
+BLOCK_BUILTINS = {"blockIdx", "blockDim", "gridDim", "warpSize"}
+CONSTANT_KINDS = {"ENUM_CONSTANT_DECL", "NON_TYPE_TEMPLATE_PARAMETER", "TEMPLATE_NON_TYPE_PARAMETER"}
+ASSIGNMENTS = {"=", "++", "--", "&"}  # (a compound assignment is its own kind)
+FUNCTIONS = {"FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD", "LAMBDA_EXPR"}
+BARRIER = "syncthreads"  # `__syncthreads()`: the prelude's macro calls ::cudalab::emu::syncthreads
+# The other calls that wait for a block's or a warp's threads (`__syncthreads_count()`: the
+# prelude's macro calls ::cudalab::emu::syncthreads_count).
+OTHER_WAITS = ("__sync", "syncthreads_", "__shfl", "__ballot", "__any", "__all", "__match", "__reduce")
+SHUFFLES = {
+    "__shfl_sync": "idx",
+    "__shfl_up_sync": "up",
+    "__shfl_down_sync": "down",
+    "__shfl_xor_sync": "xor_",
+}
+
+
+@dataclass(frozen=True)
+class Local:
+    """A variable a statement declares."""
+
+    name: str
+    type: str  # as Clang spells it: "int", "float [4]", "float &", "T"
+    id: int
+    common: bool  # __shared__ or static: one variable that every thread names
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    """A call of a warp shuffle: which (SHUFFLES' values), where, and its arguments as written
+    (mask, value, lane or delta[, width]); `plain`: they change nothing and call nothing, and the
+    call names no template argument."""
+
+    kind: str
+    start: int
+    end: int
+    arguments: tuple[tuple[int, int], ...]
+    plain: bool
+
+
+@dataclass(frozen=True)
+class Statement:
+    kind: str  # KINDS' values, "barrier" (a statement that is `__syncthreads();`), else "other"
+    start: int
+    end: int  # after its `;` or `}`
+    line: int
+    parts: tuple[Statement, ...]  # a compound's statements; a loop's body; an if's then [and else]
+    declares: tuple[Local, ...]  # a declaration's variables; a `for`'s in its init
+    uses: frozenset[int]  # the variables and parameters it names (Local.id, Parameter offsets)
+    changes: frozenset[int]  # those it assigns, increments, takes the address of, or calls through
+    addressed: frozenset[int]  # locals whose address it takes (`&v`, a reference to v, an array as a pointer)
+    barriers: int  # `__syncthreads()` calls in it
+    calls: frozenset[str]  # the names of the functions it calls
+    shuffles: tuple[Shuffle, ...]  # warp shuffles in it
+    waits_otherwise: bool  # calls another wait of the block or warp (not a barrier, not a shuffle)
+    jumps_out: bool  # a `break` or `continue` in it that leaves it (no loop or switch of its own)
+    returns: tuple[int, ...]  # offsets of the `return` keywords in it
+    head_plain: bool  # a loop's or if's head (a declaration: its initializers) holds only PLAIN_HEAD
+    head_uses: frozenset[int]  # the variables and parameters its head names
+    head_changes: frozenset[int]  # and those it changes (a `for`'s increment)
+    in_macro: bool  # Clang places it in a macro's expansion (not as written)
+
+
+class Tokens:
+    """A kernel's tokens by offset: which operator a unary or binary operator is."""
+
+    def __init__(self, cursor: object) -> None:
+        found = [(t.extent.start.offset, t.spelling) for t in cursor.get_tokens()]  # type: ignore[attr-defined]
+        self.offsets = [o for o, _ in found]
+        self.spellings = [s for _, s in found]
+
+    def at_or_after(self, offset: int) -> str:
+        k = bisect.bisect_left(self.offsets, offset)
+        return self.spellings[k] if k < len(self.spellings) else ""
+
+    def before(self, offset: int) -> str:
+        k = bisect.bisect_left(self.offsets, offset)
+        return self.spellings[k - 1] if k > 0 else ""
+
+
+def kind_of(cursor: object) -> str:
+    try:
+        return cursor.kind.name  # type: ignore[attr-defined]
+    except ValueError:
+        return "UNKNOWN"
+
+
+def children(cursor: object) -> list[object]:
+    return list(cursor.get_children())  # type: ignore[attr-defined]
+
+
+def statement_end(cursor: object, text: bytes) -> int:
+    """Where a statement ends: after its `;` where Clang's extent leaves it out."""
+    kind = kind_of(cursor)
+    end = cursor.extent.end.offset  # type: ignore[attr-defined]
+    if kind in ("IF_STMT", "FOR_STMT", "WHILE_STMT", "LABEL_STMT", "SWITCH_STMT"):
+        inner = [c for c in children(cursor) if is_statement(c)]
+        return statement_end(inner[-1], text) if inner else end
+    if kind == "COMPOUND_STMT" or text[end - 1 : end] == b";":
+        return end
+    k = skip_blanks(text, end)
+    return k + 1 if text[k : k + 1] == b";" else end
+
+
+def skip_blanks(text: bytes, k: int) -> int:
+    """The offset of the first byte at or after k that is not white space or in a comment."""
+    while k < len(text):
+        if text[k : k + 1].isspace():
+            k += 1
+        elif text.startswith(b"//", k):
+            k = text.find(b"\n", k)
+            k = len(text) if k < 0 else k
+        elif text.startswith(b"/*", k):
+            k = text.find(b"*/", k)
+            k = len(text) if k < 0 else k + 2
+        else:
+            break
+    return k
+
+
+def is_statement(cursor: object) -> bool:
+    kind = kind_of(cursor)
+    return (
+        kind in STATEMENT_KINDS
+        or kind.endswith("_EXPR")
+        or kind.endswith("_OPERATOR")
+        or kind.endswith("_LITERAL")
+    )
+
+
+def local_id(declaration: object) -> int:
+    return declaration.location.offset  # type: ignore[attr-defined]
+
+
+def is_local(declaration: object) -> bool:
+    """A kernel's parameter, or a variable declared in a function (not static)."""
+    kind = kind_of(declaration)
+    if kind == "PARM_DECL":
+        return True
+    if kind != "VAR_DECL":
+        return False
+    return kind_of(declaration.semantic_parent) in FUNCTIONS and declaration.storage_class.name != "STATIC"  # type: ignore[attr-defined]
+
+
+def named(cursor: object) -> object | None:
+    """The local variable an lvalue expression is (through parentheses, casts, `.` and an array's
+    subscript), else None."""
+    kind = kind_of(cursor)
+    inner = children(cursor)
+    if kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(inner) == 1:
+        return named(inner[0])
+    if kind == "DECL_REF_EXPR":
+        target = cursor.referenced  # type: ignore[attr-defined]
+        return target if target is not None and is_local(target) else None
+    if kind == "MEMBER_REF_EXPR" and inner and not cursor.type.kind.name.endswith("POINTER"):  # type: ignore[attr-defined]
+        base = inner[0]
+        return named(base) if "POINTER" not in base.type.get_canonical().kind.name else None  # type: ignore[attr-defined]
+    if kind == "ARRAY_SUBSCRIPT_EXPR" and inner:
+        array = named(inner[0])  # (through the conversion to a pointer)
+        if array is not None and "ARRAY" in array.type.get_canonical().kind.name:  # type: ignore[attr-defined]
+            return array
+    return None
+
+
+class Facts:
+    """What a walk under a statement found."""
+
+    def __init__(self) -> None:
+        self.uses: set[int] = set()
+        self.changes: set[int] = set()
+        self.addressed: set[int] = set()
+        self.barriers = 0
+        self.calls: set[str] = set()
+        self.shuffles: list[Shuffle] = []
+        self.waits_otherwise = False
+        self.returns: list[int] = []
+        self.plain = True
+
+
+def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_array: bool = False) -> None:
+    """Adds what the expressions and statements under `cursor` (itself included) name and change;
+    `as_array`: the cursor is an array's name used as one (subscripted, or in sizeof)."""
+    kind = kind_of(cursor)
+    inner = children(cursor)
+    if head and kind not in PLAIN_HEAD:
+        facts.plain = False
+    if kind == "DECL_REF_EXPR":
+        target = cursor.referenced  # type: ignore[attr-defined]
+        if target is not None and is_local(target):
+            facts.uses.add(local_id(target))
+            if not as_array and "ARRAY" in target.type.get_canonical().kind.name:  # type: ignore[attr-defined]
+                facts.addressed.add(local_id(target))  # (it becomes a pointer)
+        elif head and not block_value(target):
+            facts.plain = False
+    elif kind == "VAR_DECL":
+        facts.uses.add(local_id(cursor))
+        if cursor.type.kind.name.endswith("REFERENCE") and inner:  # type: ignore[attr-defined]
+            found = named(inner[-1])
+            if found is not None:
+                facts.addressed.add(local_id(found))
+    elif kind == "CALL_EXPR":
+        name = cursor.spelling  # type: ignore[attr-defined]
+        facts.calls.add(name)
+        if name == BARRIER:
+            facts.barriers += 1
+        elif name in SHUFFLES:
+            facts.shuffles.append(shuffle(cursor, name, tokens))
+        elif name.startswith(OTHER_WAITS):
+            facts.waits_otherwise = True
+        changed_by_call(cursor, inner, facts)
+    elif kind == "RETURN_STMT":
+        facts.returns.append(cursor.extent.start.offset)  # type: ignore[attr-defined]
+    elif kind == "COMPOUND_ASSIGNMENT_OPERATOR" and inner:
+        mark_changed(inner[0], facts)
+    elif kind == "BINARY_OPERATOR" and len(inner) == 2:
+        if tokens.at_or_after(inner[0].extent.end.offset) == "=":  # type: ignore[attr-defined]
+            mark_changed(inner[0], facts)
+    elif kind == "UNARY_OPERATOR" and inner:
+        start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
+        operator = tokens.at_or_after(start)
+        if operator in ASSIGNMENTS or tokens.before(end) in ("++", "--"):
+            mark_changed(inner[0], facts)
+        if operator == "&" and (found := named(inner[0])) is not None:
+            facts.addressed.add(local_id(found))
+        if head and operator == "*":
+            facts.plain = False
+    elif kind == "LAMBDA_EXPR":
+        facts.plain = False
+    for k, child in enumerate(inner):
+        array = (kind == "ARRAY_SUBSCRIPT_EXPR" and k == 0) or kind == "CXX_UNARY_EXPR"
+        array = array or (as_array and kind in ("UNEXPOSED_EXPR", "PAREN_EXPR"))
+        gather(child, tokens, facts, head, array)
+
+
+def shuffle(cursor: object, name: str, tokens: Tokens) -> Shuffle:
+    start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
+    written = []
+    for argument in cursor.get_arguments():  # type: ignore[attr-defined]
+        a, b = argument.extent.start.offset, argument.extent.end.offset
+        if start < a < b <= end:  # (a default argument is written nowhere)
+            written.append((a, b))
+    inner = Facts()
+    for argument in children(cursor)[1:]:
+        gather(argument, tokens, inner)
+    plain = not inner.changes and not inner.calls and tokens.at_or_after(start + len(name)) == "("
+    return Shuffle(SHUFFLES[name], start, end, tuple(written), plain and len(written) >= 3)
+
+
+def block_value(declaration: object) -> bool:
+    """Whether a name that is not a local variable has the same value in every thread of a block:
+    a constant, an enumerator, a template's value parameter, a `const` variable, blockIdx..."""
+    if declaration is None:
+        return False
+    kind = kind_of(declaration)
+    if kind in CONSTANT_KINDS:
+        return True
+    if kind == "VAR_DECL":
+        name = declaration.spelling  # type: ignore[attr-defined]
+        return name in BLOCK_BUILTINS or declaration.type.is_const_qualified()  # type: ignore[attr-defined]
+    return False
+
+
+def mark_changed(target: object, facts: Facts) -> None:
+    found = named(target)
+    if found is not None:
+        facts.changes.add(local_id(found))
+
+
+def changed_by_call(cursor: object, inner: list[object], facts: Facts) -> None:
+    """A local variable that a call may change: one bound to a non-const reference parameter, or
+    an object whose member function is called."""
+    if inner and kind_of(inner[0]) == "MEMBER_REF_EXPR":
+        base = children(inner[0])
+        if base:
+            mark_changed(base[0], facts)
+    target = cursor.referenced  # type: ignore[attr-defined]
+    if target is None:
+        for argument in inner[1:]:
+            mark_changed(argument, facts)  # (an unresolved call: any argument may be a reference)
+        return
+    try:
+        types = list(target.type.argument_types())  # type: ignore[attr-defined]
+    except Exception:
+        types = []
+    arguments = list(cursor.get_arguments())  # type: ignore[attr-defined]
+    for k, argument in enumerate(arguments):
+        t = types[k] if k < len(types) else None
+        if t is None or (t.kind.name.endswith("REFERENCE") and not t.get_pointee().is_const_qualified()):
+            mark_changed(argument, facts)
+
+
+def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) -> Statement:
+    """The record of a statement and of those under it."""
+    tokens = tokens or Tokens(cursor)
+    kind = kind_of(cursor)
+    inner = children(cursor)
+    start = cursor.extent.start.offset  # type: ignore[attr-defined]
+    end = statement_end(cursor, text)
+    line = cursor.extent.start.line  # type: ignore[attr-defined]
+    statements = [c for c in inner if is_statement(c)]
+    parts: tuple[Statement, ...] = ()
+    declares: tuple[Local, ...] = ()
+    head = Facts()
+    facts = Facts()
+    if kind == "COMPOUND_STMT":
+        parts = tuple(statement_tree(c, text, tokens) for c in inner)
+    elif kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "IF_STMT"):
+        body = statements[-1] if kind != "IF_STMT" else None
+        if kind == "IF_STMT":
+            # (the condition, then the then-statement, then maybe the else-statement)
+            parts = tuple(statement_tree(c, text, tokens) for c in statements[1:])
+            for c in inner[: len(inner) - len(parts)]:
+                gather(c, tokens, head, head=True)
+        elif kind == "DO_STMT":
+            parts = (statement_tree(statements[0], text, tokens),)
+            for c in inner[1:]:
+                gather(c, tokens, head, head=True)
+        else:
+            parts = (statement_tree(body, text, tokens),)
+            for c in inner[:-1]:
+                gather(c, tokens, head, head=True)
+                if kind == "FOR_STMT" and kind_of(c) == "DECL_STMT":
+                    declares += locals_of(c)
+    elif kind == "DECL_STMT":
+        declares = locals_of(cursor)
+        initializers = Facts()  # (the same value in every thread? its head's fields say)
+        gather(cursor, tokens, initializers, head=True)
+        head.plain, head.uses, head.changes = initializers.plain, initializers.uses, initializers.changes
+    if not parts and kind != "COMPOUND_STMT":
+        gather(cursor, tokens, facts)
+    uses = facts.uses | head.uses
+    changes = facts.changes | head.changes
+    addressed = facts.addressed | head.addressed
+    barriers = facts.barriers + head.barriers + sum(p.barriers for p in parts)
+    for p in parts:
+        uses |= p.uses
+        changes |= p.changes
+        addressed |= p.addressed
+    jumps = kind in ("BREAK_STMT", "CONTINUE_STMT") or (
+        kind not in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "SWITCH_STMT") and any(p.jumps_out for p in parts)
+    )
+    if kind == "SWITCH_STMT" or (not parts and kind not in KINDS):
+        jumps = jumps or has_jump_out(cursor)
+    is_barrier = kind == "CALL_EXPR" and cursor.spelling == BARRIER  # type: ignore[attr-defined]
+    written = text[start:end].decode("utf-8", "replace")
+    in_macro = (is_barrier and not written.startswith("__syncthreads")) or (
+        kind in ("COMPOUND_STMT", "FOR_STMT", "WHILE_STMT", "DO_STMT", "IF_STMT")
+        and not written.startswith(
+            {
+                "COMPOUND_STMT": "{",
+                "FOR_STMT": "for",
+                "WHILE_STMT": "while",
+                "DO_STMT": "do",
+                "IF_STMT": "if",
+            }[kind]
+        )
+    )
+    return Statement(
+        kind="barrier" if is_barrier else KINDS.get(kind, "other"),
+        start=start,
+        end=end,
+        line=line,
+        parts=parts,
+        declares=declares,
+        uses=frozenset(uses),
+        changes=frozenset(changes),
+        addressed=frozenset(addressed),
+        barriers=barriers,
+        calls=frozenset(facts.calls | head.calls).union(*(p.calls for p in parts)),
+        shuffles=tuple(facts.shuffles + head.shuffles + [x for p in parts for x in p.shuffles]),
+        waits_otherwise=facts.waits_otherwise
+        or head.waits_otherwise
+        or any(p.waits_otherwise for p in parts),
+        jumps_out=jumps,
+        returns=tuple(facts.returns + head.returns + [r for p in parts for r in p.returns]),
+        head_plain=head.plain,
+        head_uses=frozenset(head.uses),
+        head_changes=frozenset(head.changes),
+        in_macro=in_macro,
+    )
+
+
+def has_jump_out(cursor: object) -> bool:
+    """A `break` or `continue` under a statement that is not a loop's or a switch's own."""
+    for c in children(cursor):
+        kind = kind_of(c)
+        if kind in ("BREAK_STMT", "CONTINUE_STMT"):
+            return True
+        if kind not in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "SWITCH_STMT", "LAMBDA_EXPR") and has_jump_out(
+            c
+        ):
+            return True
+    return False
+
+
+def locals_of(declaration: object) -> tuple[Local, ...]:
+    found = []
+    for v in children(declaration):
+        if kind_of(v) != "VAR_DECL":
+            continue
+        common = v.storage_class.name == "STATIC" or any(kind_of(a) == "CUDASHARED_ATTR" for a in children(v))  # type: ignore[attr-defined]
+        found.append(Local(v.spelling, v.type.spelling, local_id(v), common))  # type: ignore[attr-defined]
+    return tuple(found)
