@@ -11,8 +11,6 @@
 // instead.
 #pragma once
 
-#include <array>
-#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -123,9 +121,7 @@ class WarpShuffles {
   }
   template <class T>
   T result(unsigned t) const {
-    std::array<std::byte, sizeof(T)> bytes;
-    std::memcpy(bytes.data(), values_ + sizeof(T) * sources_[t], sizeof(T));
-    return std::bit_cast<T>(bytes);
+    return reinterpret_cast<const T*>(values_)[sources_[t]];
   }
 
  private:
@@ -139,7 +135,8 @@ class WarpShuffles {
                   "shuffles move trivially copyable values of up to 16 bytes");
     if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
       bad_shuffle_width(width, file, line);
-    std::memcpy(values_ + sizeof(T) * t, &v, sizeof(T));  // (each call's values are of one type)
+    // (each call's values are of one type; typed stores leave the loop's other values in registers)
+    reinterpret_cast<T*>(values_)[t] = v;
     const unsigned source = t - static_cast<unsigned>(lane(t)) + static_cast<unsigned>(src_lane);
     sources_[t] =
         outside_segment(src_lane, lane(t) & -width, width) || source >= threads_ ? t : source;
