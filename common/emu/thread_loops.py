@@ -23,8 +23,8 @@ that its lines and the checks' names stay the kernel's.
 
 Limitations (the kernel then runs as a coroutine twin, translate.py): a wait other than
 `__syncthreads()` and shuffles (votes, `__syncwarp`, cooperative groups, a function that waits); a
-shuffle inside a thread's own branch or loop, with arguments that change or call something, with
-a template argument, or in a kernel that returns; a
+shuffle inside a thread's own branch or loop, with arguments that change or call something, or
+with a template argument; a
 waiting statement whose head depends on the thread or on memory, or that is written by a macro; a
 `break` or `continue` that leaves a region for the loop around it; a parameter the kernel changes;
 a kept variable whose type Clang could not spell (`auto` in a template, a lambda); a variable whose
@@ -40,8 +40,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.parent / "tools"))
-from cudalab_tools.cuda_ast import Function  # noqa: E402
-from cudalab_tools.kernel_statements import Local, Statement  # noqa: E402
+from cudalab_tools.cuda_ast import Function, Source  # noqa: E402
+from cudalab_tools.kernel_statements import Local, Statement, waits  # noqa: E402
 
 Edit = tuple[int, int, str]  # byte offsets [start, end) of the kernel's file, and the new text
 THREADS = "cudalab_threads"
@@ -197,7 +197,8 @@ class Planner:
             raise NotLoops(f"line {s.line}: a shuffle whose arguments change or call something")
         arguments = ", ".join(f"({self.written(a, b)})" for a, b in call.arguments)
         restores = " ".join(restore(v) for v in kept if v.id in s.uses)
-        publish = f"{WARPS}.{call.kind}({THREAD}, __FILE__, __LINE__, {arguments}); return false; }});"
+        publish = f"{WARPS}.{call.kind}({THREAD}, __FILE__, __LINE__, {arguments}); return false; }}); "
+        publish += f"{WARPS}.meet({THREADS}, __FILE__, __LINE__);"
         opening = f"{THREADS}.run([&](unsigned {THREAD}) -> bool {{ {restores} "
         self.edits.append((s.start, s.start, opening + publish + " "))
         value = self.written(*call.arguments[1])
@@ -226,6 +227,24 @@ class Planner:
                 self.edits.append((part.end, part.end, " }"))
 
 
+def waiting_functions(source: Source) -> set[str]:
+    """The names of the program's functions that wait, themselves or through those they call (the
+    call graph of Clang's records: a name counts as waiting if any function of that name does);
+    "" (a call through a pointer, or one Clang could not name) and a device function defined
+    elsewhere are taken to wait."""
+    defined = {f.name for f in source.functions if f.defined}
+    # (a device function defined elsewhere, as with separate compilation, may wait)
+    found = {""} | {f.name for f in source.functions if f.device_code and f.name not in defined}
+    grew = True
+    while grew:
+        grew = False
+        for f in source.functions:
+            if f.name not in found and any(waits(c) or c in found for c in f.calls):
+                found.add(f.name)
+                grew = True
+    return found
+
+
 def plan(kernel: Function, text: bytes) -> list[Edit]:
     """The edits that make a kernel's loop form from its text (`text`: its file's bytes; the edits'
     offsets are byte offsets of it), besides the head's (translate.py); NotLoops where it cannot
@@ -233,8 +252,10 @@ def plan(kernel: Function, text: bytes) -> list[Edit]:
     body = kernel.statements
     if body is None or not (body.barriers or body.shuffles) or body.waits_otherwise:
         raise NotLoops("it waits at no barrier or shuffle, or at another call")
-    if body.shuffles and body.returns:
-        raise NotLoops("a shuffle in a kernel that returns (its lanes would not all arrive)")
+    if body.in_macro:
+        raise NotLoops("a macro writes its body")
+    if body.jumps_out or body.has_goto:
+        raise NotLoops("a goto, or a break or continue outside a loop")
     planner = Planner(body, text)
     planner.level(body.parts, [], final=True)
     opening = body.start + 1  # after `{`

@@ -1134,13 +1134,14 @@ def loop_forms(
         ::cudalab::emu::ThreadLoops cudalab_coroutine_kernel(params) { <the thread loops> }
         #endif"""
     definitions: dict[str, list[cuda_ast.Function]] = {}
+    waiting = thread_loops.waiting_functions(source)
     for f in source.kernels():
-        if f.body is None or f.body.file != file or f.name not in twins.kernels or f.statements is None:
+        if f.body is None or f.body.file != file or f.statements is None:
             continue
         first, last = f.span.line, f.span.line + src.count("\n", offsets(f.span.start), offsets(f.span.end))
         if any(e.file == file and first <= e.line <= last for e in source.errors):
-            continue  # (a call Clang could not read, as of cooperative groups, may wait: the twin)
-        if not f.statements.calls & twins.callees.keys():  # (a function that waits: the twin)
+            continue  # (a call Clang could not read, as of cooperative groups, may wait)
+        if not f.statements.calls & waiting:  # (a function that waits: the kernel's own waits only)
             definitions.setdefault(f.name, []).append(f)
     forms: list[Edit] = []
     named: set[str] = set()

@@ -834,6 +834,24 @@ class BlockRunner {
   }
 
  public:
+  // A loop form's warp-level call that lanes of a waiting thread's mask never reach (they
+  // returned).
+  [[noreturn]] void loops_warp_divergence(unsigned thread, uint32_t missing, const char* file,
+                                          int line) {
+    std::vector<unsigned> lanes;
+    for (unsigned l = 0; l < 32; ++l)
+      if (missing >> l & 1u) lanes.push_back(thread / 32 * 32 + l);
+    const dim3& b = config_->block;
+    std::ostringstream s;
+    s << "warp divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
+      << ::blockIdx.y << "," << ::blockIdx.z << "): " << describe_threads({thread}, b)
+      << " waits at a warp-level call (shuffle, vote or __syncwarp) at " << site(file, line)
+      << ", but " << describe_threads(lanes, b)
+      << " of its warp, named in the mask, never get there (they finished, or wait at "
+         "__syncthreads()). Every lane of the mask must make the same call.";
+    stop_running_thread(cudaErrorLaunchFailure, {"warp_divergence", s.str()});
+  }
+
   // A loop form's barrier (thread_loops.h): every thread that has not returned has arrived.
   void loops_barrier(const char* file, int line, const bool* returned) {
     if (returned != nullptr) {
@@ -1212,6 +1230,10 @@ const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* 
 }
 
 const int* vote_as_coroutine(bool predicate) { return runner->vote_as_coroutine(predicate); }
+
+void loops_warp_divergence(unsigned thread, uint32_t missing, const char* file, int line) {
+  runner->loops_warp_divergence(thread, missing, file, line);
+}
 
 void loops_barrier(const char* file, int line, const bool* returned) {
   runner->loops_barrier(file, line, returned);

@@ -152,10 +152,10 @@ TEST(RowsOfABlockLaunchedFromUncheckedCode, TwoWritersInTwoRowsAreNamed) {
 
 // Kernels of this file that wait at barriers or warp-level calls, in their own body or in functions
 // of the file, run their threads as loops between barriers (thread_loops.h: return_before_barrier,
-// assert_after_barrier, reverse) or as coroutines (coroutine_threads.h: the others; this file has
-// no checks). Barrier and warp divergence are named there as on fibers, a failed assert fails its
-// launch and the next runs, and a wait the translator could not see (a macro of another file) is
-// said to be one.
+// return_before_shuffle, assert_after_barrier, reverse) or as coroutines (coroutine_threads.h: the
+// others; this file has no checks). Barrier and warp divergence are named there as on fibers, a
+// failed assert fails its launch and the next runs, and a wait the translator could not see (a
+// macro of another file) is said to be one.
 __global__ void return_before_barrier(float* out) {
   if (threadIdx.x >= 16) return;
   out[threadIdx.x] = 1;
@@ -175,6 +175,11 @@ __global__ void barriers_in_a_loop_of_each_own_length(float* out) {
 __global__ void shuffle_in_half_a_warp(float* out) {
   float v = 1;
   if (threadIdx.x < 16) v = __shfl_down_sync(0xffffffff, v, 1);  // COROUTINE: half_a_warp
+  out[threadIdx.x] = v;
+}
+__global__ void return_before_shuffle(float* out) {
+  if (threadIdx.x >= 16) return;
+  const float v = __shfl_down_sync(0xffffffff, 1.0f, 1);  // COROUTINE: return_before_shuffle
   out[threadIdx.x] = v;
 }
 __global__ void vote_in_half_a_block(float* out) {
@@ -266,6 +271,8 @@ TEST(KernelsOfUncheckedCode, WarpDivergenceIsNamed) {
        [](const float*, float* out) { syncwarp_in_half_a_warp<<<1, 32>>>(out); }},
       {"shuffle_in_a_function",
        [](const float*, float* out) { half_a_warp_calls_a_shuffle<<<1, 32>>>(out); }},
+      {"return_before_shuffle",
+       [](const float*, float* out) { return_before_shuffle<<<1, 32>>>(out); }},
   };
   for (const auto& [name, launch] : kernels) {
     const std::string said = expect_stopped(launch, "warp divergence", name);

@@ -109,6 +109,52 @@ class DeviceCode(unittest.TestCase):
         self.assertIn("inline PTX", str(e.exception))
 
 
+class LoopForms(unittest.TestCase):
+    """Which kernels run as loops between their waits when unchecked (thread_loops.py), and which
+    keep a coroutine twin or fibers: each refusal is a case where loops would compute otherwise."""
+
+    FENCE = "__device__ void fence() { __syncthreads(); }\n__device__ void deeper() { fence(); }\n"
+
+    def form(self, kernel_body: str, before: str = "") -> str | None:
+        """ "loops", "twin" or None (fibers) for a kernel k with this body."""
+        out = body(f"{before}__global__ void k(float* x) {{\n{kernel_body}\n}}\n")
+        if "ThreadLoops cudalab_coroutine_k(" in out:
+            return "loops"
+        return "twin" if "ThreadTask cudalab_coroutine_k(" in out else None
+
+    def test_barriers_and_shuffles_reached_by_every_thread_run_as_loops(self) -> None:
+        for code in (
+            "x[threadIdx.x] = 1; __syncthreads(); x[0] += x[1];",
+            "for (int s = blockDim.x / 2; s > 0; s >>= 1) { x[threadIdx.x] += s; __syncthreads(); }",
+            "#pragma unroll\n  for (int s = 0; s < 4; ++s) { x[threadIdx.x] += s; __syncthreads(); }",
+            "float v = x[threadIdx.x];\n  v += __shfl_down_sync(0xffffffff, v, 16);\n  x[0] = v;",
+        ):
+            with self.subTest(code=code):
+                self.assertEqual(self.form(code), "loops")
+
+    def test_a_return_is_the_threads_and_a_lambdas_return_is_its_own(self) -> None:
+        out = body(
+            "__global__ void k(float* x) {\n  if (threadIdx.x > 40) return;\n  __syncthreads();\n"
+            "  auto at = [&](int i) { return x[i]; };\n  x[0] = at(1);\n}\n"
+        )
+        form = out[out.index("ThreadLoops") :]
+        self.assertIn("if (threadIdx.x > 40) return true;", form)
+        self.assertIn("[&](int i) { return x[i]; }", form)
+
+    def test_kernels_that_loops_would_compute_otherwise_keep_their_threads(self) -> None:
+        for code, before in (
+            ("x[0] = 1; fence(); __syncthreads();", self.FENCE),  # a function that waits
+            ("x[0] = 1; deeper(); __syncthreads();", self.FENCE),  # through another
+            ("if (threadIdx.x < 16) __syncthreads();", ""),  # a barrier some threads skip
+            ("for (int k = 0; k < threadIdx.x; ++k) __syncthreads();", ""),
+            ("int a[4] = {1}; int* p = a; __syncthreads(); x[0] = p[0];", ""),  # an address kept
+            ("x[threadIdx.x] = 1; __syncwarp(); x[0] = x[1];", ""),  # another wait
+            ("x[0] = __shfl_sync(~0u, x[1], 0) + __shfl_sync(~0u, x[2], 0);", ""),  # two in one
+        ):
+            with self.subTest(code=code):
+                self.assertNotEqual(self.form(code, before), "loops")
+
+
 class CoroutineTwins(unittest.TestCase):
     """Kernels whose own body waits at __syncthreads() get a twin whose threads are coroutines."""
 
@@ -335,7 +381,6 @@ class CoroutineTwins(unittest.TestCase):
                 translation = translate.Translation(target.parent / "h", include_path=include_path)
                 translation.file(root / "main.cu", target)
                 texts.append(target.read_text())
-            self.assertNotIn("cudalab_coroutine_k", texts[0])  # lerp: a function of unknown body
             self.assertIn("::cudalab::emu::ThreadLoops cudalab_coroutine_k(float* x)", texts[1])
             self.assertIn("#include <helper_math.h>", texts[1])  # (the compiler finds it, as it is)
             self.assertIn(root / "common" / "helper_math.h", translation.read)  # (the depfile)

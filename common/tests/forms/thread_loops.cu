@@ -3,8 +3,8 @@
 // barriers (a scalar, an array, a reference, a struct), a barrier in a loop, in an `if` and in a
 // do-while whose heads are the block's, nested loops that wait, a `const` of the block's values
 // used as an array's size, a 2D block, a template kernel, a variable changed in one stretch and
-// read in the next, and the four warp shuffles at a kernel's own level (in a loop, in a
-// declaration, with a width).
+// read in the next, the four warp shuffles at a kernel's own level (in a loop, in a declaration,
+// with a width), and a whole warp that returns before the others' shuffles.
 //
 // expect: early return: 2016 64 1891 62
 // expect: kept: 3 8 13 18 | 7 7 | 10 11
@@ -13,6 +13,7 @@
 // expect: 2D: 120 376 632 888
 // expect: template: 15 1
 // expect: shuffles: 496 1520 | 496 1520 | 0 0 1 32 | 1 0 3 32
+// expect: a warp returns: 496 -1
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -143,6 +144,14 @@ __global__ void warp_sums(const int* in, int* out) {
   if (t == 33) out[11] = across;
 }
 
+// Warp 1 returns; warp 0 sums its lanes by shuffles (its lanes all reach them).
+__global__ void first_warp_sums(const int* in, int* out) {
+  if (threadIdx.x >= 32) return;
+  int v = in[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+  if (threadIdx.x == 0) out[0] = v;
+}
+
 int main() {
   int h[THREADS];
   for (int i = 0; i < THREADS; ++i) h[i] = i;
@@ -185,6 +194,10 @@ int main() {
   cudaMemcpy(w, wide, sizeof w, cudaMemcpyDeviceToHost);
   printf("shuffles: %d %d | %d %d | %d %d %d %d | %d %d %d %d\n", w[0], w[1], w[2], w[3], w[4],
          w[5], w[6], w[7], w[8], w[9], w[10], w[11]);
+  cudaMemset(wide, 0xff, 2 * sizeof(int));
+  first_warp_sums<<<1, THREADS>>>(in, wide);
+  cudaMemcpy(w, wide, 2 * sizeof(int), cudaMemcpyDeviceToHost);
+  printf("a warp returns: %d %d\n", w[0], w[1]);
   cudaFree(wide);
 
   cudaFree(in);

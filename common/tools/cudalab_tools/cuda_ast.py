@@ -146,6 +146,7 @@ class Function:
     span: Span
     # a kernel's body, as statements (kernel_statements.py); None for other functions
     statements: kernel_statements.Statement | None = None
+    calls: frozenset[str] = frozenset()  # the names of the functions its body calls
     name_at: int = -1  # the offset of its name
 
     @property
@@ -555,8 +556,11 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
     body_cursor = next((c for c in children if kind_name(c) == "COMPOUND_STMT"), None)
     body = span(body_cursor) if body_cursor is not None else None
     statements = None
-    if body_cursor is not None and "global" in spaces:
-        statements = kernel_statements.statement_tree(body_cursor, text)
+    calls: frozenset[str] = frozenset()
+    if body_cursor is not None:
+        calls = kernel_statements.called(body_cursor)
+        if "global" in spaces:
+            statements = kernel_statements.statement_tree(body_cursor, text)
     result = cursor.result_type.spelling  # type: ignore[attr-defined]
     at_file_scope = kind_name(cursor.semantic_parent) in FILE_SCOPES  # type: ignore[attr-defined]
     name = cursor.spelling  # type: ignore[attr-defined]
@@ -569,8 +573,9 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
         body,
         at_file_scope,
         span(cursor),
-        statements,
-        location_span(cursor).start,
+        statements=statements,
+        calls=calls,
+        name_at=location_span(cursor).start,
     )
 
 

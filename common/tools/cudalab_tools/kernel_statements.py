@@ -27,9 +27,6 @@ KINDS = {
     "CONTINUE_STMT": "continue",
     "NULL_STMT": "empty",
 }
-# Statements that end at their `;`, which Clang's extent leaves out.
-ENDS_AT_SEMICOLON = {"RETURN_STMT", "BREAK_STMT", "CONTINUE_STMT", "DO_STMT", "NULL_STMT"}
-STATEMENT_KINDS = {*KINDS, "SWITCH_STMT", "GOTO_STMT", "LABEL_STMT", "CXX_TRY_STMT", "ASM_STMT"}
 # What a loop's or an `if`'s head may hold for its value to be the block's (with the variables it
 # names): literals, operators, casts and the names of variables, constants and built-ins.
 PLAIN_HEAD = {
@@ -64,6 +61,7 @@ BARRIER = "syncthreads"  # `__syncthreads()`: the prelude's macro calls ::cudala
 # The other calls that wait for a block's or a warp's threads (`__syncthreads_count()`: the
 # prelude's macro calls ::cudalab::emu::syncthreads_count).
 OTHER_WAITS = ("__sync", "syncthreads_", "__shfl", "__ballot", "__any", "__all", "__match", "__reduce")
+LIBRARY_WAITS = ("sync", "arrive", "wait", "memcpy_async", "pipeline", "producer_", "consumer_", "barrier")
 SHUFFLES = {
     "__shfl_sync": "idx",
     "__shfl_up_sync": "up",
@@ -111,6 +109,7 @@ class Statement:
     shuffles: tuple[Shuffle, ...]  # warp shuffles in it
     waits_otherwise: bool  # calls another wait of the block or warp (not a barrier, not a shuffle)
     jumps_out: bool  # a `break` or `continue` in it that leaves it (no loop or switch of its own)
+    has_goto: bool  # a `goto` or a label in it
     returns: tuple[int, ...]  # offsets of the `return` keywords in it
     head_plain: bool  # a loop's or if's head (a declaration: its initializers) holds only PLAIN_HEAD
     head_uses: frozenset[int]  # the variables and parameters its head names
@@ -176,13 +175,7 @@ def skip_blanks(text: bytes, k: int) -> int:
 
 
 def is_statement(cursor: object) -> bool:
-    kind = kind_of(cursor)
-    return (
-        kind in STATEMENT_KINDS
-        or kind.endswith("_EXPR")
-        or kind.endswith("_OPERATOR")
-        or kind.endswith("_LITERAL")
-    )
+    return kind_of(cursor).endswith(("_STMT", "_EXPR", "_OPERATOR", "_LITERAL"))
 
 
 def local_id(declaration: object) -> int:
@@ -232,6 +225,7 @@ class Facts:
         self.waits_otherwise = False
         self.returns: list[int] = []
         self.plain = True
+        self.goto = False
 
 
 def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_array: bool = False) -> None:
@@ -257,7 +251,8 @@ def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_
                 facts.addressed.add(local_id(found))
     elif kind == "CALL_EXPR":
         name = cursor.spelling  # type: ignore[attr-defined]
-        facts.calls.add(name)
+        if not operator_of_a_template(cursor, inner):
+            facts.calls.add(name)
         if name == BARRIER:
             facts.barriers += 1
         elif name in SHUFFLES:
@@ -283,10 +278,45 @@ def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_
             facts.plain = False
     elif kind == "LAMBDA_EXPR":
         facts.plain = False
+    elif kind in ("GOTO_STMT", "LABEL_STMT", "INDIRECT_GOTO_STMT"):
+        facts.goto = True
+    returns = len(facts.returns)
     for k, child in enumerate(inner):
         array = (kind == "ARRAY_SUBSCRIPT_EXPR" and k == 0) or kind == "CXX_UNARY_EXPR"
         array = array or (as_array and kind in ("UNEXPOSED_EXPR", "PAREN_EXPR"))
         gather(child, tokens, facts, head, array)
+    if kind == "LAMBDA_EXPR":
+        del facts.returns[returns:]  # (a lambda's `return` is its own, not the kernel's)
+
+
+def called(body: object) -> frozenset[str]:
+    """The names of the functions a function's body calls ("" for a call through a pointer or one
+    Clang could not resolve to a name)."""
+    found: set[str] = set()
+    stack = [body]
+    while stack:
+        cursor = stack.pop()
+        inner = children(cursor)
+        if kind_of(cursor) == "CALL_EXPR" and not operator_of_a_template(cursor, inner):
+            found.add(cursor.spelling)  # type: ignore[attr-defined]
+        stack.extend(inner)
+    return frozenset(found)
+
+
+def operator_of_a_template(call: object, inner: list[object]) -> bool:
+    """An operator on values of a type Clang cannot know yet (`a + b`, in a template): its callee is
+    an unnamed reference between the operands."""
+    return call.spelling == "" and any(  # type: ignore[attr-defined]
+        kind_of(c) == "DECL_REF_EXPR" and c.spelling == ""
+        for c in inner  # type: ignore[attr-defined]
+    )
+
+
+def waits(name: str) -> bool:
+    """Whether a call of this name may wait for other threads: a barrier, a warp-level call, and
+    by name the waits of cooperative groups, cuda::barrier and pipelines (`block.sync()`,
+    `bar.arrive_and_wait()`, `cuda::memcpy_async`...), whose calls Clang may not resolve."""
+    return name == BARRIER or name in SHUFFLES or name.startswith(OTHER_WAITS + LIBRARY_WAITS)
 
 
 def shuffle(cursor: object, name: str, tokens: Tokens) -> Shuffle:
@@ -347,9 +377,13 @@ def changed_by_call(cursor: object, inner: list[object], facts: Facts) -> None:
 
 
 def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) -> Statement:
-    """The record of a statement and of those under it."""
+    """The record of a statement and of those under it (one under `#pragma unroll` is the loop)."""
     tokens = tokens or Tokens(cursor)
     kind = kind_of(cursor)
+    if kind in ("ATTRIBUTED_STMT", "UNEXPOSED_STMT"):
+        inner = [c for c in children(cursor) if is_statement(c)]
+        if len(inner) == 1:  # (the pragma stays on its line, before whatever the loop becomes)
+            return statement_tree(inner[0], text, tokens)
     inner = children(cursor)
     start = cursor.extent.start.offset  # type: ignore[attr-defined]
     end = statement_end(cursor, text)
@@ -429,6 +463,7 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
         or head.waits_otherwise
         or any(p.waits_otherwise for p in parts),
         jumps_out=jumps,
+        has_goto=facts.goto or kind in ("GOTO_STMT", "LABEL_STMT") or any(p.has_goto for p in parts),
         returns=tuple(facts.returns + head.returns + [r for p in parts for r in p.returns]),
         head_plain=head.plain,
         head_uses=frozenset(head.uses),

@@ -25,6 +25,10 @@ namespace cudalab::emu {
 // reaches: it opens (and is counted), unless some threads returned (`returned`, per thread; nullptr
 // where none did) and others wait, which stops the block with barrier divergence, as on fibers.
 void loops_barrier(const char* file, int line, const bool* returned);
+// Internal (scheduler.cpp): thread `thread` of a loop form waits at a warp-level call at file:line,
+// but the lanes `missing` of its warp, named in its mask, returned: warp divergence, as on fibers.
+[[noreturn]] void loops_warp_divergence(unsigned thread, uint32_t missing, const char* file,
+                                        int line);
 
 #ifndef CUDALAB_EMU_CHECKED
 
@@ -81,6 +85,8 @@ class BlockThreads {
         }
       }
   }
+  // The flags of the threads that returned from the kernel, or nullptr where none did.
+  const bool* returned() const { return any_returned_ ? returned_ : nullptr; }
   void barrier(const char* file, int line) {
     loops_barrier(file, line, any_returned_ ? returned_ : nullptr);
   }
@@ -99,25 +105,41 @@ class WarpShuffles {
   WarpShuffles()
       : values_(static_cast<std::byte*>(block_memory(kLargest * block_threads()))),
         sources_(static_cast<unsigned*>(block_memory(sizeof(unsigned) * block_threads()))),
+        masks_(static_cast<unsigned*>(block_memory(sizeof(unsigned) * block_threads()))),
         threads_(static_cast<unsigned>(block_threads())) {}
   template <class T>
-  void idx(unsigned t, const char* file, int line, unsigned, const T& v, int src, int width = 32) {
-    publish(t, v, (lane(t) & -width) + (src & (width - 1)), width, file, line);
+  void idx(unsigned t, const char* file, int line, unsigned mask, const T& v, int src,
+           int width = 32) {
+    publish(t, mask, v, (lane(t) & -width) + (src & (width - 1)), width, file, line);
   }
   template <class T>
-  void down(unsigned t, const char* file, int line, unsigned, const T& v, unsigned delta,
+  void down(unsigned t, const char* file, int line, unsigned mask, const T& v, unsigned delta,
             int width = 32) {
-    publish(t, v, lane(t) + static_cast<int>(delta), width, file, line);
+    publish(t, mask, v, lane(t) + static_cast<int>(delta), width, file, line);
   }
   template <class T>
-  void up(unsigned t, const char* file, int line, unsigned, const T& v, unsigned delta,
+  void up(unsigned t, const char* file, int line, unsigned mask, const T& v, unsigned delta,
           int width = 32) {
-    publish(t, v, lane(t) - static_cast<int>(delta), width, file, line);
+    publish(t, mask, v, lane(t) - static_cast<int>(delta), width, file, line);
   }
   template <class T>
-  void xor_(unsigned t, const char* file, int line, unsigned, const T& v, int lane_mask,
+  void xor_(unsigned t, const char* file, int line, unsigned mask, const T& v, int lane_mask,
             int width = 32) {
-    publish(t, v, lane(t) ^ lane_mask, width, file, line);
+    publish(t, mask, v, lane(t) ^ lane_mask, width, file, line);
+  }
+  // After a stretch that published: where threads returned, each that published must find the
+  // lanes of its mask there (else warp divergence, as on fibers: the first such thread is named).
+  void meet(const BlockThreads& threads, const char* file, int line) const {
+    const bool* returned = threads.returned();
+    if (returned == nullptr) return;
+    for (unsigned t = 0; t < threads_; ++t) {
+      if (returned[t]) continue;
+      const unsigned first = t - static_cast<unsigned>(lane(t));
+      uint32_t missing = 0;
+      for (unsigned l = 0; l < 32 && first + l < threads_; ++l)
+        if ((masks_[t] >> l & 1u) && returned[first + l]) missing |= 1u << l;
+      if (missing != 0) loops_warp_divergence(t, missing, file, line);
+    }
   }
   template <class T>
   T result(unsigned t) const {
@@ -130,7 +152,9 @@ class WarpShuffles {
   // (shuffle_source's lane(), without reading threadIdx and blockDim).
   static int lane(unsigned t) { return static_cast<int>(t & 31); }
   template <class T>
-  void publish(unsigned t, const T& v, int src_lane, int width, const char* file, int line) {
+  void publish(unsigned t, unsigned mask, const T& v, int src_lane, int width, const char* file,
+               int line) {
+    masks_[t] = mask;
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kLargest,
                   "shuffles move trivially copyable values of up to 16 bytes");
     if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
@@ -143,6 +167,7 @@ class WarpShuffles {
   }
   std::byte* values_;
   unsigned* sources_;
+  unsigned* masks_;  // each thread's mask at the last call
   unsigned threads_;
 };
 
