@@ -21,7 +21,7 @@ block's memory): the declaring region stores it at its end, a later one names th
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
 that its lines and the checks' names stay the kernel's.
 
-Limitations (the kernel then runs as a coroutine twin, translate.py): a wait other than
+Limitations (the kernel then runs on fibers, as in checked code): a wait other than
 `__syncthreads()` and shuffles (votes, `__syncwarp`, cooperative groups, a function that waits); a
 shuffle inside a thread's own branch or loop, with arguments that change or call something, or
 with a template argument; a
@@ -126,10 +126,14 @@ class Planner:
                 return True
         return False
 
-    def level(self, statements: tuple[Statement, ...], visible: list[Local], final: bool = False) -> None:
-        """The edits for the statements of one level; `visible`: variables kept per thread that
-        enclosing levels declared before it; `final`: nothing waits after the level (the kernel's
-        own)."""
+    def level(
+        self, statements: tuple[Statement, ...], visible: list[Local], begin: int, final: bool = False
+    ) -> None:
+        """The edits for the statements of one level, which starts at `begin`; `visible`: variables
+        kept per thread that enclosing levels declared before it; `final`: nothing waits after the
+        level (the kernel's own). A stretch starts where the statement before it ends (or the
+        level starts): what lies between is the stretch's too (a macro that expands to nothing
+        leaves its name before the `;` that Clang places the statement at)."""
         kept: list[Local] = list(visible)
         region: list[Statement] = []
 
@@ -156,7 +160,9 @@ class Planner:
                     self.edits.append((r, r + len("return"), "return true"))
             declarations = "".join(storage(v) for v in keep)
             opening = f"{declarations}{THREADS}.run([&](unsigned {THREAD}) -> bool {{ {' '.join(restores)} "
-            self.edits.append((region[0].start, region[0].start, opening))
+            first = statements.index(region[0])
+            start = statements[first - 1].end if first > 0 else begin
+            self.edits.append((start, start, opening))
             saves = " ".join(save(v) for v in keep)
             self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
             kept.extend(keep)
@@ -183,7 +189,7 @@ class Planner:
                 close()
                 self.waiting(s, kept)
             else:
-                raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression")
+                raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression, or two waits")
         close()
 
     def written(self, start: int, end: int) -> str:
@@ -216,14 +222,14 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a break or continue")
             self.uniform |= own
         if s.kind == "compound":
-            self.level(s.parts, kept)
+            self.level(s.parts, kept, s.start + 1)
             return
         for part in s.parts:
             if part.kind == "compound":
-                self.level(part.parts, kept)
+                self.level(part.parts, kept, part.start + 1)
             else:  # (a body without braces: a level of one statement, which may become several)
                 self.edits.append((part.start, part.start, "{ "))
-                self.level((part,), kept)
+                self.level((part,), kept, part.start)
                 self.edits.append((part.end, part.end, " }"))
 
 
@@ -257,9 +263,9 @@ def plan(kernel: Function, text: bytes) -> list[Edit]:
     if body.jumps_out or body.has_goto:
         raise NotLoops("a goto, or a break or continue outside a loop")
     planner = Planner(body, text)
-    planner.level(body.parts, [], final=True)
-    opening = body.start + 1  # after `{`
+    opening = body.start + 1  # after `{` (before the first stretch's opening, at the same place)
     warps = f" {NS}WarpShuffles {WARPS};" if body.shuffles else ""
     planner.edits.append((opening, opening, f" {NS}BlockThreads {THREADS};{warps}"))
+    planner.level(body.parts, [], opening, final=True)
     planner.edits.append((body.end - 1, body.end - 1, " return {}; "))
     return planner.edits

@@ -36,29 +36,17 @@ inside a macro is an error naming its line. `assert` (used, or in a macro's body
 device code the device's clock; inline PTX in device code a call (a read of a special register, one
 of a few one-register instructions) or an error naming its line.
 
-A kernel whose own body waits only at barriers (`__syncthreads()`, its votes, the block group's
-sync), warp-level calls (shuffles, votes, `__syncwarp()`, `__match_any_sync`, `__reduce_*_sync`,
-and those of cooperative groups' tiles of a warp with their collectives, `cg::reduce` and the
-scans) and in __device__ functions of the file that wait the same way, and calls nothing else that
-could wait (no tile of several warps, no function of unknown body: the file's own functions, macros
-and classes are read, and those of the local headers it includes; twin_functions() says exactly),
-gets a twin whose threads are C++20 coroutines
-(common/emu/include/cudalab/emu/coroutine_threads.h), after it, and so do those functions:
+A kernel whose threads can run as loops between its waits (`__syncthreads()` and warp shuffles
+that every thread reaches: common/emu/thread_loops.py says which and how) gets its loop form after
+it, which runs once per block (common/emu/include/cudalab/emu/thread_loops.h):
 
     #ifndef CUDALAB_EMU_CHECKED
     #line <the kernel's line> "<input>"
-    ::cudalab::emu::ThreadTask cudalab_coroutine_kernel(params) { ...
-        co_await ::cudalab::emu::syncthreads_arrival(); ...
-        v += co_await ::cudalab::emu::shfl_down_arrival(mask, v, 16); ...
-        v = co_await tile.shfl_down_arrival(v, 16); ... co_return; ... }
+    ::cudalab::emu::ThreadLoops cudalab_loops_kernel(params) { <the thread loops> }
     #endif
 
-    (a __device__ function's twin: ::cudalab::emu::DeviceTask<T> cudalab_coroutine_f(params),
-    called as `co_await cudalab_coroutine_f(args)`)
-
-and its launches after it pass both, `CUDALAB_KERNEL_THREADS((fibers), (coroutines))`: unchecked
-code runs the twin (a barrier costs a return and a call instead of a switch of stacks), checked code
-the kernel.
+and its launches after it pass both, `CUDALAB_KERNEL_LOOPS((fibers), (loops))`: unchecked code runs
+the loop form, checked code the kernel (on fibers, as unchecked code runs every other kernel).
 A `__shared__` declaration with an initializer, one of a type Clang could not read, or one that a
 macro writes stays as written; the prelude makes it a thread_local (one block at a time per worker:
 right, but unchecked).
@@ -83,8 +71,7 @@ Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUTPUT.d] [-I DIR
 
 -I: a folder of the compiler's include path: Clang reads the file with it, and a header that the
 file includes (with quotes or angle brackets) and that is not beside it is looked for there, only
-to read what it defines (a function its twins may call where it cannot wait); such headers are
-never translated. -D: a definition Clang reads the file with.
+for Clang; such headers are never translated. -D: a definition Clang reads the file with.
 """
 
 from __future__ import annotations
@@ -108,7 +95,7 @@ PRELUDE = '#include "cudalab/emu/prelude.h"\n'
 IDENT = re.compile(r"[A-Za-z0-9_:]")
 NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
 CLOSE = re.compile(r">\s*>\s*>")
-DEVICE_FUNCTION = re.compile(r"\b(__global__|__device__)\b")
+LOOP_FORM_PREFIX = "cudalab_loops_"  # a loop form's name: this and the kernel's (launch.h's too)
 
 
 class TranslateError(Exception):
@@ -311,10 +298,10 @@ def applied(src: str, edits: Iterable[Edit]) -> str:
 
 
 def launch_edits(
-    src: str, sites: list[LaunchSite], checker: bool = False, twins: dict[str, int] | None = None
+    src: str, sites: list[LaunchSite], checker: bool = False, loop_forms: dict[str, int] | None = None
 ) -> list[Edit]:
-    """Every launch, as the module's docstring shows; a launch of a kernel in `twins` (its name:
-    where its definition ends) after that definition passes the coroutine twin too."""
+    """Every launch, as the module's docstring shows; a launch of a kernel in `loop_forms` (its
+    name: where the form is defined) after that definition passes the loop form too."""
     edits: list[Edit] = []
     for site in sites:
         # The kernel as written, its spaces only where they separate words (`k<long long>`).
@@ -333,10 +320,10 @@ def launch_edits(
             call = "(::cudalab::emu::kernel_argument(cudalab_args)...)"
             if NAME.match(kernel):  # a name: overloads and templates resolve at the call
                 body = f"[&](auto&... cudalab_args) {{ {kernel}{call}; }}"
-                twin = twin_of(kernel, twins or {}, site.start)
-                if twin is not None:
-                    coroutines = f"[&](auto&... cudalab_args) {{ return {twin}{call}; }}"
-                    body = f"CUDALAB_KERNEL_THREADS(({body}), ({coroutines}))"
+                form = loop_form_of(kernel, loop_forms or {}, site.start)
+                if form is not None:
+                    loops = f"[&](auto&... cudalab_args) {{ return {form}{call}; }}"
+                    body = f"CUDALAB_KERNEL_LOOPS(({body}), ({loops}))"
             else:  # an expression: evaluated once, like the function pointer nvcc launches
                 body = f"[cudalab_kernel = ({kernel})](auto&... cudalab_args) {{ cudalab_kernel{call}; }}"
             text = f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})(' + body
@@ -350,6 +337,15 @@ def launch_edits(
             for start, end in site.references:
                 edits += [(start, start, "::cudalab::emu::by_reference("), (end, end, ")")]
     return edits
+
+
+def loop_form_of(kernel: str, loop_forms: dict[str, int], launch: int) -> str | None:
+    """The loop form of the kernel a launch at `launch` names (`ns::k<16>` ->
+    `ns::cudalab_loops_k<16>`), if it has one defined before the launch."""
+    m = re.fullmatch(r"((?:::)?(?:\w+::)*)(\w+)(<.*>)?", kernel, re.S)
+    if m is None or m.group(2) not in loop_forms or launch < loop_forms[m.group(2)]:
+        return None
+    return f"{m.group(1)}{LOOP_FORM_PREFIX}{m.group(2)}{m.group(3) or ''}"
 
 
 def device_code(source: cuda_ast.Source, file: str) -> list[range]:
@@ -561,37 +557,6 @@ EDITS = (
 )
 
 
-def in_macro(src: str, pos: int) -> bool:
-    """Is pos on a preprocessor line, or a line that continues one?"""
-    start = src.rfind("\n", 0, pos) + 1
-    while start > 1 and src[start - 2] == "\\":
-        start = src.rfind("\n", 0, start - 1) + 1
-    return src[start:pos].lstrip().startswith("#")
-
-
-def function_bodies(src: str, mask: list[bool]) -> list[tuple[int, int, int]]:
-    """(the __global__ or __device__ keyword, its function's `{`, its `}`) for every definition; a
-    declaration or a __device__ variable (a `;` or `=` first) has none."""
-    bodies: list[tuple[int, int, int]] = []
-    for m in DEVICE_FUNCTION.finditer(src):
-        if not mask[m.start()] or (bodies and m.start() < bodies[-1][2]):
-            continue
-        k, depth = m.end(), 0
-        while k < len(src):
-            if mask[k]:
-                if src[k] == "(":
-                    depth += 1
-                elif src[k] == ")":
-                    depth -= 1
-                elif depth == 0 and src[k] in ";=":
-                    break
-                elif depth == 0 and src[k] == "{":
-                    bodies.append((m.start(), k, matching_close(src, mask, k)))
-                    break
-            k += 1
-    return bodies
-
-
 SPECIAL_REGISTERS = (
     "laneid warpid lanemask_eq lanemask_lt lanemask_le lanemask_gt lanemask_ge clock clock64 globaltimer"
 ).split()
@@ -619,413 +584,6 @@ def ptx_call(src: str, at: int) -> tuple[str, int] | None:
     if read is not None and read.group(1) in SPECIAL_REGISTERS:
         return f"({read.group(2).strip()} = ::cudalab::emu::ptx::{read.group(1)}())", read.end()
     return None
-
-
-# Kernels whose threads can run as coroutines (the module's docstring). The rules are conservative:
-# a kernel that breaks one runs on fibers, as every kernel does in checked code.
-WAITS = re.compile(
-    r"\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any\w*|__all\w*|"
-    r"__match\w*|__reduce\w*|__nanosleep|cooperative_groups|cg|this_thread_block|this_grid|"
-    r"tiled_partition|coalesced_threads|thread_block\w*|grid_group|memcpy_async|\w*pipeline\w*|"
-    r"co_await|co_return|co_yield|goto|try|throw|asm|__asm__|struct|class|union|operator)\b"
-)
-# What a class's code may say that a kernel's may not (WAITS: a kernel's local class).
-CLASS_WORDS = re.compile(r"\b(?:struct|class|union|operator)\b")
-TWIN_PREFIX = "cudalab_coroutine_"  # a twin's name: this and the kernel's (coroutine_threads.h's too)
-# The waits a twin can make (each `__X` or `__X_sync` awaits coroutine_threads.h's `X_arrival`).
-TWIN_WAIT_NAME = (
-    r"__syncthreads(?:_count|_and|_or)?|__syncwarp|__shfl(?:_down|_up|_xor)?_sync|"
-    r"__(?:ballot|any|all|match_any|reduce_(?:add|min|max|and|or|xor))_sync"
-)
-TEMPLATE_ARGUMENTS = r"(?:<[^;{}()]*>\s*)?"
-TWIN_WAIT = re.compile(rf"\b(?:{TWIN_WAIT_NAME})\s*{TEMPLATE_ARGUMENTS}\(")
-# A call: a name, maybe qualified, maybe with template arguments, then `(`; and what precedes it.
-CALL = re.compile(r"(\.|->)?\s*((?:::)?[A-Za-z_]\w*(?:\s*::\s*\w+)*)\s*(?:<[^;{}()]*>\s*)?\(")
-LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\(|\{|mutable\b|->)")
-RETURN_VALUE = re.compile(r"\breturn\b\s*[^;\s]")
-# What a twin's body says instead: each wait is awaited (twin_rewrites() has the rest).
-TWIN_REWRITE = rf"\b(?P<wait>{TWIN_WAIT_NAME})\b(?=\s*{TEMPLATE_ARGUMENTS}\()"
-
-# The block's group of cooperative groups (`cg::thread_block cta = cg::this_thread_block();`, or a
-# parameter of its type): its sync (`cta.sync()`, `cg::sync(cta)`) is the block's barrier, and its
-# queries cannot wait.
-GROUPS = r"\b(?:cg|cooperative_groups)\s*::\s*"
-BLOCK_GROUP = re.compile(
-    rf"(?:{GROUPS})?\b(?:thread_block|auto)\s*&?\s*\b(\w+)\s*=\s*(?:{GROUPS})?this_thread_block\s*\(\s*\)"
-)
-BLOCK_PARAMETER = re.compile(rf"(?:\bconst\s+)?(?:{GROUPS}|\b)thread_block\b\s*&?\s*(\w+)\s*(?=[,)])")
-BLOCK_GROUP_QUERIES = "thread_rank|size|num_threads|group_index|thread_index|group_dim|dim_threads"
-# A tile (`cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);`, `auto` for its type, the
-# block's group as the parent, or a parameter of its type): each wait `tile.X(` is awaited as
-# `co_await tile.X_arrival(`, its sync `cg::sync(tile)` too (a tile of a warp meets its lanes, one of
-# several warps the block's barrier: cooperative_groups.h), and the collectives of a tile of a warp
-# (`cg::reduce(tile, ...)`: its size a number up to 32) as `co_await cg::reduce_arrival(tile, ...)`;
-# its queries and the operations' objects (`cg::plus<int>()`) cannot wait. A tile of several warps
-# keeps fibers for its collectives (they exchange through the block).
-TILE_SIZE = r"<\s*(?P<size>\w+)\s*>"
-# (A `thread_group`, as `tiled_partition(parent, 16)` makes, is a tile whose size the translator
-# does not know; its sync is the block's barrier or its lanes' meeting, as its parent was.)
-TILE_TYPE = rf"(?:{GROUPS}|\b)(?:thread_block_tile\s*{TILE_SIZE}|(?P<group>thread_group)\b)"
-PARENT = rf"(?:\w+|(?:{GROUPS})?this_thread_block\s*\(\s*\))"
-TILE_DECLARATION = re.compile(
-    rf"(?:(?:{GROUPS}|\b)(?:thread_block_tile\s*<\s*\w+\s*>|(?P<group>thread_group\b))|\bauto)\s+"
-    rf"(?P<name>\w+)\s*=\s*(?:{GROUPS}|\b)tiled_partition\s*"
-    rf"(?:{TILE_SIZE}\s*\(\s*{PARENT}\s*\)|\(\s*{PARENT}\s*,[^;()]*\))"
-)
-TILE_PARAMETER = re.compile(rf"(?:\bconst\s+)?{TILE_TYPE}\s*&?\s*(?P<name>\w+)\s*(?=[,)])")
-WARP_TILE_SIZES = {"1", "2", "4", "8", "16", "32"}
-TILE_WAITS = "sync|shfl|shfl_down|shfl_up|shfl_xor|any|all|ballot|match_any"
-TILE_QUERIES = "thread_rank|size|num_threads|meta_group_rank|meta_group_size"
-COLLECTIVES = "reduce|inclusive_scan|exclusive_scan"
-OPERATIONS = rf"{GROUPS}(?:plus|less|greater|bit_and|bit_or|bit_xor)\s*<[^<>;]*>\s*(?:\(\s*\)|\{{\s*\}})"
-
-
-class GroupUses(NamedTuple):
-    """Patterns of what a function does with the groups it declares (or takes, for tiles)."""
-
-    block_syncs: str
-    block_queries: str
-    tile_waits: str  # `tile.X` of a wait X (the `(` follows)
-    tile_syncs: str  # `cg::sync(tile)`, the tile's name its group `tile`
-    collectives: str  # `cg::reduce` and the scans (`(tile,` follows)
-    tile_queries: str
-
-
-def group_uses(head: str, code: str) -> GroupUses:
-    """The uses of the block groups and tiles of a function (head and body's code); a pattern that
-    matches nothing where it has none."""
-    block_names = BLOCK_GROUP.findall(code) + BLOCK_PARAMETER.findall(head)
-    blocks = "|".join(re.escape(name) for name in block_names) or "(?!)"
-    found = [*TILE_DECLARATION.finditer(code), *TILE_PARAMETER.finditer(head)]
-    names = [m.group("name") for m in found]
-    # (A tile of a warp: a number up to 32 for its size, and not a thread_group's type.)
-    warp_names = [
-        m.group("name") for m in found if m.group("size") in WARP_TILE_SIZES and not m.group("group")
-    ]
-    tiles = "|".join(map(re.escape, names)) or "(?!)"
-    warp_tiles = "|".join(map(re.escape, warp_names)) or "(?!)"
-    own = r"(?<![\w.>])"  # the group itself, not a member of something else named the same
-    return GroupUses(
-        block_syncs=rf"{own}(?:{blocks})\s*\.\s*sync\s*\(\s*\)|{GROUPS}sync\s*\(\s*(?:{blocks})\s*\)",
-        block_queries=rf"{own}(?:{blocks})\s*\.\s*(?:{BLOCK_GROUP_QUERIES})\s*\(\s*\)",
-        tile_waits=rf"{own}(?:{tiles})\s*\.\s*(?:{TILE_WAITS})\b(?=\s*\()",
-        tile_syncs=rf"{GROUPS}sync\s*\(\s*(?P<tile>{tiles})\s*\)",
-        collectives=rf"{GROUPS}(?:{COLLECTIVES})\b(?=\s*\(\s*(?:{warp_tiles})\s*,)",
-        tile_queries=rf"{own}(?:{tiles})\s*\.\s*(?:{TILE_QUERIES})\s*\(\s*\)",
-    )
-
-
-def groups_read(head: str, code: str) -> str:
-    """`code` with its groups read for what they are: a declaration declares nothing that waits, a
-    block's sync is `__syncthreads()`, a tile's wait or collective a warp-level call, a query or an
-    operation's object a value (any other use stays, and keeps fibers)."""
-    uses = group_uses(head, code)
-    code = re.sub(uses.block_syncs, "__syncthreads()", BLOCK_GROUP.sub("0", code))
-    code = re.sub(uses.tile_syncs, "__syncwarp()", TILE_DECLARATION.sub("0", code))
-    code = re.sub(uses.tile_waits + "|" + uses.collectives, "__syncwarp", code)
-    return re.sub(rf"{uses.block_queries}|{uses.tile_queries}|{OPERATIONS}", "0", code)
-
-
-def twin_word(m: re.Match[str]) -> str:
-    """What the twin says for a match of twin_rewrites()."""
-    if m.group("block_sync"):
-        return "co_await ::cudalab::emu::syncthreads_arrival()"
-    if m.group("wait"):
-        return f"co_await ::cudalab::emu::{m.group('wait')[2:].removesuffix('_sync')}_arrival"
-    if m.group("tile_wait"):
-        return "co_await " + "".join(m.group("tile_wait").split()) + "_arrival"
-    if m.group("tile_sync"):
-        return f"co_await {m.group('tile')}.sync_arrival()"
-    if m.group("collective"):
-        return f"co_await ::cooperative_groups::{m.group('collective').split(':')[-1].strip()}_arrival"
-    if m.group("callee"):
-        return f"co_await {TWIN_PREFIX}{m.group('callee')}"
-    return "co_return"
-
-
-def twin_rewrites(head: str, code: str, callees: Iterable[str], kernel: bool) -> re.Pattern[str]:
-    """What the twin of a function whose head and body are `head` and `code` rewrites (twin_word
-    says into what): its waits, its groups' (group_uses), its calls of `callees` (they are awaited,
-    as their twins), and its returns (a kernel's `return;`, any of a __device__ function's)."""
-    uses = group_uses(head, code)
-    names = "|".join(sorted(callees)) or "(?!)"
-    return re.compile(
-        rf"{TWIN_REWRITE}|(?P<block_sync>{uses.block_syncs})|(?P<tile_wait>{uses.tile_waits})"
-        rf"|(?P<tile_sync>{uses.tile_syncs})|(?P<collective>{uses.collectives})"
-        rf"|(?<![\w.:>])(?P<callee>{names})\b(?=\s*{TEMPLATE_ARGUMENTS}\()"
-        + (r"|\breturn\b(?=\s*;)" if kernel else r"|\breturn\b")
-    )
-
-
-# Calls that cannot wait: the language's, casts to built-in types, the device API but its waits.
-CALLS_THAT_CANNOT_WAIT = re.compile(
-    r"(?:if|for|while|switch|return|sizeof|alignof|alignas|decltype|static_cast|reinterpret_cast|"
-    r"const_cast|static_assert|noexcept|defined|assert|printf|clock|clock64|"
-    r"unsigned|signed|int|long|short|char|float|double|bool|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|"
-    r"uint|ushort|uchar|ulong|"
-    r"dim3|(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|__half2?|half2?|"
-    r"__(?!syncthreads|syncwarp|shfl|ballot|any|all|match|reduce|nanosleep)\w+|"
-    r"atomic\w+|make_\w+|tex\w+|surf\w+|curand\w*|skipahead\w*|u?min|u?max|ll(?:min|max)|ull(?:min|max)|"
-    r"(?:f?min|f?max|abs|labs|llabs|fabs|sqrt|rsqrt|cbrt|rcbrt|exp|exp2|exp10|expm1|log|log2|log10|"
-    r"log1p|logb|ilogb|pow|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|sinpi|"
-    r"cospi|sincos|sincospi|floor|ceil|round|lround|llround|trunc|rint|lrint|llrint|nearbyint|fmod|"
-    r"remainder|remquo|hypot|rhypot|norm3d|rnorm3d|erf|erfc|erfinv|erfcinv|lgamma|tgamma|copysign|"
-    r"ldexp|scalbn|frexp|modf|nextafter|fdim|fma|signbit|isnan|isinf|isfinite|saturate|normcdf|"
-    r"normcdfinv)f?)"
-)
-# A kernel's head as the twin can copy it: `template <...>`, specifiers, `void`, name, parameters.
-KERNEL_HEAD = re.compile(
-    r"""(?P<prefix>(?:template\s*<.*?>\s*)?(?:(?:static|inline|__global__|__noinline__|"""
-    r"""__forceinline__|extern\s*"C"|__launch_bounds__\s*\([^()]*\))\s*)*)(?P<void>void)\s+"""
-    r"""(?:__launch_bounds__\s*\([^()]*\)\s*)?(?P<name>\w+)\s*\((?P<params>.*)\)\s*""",
-    re.S,
-)
-# The head of a __device__ function as its twin can copy it: its return type a name (maybe with
-# template arguments, maybe a pointer), not a reference, `auto` or a variadic function's (nor a
-# specifier: a constructor has none); its name (maybe an explicit specialisation's, `f<int>`).
-DEVICE_HEAD = re.compile(
-    r"""(?P<prefix>(?:template\s*<.*?>\s*)?(?:(?:static|inline|__inline__|__device__|__noinline__|"""
-    r"""__forceinline__)\s+)*)(?P<type>(?:(?:unsigned|signed|long|short)\s+)*(?!(?:auto|__\w+__)\b)[A-Za-z_]\w*"""
-    r"""(?:\s*<[^<>()]*>)?(?:\s*\*)*)\s*(?<=[\s*>])(?P<name>\w+)\s*(?:<[^<>()]*>\s*)?"""
-    r"""\((?P<params>(?:(?!\.\.\.).)*)\)\s*""",
-    re.S,
-)
-
-
-def code_only(src: str, mask: list[bool], start: int, end: int) -> str:
-    """src[start:end] with comments and literals blanked (same length, same lines)."""
-    return "".join(c if mask[k] or c == "\n" else " " for k, c in enumerate(src[start:end], start))
-
-
-def declaration_start(src: str, mask: list[bool], keyword: int) -> int:
-    """Where the declaration of the function whose __global__ is at `keyword` starts: after the
-    code before it (`;`, `{`, `}`), its comments and its preprocessor lines."""
-    start = keyword
-    while start > 0 and not (mask[start - 1] and src[start - 1] in ";{}"):
-        start -= 1
-    while start < keyword and (src[start].isspace() or not mask[start] or src[start] == "#"):
-        start = src.find("\n", start) + 1 if mask[start] and src[start] == "#" else start + 1
-    return start
-
-
-def macro_texts(src: str, mask: list[bool]) -> dict[str, str]:
-    """What each macro this file #defines stands for (its continued lines joined)."""
-    macros: dict[str, str] = {}
-    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)((?:[^\n]*\\\n)*[^\n]*)", src, re.M):
-        if mask[m.start(1)]:
-            macros[m.group(1)] = m.group(2).replace("\\\n", " ")
-    return macros
-
-
-# A class or struct of the file (its name, maybe a specialisation's template arguments, its bases).
-CLASS = re.compile(r"\b(?:struct|class)\s+(\w+)\s*(?:<[^{};]*>\s*)?(?::[^{};]*)?\{")
-
-
-def class_texts(src: str, mask: list[bool]) -> dict[str, list[str]]:
-    """The code of each class or struct that this file defines (of each definition of its name),
-    from `{` to `}`: a twin may make one (the reduction sample's `SharedMemory<T>()`) if nothing
-    in it waits."""
-    texts: dict[str, list[str]] = {}
-    for m in CLASS.finditer(src):
-        if not mask[m.start()]:
-            continue
-        end = matching_close(src, mask, m.end() - 1)
-        texts.setdefault(m.group(1), []).append(code_only(src, mask, m.end() - 1, end + 1))
-    return texts
-
-
-def named_functions(src: str, mask: list[bool]) -> list[tuple[str, str, int, int, int]]:
-    """Each __global__ or __device__ function with a body: its name, its head's code (comments
-    blanked), and function_bodies' keyword, `{` and `}`."""
-    found = []
-    for keyword, brace, end in function_bodies(src, mask):
-        head = code_only(src, mask, declaration_start(src, mask, keyword), brace).strip()
-        # The function's is the last (template arguments of one level: `template <> f<int>(` is f's).
-        names = re.findall(r"(\w+)\s*(?:<[^()<>]*>\s*)?\(", head)
-        if names:
-            found.append((names[-1], head, keyword, brace, end))
-    return found
-
-
-class TwinFunctions(NamedTuple):
-    """The functions of a file that get coroutine twins, each with where its last definition ends:
-    kernels, and the __device__ functions that wait and that the twins call (`callees`)."""
-
-    kernels: dict[str, int]
-    callees: dict[str, int]
-
-
-@functools.lru_cache(maxsize=32)  # (a header's: found for its includer's launches, then for its own twins)
-def twin_functions(src: str, included: tuple[str, ...] = ()) -> TwinFunctions:
-    """A kernel qualifies (every definition of the name) if its body waits (at least once) only at
-    the waits a twin can make (TWIN_WAIT) or in calls of callees, at most one in a statement, and
-    each other call cannot wait: the language's, the device API's (CALLS_THAT_CANNOT_WAIT) or a
-    __device__ function, macro or class of this file or of the local headers it includes (the code
-    of each in `included`) whose code has no wait and the same kind of calls; with no lambda, local
-    class, `goto` or `try`, and a head the twin can copy (KERNEL_HEAD) that names the kernel. A
-    __device__ function of this file that waits is a callee by the same rules (each definition's
-    head a DEVICE_HEAD naming it: an explicit specialisation gets its own twin), called by its name
-    alone (not through `::`, `.` or `->`) and defined before its caller; only the
-    callees that a kernel's twin calls, itself or through other callees, get twins.
-
-    (One wait in a statement: of `a() + b()` with both awaited, the compiler may resume from a's
-    wait, then wait at b's before it reads a's result, which a lane that went on from b's wait to
-    the next may have overwritten by then.)"""
-    mask = code_mask(src)
-    Definition = tuple[str, str, int, int]  # head (empty in a macro), body's code, keyword, end
-    kernels: dict[str, list[Definition]] = {}
-    device: dict[str, list[Definition]] = {}
-    for name, head, keyword, brace, end in named_functions(src, mask):
-        code = groups_read(head, code_only(src, mask, brace, end + 1))
-        definition = ("" if in_macro(src, keyword) else head, code, keyword, end)
-        (kernels if src.startswith("__global__", keyword) else device).setdefault(name, []).append(definition)
-    macros: dict[str, str] = {}
-    classes: dict[str, list[str]] = {}
-    elsewhere: dict[str, list[str]] = {}  # the headers' functions: called, never given twins here
-    for text in (*included, src):  # (the file's own macros last: they are the ones it sees)
-        text_mask = code_mask(text)
-        macros |= macro_texts(text, text_mask)
-        for name, ts in class_texts(text, text_mask).items():
-            classes.setdefault(name, []).extend(CLASS_WORDS.sub("", t) for t in ts)
-        if text is not src:
-            for name, head, _, brace, end in named_functions(text, text_mask):
-                code = groups_read(head, code_only(text, text_mask, brace, end + 1))
-                elsewhere.setdefault(name, []).append(code)
-    verdicts: dict[str, bool] = {}
-    callees: dict[str, int] = {}
-
-    def cannot_wait(name: str) -> bool:  # a callee (a __device__ function, macro or class) of this file
-        if name not in verdicts:
-            verdicts[name] = True  # (a recursive call waits no more than its function)
-            # (A macro's `return` would return from the twin, where only co_return may.)
-            texts = [d[1] for d in device.get(name, [])] + elsewhere.get(name, [])
-            texts += [macros[name]] if name in macros else []
-            texts += classes.get(name, [])
-            verdicts[name] = (
-                bool(texts)
-                and not (name in macros and re.search(r"\breturn\b", macros[name]))
-                and all(not WAITS.search(t) and waits_in(t, 0) == [] for t in texts)
-            )
-        return verdicts[name]
-
-    def waits_in(code: str, keyword: int) -> list[int] | None:
-        """Where `code` (the body of a function defined at `keyword`) waits, if every wait is one a
-        twin can make or a call of a callee defined before it, and every other call cannot wait;
-        else None."""
-        if any(not TWIN_WAIT.match(code, w.start()) for w in WAITS.finditer(code)):
-            return None
-        found = [w.start() for w in TWIN_WAIT.finditer(code)]
-        for call in CALL.finditer(code):
-            name = re.sub(r"\s+", "", call.group(2)).removeprefix("::").removeprefix("std::")
-            if call.group(1) is None and CALLS_THAT_CANNOT_WAIT.fullmatch(name):
-                continue
-            if re.fullmatch(TWIN_WAIT_NAME, name):
-                continue
-            if call.group(1) is None and call.group(2) == name and callees.get(name, keyword) < keyword:
-                found.append(call.start(2))
-            elif not cannot_wait(name.split("::")[-1]):
-                return None
-        used = set(re.findall(r"\b\w+\b", code)) & macros.keys()
-        return found if all(cannot_wait(macro) for macro in used) else None
-
-    def qualifies(head_form: re.Pattern[str], name: str, definition: Definition) -> bool:
-        head, code, keyword, _ = definition
-        found = waits_in(code, keyword)
-        statements = [len(re.findall(r"[;{}]", code[:at])) for at in found or []]
-        copied = head_form.fullmatch(head)  # (as add_coroutine_twins will read it)
-        return (
-            copied is not None
-            and copied.group("name") == name
-            and bool(found)
-            and len(set(statements)) == len(statements)
-            and not LAMBDA.search(code)
-            and not (head_form is KERNEL_HEAD and RETURN_VALUE.search(code))
-        )
-
-    grew = True
-    while grew:  # (a callee may call callees defined before it)
-        grew = False
-        for name, found in device.items():
-            if name not in callees and all(qualifies(DEVICE_HEAD, name, d) for d in found):
-                callees[name] = max(end for *_, end in found)
-                grew = True
-    twins = {
-        name: max(end for *_, end in found)
-        for name, found in kernels.items()
-        if all(qualifies(KERNEL_HEAD, name, d) for d in found)
-    }
-    # Only the callees that a kernel's twin calls, or a callee it calls, get twins.
-    called: dict[str, int] = {}
-    bodies = [d[1] for name in twins for d in kernels[name]]
-    while bodies:
-        for name in set(re.findall(r"\b\w+\b", bodies.pop())) & callees.keys() - called.keys():
-            called[name] = callees[name]
-            bodies += [d[1] for d in device[name]]
-    return TwinFunctions(twins, called)
-
-
-def coroutine_kernels(src: str, included: tuple[str, ...] = ()) -> dict[str, int]:
-    """The kernels whose threads can run as coroutines (twin_functions says which)."""
-    return twin_functions(src, included).kernels
-
-
-def twin_of(kernel: str, twins: dict[str, int], launch: int) -> str | None:
-    """The twin of the kernel a launch at `launch` names (`ns::k<16>` -> `ns::cudalab_coroutine_k<16>`),
-    if it has one defined before the launch."""
-    m = re.fullmatch(r"((?:::)?(?:\w+::)*)(\w+)(<.*>)?", kernel, re.S)
-    if m is None or m.group(2) not in twins or launch < twins[m.group(2)]:
-        return None
-    return f"{m.group(1)}{TWIN_PREFIX}{m.group(2)}{m.group(3) or ''}"
-
-
-def add_coroutine_twins(src: str, twins: TwinFunctions, path: str) -> str:
-    """After each definition of a function in `twins`, its twin (the module's docstring), on lines
-    that #line numbers as the function's own, so that the twin's diagnostics name its lines."""
-    if not twins.kernels:
-        return src
-    mask = code_mask(src)
-    out: list[str] = []
-    done = 0
-    for keyword, brace, end in function_bodies(src, mask):
-        start = declaration_start(src, mask, keyword)
-        kernel = src.startswith("__global__", keyword)
-        m = (KERNEL_HEAD if kernel else DEVICE_HEAD).fullmatch(src, start, brace)
-        if m is None or m.group("name") not in (twins.kernels if kernel else twins.callees):
-            continue
-        prefix = re.sub(
-            r'\b(?:__global__|__device__|__forceinline__|__noinline__)\b[ \t]*|\bextern\s*"C"[ \t]*',
-            "",
-            m.group("prefix"),
-        )
-        task = "ThreadTask" if kernel else f"DeviceTask<{m.group('type')}>"
-        name_at = m.start("name")
-        head = (
-            f"{prefix}::cudalab::emu::{task}"
-            + (src[m.end("void") : name_at] if kernel else " ")
-            + TWIN_PREFIX
-            + src[name_at:brace]
-        )
-        body, k = [], brace
-        rewrites = twin_rewrites(
-            code_only(src, mask, start, brace), code_only(src, mask, brace, end + 1), twins.callees, kernel
-        )
-        for w in rewrites.finditer(src, brace, end + 1):
-            if mask[w.start()]:
-                body += [src[k : w.start()], twin_word(w)]
-                k = w.end()
-        body.append(src[k : end + 1])
-        line_end = src.find("\n", end)
-        line_end = len(src) if line_end < 0 else line_end
-        first_line = src.count("\n", 0, start) + 1
-        next_line = src.count("\n", 0, line_end) + 2
-        out.append(src[done:line_end])
-        out.append(
-            f'\n#ifndef CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{head}{"".join(body)}\n'
-            f'#endif\n#line {next_line} "{path}"'
-        )
-        done = line_end
-    out.append(src[done:])
-    return "".join(out)
 
 
 # Thrust's CUDA system brings thrust::system_error with any algorithm, and programs rely on it;
@@ -1077,97 +635,72 @@ def translate_for_checker(
 def translate(
     src: str,
     path: str,
-    header_twins: dict[str, int] | None = None,
-    included: tuple[str, ...] = (),
+    header_loop_forms: dict[str, int] | None = None,
     source: cuda_ast.Source | None = None,
     raw: bytes | None = None,
     redirect: Redirect = lambda include: None,
 ) -> str:
-    """`header_twins`: the kernels with twins that local headers define, each with where this file
-    includes the header (a launch after it may run the twin); `included`: the code of the local
-    headers it includes (twin_functions); `source`: the front end's records of the file (and its
-    local headers), read from `raw`, the file's bytes (by default it reads `src` alone);
-    `redirect`: what its #includes of local headers name instead."""
+    """`header_loop_forms`: the kernels with loop forms that local headers define, each with where
+    this file includes the header (a launch after it may run the form); `source`: the front end's
+    records of the file (and its local headers), read from `raw`, the file's bytes (by default it
+    reads `src` alone); `redirect`: what its #includes of local headers name instead."""
     if source is None or raw is None:
         raw = src.encode("utf-8", "surrogateescape")
         source = cuda_ast.parse(Path(path), data=raw)
     file = str(Path(path).resolve())
-    twins = twin_functions(src, included)
-    mask = code_mask(src)
-    defined = {f[0] for f in named_functions(src, mask) if src.startswith("__global__", f[2])}
-    launchable = {k: at for k, at in (header_twins or {}).items() if k not in defined} | twins.kernels
     offsets = CharacterOffsets(raw)
-    edits = launch_edits(src, launch_sites(src, source, file, offsets), twins=launchable)
+    plans = loop_form_plans(source, file, raw)
+    defined = {f.name for f in source.kernels() if f.defined and f.body is not None and f.body.file == file}
+    forms = [loop_form(src, f, offsets, plan, path) for found in plans.values() for f, plan in found]
+    launchable = {k: at for k, at in (header_loop_forms or {}).items() if k not in defined}
+    launchable |= {name: min(offsets(f.span.end) for f, _ in found) for name, found in plans.items()}
+    edits = launch_edits(src, launch_sites(src, source, file, offsets), loop_forms=launchable)
     edits += emu_edits(src, source, file, offsets) + include_edits(source, file, offsets, redirect)
-    loops = loop_forms(src, source, file, offsets, edits, twins, path)
-    twins = TwinFunctions({k: at for k, at in twins.kernels.items() if k not in loops.kernels}, twins.callees)
-    # (each loop form is a comment until the twins are added: they count the lines before them)
-    marks = [(at, at, f"/*cudalab loop form {k}*/") for k, (at, _, _) in enumerate(loops.edits)]
-    body = add_coroutine_twins(applied(src, edits + marks), twins, path)
-    for k, (_, _, form) in enumerate(loops.edits):
-        body = body.replace(f"/*cudalab loop form {k}*/", form, 1)
+    # (each form's text is the kernel's with the edits inside it made)
+    edits += [(at, at, form(edits)) for at, form in forms]
     uses_thrust = any(i.spelled.startswith("thrust/") for i in source.includes if i.name.file == file)
-    return f'{PRELUDE}{THRUST_AS_ON_CUDA if uses_thrust else ""}#line 1 "{path}"\n{body}'
+    return f'{PRELUDE}{THRUST_AS_ON_CUDA if uses_thrust else ""}#line 1 "{path}"\n{applied(src, edits)}'
 
 
-class LoopForms(NamedTuple):
-    kernels: set[str]  # the kernels that have one (every definition of the name)
-    edits: list[Edit]  # each after its kernel's definition
-
-
-def loop_forms(
-    src: str,
-    source: cuda_ast.Source,
-    file: str,
-    offsets: CharacterOffsets,
-    edits: list[Edit],
-    twins: TwinFunctions,
-    path: str,
-) -> LoopForms:
-    """Each kernel of the file that qualifies for a coroutine twin, calls no function that waits
-    and nothing Clang could not read, and whose threads can run as loops between its waits
-    (__syncthreads() and shuffles: thread_loops.py), gets its loop form after its definition,
-    under the twin's name (a launch from unchecked code runs it):
-
-        #ifndef CUDALAB_EMU_CHECKED
-        #line <the kernel's line> "<input>"
-        ::cudalab::emu::ThreadLoops cudalab_coroutine_kernel(params) { <the thread loops> }
-        #endif"""
-    definitions: dict[str, list[cuda_ast.Function]] = {}
+def loop_form_plans(
+    source: cuda_ast.Source, file: str, raw: bytes
+) -> dict[str, list[tuple[cuda_ast.Function, list[Edit]]]]:
+    """The kernels of `file` (its bytes: `raw`) that get loop forms, each with its definitions and
+    their plans (thread_loops.plan): a kernel all of whose definitions are in the file, whose lines
+    hold nothing Clang could not read (a call, as of cooperative groups, that may wait), that calls
+    no function that waits (thread_loops.waiting_functions), and whose threads can run as loops
+    between its own waits."""
     waiting = thread_loops.waiting_functions(source)
+    definitions: dict[str, list[cuda_ast.Function]] = {}
     for f in source.kernels():
-        if f.body is None or f.body.file != file or f.statements is None:
-            continue
-        first, last = f.span.line, f.span.line + src.count("\n", offsets(f.span.start), offsets(f.span.end))
-        if any(e.file == file and first <= e.line <= last for e in source.errors):
-            continue  # (a call Clang could not read, as of cooperative groups, may wait)
-        if not f.statements.calls & waiting:  # (a function that waits: the kernel's own waits only)
+        if f.defined:
             definitions.setdefault(f.name, []).append(f)
-    forms: list[Edit] = []
-    named: set[str] = set()
+    plans: dict[str, list[tuple[cuda_ast.Function, list[Edit]]]] = {}
     for name, found in definitions.items():
+        if any(f.body is None or f.body.file != file or f.statements is None for f in found):
+            continue
+        if any(f.statements.calls & waiting or unread(source, f, raw) for f in found):
+            continue
         try:
-            plans = [thread_loops.plan(f, offsets.raw) for f in found]
+            plans[name] = [(f, thread_loops.plan(f, raw)) for f in found]
         except thread_loops.NotLoops:
             continue
-        if len(found) != sum(1 for f in source.kernels() if f.name == name and f.defined):
-            continue  # (a definition elsewhere: its twin stays)
-        for f, plan in zip(found, plans, strict=False):
-            forms.append(loop_form(src, f, offsets, edits, plan, path))
-        named.add(name)
-    return LoopForms(named, forms)
+    return plans
+
+
+def unread(source: cuda_ast.Source, f: cuda_ast.Function, raw: bytes) -> bool:
+    """Whether Clang reported an error in the lines of `f`."""
+    first = f.span.line
+    last = first + raw.count(b"\n", f.span.start, f.span.end)
+    return any(e.file == f.span.file and first <= e.line <= last for e in source.errors)
 
 
 def loop_form(
-    src: str,
-    kernel: cuda_ast.Function,
-    offsets: CharacterOffsets,
-    edits: list[Edit],
-    plan: list[Edit],
-    path: str,
-) -> Edit:
-    """The insertion, after the line where `kernel` ends, of its loop form: its text with the
-    file's `edits` that lie in it and the `plan`'s (byte offsets)."""
+    src: str, kernel: cuda_ast.Function, offsets: CharacterOffsets, plan: list[Edit], path: str
+) -> tuple[int, Callable[[list[Edit]], str]]:
+    """Where `kernel`'s loop form goes (after the line where the kernel ends), and its text given
+    the file's edits (those that lie in the kernel are made in the form too) and the `plan`'s (byte
+    offsets); the kernel's own lines keep their numbers (#line)."""
     assert kernel.body is not None
     start, brace, end = offsets(kernel.span.start), offsets(kernel.body.start), offsets(kernel.body.end)
     name_at = offsets(kernel.name_at) - start
@@ -1175,15 +708,19 @@ def loop_form(
     before = re.sub(r'\b__global__\b[ \t]*|\bextern\s*"C"[ \t]*', "", head[:name_at])
     result = before.rfind("void")
     before = before[:result] + "::cudalab::emu::ThreadLoops" + before[result + 4 :]
-    inside = [(a - brace, b - brace, t) for a, b, t in edits if brace <= a < end and b <= end]
-    inside += [(offsets(a) - brace, offsets(b) - brace, t) for a, b, t in plan]
-    text = before + TWIN_PREFIX + head[name_at:] + applied(src[brace:end], inside)
+    steps = [(offsets(a) - brace, offsets(b) - brace, t) for a, b, t in plan]
     line_end = src.find("\n", end)
     line_end = len(src) if line_end < 0 else line_end
     first_line = src.count("\n", 0, start) + 1
     next_line = src.count("\n", 0, line_end) + 2
-    form = f'#ifndef CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{text}\n#endif\n'
-    return (line_end, line_end, f'\n{form}#line {next_line} "{path}"')
+
+    def text(edits: list[Edit]) -> str:
+        inside = [(a - brace, b - brace, t) for a, b, t in edits if brace <= a < end and b <= end]
+        body = before + LOOP_FORM_PREFIX + head[name_at:] + applied(src[brace:end], inside + steps)
+        form = f'#ifndef CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{body}\n#endif\n'
+        return f'\n{form}#line {next_line} "{path}"'
+
+    return line_end, text
 
 
 def emu_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
@@ -1221,11 +758,13 @@ class Translation:
         try:
             if self.source is None:
                 self.source = cuda_ast.parse(source, self.include_path, self.defines, local_headers=True)
+                # (a change to any local header may change which kernels get loop forms)
+                self.read += [h for h in (Path(i.included) for i in self.source.includes) if self.local(h)]
             if self.checker:
                 translated = translate_for_checker(text, str(source), self.source, raw, self.redirect)
             else:
-                twins, included = self.header_twins(source), self.included_code(source)
-                translated = translate(text, str(source), twins, included, self.source, raw, self.redirect)
+                forms = self.header_loop_forms(source)
+                translated = translate(text, str(source), forms, self.source, raw, self.redirect)
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
         except cuda_ast.FrontEndError as e:
@@ -1246,7 +785,7 @@ class Translation:
     def needs_translation(self, header: Path) -> bool:
         """Whether translating `header` changes it (for the checker: device code or a launch; for
         the emu: a launch, a kernel, __shared__, assert, clock, inline PTX ...). Asked for each
-        #include of it and each file whose twins it may hold: answered once."""
+        #include of it and each file whose loop forms it may hold: answered once."""
         assert self.source is not None
         if header not in self.changed:
             raw = header.read_bytes()
@@ -1278,44 +817,24 @@ class Translation:
             self.file(header, target)
         return f'"{self.done[header]}"'
 
-    def header_twins(self, file: Path, seen: set[Path] | None = None) -> dict[str, int]:
-        """The kernels with coroutine twins that the local headers `file` includes define (and the
+    def header_loop_forms(self, file: Path, seen: set[Path] | None = None) -> dict[str, int]:
+        """The kernels with loop forms that the local headers `file` includes define (and the
         headers they include), each with where `file` includes it."""
+        assert self.source is not None
         seen = set() if seen is None else seen
         offsets = CharacterOffsets(file.read_bytes())
-        twins: dict[str, int] = {}
+        forms: dict[str, int] = {}
         for include in self.includes(file):
             header = Path(include.included)
             if header in seen:
                 continue
             seen.add(header)
             if not self.needs_translation(header):
-                continue  # included as it is: so are the headers it includes (no twins)
-            header_text = read_source(header)
-            found = coroutine_kernels(header_text, self.included_code(header))
-            found |= self.header_twins(header, seen)
-            twins |= {name: offsets(include.name.start) for name in found if name not in twins}
-        return twins
-
-    def included_code(self, file: Path, seen: set[Path] | None = None) -> tuple[str, ...]:
-        """The code of the local headers `file` includes and of those they include, in that order:
-        functions that its twins may call where they cannot wait (twin_functions)."""
-        seen = set() if seen is None else seen
-        found: list[str] = []
-        for include in self.includes(file):
-            header = Path(include.included)
-            if header in seen:
-                continue
-            seen.add(header)
-            if header not in self.read:
-                self.read.append(header)  # (a change to it may change the twins: the depfile)
-            header_text = read_source(header)
-            found += [header_text, *self.included_code(header, seen)]
-        return tuple(found)
-
-
-def read_source(path: Path) -> str:
-    return decoded(path.read_bytes())
+                continue  # included as it is: so are the headers it includes (no loop forms)
+            found = set(loop_form_plans(self.source, str(header), header.read_bytes()))
+            found |= set(self.header_loop_forms(header, seen))
+            forms |= {name: offsets(include.name.start) for name in found if name not in forms}
+        return forms
 
 
 def decoded(raw: bytes) -> str:

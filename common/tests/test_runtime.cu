@@ -90,9 +90,10 @@ __global__ void weighted(const float* in, float* out, int n) {
   if (i < n) out[i] = kWeights[i % 4] * in[i];
 }
 
-// Variables that live across barriers (on emu, in a coroutine's frame: launch.h): an array, a
-// pointer into it, a loop whose trip count the block shares, a 3D block; the threads of the second
-// z-slice return after the last barrier. Each round, every thread adds its neighbour's entry.
+// Variables that live across barriers (on emu, kept per thread in a loop form: thread_loops.h): an
+// array, a pointer into it, a loop whose trip count the block shares, a 3D block; the threads of
+// the second z-slice return after the last barrier. Each round, every thread adds its neighbour's
+// entry.
 __global__ void locals_across_barriers(int* out, int rounds) {
   __shared__ int entry[64];
   const int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
@@ -123,7 +124,7 @@ __global__ void large_locals_across_barriers(int* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }
 
-// The four shuffles in segments narrower than a warp (on emu, as coroutines: coroutine_threads.h):
+// The four shuffles in segments narrower than a warp (on emu, in a loop form: thread_loops.h):
 // a lane whose source lies outside its segment keeps its own value.
 __global__ void shuffles_in_segments(int* out) {
   const int t = threadIdx.x, v = 7 * t + 1;
@@ -135,7 +136,7 @@ __global__ void shuffles_in_segments(int* out) {
   mine[4] = __shfl_sync(0xffffffff, v, -3, 8);  // the source lane's low bits: 5 of its segment
 }
 
-// Votes, a match and reductions of a warp, with __syncwarp() between (on emu, as coroutines). The
+// Votes, a match and reductions of a warp, with __syncwarp() between (on emu, on fibers). The
 // full mask names lanes that do not exist where a block's last warp is short: only the lanes that
 // exist take part.
 constexpr int kWarpResults = 10;
@@ -156,7 +157,7 @@ __global__ void warp_votes(unsigned* out, int limit) {
   mine[9] = __activemask();
 }
 
-// The same for a tile's votes (on emu, as coroutines too): the tile's all() holds only if its
+// The same for a tile's votes (on emu, on fibers too): the tile's all() holds only if its
 // predicate holds in all of its lanes, and a lane that does not exist has none.
 __global__ void tile_votes(unsigned* out, int limit) {
   const auto tile = cg::tiled_partition<16>(cg::this_thread_block());
@@ -165,7 +166,7 @@ __global__ void tile_votes(unsigned* out, int limit) {
   out[blockIdx.x * blockDim.x + t] = all * 10 + tile.any(t == 70);
 }
 
-// A tile's waits and collectives (on emu, awaited by the kernel's twin): a warp's sum by the
+// A tile's waits and collectives (on emu, on fibers): a warp's sum by the
 // tile's shuffles in a function, then in each half-warp tile a reduction, a scan, a maximum, a
 // shuffle of a 16-byte value, a ballot (in the tile's ranks) and its place in its parent.
 struct Pair {
@@ -196,8 +197,8 @@ __global__ void tile_collectives(int* out) {
   mine[8] = tile.meta_group_rank() * 100 + tile.meta_group_size();
 }
 
-// Two shuffles in one statement, then a third (on emu such a kernel keeps its fibers: a coroutine
-// could read the first shuffle's result after its warp's lanes went on to the third).
+// Two shuffles in one statement, then a third (on emu such a kernel keeps its fibers: a loop form
+// makes one shuffle per statement).
 __global__ void shuffles_in_a_statement(int* out) {
   const int t = threadIdx.x;
   const int v = __shfl_xor_sync(0xffffffff, t, 1) + 1000 * __shfl_xor_sync(0xffffffff, t, 2);
@@ -205,9 +206,9 @@ __global__ void shuffles_in_a_statement(int* out) {
   out[2 * t + 1] = __shfl_xor_sync(0xffffffff, v, 4);
 }
 
-// Functions that wait, called from a kernel (on emu, each a coroutine that the kernel's twin
-// awaits): a warp's sum by shuffles, a block's sum through shared memory, and a rotation of a tile
-// between two barriers, called in a loop.
+// Functions that wait, called from a kernel (on emu, on fibers): a warp's sum by shuffles, a
+// block's sum through shared memory, and a rotation of a tile between two barriers, called in a
+// loop.
 template <class T>
 __device__ T warp_sum(T v) {
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
@@ -240,8 +241,8 @@ __global__ void sums_through_functions(const int* in, int* out, int rounds) {
   if (t == 0) out[blockIdx.x * (n + 1) + n] = total;
 }
 
-// A function that waits, and its explicit specialisation that waits otherwise (on emu, each with
-// its own twin, as the reduction sample's warpReduceSum<int>).
+// A function that waits, and its explicit specialisation that waits otherwise (as the reduction
+// sample's warpReduceSum<int>).
 template <class T>
 __device__ T neighbour_or_most(T v) {
   return __shfl_xor_sync(0xffffffff, v, 1);
@@ -258,7 +259,7 @@ __global__ void specialised_functions(int* neighbours, unsigned* most) {
 
 // Two rotations of a block's elements through shared memory, the barriers written with cooperative
 // groups, one in a function the block's group is given to, as NVIDIA's mergeSort gives it to
-// merge() (on emu, the block group's syncs are the barriers of a coroutine twin).
+// merge().
 __device__ int neighbour_before_sync(const int* tile, cg::thread_block cta) {
   const int next = tile[(cta.thread_rank() + 1) % cta.size()];
   cta.sync();
@@ -277,7 +278,7 @@ __global__ void rotate_with_groups(int* data) {
 }
 
 // A rotation within each tile of TILE threads through shared memory, between the tile's syncs (on
-// emu, a warp's meeting or, for a tile of several warps, the block's barrier, in a twin).
+// emu, a warp's meeting or, for a tile of several warps, the block's barrier).
 template <unsigned TILE>
 __global__ void rotate_in_tiles(int* data) {
   __shared__ int ring[128];
@@ -291,8 +292,8 @@ __global__ void rotate_in_tiles(int* data) {
   data[blockIdx.x * 128 + t] = next;
 }
 
-// A reduction through a thread_group, as NVIDIA's simpleCooperativeGroups writes it (on emu, a twin
-// in which the group's sync is the block's barrier or its lanes' meeting, as the group is): over
+// A reduction through a thread_group, as NVIDIA's simpleCooperativeGroups writes it (on emu, the
+// group's sync is the block's barrier or its lanes' meeting, as the group is): over
 // the block, over tiles of 16, and over groups of 8 made at run time.
 __device__ int group_sum(cg::thread_group g, int* x, int val) {
   const int rank = g.thread_rank();

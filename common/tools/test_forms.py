@@ -4,8 +4,8 @@ wait, Thrust, a file's encoding). Each prints what a GPU computes, as its `// ex
 a form passes when its output is exactly those lines and it exits with status 0.
 
 On emu (CTest, in the emu build: CUDALAB_TOOLCHAIN names its runtime) each runs through
-`cudalab run`, with the checks and without (`--unchecked`: the loop forms or the coroutine twins
-of kernels that wait). With CUDALAB_FORMS_NVCC=1 each is compiled by nvcc and run on the GPU instead: the
+`cudalab run`, with the checks and without (`--unchecked`: the loop forms of kernels that wait).
+With CUDALAB_FORMS_NVCC=1 each is compiled by nvcc and run on the GPU instead: the
 expected lines are a GPU's (docs/runs/2026-11-28-h200-forms.log)."""
 
 from __future__ import annotations

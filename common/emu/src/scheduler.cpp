@@ -23,12 +23,10 @@
 // on its stack (its frames are given up, no destructor runs, as on a GPU), the round goes on, and
 // at its end the fibers of the threads still waiting start afresh too.
 //
-// Unchecked code runs a kernel that the translator gave a coroutine twin (coroutine_threads.h: one
-// whose own body waits only at __syncthreads() and shuffles) with its threads as coroutines, all
-// on one fiber (run_coroutine_threads): the same rounds, barrier and warp bookkeeping and errors,
-// but a wait is a return to that fiber's loop and a resume a call, not a switch of stacks (the
-// block reduction and the tiled matmul twice as fast as on fibers: docs/benchmarks.md, sixteenth
-// session).
+// Unchecked code runs a kernel that the translator gave a loop form (thread_loops.h) once per
+// block, on one fiber (run_thread_loops): its own loops run the threads between the barriers,
+// and its barriers and shuffles come here for the same bookkeeping and errors (loops_barrier,
+// loops_warp_divergence). Every other kernel runs on fibers, checked or not.
 //
 // Limitations: threads of a block never run at the same time, so a race shows only through the
 // checks (checks.cpp), never as a torn value; a spin-wait on another thread of the same block
@@ -45,7 +43,6 @@
 #include <bit>
 #include <boost/container/static_vector.hpp>
 #include <condition_variable>
-#include <coroutine>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -59,6 +56,7 @@
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/runtime.h"
+#include "cudalab/emu/thread_loops.h"
 #include "device_limits.h"
 #include "errors.h"
 #include "fiber_switch.h"
@@ -137,7 +135,10 @@ class BarrierSites {
     arrived_ = 0;
     same_site_ = true;
   }
-  using Site = BarrierSite;  // (coroutine_threads.h)
+  struct Site {
+    const char* file;
+    int line;
+  };
   // Where the barrier that opens now is (every waiting thread waits there).
   Site opening() const { return first_; }
 
@@ -205,6 +206,17 @@ class BarrierSites {
   unsigned arrived_ = 0;
   bool same_site_ = true, written_ = false;
 };
+
+// Why thread `t`, waiting at a warp-level call at file:line, can never go on: the lanes `missing`
+// of its mask never get there.
+std::string never_met(unsigned t, const std::vector<unsigned>& missing, const char* file, int line,
+                      dim3 block) {
+  return describe_threads({t}, block) +
+         " waits at a warp-level call (shuffle, vote or __syncwarp) at " + site(file, line) +
+         ", but " + describe_threads(missing, block) +
+         " of its warp, named in the mask, never get there (they finished, or wait at "
+         "__syncthreads()). Every lane of the mask must make the same call.";
+}
 
 // The warp-level calls (shuffles, votes, __syncwarp, coalesced_threads) of a block's threads: what
 // each lane published, double-buffered so that a lane may publish again before its warp has read
@@ -277,12 +289,7 @@ class WarpMeetings {
   }
   // Why lane `t` can never go on: the lanes of its mask that never reach its call.
   std::string stuck(unsigned t, dim3 block) const {
-    return describe_threads({t}, block) +
-           " waits at a warp-level call (shuffle, vote or __syncwarp) at " +
-           site(wait_[t].file, wait_[t].line) + ", but " +
-           describe_threads(missing_lanes(t), block) +
-           " of its warp, named in the mask, never get there (they finished, or wait at "
-           "__syncthreads()). Every lane of the mask must make the same call.";
+    return never_met(t, missing_lanes(t), wait_[t].file, wait_[t].line, block);
   }
   // Every thread has stopped, some at warp-level calls: marks the lanes of the warps whose lanes
   // (those of the mask that exist) all wait there, which may go on (goes_on[t]; whoever starts
@@ -337,61 +344,39 @@ class WarpMeetings {
   unsigned coalesced_[1024] = {};
 };
 
-// The frames of a block's threads when they run as coroutines: one after another, in chunks that
-// the worker keeps for its next blocks (a bump of a pointer per thread, and a block's frames lie
-// together in memory, in the order the threads resume). A function's frame goes when the function
-// returns, onto a list of free frames of its size, which the next call of that size takes (from the
-// heap, 3 calls per thread made a block reduction 10% slower than on fibers; from the chunks, a
-// call in a loop would fill them).
-class CoroutineFrames {
+// The memory of a loop form's block (thread_loops.h's block_memory): one piece after another, in
+// chunks that the worker keeps for its next blocks (a bump of a pointer per piece; a block's
+// pieces lie together in memory).
+class BlockMemory {
  public:
   void start_block() {
     chunk_ = 0;
-    frame_chunk = chunks_.empty() ? FrameChunk{} : chunks_[0].whole();
+    block_chunk = chunks_.empty() ? BlockChunk{} : chunks_[0].whole();
   }
-  void* take_for_call(size_t bytes) {
-    const size_t k = size_class(bytes);
-    if (k >= kClasses) return ::operator new(bytes);
-    if (void* frame = free_[k]) {
-      free_[k] = *static_cast<void**>(frame);
-      return frame;
-    }
-    return ::operator new(size_of(k));
-  }
-  void give_back(void* frame, size_t bytes) {
-    const size_t k = size_class(bytes);
-    if (k >= kClasses) return ::operator delete(frame);
-    *static_cast<void**>(frame) = free_[k];
-    free_[k] = frame;
-  }
-  // A frame of `bytes` (a multiple of kFrameGrain) that does not fit in what is left of the
-  // current chunk (ThreadTask's operator new takes those that fit): the next chunk's first.
+  // A piece of `bytes` (a multiple of kBlockMemoryGrain) that does not fit in what is left of the
+  // current chunk (block_memory takes those that fit): the next chunk's first.
   void* allocate(size_t bytes) {
     do {
       ++chunk_;
     } while (chunk_ < chunks_.size() && chunks_[chunk_].bytes < bytes);
     if (chunk_ >= chunks_.size())
       chunk_ = (chunks_.emplace_back(std::max(bytes, kChunkBytes)), chunks_.size() - 1);
-    frame_chunk = chunks_[chunk_].whole();
-    void* frame = frame_chunk.next;
-    frame_chunk.next += bytes;
-    return frame;
+    block_chunk = chunks_[chunk_].whole();
+    void* piece = block_chunk.next;
+    block_chunk.next += bytes;
+    return piece;
   }
 
  private:
   static constexpr size_t kChunkBytes = 1 << 20;
-  static constexpr size_t kClasses = 64;  // functions' frames up to 4 KiB are kept
-  static size_t size_class(size_t bytes) { return frame_bytes(bytes) / kFrameGrain; }
-  static size_t size_of(size_t size_class) { return size_class * kFrameGrain; }
-  void* free_[kClasses] = {};
   struct Chunk {
     explicit Chunk(size_t size) : bytes(size), memory(new std::byte[size]) {}
-    FrameChunk whole() const { return {memory.get(), memory.get() + bytes}; }
+    BlockChunk whole() const { return {memory.get(), memory.get() + bytes}; }
     size_t bytes;
     std::unique_ptr<std::byte[]> memory;
   };
   std::vector<Chunk> chunks_;
-  size_t chunk_ = 0;  // the chunk that frame_chunk is the rest of
+  size_t chunk_ = 0;  // the chunk that block_chunk is the rest of
 };
 
 class BlockRunner;
@@ -551,16 +536,20 @@ class BlockRunner {
   }
 
   // The lanes that go on from warp-level calls are marked in goes_on_ (release_warps and
-  // each_thread clear each mark, and let its lane go on, as they start it); false if none can,
+  // clears each mark, and lets its lane go on, as it starts it); false if none can,
   // with the block stuck and error_ saying where.
   bool warps_go_on() {
     const std::string never = warps_.release(goes_on_, config_->block);
     if (never.empty()) return true;
+    error_ = warp_divergence(never);
+    return false;
+  }
+  // The error of a block whose warp can never go on (`never`: WarpMeetings::stuck's why).
+  Diagnostic warp_divergence(const std::string& never) const {
     std::ostringstream s;
     s << "warp divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
       << ::blockIdx.y << "," << ::blockIdx.z << "): " << never;
-    error_ = {"warp_divergence", s.str()};
-    return false;
+    return {"warp_divergence", s.str()};
   }
 
   // No error so far, and no thread read shared memory that no thread wrote before the barrier?
@@ -632,8 +621,7 @@ class BlockRunner {
   Fiber& stopping() {
     Fiber& me = *current_;
     if (me.thread != kNoThread) return me;  // it stopped before, or was started alone
-    if (fn_.start_coroutine != nullptr || fn_.run_block != nullptr)
-      waits_outside_the_kernels_body();
+    if (fn_.run_block != nullptr) waits_outside_the_kernels_body();
     // (threadIdx.x is read alone: it was just written alone, and reading it with .y as one word
     // would stall the processor until that store is done.)
     const unsigned x = ::threadIdx.x;
@@ -648,21 +636,20 @@ class BlockRunner {
     return me;
   }
 
-  // A thread that runs as a coroutine waits at a barrier or a warp-level call that is not a
-  // co_await of the kernel's own body (in a function it calls): a coroutine cannot wait there.
-  // The translator gives a kernel coroutines only where it finds no such wait, so this is the
-  // translator's error, said as such; the checked build runs the kernel on fibers.
+  // A thread of a loop form waits at a barrier or a warp-level call that the form does not make
+  // (in a function the kernel calls). The translator gives a kernel a loop form only where it
+  // finds no such wait, so this is the translator's error, said as such; the checked build runs
+  // the kernel on fibers.
   [[noreturn]] void waits_outside_the_kernels_body() {
     std::ostringstream s;
     s << "thread (" << ::threadIdx.x << "," << ::threadIdx.y << "," << ::threadIdx.z
       << ") of block (" << ::blockIdx.x << "," << ::blockIdx.y << "," << ::blockIdx.z << ") in "
       << launch_site(*config_)
       << " waits at a barrier or warp-level call inside a function that the kernel calls. In "
-         "unchecked code the emu runs this kernel's threads as coroutines or as loops between "
-         "its barriers, which can wait only in the kernel's own body (coroutines: also in "
-         "functions of its file that the translator read); the translator found no other wait, "
-         "wrongly (please report this program). Built with the checks (the default), the kernel "
-         "runs as written.";
+         "unchecked code the emu runs this kernel's threads as loops between its barriers, "
+         "which can wait only in the kernel's own body; the translator found no other wait, "
+         "wrongly (please report this program). Built with the checks (the default), the "
+         "kernel runs as written.";
     stop_running_thread(cudaErrorLaunchFailure, s.str());
   }
 
@@ -751,8 +738,6 @@ class BlockRunner {
       ++waiting_fibers_;
       if (fn_.run_block != nullptr) {
         run_thread_loops(f);
-      } else if (fn_.start_coroutine != nullptr) {
-        run_coroutine_threads(f);
       } else {
         // Rows of threads until none is left or threads stop (once they stop, a row would end
         // after its first thread), then one thread at a time.
@@ -767,69 +752,13 @@ class BlockRunner {
       switch_to(f, next_in_round(), false);
     }
   }
-  // The block's threads as coroutines (coroutine_threads.h), all on fiber f, in order, in rounds as
-  // on fibers: each thread starts and runs to its first wait; then, as long as threads have not
-  // finished, the warps whose lanes all wait at a shuffle go on alone (WarpMeetings, as
-  // release_warps), or else the barrier opens (BarrierSites) and each thread waiting there goes
-  // on, each until its next wait. A block that can never go on ends with the same error as on
-  // fibers; a check that stops a thread gives up this fiber, and with it the block
-  // (stop_running_thread). (Not inlined into fiber_main: there its code moved the fibers' own, and
-  // a checked block reduction on fibers took 7-14% longer.)
-  [[gnu::noinline]] void run_coroutine_threads(Fiber& f) {
-    f.thread = kNoThread;  // a wait that is not a coroutine's: stopping() says so
-    next_ = threads_;      // no thread is left for another fiber
-    frames_.start_block();
-    coroutines_.assign(threads_, nullptr);
-    BarrierSite first{};  // where the first thread to wait since the last opening waits
-    // (A thread that waits there is not written down: BarrierSites needs only the others.)
-    const auto finished_or_waits = [&](void*& frame) {
-      frame = coroutine_waiting;  // (where it waits: in the kernel, or in a function it calls)
-      if (frame == nullptr) return true;
-      if (warps_.waiting() > 0 && warps_.waits(running_thread())) return false;  // a shuffle
-      const BarrierSite at = coroutine_waits_at;
-      if (at.line != first.line || at.file != first.file) {
-        barrier_.arrive(running_thread(), at.file, at.line);
-        if (first.file == nullptr) first = at;
-      }
-      return false;
-    };
-    const auto resume = [&](void*& frame) {
-      coroutine_waiting = frame;  // (until it calls a function that waits, or returns from one)
-      std::coroutine_handle<>::from_address(frame).resume();
-      return finished_or_waits(frame);
-    };
-    unsigned finished = each_thread<kStarting>([&](void*& frame) {
-      fn_.start_coroutine(fn_.ctx);
-      return finished_or_waits(frame);
-    });
-    while (finished < threads_) {
-      if (warps_.waiting() > 0) {
-        if (!warps_go_on()) return;
-        ++current_block->epoch;  // as run() releases warps
-        finished += each_thread<kGoingOn>(resume);
-        continue;
-      }
-      if (!barrier_.opens(finished)) {
-        finished_flag_.assign(threads_, 0);
-        for (unsigned t = 0; t < threads_; ++t) finished_flag_[t] = coroutines_[t] == nullptr;
-        error_ = {"barrier_divergence", barrier_.divergence(finished_flag_, *config_)};
-        return;
-      }
-      count_votes();
-      ++current_block->epoch;  // as run() opens a barrier
-      count_barrier(barrier_.opening().file, barrier_.opening().line);
-      barrier_.opened();
-      first = {};
-      finished += each_thread<kWaiting>(resume);
-    }
-  }
   // The block as a kernel's loop form runs it (thread_loops.h): once, on fiber f, which takes every
-  // thread; its memory comes from the coroutines' frames. A check that stops a thread gives up
-  // this fiber, and with it the block (stop_running_thread), as for coroutines.
+  // thread; its memory comes from block_memory_ (thread_loops.h's block_memory). A check that
+  // stops a thread gives up this fiber, and with it the block (stop_running_thread).
   [[gnu::noinline]] void run_thread_loops(Fiber& f) {
     f.thread = kNoThread;
     next_ = threads_;
-    frames_.start_block();
+    block_memory_.start_block();
     fn_.run_block(fn_.ctx);
   }
 
@@ -841,15 +770,8 @@ class BlockRunner {
     std::vector<unsigned> lanes;
     for (unsigned l = 0; l < 32; ++l)
       if (missing >> l & 1u) lanes.push_back(thread / 32 * 32 + l);
-    const dim3& b = config_->block;
-    std::ostringstream s;
-    s << "warp divergence in " << launch_site(*config_) << ", block (" << ::blockIdx.x << ","
-      << ::blockIdx.y << "," << ::blockIdx.z << "): " << describe_threads({thread}, b)
-      << " waits at a warp-level call (shuffle, vote or __syncwarp) at " << site(file, line)
-      << ", but " << describe_threads(lanes, b)
-      << " of its warp, named in the mask, never get there (they finished, or wait at "
-         "__syncthreads()). Every lane of the mask must make the same call.";
-    stop_running_thread(cudaErrorLaunchFailure, {"warp_divergence", s.str()});
+    stop_running_thread(cudaErrorLaunchFailure,
+                        warp_divergence(never_met(thread, lanes, file, line, config_->block)));
   }
 
   // A loop form's barrier (thread_loops.h): every thread that has not returned has arrived.
@@ -867,50 +789,8 @@ class BlockRunner {
   }
 
  private:
-  // Calls step(frame) for each thread of the block (kStarting), each that has not finished
-  // (kWaiting) or each marked to go on (kGoingOn: unmarked, and let go on), in order, with
-  // threadIdx and the running thread's number set; a step says whether the thread finished (its
-  // frame is then nullptr). Returns how many did.
-  enum Threads { kStarting, kWaiting, kGoingOn };
-  template <Threads kWhich, class Step>
-  unsigned each_thread(Step step) {
-    const dim3& b = config_->block;
-    void** frame = coroutines_.data();
-    uint8_t* goes_on = goes_on_.data();
-    unsigned finished = 0;
-    for (unsigned z = 0, t = 0; z < b.z; ++z)
-      for (unsigned y = 0; y < b.y; ++y, t += b.x) {
-        running_thread_base = t;
-        ::threadIdx.y = y;
-        ::threadIdx.z = z;
-        for (unsigned x = 0; x < b.x; ++x, ++frame, ++goes_on) {
-          if (kWhich == kWaiting && *frame == nullptr) continue;
-          if (kWhich == kGoingOn) {
-            if (!std::exchange(*goes_on, 0)) continue;
-            warps_.go_on(t + x);
-          }
-          ::threadIdx.x = x;
-          if (step(*frame)) {
-            *frame = nullptr;
-            ++finished;
-          }
-        }
-      }
-    return finished;
-  }
-
  public:
-  void* coroutine_frame(size_t bytes) { return frames_.allocate(bytes); }
-  void* function_frame(size_t bytes) { return frames_.take_for_call(bytes); }
-  void free_function_frame(void* frame, size_t bytes) { frames_.give_back(frame, bytes); }
-  const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* file, int line) {
-    const unsigned t = running_thread();
-    return warps_.warp_values(warps_.publish(t, mask, value, file, line), t);
-  }
-  const int* vote_as_coroutine(bool predicate) {
-    vote(running_thread(), predicate);
-    return &vote_total_;
-  }
+  void* more_block_memory(size_t bytes) { return block_memory_.allocate(bytes); }
 
  private:
   void park(Fiber& f) {
@@ -970,10 +850,9 @@ class BlockRunner {
   Fiber* current_ = nullptr;
   BarrierSites barrier_;
   WarpMeetings warps_;
-  CoroutineFrames frames_;         // of the block's threads, when they are coroutines
-  std::vector<void*> coroutines_;  // each thread's coroutine; nullptr once it has finished
-  std::vector<uint8_t> goes_on_;   // each thread's: it goes on from a warp-level call
-  std::vector<int> vote_;          // the predicates of __syncthreads_count()
+  BlockMemory block_memory_;      // a loop form's, for the running block
+  std::vector<uint8_t> goes_on_;  // each thread's: it goes on from a warp-level call
+  std::vector<int> vote_;         // the predicates of __syncthreads_count()
   int vote_total_ = 0;
   bool votes_used_ = false, grid_wait_ = false;
   Diagnostic error_;
@@ -1219,17 +1098,7 @@ const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
 
 const ThreadRow* take_row() { return runner->take_row(); }
 
-void* coroutine_frame(size_t bytes) { return runner->coroutine_frame(bytes); }
-void* function_frame(size_t bytes) { return runner->function_frame(bytes); }
-void free_function_frame(void* frame, size_t bytes) noexcept {
-  runner->free_function_frame(frame, bytes);
-}
-
-const uint64_t* publish_as_coroutine(unsigned mask, uint64_t value, const char* file, int line) {
-  return runner->publish_as_coroutine(mask, value, file, line);
-}
-
-const int* vote_as_coroutine(bool predicate) { return runner->vote_as_coroutine(predicate); }
+void* more_block_memory(size_t bytes) { return runner->more_block_memory(bytes); }
 
 void loops_warp_divergence(unsigned thread, uint32_t missing, const char* file, int line) {
   runner->loops_warp_divergence(thread, missing, file, line);
@@ -1281,8 +1150,8 @@ void bad_shuffle_width(int width, const char* file, int line) {
 }
 
 void assert_failed(const char* expression, const char* file, int line, const char* function) {
-  if (std::strncmp(function, kTwinPrefix, sizeof kTwinPrefix - 1) == 0)
-    function += sizeof kTwinPrefix - 1;  // the kernel's name, as its twin's is not the student's
+  if (std::strncmp(function, kLoopFormPrefix, sizeof kLoopFormPrefix - 1) == 0)
+    function += sizeof kLoopFormPrefix - 1;  // the kernel's name, not its loop form's
   if (BlockState* b = current_block) {
     const uint3 k = b->block, t = ::threadIdx;
     std::fprintf(stderr,

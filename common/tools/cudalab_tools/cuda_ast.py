@@ -43,6 +43,7 @@ from pathlib import Path
 from types import ModuleType
 
 from . import kernel_statements
+from .kernel_statements import kind_of
 
 HERE = Path(__file__).resolve().parent
 if (HERE.parents[1] / "emu" / "include").is_dir():  # in the workbook: common/tools/cudalab_tools
@@ -273,14 +274,6 @@ CONFIGURE_CALL = "__cudaPushCallConfiguration"
 FILE_SCOPES = ("TRANSLATION_UNIT", "NAMESPACE", "LINKAGE_SPEC")
 
 
-def kind_name(cursor: object) -> str:
-    """A cursor's kind by name; one that these bindings do not know is "UNKNOWN"."""
-    try:
-        return cursor.kind.name  # type: ignore[attr-defined]
-    except ValueError:
-        return "UNKNOWN"
-
-
 def arguments(
     path: Path, include_dirs: Sequence[Path] = (), defines: Sequence[str] = (), std: str = "c++20"
 ) -> list[str]:
@@ -386,7 +379,7 @@ def parse(
     statement: Span | None = None  # the declaration statement the walk is in
     macro_uses: list[Span] = []
     for cursor in walk(tu.cursor, wanted):
-        kind = kind_name(cursor)
+        kind = kind_of(cursor)
         if kind == "DECL_STMT":
             statement = span(cursor)
         if kind in ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD"):
@@ -541,28 +534,29 @@ def span(cursor: object) -> Span:
 
 def function(cursor: object, template: bool, text: bytes) -> Function:
     children = list(cursor.get_children())  # type: ignore[attr-defined]
-    spaces = frozenset(ATTRIBUTE_SPACES[k] for c in children if (k := kind_name(c)) in ATTRIBUTE_SPACES)
+    spaces = frozenset(ATTRIBUTE_SPACES[k] for c in children if (k := kind_of(c)) in ATTRIBUTE_SPACES)
     parameters = tuple(
         Parameter(
             p.spelling,
             p.type.spelling,
             p.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"),
-            any(kind_name(c) not in ("TYPE_REF", "NAMESPACE_REF", "TEMPLATE_REF") for c in p.get_children()),
+            any(kind_of(c) not in ("TYPE_REF", "NAMESPACE_REF", "TEMPLATE_REF") for c in p.get_children()),
             span(p),
         )
         for p in children
-        if kind_name(p) == "PARM_DECL"
+        if kind_of(p) == "PARM_DECL"
     )
-    body_cursor = next((c for c in children if kind_name(c) == "COMPOUND_STMT"), None)
+    body_cursor = next((c for c in children if kind_of(c) == "COMPOUND_STMT"), None)
     body = span(body_cursor) if body_cursor is not None else None
     statements = None
     calls: frozenset[str] = frozenset()
-    if body_cursor is not None:
+    if body_cursor is not None and "global" in spaces:
+        statements = kernel_statements.statement_tree(body_cursor, text)
+        calls = statements.calls
+    elif body_cursor is not None:
         calls = kernel_statements.called(body_cursor)
-        if "global" in spaces:
-            statements = kernel_statements.statement_tree(body_cursor, text)
     result = cursor.result_type.spelling  # type: ignore[attr-defined]
-    at_file_scope = kind_name(cursor.semantic_parent) in FILE_SCOPES  # type: ignore[attr-defined]
+    at_file_scope = kind_of(cursor.semantic_parent) in FILE_SCOPES  # type: ignore[attr-defined]
     name = cursor.spelling  # type: ignore[attr-defined]
     return Function(
         name,
@@ -582,9 +576,9 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
 def call(cursor: object) -> Call | None:
     """A call of a function declared at file scope, else None (a method, a function pointer...)."""
     target = cursor.referenced  # type: ignore[attr-defined]
-    if target is None or kind_name(target) != "FUNCTION_DECL":
+    if target is None or kind_of(target) != "FUNCTION_DECL":
         return None
-    if kind_name(target.semantic_parent) not in FILE_SCOPES:
+    if kind_of(target.semantic_parent) not in FILE_SCOPES:
         return None
     given = list(cursor.get_arguments())  # type: ignore[attr-defined]
     return Call(
@@ -612,9 +606,9 @@ def include(cursor: object) -> Include | None:
 
 def cast_to_void(expression: object) -> Span | None:
     """The expression that `(void*)e`, `reinterpret_cast<void*>(e)`... casts, else None."""
-    while kind_name(expression) == "UNEXPOSED_EXPR" and len(inner := list(expression.get_children())) == 1:  # type: ignore[attr-defined]
+    while kind_of(expression) == "UNEXPOSED_EXPR" and len(inner := list(expression.get_children())) == 1:  # type: ignore[attr-defined]
         expression = inner[0]
-    if kind_name(expression) not in CASTS:
+    if kind_of(expression) not in CASTS:
         return None
     target = expression.type.get_canonical()  # type: ignore[attr-defined]
     if target.kind.name != "POINTER" or target.get_pointee().kind.name != "VOID":
@@ -625,7 +619,7 @@ def cast_to_void(expression: object) -> Span | None:
 
 def memory_space(children: Sequence[object]) -> str | None:
     """A variable's CUDA memory space, from its declaration's attributes (None: the host's)."""
-    return next((VARIABLE_SPACES[k] for c in children if (k := kind_name(c)) in VARIABLE_SPACES), None)
+    return next((VARIABLE_SPACES[k] for c in children if (k := kind_of(c)) in VARIABLE_SPACES), None)
 
 
 def variable(cursor: object, statement: Span | None) -> Variable | None:
@@ -636,7 +630,7 @@ def variable(cursor: object, statement: Span | None) -> Variable | None:
     if space is None:
         return None
     # (written where: an `extern` declaration in a function belongs to the namespace around it)
-    at_file_scope = kind_name(cursor.lexical_parent) in FILE_SCOPES  # type: ignore[attr-defined]
+    at_file_scope = kind_of(cursor.lexical_parent) in FILE_SCOPES  # type: ignore[attr-defined]
     extern = cursor.storage_class.name == "EXTERN"  # type: ignore[attr-defined]
     initialized = has_initializer(cursor)
     where, name = span(cursor), location_span(cursor)
@@ -673,9 +667,9 @@ def has_initializer(cursor: object) -> bool:
 def reference(cursor: object) -> Reference | None:
     """A use of a file-scope variable that has a CUDA memory space, else None."""
     target = cursor.referenced  # type: ignore[attr-defined]
-    if target is None or kind_name(target) != "VAR_DECL":
+    if target is None or kind_of(target) != "VAR_DECL":
         return None
-    if kind_name(target.lexical_parent) not in FILE_SCOPES:
+    if kind_of(target.lexical_parent) not in FILE_SCOPES:
         return None
     if memory_space(list(target.get_children())) is None:
         return None
@@ -693,7 +687,7 @@ def launch(cursor: object, text: bytes, runs: dict[int, int]) -> Launch | None:
     """The launch that a call expression is, if it is a kernel call (its second child is the call
     that passes the configuration). `runs`: where chevrons written apart were joined."""
     children = list(cursor.get_children())  # type: ignore[attr-defined]
-    if len(children) < 2 or kind_name(children[1]) != "CALL_EXPR" or children[1].spelling != CONFIGURE_CALL:
+    if len(children) < 2 or kind_of(children[1]) != "CALL_EXPR" or children[1].spelling != CONFIGURE_CALL:
         return None
     call, callee, config = span(cursor), span(children[0]), span(children[1])
     # The configuration's call runs from `<<<` to `>>>` (its last token); in a macro's expansion
@@ -731,14 +725,14 @@ def reference_parameters(kernel_type: object) -> tuple[bool, ...]:
 def referenced_function(cursor: object) -> str | None:
     """The function that a launch's kernel expression names (`k`, `ns::k`, `k<T>`), else None."""
     target = cursor
-    while kind_name(target) == "UNEXPOSED_EXPR":
+    while kind_of(target) == "UNEXPOSED_EXPR":
         inner = list(target.get_children())  # type: ignore[attr-defined]
         if len(inner) != 1:
             return None
         target = inner[0]
-    if kind_name(target) not in ("DECL_REF_EXPR", "OVERLOADED_DECL_REF"):
+    if kind_of(target) not in ("DECL_REF_EXPR", "OVERLOADED_DECL_REF"):
         return None
     declared = target.referenced  # type: ignore[attr-defined]
-    if declared is None or kind_name(declared) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):
+    if declared is None or kind_of(declared) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):
         return None
     return declared.spelling

@@ -135,6 +135,7 @@ class Tokens:
 
 
 def kind_of(cursor: object) -> str:
+    """A cursor's kind by name; one that these bindings do not know is "UNKNOWN"."""
     try:
         return cursor.kind.name  # type: ignore[attr-defined]
     except ValueError:
@@ -414,10 +415,9 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
                     declares += locals_of(c)
     elif kind == "DECL_STMT":
         declares = locals_of(cursor)
-        initializers = Facts()  # (the same value in every thread? its head's fields say)
-        gather(cursor, tokens, initializers, head=True)
-        head.plain, head.uses, head.changes = initializers.plain, initializers.uses, initializers.changes
-    if not parts and kind != "COMPOUND_STMT":
+        gather(cursor, tokens, facts, head=True)  # (the same value in every thread? its head says)
+        head.plain, head.uses, head.changes = facts.plain, set(facts.uses), set(facts.changes)
+    if not parts and kind not in ("COMPOUND_STMT", "DECL_STMT"):
         gather(cursor, tokens, facts)
     uses = facts.uses | head.uses
     changes = facts.changes | head.changes

@@ -5,9 +5,8 @@
 // (common/emu/src/scheduler.cpp) with the tile's lanes as the mask, and the grid barrier of a
 // cooperative launch.
 //
-// A tile of a warp (Size up to 32) gives each of its waits twice, as its method and as the form
-// a kernel's coroutine twin awaits (`tile.X(...)` is `co_await tile.X_arrival(...)` there:
-// common/emu/translate.py), both from one description of the call (device.h's warp_calls).
+// A tile of a warp (Size up to 32) makes each of its waits from a description of the call
+// (device.h's warp_calls).
 //
 // Limitation: the sync and the collectives of a tile larger than a warp are block barriers, so
 // every tile of the block must make them together (a tile that skips one is reported as a
@@ -18,7 +17,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cudalab/emu/coroutine_threads.h"
+#include "cudalab/emu/device.h"
 #include "cudalab/emu/prelude.h"  // threadIdx and friends
 
 namespace cudalab::emu {
@@ -61,20 +60,6 @@ inline thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
   return {};
 }
 
-namespace details {
-// A group's sync as a twin awaits it: the block's barrier, or the meeting of the group's lanes.
-struct GroupSyncArrival {
-  bool block;
-  cudalab::emu::BarrierArrival<> barrier;
-  cudalab::emu::WarpArrival<cudalab::emu::warp_calls::SyncWarp> lanes;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> me) noexcept {
-    block ? barrier.await_suspend(me) : lanes.await_suspend(me);
-  }
-  void await_resume() const noexcept {}
-};
-}  // namespace details
-
 // A group of lanes of one warp: `mask` names them, the running thread is lane `lane` of its warp.
 class thread_group {
  public:
@@ -85,9 +70,6 @@ class thread_group {
       cudalab::emu::syncthreads(file, line);
     else
       __syncwarp(mask_, file, line);
-  }
-  details::GroupSyncArrival sync_arrival(CUDALAB_PLACE) const {
-    return {block_, {file, line}, {{mask_}, file, line}};
   }
   unsigned thread_rank() const {
     if (block_) return cudalab::emu::thread_rank();
@@ -239,8 +221,7 @@ class thread_block_tile : public thread_group, public details::TilePlace<Size> {
   unsigned thread_rank() const { return cudalab::emu::lane_id() % Size; }
   static constexpr unsigned long long size() { return Size; }
   static constexpr unsigned long long num_threads() { return Size; }
-  // Each wait: the call, on fibers (on_fibers, shuffle) and awaited in a twin
-  // (coroutine_threads.h).
+  // Each wait: the call (device.h's warp_calls), made by on_fibers.
   auto sync_call() const { return cudalab::emu::warp_calls::SyncWarp{mask_}; }
   auto any_call(int p) const { return cudalab::emu::warp_calls::Any{{mask_, p != 0}}; }
   auto all_call(int p) const { return details::TileAll{{mask_, p != 0}}; }
@@ -263,29 +244,12 @@ class thread_block_tile : public thread_group, public details::TilePlace<Size> {
   unsigned match_any(unsigned long long v, CUDALAB_PLACE) const {
     return cudalab::emu::warp_calls::on_fibers(match_any_call(v), file, line);
   }
-  auto sync_arrival(CUDALAB_PLACE) const { return cudalab::emu::awaited(sync_call(), file, line); }
-  auto any_arrival(int p, CUDALAB_PLACE) const {
-    return cudalab::emu::awaited(any_call(p), file, line);
-  }
-  auto all_arrival(int p, CUDALAB_PLACE) const {
-    return cudalab::emu::awaited(all_call(p), file, line);
-  }
-  auto ballot_arrival(int p, CUDALAB_PLACE) const {
-    return cudalab::emu::awaited(ballot_call(p), file, line);
-  }
-  auto match_any_arrival(unsigned long long v, CUDALAB_PLACE) const {
-    return cudalab::emu::awaited(match_any_call(v), file, line);
-  }
   // Shuffles of any trivially copyable type: the source lane (shuffle_source's), moved by
   // shuffle().
-#define CUDALAB_TILE_SHUFFLE(name, Operand, source)                             \
-  template <class T>                                                            \
-  T name(T var, Operand operand, CUDALAB_PLACE) const {                         \
-    return cudalab::emu::shuffle(mask_, var, source, Size, file, line);         \
-  }                                                                             \
-  template <class T>                                                            \
-  auto name##_arrival(T var, Operand operand, CUDALAB_PLACE) const {            \
-    return cudalab::emu::shuffle_arrival(mask_, var, source, Size, file, line); \
+#define CUDALAB_TILE_SHUFFLE(name, Operand, source)                     \
+  template <class T>                                                    \
+  T name(T var, Operand operand, CUDALAB_PLACE) const {                 \
+    return cudalab::emu::shuffle(mask_, var, source, Size, file, line); \
   }
   CUDALAB_TILE_SHUFFLE(shfl, int, cudalab::emu::shuffle_source::idx(operand, Size))
   CUDALAB_TILE_SHUFFLE(shfl_down, unsigned, cudalab::emu::shuffle_source::down(operand))
@@ -309,7 +273,6 @@ requires(Size > 32) class thread_block_tile<Size, Parent> : public details::Tile
   static constexpr unsigned long long size() { return Size; }
   static constexpr unsigned long long num_threads() { return Size; }
   void sync(CUDALAB_PLACE) const { cudalab::emu::syncthreads(file, line); }
-  auto sync_arrival(CUDALAB_PLACE) const { return cudalab::emu::syncthreads_arrival(file, line); }
 };
 
 template <unsigned Size, class Parent>
@@ -431,8 +394,7 @@ requires(Size > 32) inline T
   return f(values, n, g.thread_rank());
 }
 
-// What each collective computes from the values in rank order (by value: a twin's meeting keeps
-// it until the warp goes on).
+// What each collective computes from the values in rank order.
 template <class T, class Op>
 auto reduction(Op op) {
   return [op](const T* v, unsigned n, unsigned) {
@@ -457,17 +419,10 @@ auto exclusive_scan_of(Op op) {
     return r;
   };
 }
-// The form a twin awaits (coroutine_threads.h) of a collective of a tile of a warp.
-template <unsigned Size, class Parent, class T, class F>
-inline auto over_ranks_arrival(const thread_block_tile<Size, Parent>& g, T value, F f,
-                               const char* file, int line) {
-  return cudalab::emu::awaited(OverRanks<T, F>(g.get_mask(), value, f), file, line);
-}
 }  // namespace details
 
 // Every lane gets op over the group's values (a tile or a coalesced group); the scans, op over
-// the values of the ranks up to its own (inclusive) or before it (exclusive). In a twin, a tile
-// of a warp's collective X is `co_await X_arrival(...)`.
+// the values of the ranks up to its own (inclusive) or before it (exclusive).
 template <class Group, class T, class Op>
 inline T reduce(const Group& g, T value, Op op, CUDALAB_PLACE) {
   return details::over_ranks(g, value, details::reduction<T>(op), file, line);
@@ -479,18 +434,6 @@ inline T inclusive_scan(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
 template <class Group, class T, class Op = plus<T>>
 inline T exclusive_scan(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
   return details::over_ranks(g, value, details::exclusive_scan_of<T>(op), file, line);
-}
-template <class Group, class T, class Op>
-inline auto reduce_arrival(const Group& g, T value, Op op, CUDALAB_PLACE) {
-  return details::over_ranks_arrival(g, value, details::reduction<T>(op), file, line);
-}
-template <class Group, class T, class Op = plus<T>>
-inline auto inclusive_scan_arrival(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
-  return details::over_ranks_arrival(g, value, details::inclusive_scan_of<T>(op), file, line);
-}
-template <class Group, class T, class Op = plus<T>>
-inline auto exclusive_scan_arrival(const Group& g, T value, Op op = {}, CUDALAB_PLACE) {
-  return details::over_ranks_arrival(g, value, details::exclusive_scan_of<T>(op), file, line);
 }
 
 #undef CUDALAB_PLACE

@@ -147,8 +147,7 @@ inline bool outside_segment(int src_lane, int segment, int width) {
   return src_lane < segment || src_lane >= segment + width;
 }
 // A value of any size moves in 8-byte pieces, one exchange each (as cooperative groups' shuffles
-// of larger types do; coroutine_threads.h's shuffle_in_pieces the same way): the piece at byte
-// `at` of a value, and the piece put back.
+// of larger types do): the piece at byte `at` of a value, and the piece put back.
 template <class T>
 constexpr size_t piece_bytes(size_t at) {
   return sizeof(T) - at < 8 ? sizeof(T) - at : 8;
@@ -176,7 +175,7 @@ inline T shuffle(unsigned mask, T var, int src_lane, int width, const char* file
 }
 }  // namespace cudalab::emu
 
-// The lane each shuffle reads, for the running lane (also coroutine_threads.h's).
+// The lane each shuffle reads, for the running lane.
 namespace cudalab::emu::shuffle_source {
 inline int lane() { return static_cast<int>(lane_id()); }
 inline int idx(int src_lane, int width) { return (lane() & -width) + (src_lane & (width - 1)); }
@@ -210,9 +209,9 @@ inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSiz
                                line);
 }
 // Votes and __syncwarp, each as what its lane publishes (`mine`, to the lanes of `mask`) and what
-// it returns from what its warp's lanes published (`lanes`): written once for fibers (on_fibers)
-// and for coroutines (coroutine_threads.h). Only the lanes that exist take part (a block's last
-// warp may have fewer than 32; a mask may name the others, as a full mask often does).
+// it returns from what its warp's lanes published (`lanes`), made by on_fibers. Only the lanes that
+// exist take part (a block's last warp may have fewer than 32; a mask may name the others, as a
+// full mask often does).
 namespace cudalab::emu::warp_calls {
 // The lanes that exist of the warp whose first thread is `first`, in a block of `threads`.
 inline unsigned lanes_that_exist(unsigned threads, unsigned first) {
@@ -309,8 +308,7 @@ inline unsigned __match_any_sync(unsigned mask, unsigned long long value,
                                  const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   return on_fibers(cudalab::emu::warp_calls::MatchAny{mask, value}, file, line);
 }
-// (Each reduction's types and operation (min and max: the device API's above), once;
-// coroutine_threads.h makes their awaited forms.)
+// (Each reduction's types and operation (min and max: the device API's above), once.)
 // clang-format off
 #define CUDALAB_WARP_REDUCTIONS(X)                                                        \
   X(add, unsigned, cudalab::emu::warp_calls::add<unsigned>)                               \

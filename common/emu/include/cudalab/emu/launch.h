@@ -13,7 +13,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "cudalab/emu/coroutine_threads.h"
 #include "cudalab/emu/device.h"  // threadIdx
 #include "cudalab/emu/runtime.h"
 #include "cudalab/emu/types.h"
@@ -48,20 +47,28 @@ struct ThreadRow {
 // thread left to start.
 const ThreadRow* take_row();
 // A fiber's work: run_rows(ctx) runs the kernel body for each thread of each row take_row()
-// gives it; run_thread(ctx) for the thread the scheduler has made current.
-// Or, for a kernel whose threads run as coroutines (coroutine_threads.h), start_coroutine(ctx)
-// starts the thread the scheduler has made current (until it waits: coroutine_waiting); for one
-// whose threads run as loops between barriers (thread_loops.h), run_block(ctx) runs the block.
+// gives it; run_thread(ctx) for the thread the scheduler has made current. Or, for a kernel whose
+// threads run as loops between barriers (thread_loops.h), run_block(ctx) runs the block.
 struct ThreadFn {
   void (*run_rows)(void*);
   void (*run_thread)(void*);
   void* ctx;
-  void (*start_coroutine)(void*) = nullptr;
   void (*run_block)(void*) = nullptr;  // or a loop form's (thread_loops.h): once per block
 };
 
 // What a kernel's loop form returns (thread_loops.h).
 struct ThreadLoops {};
+// What the translator puts before a kernel's name to name its loop form.
+inline constexpr char kLoopFormPrefix[] = "cudalab_loops_";
+// A launch's call of a kernel's loop form (CUDALAB_KERNEL_LOOPS).
+template <class Start>
+struct LoopFormCall {
+  Start start;
+};
+template <class T>
+constexpr bool is_loop_form_call = false;
+template <class Start>
+constexpr bool is_loop_form_call<LoopFormCall<Start>> = true;
 
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
 // running_thread(), and whether its race checks left something to finish when it stops (checks.h;
@@ -138,13 +145,9 @@ class Launch {
     config.pointer_count = count;
     ArgumentsOf<Params> arguments(params);
     Call<Body, Params> call{body, arguments};
-    if constexpr (is_coroutine_threads<Body>) {
-      using Result = decltype(call_with<Params>(body.start, arguments, Indices<Params>{}));
-      if constexpr (std::is_same_v<Result, ThreadLoops>)
-        execute(config, {nullptr, nullptr, &call, nullptr, &run_block<Body, Params>});
-      else
-        execute(config, {nullptr, nullptr, &call, &start_coroutine<Body, Params>});
-    } else
+    if constexpr (is_loop_form_call<Body>)
+      execute(config, {nullptr, nullptr, &call, &run_block<Body, Params>});
+    else
       execute(config, {&run_rows<Body, Params>, &run_thread<Body, Params>, &call});
   }
 
@@ -226,13 +229,6 @@ class Launch {
   static void run_block(void* call) {
     auto& c = *static_cast<Call<Body, Params>*>(call);
     call_with<Params>(c.body.start, c.arguments, Indices<Params>{});
-  }
-  // A coroutine thread's start: it runs until its first wait.
-  template <class Body, class Params>
-  static void start_coroutine(void* call) {
-    auto& c = *static_cast<Call<Body, Params>*>(call);
-    call_with<Params>(c.body.start, c.arguments,
-                      std::make_index_sequence<std::tuple_size_v<Params>>{});
   }
   template <class Params, class Body, size_t... I>
   __attribute__((no_sanitize("thread"))) static decltype(auto) call_with(
@@ -392,3 +388,12 @@ template <class F>
 cudaError_t cudaFuncSetSharedMemConfig(F, cudaSharedMemConfig) {
   return cudaSuccess;
 }
+
+// A launch of a kernel that has a loop form: the form in unchecked code, the kernel in checked
+// code.
+#ifdef CUDALAB_EMU_CHECKED
+#define CUDALAB_KERNEL_LOOPS(fibers, loops) fibers
+#else
+#define CUDALAB_KERNEL_LOOPS(fibers, loops) \
+  ::cudalab::emu::LoopFormCall { loops }
+#endif

@@ -4,11 +4,11 @@
 // block's threads (BlockThreads::run) and each barrier a call that does its bookkeeping
 // (BlockThreads::barrier): there is nothing to wait for, as every thread has run the stretch
 // before it. A variable that lives across barriers is kept per thread (PerThread) in the block's
-// memory (the worker's chunks that coroutine frames come from, given back when the block ends).
+// memory (block_memory: chunks the worker keeps, reused when the block ends).
 //
-// Limitations: checked code runs the kernel itself, on fibers; a kernel with another wait (votes,
-// __syncwarp(), cooperative groups, a shuffle inside a thread's own branch) has a coroutine twin
-// instead.
+// Limitations: checked code runs the kernel itself, on fibers; so does unchecked code for a kernel
+// with another wait (votes, __syncwarp(), cooperative groups, a shuffle inside a thread's own
+// branch, a function that waits: thread_loops.py's list).
 #pragma once
 
 #include <cstddef>
@@ -16,10 +16,32 @@
 #include <memory>
 #include <type_traits>
 
-#include "cudalab/emu/coroutine_threads.h"
 #include "cudalab/emu/launch.h"
 
 namespace cudalab::emu {
+
+// Internal (scheduler.cpp): memory for the running block that does not fit in what is left of the
+// current chunk (block_memory takes the rest).
+void* more_block_memory(size_t bytes);
+// Internal: what is left of the chunk the running block's memory comes from, [next, end) (set by
+// scheduler.cpp's BlockMemory): a piece that fits is a bump of `next`, without a call. Every
+// piece's bytes are a multiple of kBlockMemoryGrain.
+struct BlockChunk {
+  std::byte* next = nullptr;
+  std::byte* end = nullptr;
+};
+inline constinit thread_local BlockChunk block_chunk{};
+inline constexpr size_t kBlockMemoryGrain = 64;
+// Memory for the running block, given back when it ends (PerThread's, BlockThreads' and
+// WarpShuffles'), aligned as operator new aligns.
+inline void* block_memory(size_t bytes) {
+  bytes = (bytes + kBlockMemoryGrain - 1) / kBlockMemoryGrain * kBlockMemoryGrain;
+  BlockChunk& chunk = block_chunk;
+  if (static_cast<size_t>(chunk.end - chunk.next) < bytes) return more_block_memory(bytes);
+  void* piece = chunk.next;
+  chunk.next += bytes;
+  return piece;
+}
 
 // Internal (scheduler.cpp): a loop form's barrier, which every thread that has not returned
 // reaches: it opens (and is counted), unless some threads returned (`returned`, per thread; nullptr
