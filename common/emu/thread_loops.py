@@ -10,7 +10,8 @@ constants, and the variables of enclosing such loops' own inits); the declaratio
 variables, types and `const` values from such values (the block's, run once); and the other
 statements, which run per thread. Each run of consecutive per-thread statements becomes a region,
 `threads.run([&](unsigned t) -> bool { statements; return false; })`: the statements run for each
-thread of the block in turn (threadIdx set, x fastest), and a `return` in them is `return true`,
+thread of the block in turn (x fastest; threadIdx is set where a statement names it or calls
+something: `threads.run<false>` leaves it), and a `return` in them is `return true`,
 which leaves the thread out of every later region (a thread that returned does not wait at later
 barriers, as on a GPU). A barrier is `threads.barrier(...)`: its bookkeeping, nothing to wait for.
 A waiting statement keeps its head and runs once for the block; its body is read the same way. A
@@ -159,9 +160,12 @@ class Planner:
                 for r in s.returns:
                     self.edits.append((r, r + len("return"), "return true"))
             declarations = "".join(storage(v) for v in keep)
-            opening = f"{declarations}{THREADS}.run([&](unsigned {THREAD}) -> bool {{ {' '.join(restores)} "
+            run = run_of(region)
+            opening = f"{declarations}{run}([&](unsigned {THREAD}) -> bool {{ {' '.join(restores)} "
             first = statements.index(region[0])
             start = statements[first - 1].end if first > 0 else begin
+            if region[0].shuffles:  # (its shuffle's stretches come first, at its start)
+                start = region[0].start
             self.edits.append((start, start, opening))
             saves = " ".join(save(v) for v in keep)
             self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
@@ -197,19 +201,31 @@ class Planner:
 
     def shuffle(self, s: Statement, kept: list[Local]) -> None:
         """A statement with a shuffle: a stretch before it publishes each thread's value (and the
-        lane it reads), and the statement reads the result instead of calling."""
+        lane it reads), and the statement reads the result instead of calling. Where the mask, the
+        lane or delta and the width are the block's values, they are given once, before that
+        stretch, and each thread's source lane is computed where it reads."""
         call = s.shuffles[0]
         if not call.plain:
             raise NotLoops(f"line {s.line}: a shuffle whose arguments change or call something")
-        arguments = ", ".join(f"({self.written(a, b)})" for a, b in call.arguments)
+        arguments = [f"({self.written(a, b)})" for a, b in call.arguments]
+        value = arguments[1]
         restores = " ".join(restore(v) for v in kept if v.id in s.uses)
-        publish = f"{WARPS}.{call.kind}({THREAD}, __FILE__, __LINE__, {arguments}); return false; }}); "
-        publish += f"{WARPS}.meet({THREADS}, __FILE__, __LINE__);"
-        opening = f"{THREADS}.run([&](unsigned {THREAD}) -> bool {{ {restores} "
-        self.edits.append((s.start, s.start, opening + publish + " "))
-        value = self.written(*call.arguments[1])
-        result = f"{WARPS}.result<::std::decay_t<decltype({value})>>({THREAD})"
-        self.edits.append((call.start, call.end, result))
+        opening = f"{run_of([s])}([&](unsigned {THREAD}) -> bool {{ {restores} "
+        if call.lane_plain and call.lane_uses <= self.uniform:  # (the block's mask, lane, width)
+            lanes = ", ".join(arguments[:1] + arguments[2:])
+            kind = call.kind.rstrip("_")  # (xor_: xor_of_block, xor_result)
+            rule = f"{WARPS}.{kind}_of_block(__FILE__, __LINE__, {lanes}); "
+            publish = f"{WARPS}.put({THREAD}, {value}); return false; }}); "
+            publish += f"{WARPS}.meet_of_block({THREADS}, __FILE__, __LINE__);"
+            read = f"{WARPS}.{kind}_result<::std::decay_t<decltype({value})>>({THREAD})"
+            self.edits.append((s.start, s.start, rule + opening + publish + " "))
+        else:
+            every = ", ".join(arguments)
+            publish = f"{WARPS}.{call.kind}({THREAD}, __FILE__, __LINE__, {every}); return false; }}); "
+            publish += f"{WARPS}.meet({THREADS}, __FILE__, __LINE__);"
+            read = f"{WARPS}.result<::std::decay_t<decltype({value})>>({THREAD})"
+            self.edits.append((s.start, s.start, opening + publish + " "))
+        self.edits.append((call.start, call.end, read))
 
     def waiting(self, s: Statement, kept: list[Local]) -> None:
         """A loop, `if` or `{ }` that holds a barrier: once for the block, its body as a level."""
@@ -231,6 +247,12 @@ class Planner:
                 self.edits.append((part.start, part.start, "{ "))
                 self.level((part,), kept, part.start)
                 self.edits.append((part.end, part.end, " }"))
+
+
+def run_of(statements: list[Statement]) -> str:
+    """The call that runs a stretch of these statements for each thread: with threadIdx set only
+    where one of them names it or calls something."""
+    return f"{THREADS}.run" if any(s.names_thread for s in statements) else f"{THREADS}.run<false>"
 
 
 def waiting_functions(source: Source) -> set[str]:

@@ -130,6 +130,29 @@ class LoopForms(unittest.TestCase):
         out = body(f"{before}__global__ void k(float* x) {{\n{kernel_body}\n}}\n")
         return "loops" if "ThreadLoops cudalab_loops_k(" in out else None
 
+    def stretches(self, kernel_body: str) -> list[str]:
+        """The stretches of kernel k's loop form, in order; each must end before the next starts
+        (one that held another would run it once per thread)."""
+        out = body(f"__global__ void k(int* x) {{\n{kernel_body}\n}}\n")
+        form = out[out.index("ThreadLoops cudalab_loops_k(") :]
+        found = []
+        for piece in form.split("cudalab_threads.run")[1:]:
+            self.assertIn("return false; });", piece, "a stretch holds the next")
+            found.append(piece[: piece.index("return false; });")])
+        return found
+
+    def test_each_stretch_ends_before_the_next_and_sets_threadidx_where_it_is_read(self) -> None:
+        found = self.stretches(
+            "int v = x[threadIdx.x];\n  __syncthreads();\n  x[0] = v;\n"
+            "  v += __shfl_down_sync(0xffffffff, v, 1);\n  int w = __shfl_sync(0xffffffff, v, threadIdx.x);\n"
+            "  x[1] = v + w;"
+        )
+        self.assertEqual([s.split("(", 1)[0] for s in found], ["", "<false>", "<false>", "<false>", "", ""])
+        self.assertIn("x[0] = v;", found[1])
+        self.assertIn("put(cudalab_t, (v))", found[2])  # (the block's mask and delta: given once)
+        self.assertIn("down_result<", found[3])
+        self.assertIn("idx(cudalab_t, __FILE__, __LINE__, (0xffffffff), (v), (threadIdx.x))", found[4])
+
     def test_the_form_follows_the_kernel_and_unchecked_launches_run_it(self) -> None:
         out = body(self.REDUCE + "void run(const float* a, float* b) { reduce<<<1, 256>>>(a, b); }\n")
         form = out[out.index("#ifndef CUDALAB_EMU_CHECKED") :]

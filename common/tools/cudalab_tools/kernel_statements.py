@@ -84,13 +84,17 @@ class Local:
 class Shuffle:
     """A call of a warp shuffle: which (SHUFFLES' values), where, and its arguments as written
     (mask, value, lane or delta[, width]); `plain`: they change nothing and call nothing, and the
-    call names no template argument."""
+    call names no template argument; `lane_uses`: the variables its arguments other than the value
+    (mask, lane or delta, width) name, and `lane_plain`: those hold nothing but what a head may
+    (PLAIN_HEAD, values of the block), so that with `lane_uses` the block's they are too."""
 
     kind: str
     start: int
     end: int
     arguments: tuple[tuple[int, int], ...]
     plain: bool
+    lane_uses: frozenset[int] = frozenset()
+    lane_plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class Statement:
     head_uses: frozenset[int]  # the variables and parameters its head names
     head_changes: frozenset[int]  # and those it changes (a `for`'s increment)
     in_macro: bool  # Clang places it in a macro's expansion (not as written)
+    names_thread: bool  # it names threadIdx or calls something (which may read it)
 
 
 class Tokens:
@@ -227,6 +232,7 @@ class Facts:
         self.returns: list[int] = []
         self.plain = True
         self.goto = False
+        self.thread_index = False  # threadIdx is named
 
 
 def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_array: bool = False) -> None:
@@ -244,6 +250,8 @@ def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_
                 facts.addressed.add(local_id(target))  # (it becomes a pointer)
         elif head and not block_value(target):
             facts.plain = False
+        if cursor.spelling == "threadIdx":  # type: ignore[attr-defined]
+            facts.thread_index = True
     elif kind == "VAR_DECL":
         facts.uses.add(local_id(cursor))
         if cursor.type.kind.name.endswith("REFERENCE") and inner:  # type: ignore[attr-defined]
@@ -327,11 +335,14 @@ def shuffle(cursor: object, name: str, tokens: Tokens) -> Shuffle:
         a, b = argument.extent.start.offset, argument.extent.end.offset
         if start < a < b <= end:  # (a default argument is written nowhere)
             written.append((a, b))
-    inner = Facts()
-    for argument in children(cursor)[1:]:
+    inner, lane = Facts(), Facts()
+    for k, argument in enumerate(children(cursor)[1:]):
         gather(argument, tokens, inner)
+        if k != 1:  # (not the value)
+            gather(argument, tokens, lane, head=True)
     plain = not inner.changes and not inner.calls and tokens.at_or_after(start + len(name)) == "("
-    return Shuffle(SHUFFLES[name], start, end, tuple(written), plain and len(written) >= 3)
+    plain = plain and len(written) >= 3
+    return Shuffle(SHUFFLES[name], start, end, tuple(written), plain, frozenset(lane.uses), lane.plain)
 
 
 def block_value(declaration: object) -> bool:
@@ -468,6 +479,10 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
         head_plain=head.plain,
         head_uses=frozenset(head.uses),
         head_changes=frozenset(head.changes),
+        names_thread=facts.thread_index
+        or head.thread_index
+        or bool((facts.calls | head.calls) - SHUFFLES.keys())
+        or any(p.names_thread for p in parts),
         in_macro=in_macro,
     )
 

@@ -81,11 +81,24 @@ class BlockThreads {
     std::memset(returned_, 0, block_threads());
   }
   // Runs `stretch(thread)` for each thread that has not returned from the kernel, in order
-  // (threadIdx.x fastest), with threadIdx and the running thread's number set; a stretch returns
-  // true where its thread returned from the kernel.
-  template <class Stretch>
+  // (threadIdx.x fastest), with threadIdx and the running thread's number set (kSetsIndex: a
+  // stretch that reads neither, as the translator knows, runs without, so that the compiler may
+  // vectorize its loop); a stretch returns true where its thread returned from the kernel.
+  template <bool kSetsIndex = true, class Stretch>
   void run(Stretch stretch) {
     const uint3 b = ::blockDim;
+    if constexpr (!kSetsIndex) {
+      const unsigned n = b.x * b.y * b.z;
+      if (any_returned_) {
+        for (unsigned t = 0; t < n; ++t)
+          if (!returned_[t] && stretch(t)) returned_[t] = true;
+        return;
+      }
+      for (unsigned t = 0; t < n; ++t)
+        if (stretch(t)) [[unlikely]]
+          returned_[t] = any_returned_ = true;
+      return;
+    }
     unsigned t = 0;
     for (unsigned z = 0; z < b.z; ++z)
       for (unsigned y = 0; y < b.y; ++y) {
@@ -152,20 +165,52 @@ class WarpShuffles {
   // After a stretch that published: where threads returned, each that published must find the
   // lanes of its mask there (else warp divergence, as on fibers: the first such thread is named).
   void meet(const BlockThreads& threads, const char* file, int line) const {
-    const bool* returned = threads.returned();
-    if (returned == nullptr) return;
-    for (unsigned t = 0; t < threads_; ++t) {
-      if (returned[t]) continue;
-      const unsigned first = t - static_cast<unsigned>(lane(t));
-      uint32_t missing = 0;
-      for (unsigned l = 0; l < 32 && first + l < threads_; ++l)
-        if ((masks_[t] >> l & 1u) && returned[first + l]) missing |= 1u << l;
-      if (missing != 0) loops_warp_divergence(t, missing, file, line);
-    }
+    meet_with(threads, file, line, [this](unsigned t) { return masks_[t]; });
   }
   template <class T>
   T result(unsigned t) const {
     return reinterpret_cast<const T*>(values_)[sources_[t]];
+  }
+
+  // A shuffle whose mask, lane or delta and width are the block's values: they are given once
+  // (X_of_block, before the stretch), each thread puts its value (put), and reads the result from
+  // the lane the rule gives it (X_result), with the same segments and checks as above.
+  void idx_of_block(const char* file, int line, unsigned mask, int src, int width = 32) {
+    rule(file, line, mask, src, width);
+  }
+  void down_of_block(const char* file, int line, unsigned mask, unsigned delta, int width = 32) {
+    rule(file, line, mask, static_cast<int>(delta), width);
+  }
+  void up_of_block(const char* file, int line, unsigned mask, unsigned delta, int width = 32) {
+    rule(file, line, mask, static_cast<int>(delta), width);
+  }
+  void xor_of_block(const char* file, int line, unsigned mask, int lane_mask, int width = 32) {
+    rule(file, line, mask, lane_mask, width);
+  }
+  template <class T>
+  void put(unsigned t, const T& v) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kLargest,
+                  "shuffles move trivially copyable values of up to 16 bytes");
+    reinterpret_cast<T*>(values_)[t] = v;
+  }
+  void meet_of_block(const BlockThreads& threads, const char* file, int line) const {
+    meet_with(threads, file, line, [this](unsigned) { return block_mask_; });
+  }
+  template <class T>
+  T idx_result(unsigned t) const {
+    return from<T>(t, (lane(t) & -width_) + (operand_ & (width_ - 1)));
+  }
+  template <class T>
+  T down_result(unsigned t) const {
+    return from<T>(t, lane(t) + operand_);
+  }
+  template <class T>
+  T up_result(unsigned t) const {
+    return from<T>(t, lane(t) - operand_);
+  }
+  template <class T>
+  T xor_result(unsigned t) const {
+    return from<T>(t, lane(t) ^ operand_);
   }
 
  private:
@@ -187,10 +232,40 @@ class WarpShuffles {
     sources_[t] =
         outside_segment(src_lane, lane(t) & -width, width) || source >= threads_ ? t : source;
   }
+  template <class MaskOf>
+  void meet_with(const BlockThreads& threads, const char* file, int line, MaskOf mask_of) const {
+    const bool* returned = threads.returned();
+    if (returned == nullptr) return;
+    for (unsigned t = 0; t < threads_; ++t) {
+      if (returned[t]) continue;
+      const unsigned first = t - static_cast<unsigned>(lane(t));
+      uint32_t missing = 0;
+      for (unsigned l = 0; l < 32 && first + l < threads_; ++l)
+        if ((mask_of(t) >> l & 1u) && returned[first + l]) missing |= 1u << l;
+      if (missing != 0) loops_warp_divergence(t, missing, file, line);
+    }
+  }
+  void rule(const char* file, int line, unsigned mask, int operand, int width) {
+    if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
+      bad_shuffle_width(width, file, line);
+    block_mask_ = mask;
+    operand_ = operand;
+    width_ = width;
+  }
+  // Thread t's value from lane `src_lane` of its warp, or its own outside its segment or block.
+  template <class T>
+  T from(unsigned t, int src_lane) const {
+    const int l = lane(t);
+    const unsigned source = t - static_cast<unsigned>(l) + static_cast<unsigned>(src_lane);
+    const bool own = outside_segment(src_lane, l & -width_, width_) || source >= threads_;
+    return reinterpret_cast<const T*>(values_)[own ? t : source];
+  }
   std::byte* values_;
   unsigned* sources_;
   unsigned* masks_;  // each thread's mask at the last call
   unsigned threads_;
+  unsigned block_mask_ = 0;  // the last rule's (X_of_block)
+  int operand_ = 0, width_ = 32;
 };
 
 #endif
