@@ -769,7 +769,7 @@ class Translation:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
         except cuda_ast.FrontEndError as e:
             raise SystemExit(str(e)) from None
-        write_if_changed(target, translated)
+        write_if_changed(target, translated, [*self.read, *TRANSLATOR])
 
     def includes(self, file: Path) -> list[cuda_ast.Include]:
         """The #includes of `file` whose headers are local, in the file's order."""
@@ -843,11 +843,22 @@ def decoded(raw: bytes) -> str:
     return raw.decode("utf-8-sig", errors="surrogateescape")
 
 
-def write_if_changed(target: Path, text: str) -> None:
+def write_if_changed(target: Path, text: str, made_from: Iterable[Path] = ()) -> None:
+    """Writes `text` unless `target` holds it already (what is compiled from it is not compiled
+    again); a target that holds it but is older than a file it is `made_from` is touched, or make,
+    which compares times, would make it again on every build."""
     target.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8", "surrogateescape")
     if not target.exists() or target.read_bytes() != data:
         target.write_bytes(data)
+    elif any(p.stat().st_mtime > target.stat().st_mtime for p in made_from if p.exists()):
+        target.touch()
+
+
+# The translator's own files: a change to any of them may change every translation (the depfile).
+TRANSLATOR = sorted(
+    {Path(m.__file__) for m in (sys.modules[__name__], thread_loops, cuda_ast, cuda_ast.kernel_statements)}
+)
 
 
 def main(argv: list[str]) -> int:
@@ -871,7 +882,7 @@ def main(argv: list[str]) -> int:
         print(f"{source}: error: cannot read: {e}", file=sys.stderr)
         return 1
     if args.depfile is not None:
-        deps = " ".join(str(p).replace(" ", "\\ ") for p in translation.read)
+        deps = " ".join(str(p).replace(" ", "\\ ") for p in [*translation.read, *TRANSLATOR])
         write_if_changed(args.depfile, f"{target}: {deps}\n")
     return 0
 
