@@ -29,8 +29,8 @@ from cudalab_tools.lab_result import LabResult
 
 ROOT = labs.ROOT
 TEST_SECONDS = 120  # each test's time limit
-# make bench's JSON of the reference kernels on the course's GPUs (docs/benchmarks.md, runs 41 and
-# 43): the report page's rooflines, one per GPU.
+# make bench's JSON of the reference kernels on the course's GPUs (an H100's and an H200's): the
+# report page's rooflines, one per GPU.
 REFERENCE_BENCHES = [
     ROOT / "docs" / "runs" / "2026-11-24-h100-run41-bench.json",
     ROOT / "docs" / "runs" / "2026-11-24-h200-run43-bench.json",

@@ -1,9 +1,10 @@
 // Fast kernels (see fast.h), each formula as llm.c's dev/cuda writes it: numbered versions from
 // the lab's kernel to the fastest here, each with what changed, why, and its rate measured by
-// make bench on an H100 in run 40 (docs/benchmarks.md; log docs/runs/2026-11-24-h100-run40-*), as
-// a share of the ceilings of the same run: a device-to-device copy (2915 GB/s) and cuBLAS SGEMM
-// (51.4 TFLOP/s at 4096^3). Versions 1 live in the labs' solutions, later ones here; a version that
-// was only a step on the way is kept as its measured rate.
+// make bench on an H100 (docs/runs/2026-11-24-h100-run40-tests-bench.log and its JSON,
+// 2026-11-24-h100-run40-bench.json), as a share of the ceilings of the same run: a
+// device-to-device copy (2915 GB/s) and cuBLAS SGEMM (51.4 TFLOP/s at 4096^3). Versions 1 live in
+// the labs' solutions, later ones here; a version that was only a step on the way is kept as its
+// measured rate.
 
 // ---- matrix multiplication: C (M x N) = A (M x K) * B (K x N) -------------------------------
 // Rates at 4096^3:
@@ -159,7 +160,7 @@ cudaError_t spmvCsrFast(int num_rows, int nnz, const int* row_ptr, const int* co
 
 // ---- 2D convolution: P = N * M, a Mask_Width^2 mask, zero outside the image -------------------
 // Rates on an 8192^2 image with a 5 x 5 mask, of the copy's speed (versions 2 and 3 were steps on
-// the way to version 4, measured when they were tried: docs/benchmarks.md, "make bench"):
+// the way to version 4, measured when they were tried with make bench on an H100):
 //   1. lab 05's convolution2DTiled: an input tile with its halo in shared memory  19.2% of copy
 //      Halo threads load and then idle; each output still does 25 shared loads.
 //   2. every input read from global memory through L1, no shared memory         18%

@@ -14,7 +14,7 @@
 // Neither saves the floating-point control words (rounding mode, exception masks), which Boost's
 // switch saves and restores: the fibers of a worker share them, as no GPU thread changes them
 // across a switch (rounding.cpp sets a rounding mode for one operation and restores it).
-// Measured on the course's CI machine (bench_foundation, docs/benchmarks.md), a barrier per
+// Measured on the course's CI machine (bench_foundation's checked block reduction), a barrier per
 // thread: 17.3 ns with Boost's jump_fcontext alone, 10.5 with return_to() between threads at
 // barriers, 9.6 without the control words. Both are x86-64 assembly (fiber_switch.cpp);
 // elsewhere both are Boost's jump_fcontext.

@@ -52,10 +52,10 @@ std::map<cudaMemPool_t, std::unique_ptr<CUmemPoolHandle_st>> created_pools;
 
 bool is_pool(cudaMemPool_t pool) { return pool == &default_pool || created_pools.contains(pool); }
 
-// As an H100 does it (docs/benchmarks.md run 20): each graph allocation maps memory in granules of
-// 32 MiB when its node first runs, and keeps it mapped after it is freed, for the next launch;
-// cudaDeviceGraphMemTrim unmaps what freed allocations hold. "Used" and "reserved" are both what is
-// mapped.
+// As an H100 does it (docs/runs/2026-11-23-h100-graph-memory-accounting.txt): each graph allocation
+// maps memory in granules of 32 MiB when its node first runs, and keeps it mapped after it is
+// freed, for the next launch; cudaDeviceGraphMemTrim unmaps what freed allocations hold. "Used" and
+// "reserved" are both what is mapped.
 constexpr size_t kGraphGranule = size_t{32} << 20;
 struct GraphMemory {
   std::map<void*, size_t> arrays;  // every graph allocation ever made, by address

@@ -1000,9 +1000,9 @@ struct BlockRange {
 // one at a time: a take is an atomic add on a counter all workers share, and a block of a kernel
 // like vector add runs in a microsecond, so workers taking blocks one by one waited for that
 // counter's cache line (vector add 2^24 on 16 workers: 9.3-9.8 ms, then 4.0-5.0 with takes of 64
-// blocks; bench_foundation, docs/benchmarks.md). A take holds about kThreadsPerTake threads,
-// and each worker still gets at least kTakesPerWorker takes, so that the last ones balance the
-// workers' loads. In order: every block is taken after the blocks numbered before it (a kernel
+// blocks; bench_foundation on the GPU machine's CPU cores). A take holds about kThreadsPerTake
+// threads, and each worker still gets at least kTakesPerWorker takes, so that the last ones balance
+// the workers' loads. In order: every block is taken after the blocks numbered before it (a kernel
 // whose blocks wait for earlier blocks' results, as a single-pass scan does, still ends).
 class BlockQueue {
  public:
