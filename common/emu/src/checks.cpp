@@ -30,22 +30,25 @@ std::string dim(uint3 d) {
   return s.str();
 }
 
-std::string at(const void* pc) {
-  std::string line = source_line(pc);
-  return line.empty() ? std::string("an unknown line (build with -g)") : line;
+records::SourceLine place_of(const void* pc) {
+  records::SourceLine line = source_line(pc);
+  if (!line.known()) line.file = "an unknown line (build with -g)";
+  return line;
 }
+
+std::string at(const void* pc) { return place_of(pc).text(); }
 
 void fault(const BlockState& b, const void* pc, cudaError_t code, const char* check,
            const std::string& what) {
-  fault_at(b, at(pc), code, check, what);
+  fault_at(b, place_of(pc), code, check, what);
 }
 
-void fault_at(const BlockState& b, const std::string& where, cudaError_t code, const char* check,
-              const std::string& what) {
+void fault_at(const BlockState& b, const records::SourceLine& where, cudaError_t code,
+              const char* check, const std::string& what) {
   stop_thread(code, found_here(b, where, check, what));
 }
 
-Diagnostic found_here(const BlockState& b, const std::string& where, const char* check,
+Diagnostic found_here(const BlockState& b, const records::SourceLine& where, const char* check,
                       const std::string& what) {
   return in_kernel(*b.config, b.block, ::threadIdx, where, check, what);
 }
@@ -67,8 +70,8 @@ bool unwritten_reads_stop() {
 
 void warn_once(const BlockState& b, const void* pc, const char* check, const std::string& what) {
   static std::mutex mutex;
-  static std::set<std::string> told;
-  const std::string line = at(pc);
+  static std::set<records::SourceLine> told;
+  const records::SourceLine line = place_of(pc);
   std::lock_guard<std::mutex> lock(mutex);
   if (!told.insert(line).second) return;
   const Diagnostic found = found_here(b, line, check, what);
@@ -95,19 +98,17 @@ constexpr unsigned kStuckSamples = 4096;
 
 [[noreturn]] void stop_stuck_thread(BlockState& b) {
   const void* at_last = b.stuck_at.front();
-  std::string last = source_line(at_last), lines;
-  auto line_of = [](const std::string& where) {
-    return std::atoi(where.c_str() + where.rfind(':') + 1);
-  };
-  std::vector<std::string> seen;
+  records::SourceLine last = source_line(at_last);
+  std::vector<records::SourceLine> seen;
   for (const void* pc : b.stuck_at) seen.push_back(source_line(pc));
   std::sort(seen.begin(), seen.end());
   seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
   for (size_t i = 0; i < b.stuck_at.size(); ++i) {
-    const std::string where = source_line(b.stuck_at[i]);
-    if (line_of(where) > line_of(last)) at_last = b.stuck_at[i], last = where;
+    const records::SourceLine where = source_line(b.stuck_at[i]);
+    if (where.line > last.line) at_last = b.stuck_at[i], last = where;
   }
-  for (const std::string& where : seen) lines += (lines.empty() ? "" : ", ") + where;
+  std::string lines;
+  for (const records::SourceLine& where : seen) lines += (lines.empty() ? "" : ", ") + where.text();
   b.stuck_at.clear();
   b.stuck_samples = 0;
   fault(

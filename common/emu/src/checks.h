@@ -12,17 +12,19 @@ namespace cudalab::emu {
 // What the checks of each kind of memory share (checks.cpp): how they word a fault and stop
 // the kernel.
 std::string dim(uint3 d);
-// "file.cu:12" of a code address, or a hint to build with -g.
+// The source line of a code address (not known: a hint to build with -g), and the same in words,
+// "file.cu:12".
+records::SourceLine place_of(const void* pc);
 std::string at(const void* pc);
 // Stops the kernel of block `b` with `code`: `check` (its name in the records) found `what` in
 // the running thread at code address `pc`.
 [[noreturn]] void fault(const BlockState& b, const void* pc, cudaError_t code, const char* check,
                         const std::string& what);
-// The same, at a source line already worded (`where`: "file.cu:12").
-[[noreturn]] void fault_at(const BlockState& b, const std::string& where, cudaError_t code,
+// The same, at a source line `where`.
+[[noreturn]] void fault_at(const BlockState& b, const records::SourceLine& where, cudaError_t code,
                            const char* check, const std::string& what);
 // What `check` found in the running thread of block `b` at `where`, as fault_at words it.
-Diagnostic found_here(const BlockState& b, const std::string& where, const char* check,
+Diagnostic found_here(const BlockState& b, const records::SourceLine& where, const char* check,
                       const std::string& what);
 std::string bytes_of(unsigned size);
 // A read of memory nobody wrote stops the kernel (the labs' tests), or, with

@@ -245,7 +245,7 @@ std::map<std::pair<const char*, int>, unsigned long long> launch_barriers_at;
 struct LineEvents {
   unsigned long long barrier_passes = 0, atomics = 0;
 };
-std::map<std::string, std::map<std::string, LineEvents>> reported_events;
+std::map<std::string, std::map<records::SourceLine, LineEvents>> reported_events;
 
 // An access of global or shared memory, filed under its warp's request (atomics: counted per line).
 [[gnu::always_inline]] inline void count_access(uintptr_t a, unsigned size, bool store, bool shared,
@@ -338,7 +338,7 @@ void count_launch_end(const LaunchConfig& config) {
     auto same = std::find_if(c.sites.begin(), c.sites.end(), [&](const AccessSite& o) {
       return o.where == s.where && o.shared == s.shared && o.store == s.store;
     });
-    if (same == c.sites.end() || s.where.empty()) {
+    if (same == c.sites.end() || !s.where.known()) {
       c.sites.push_back(s);
     } else {
       same->add(s);
@@ -349,7 +349,7 @@ void count_launch_end(const LaunchConfig& config) {
     auto& lines = reported_events[c.kernel];
     for (auto& [pc, n] : launch_atomics_at) lines[source_line(pc)].atomics += n;
     for (auto& [where, n] : launch_barriers_at)
-      lines[code_site(where.first, where.second)].barrier_passes += n;
+      lines[code_place(where.first, where.second)].barrier_passes += n;
   }
   launches.push_back(std::move(c));
   launch_sites.clear();
@@ -367,7 +367,7 @@ void print_report() {
     ++count;
     for (const AccessSite& s : c.sites) {
       std::string key =
-          s.where + (s.shared ? " shared " : " global ") + (s.store ? "store" : "load");
+          s.where.text() + (s.shared ? " shared " : " global ") + (s.store ? "store" : "load");
       auto [it, added] = sites.try_emplace(key, s);
       if (!added) it->second.add(s);
     }
@@ -389,12 +389,12 @@ void print_report() {
                          .count("units", s.transactions)
                          .count("ideal_units", s.ideal_transactions));
       std::fprintf(stderr, "  %-26s %-13s %12llu %14llu %14.2f %9.0f%%\n",
-                   s.where.empty() ? "?" : s.where.c_str(), access.c_str(), s.requests,
+                   s.where.known() ? s.where.text().c_str() : "?", access.c_str(), s.requests,
                    s.transactions, double(s.transactions) / double(s.requests),
                    100.0 * double(s.ideal_transactions) / double(s.transactions));
     }
     for (auto& [where, e] : reported_events[name]) {
-      const char* line = where.empty() ? "?" : where.c_str();
+      const std::string line = where.known() ? where.text() : "?";
       const std::pair<const char*, unsigned long long> events[] = {{"barrier", e.barrier_passes},
                                                                    {"atomics", e.atomics}};
       for (auto [event, count] : events) {
@@ -405,7 +405,7 @@ void print_report() {
                            .site("at", where)
                            .text("event", event)
                            .count("count", count));
-        std::fprintf(stderr, "  %-26s %-13s %12llu %s\n", line, event, count,
+        std::fprintf(stderr, "  %-26s %-13s %12llu %s\n", line.c_str(), event, count,
                      event == std::string_view("barrier") ? "block passes" : "operations");
       }
     }

@@ -15,10 +15,11 @@ struct Diagnostic {
   std::string problem;  // what went wrong and what to do, in words
   // Where a check inside a kernel found it (kernel "": a host call, or no thread to name).
   std::string kernel;
-  std::string launch;  // "file.cu:12", the launch's line
+  records::SourceLine launch;  // the launch's line
   uint3 block{}, thread{};
-  std::string at;  // "file.cu:14", the access's or call's line ("" or a hint where unknown); a
-                   // host call's words name it themselves
+  // The access's or call's line (not known: empty, or a hint); a host call's words name it
+  // themselves.
+  records::SourceLine at;
 
   Diagnostic() = default;
   // Words only: a refused call, or a finding that names its own places.

@@ -79,11 +79,11 @@ void diagnose(const Diagnostic& found, cudaError_t error) {
 
 std::string Diagnostic::english() const {
   if (kernel.empty()) return problem;
-  std::string s = "kernel '" + kernel + "' (launched at " + launch + "), block (" +
+  std::string s = "kernel '" + kernel + "' (launched at " + launch.text() + "), block (" +
                   std::to_string(block.x) + "," + std::to_string(block.y) + "," +
                   std::to_string(block.z) + "), thread (" + std::to_string(thread.x) + "," +
                   std::to_string(thread.y) + "," + std::to_string(thread.z) + ")";
-  return s + (at.empty() ? "" : ", at " + at) + ": " + problem;
+  return s + (at.text().empty() ? "" : ", at " + at.text()) + ": " + problem;
 }
 
 records::Record Diagnostic::record(cudaError_t error) const {
@@ -138,16 +138,20 @@ void set_caller_site(const char* file, int line, std::string_view array) {
   caller_array = array;
 }
 
-std::string site(const char* file, int line) {
+records::SourceLine place(const char* file, int line) {
   called_from(file, line);
-  return code_site(file, line);
+  return code_place(file, line);
 }
 
-std::string code_site(const char* file, int line) {
+std::string site(const char* file, int line) { return place(file, line).text(); }
+
+records::SourceLine code_place(const char* file, int line) {
   std::string f = file ? file : "?";
   if (auto slash = f.find_last_of('/'); slash != std::string::npos) f = f.substr(slash + 1);
-  return f + ":" + std::to_string(line);
+  return {f, static_cast<unsigned>(line)};
 }
+
+std::string code_site(const char* file, int line) { return code_place(file, line).text(); }
 
 std::string allocation_site(const char* file, int line) {
   const bool for_caller = caller_file != nullptr;
@@ -160,19 +164,19 @@ std::string launch_site(const LaunchConfig& c) {
   return "kernel '" + std::string(c.kernel) + "' (launched at " + site(c.file, c.line) + ")";
 }
 
-Diagnostic refused_call(std::string check, std::string at, std::string words) {
+Diagnostic refused_call(std::string check, records::SourceLine at, std::string words) {
   Diagnostic d(std::move(check), std::move(words));
   d.at = std::move(at);
   return d;
 }
 
-Diagnostic in_kernel(const LaunchConfig& c, uint3 block, uint3 thread, std::string at,
+Diagnostic in_kernel(const LaunchConfig& c, uint3 block, uint3 thread, records::SourceLine at,
                      std::string check, std::string problem) {
   Diagnostic d;
   d.check = std::move(check);
   d.problem = std::move(problem);
   d.kernel = c.kernel;
-  d.launch = site(c.file, c.line);
+  d.launch = place(c.file, c.line);
   d.block = block;
   d.thread = thread;
   d.at = std::move(at);

@@ -26,19 +26,20 @@ void skipped_after_error();
 // Forgets the sticky error and the diagnostic (cudaDeviceReset).
 void reset_errors();
 
-// "file.cu:12", with the file's directory dropped: the line of a host call (or of the caller that
-// set_caller_site() named).
+// The line of a host call (or of the caller that set_caller_site() named), the file's directory
+// dropped; site() says it as "file.cu:12".
+records::SourceLine place(const char* file, int line);
 std::string site(const char* file, int line);
 // The same for a line of code as written (no caller's line instead).
+records::SourceLine code_place(const char* file, int line);
 std::string code_site(const char* file, int line);
 // site(), and the variable that the allocation on that line fills: "test_x.cu:52 (d_C)".
 std::string allocation_site(const char* file, int line);
 std::string launch_site(const LaunchConfig& config);
-// A host call that `check` refused, made at `at` ("file.cu:12"); `words` name the call and its
-// line.
-Diagnostic refused_call(std::string check, std::string at, std::string words);
+// A host call that `check` refused, made at `at`; `words` name the call and its line.
+Diagnostic refused_call(std::string check, records::SourceLine at, std::string words);
 // What a check found in thread `thread` of block `block` of the launch `config`, at `at`.
-Diagnostic in_kernel(const LaunchConfig& config, uint3 block, uint3 thread, std::string at,
+Diagnostic in_kernel(const LaunchConfig& config, uint3 block, uint3 thread, records::SourceLine at,
                      std::string check, std::string problem);
 
 }  // namespace cudalab::emu

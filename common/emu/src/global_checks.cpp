@@ -101,7 +101,8 @@ std::string other_writes(const BlockState& b, const Allocation* r) {
   }
   std::string lines;
   for (const void* pc : pcs)
-    if (std::string line = source_line(pc); !line.empty() && lines.find(line) == std::string::npos)
+    if (std::string line = source_line(pc).text();
+        !line.empty() && lines.find(line) == std::string::npos)
       lines += (lines.empty() ? "" : ", ") + line;
   return lines.empty() ? "" : " (the kernel writes that array at " + lines + ")";
 }

@@ -68,10 +68,10 @@ Arena reserve_arena() {
 
 // Checks that [p, p + count) lies inside one device array; explains why not otherwise.
 cudaError_t check_range(const void* p, size_t count, const std::string& call, const char* role,
-                        const std::string& meant, const std::string& at) {
+                        const std::string& meant, const records::SourceLine& at) {
   std::lock_guard<std::mutex> lock(mutex);
   const Allocation* r = containing(p, true);
-  const std::string named = call + (at.empty() ? "" : " at " + at);
+  const std::string named = call + (at.known() ? " at " + at.text() : "");
   if (r == nullptr || r->freed) {
     diagnose(refused_call(
         "not_device_memory", at,
@@ -286,10 +286,10 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
   Allocation* r = containing(ptr, true);
   const bool host_call = kind == MemoryKind::host;
   if (r == nullptr || r->freed || r->base != ptr || (r->kind == MemoryKind::host) != host_call) {
-    const std::string at = site(where.file_name(), where.line());
+    const records::SourceLine at = place(where.file_name(), where.line());
     diagnose(refused_call(
         "free_not_allocated", at,
-        std::string(call) + " at " + at + ": the pointer is not the start of a live " +
+        std::string(call) + " at " + at.text() + ": the pointer is not the start of a live " +
             (host_call ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged") +
             " array (" +
             (r == nullptr ? std::string("host memory, or never allocated")
@@ -393,7 +393,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (count == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) return set_last_error(cudaErrorInvalidValue);
   const std::string call = std::string("cudaMemcpy(..., ") + kind_name(kind) + ")";
-  const std::string at = site(where.file_name(), static_cast<int>(where.line()));
+  const cudalab::records::SourceLine at = place(where.file_name(), static_cast<int>(where.line()));
   if (is_device(kind, true, dst))
     if (cudaError_t e = check_range(dst, count, call, "destination", meant(dst, src, true), at))
       return set_last_error(e);
@@ -415,7 +415,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
 cudaError_t cudaMemset(void* devPtr, int value, size_t count, cudalab_source_location where) {
   if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (count == 0) return cudaSuccess;
-  const std::string at = site(where.file_name(), static_cast<int>(where.line()));
+  const cudalab::records::SourceLine at = place(where.file_name(), static_cast<int>(where.line()));
   if (cudaError_t e =
           check_range(devPtr, count, "cudaMemset", "destination", meant(devPtr, nullptr, true), at))
     return set_last_error(e);

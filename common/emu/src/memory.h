@@ -11,6 +11,7 @@
 
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/types.h"
+#include "cudalab/records.h"
 #include "shadow.h"
 
 namespace cudalab::emu {
@@ -98,11 +99,11 @@ std::vector<Allocation>::iterator first_allocation_after(uintptr_t a);
 // The array that contains `p`, or nullptr (freed arrays count only if `freed_too`).
 Allocation* containing(const void* p, bool freed_too);
 // Checks that [p, p + count) lies inside one live device array (cudaMalloc, cudaMallocManaged,
-// cudaMallocHost); otherwise explains why not, naming `call` (made at `at`, "file.cu:12", where
-// known) and the pointer's `role`. `meant` ends the message where the caller knows what the
+// cudaMallocHost); otherwise explains why not, naming `call` (made at `at`, where known) and the
+// pointer's `role`. `meant` ends the message where the caller knows what the
 // program most likely meant.
 cudaError_t check_range(const void* p, size_t count, const std::string& call, const char* role,
-                        const std::string& meant = {}, const std::string& at = {});
+                        const std::string& meant = {}, const records::SourceLine& at = {});
 // Whether the program has code compiled with the checks (hooks.cpp: its modules announce
 // themselves before main()).
 bool checked_code_linked();

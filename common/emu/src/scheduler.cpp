@@ -1129,7 +1129,7 @@ bool cooperative_launch() { return current_block != nullptr && current_block->gr
 void grid_sync(const char* file, int line) {
   BlockRunner& r = runner_for("grid.sync()", file, line);
   if (!cooperative_launch())
-    fault_at(*current_block, site(file, line), cudaErrorLaunchFailure, "grid_sync",
+    fault_at(*current_block, place(file, line), cudaErrorLaunchFailure, "grid_sync",
              "grid.sync() in a kernel not launched with cudaLaunchCooperativeKernel: the blocks of "
              "a <<<>>> launch need not all run at once, so a grid-wide barrier could wait forever");
   r.arrive_for_grid(file, line);
@@ -1142,7 +1142,7 @@ void grid_sync(const char* file, int line) {
 
 void bad_shuffle_width(int width, const char* file, int line) {
   if (BlockState* b = current_block)
-    fault_at(*b, site(file, line), cudaErrorLaunchFailure, "shuffle_width",
+    fault_at(*b, place(file, line), cudaErrorLaunchFailure, "shuffle_width",
              "a shuffle of width " + std::to_string(width) +
                  ": the width must be a power of two from 1 to 32 (on a GPU the result of any "
                  "other is undefined)");
@@ -1157,7 +1157,7 @@ void assert_failed(const char* expression, const char* file, int line, const cha
     std::fprintf(stderr,
                  "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
                  line, function, k.x, k.y, k.z, t.x, t.y, t.z, expression);
-    fault_at(*b, site(file, line), cudaErrorAssert, "assert",
+    fault_at(*b, place(file, line), cudaErrorAssert, "assert",
              std::string("assert(") + expression + ") failed (cudaErrorAssert)");
   }
   std::fprintf(stderr, "%s:%d: %s: Assertion `%s' failed.\n", file, line, function, expression);

@@ -50,7 +50,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
                                  "memory starts as garbage in every block): the value read is "
                                  "undefined";
         if (unwritten_reads_stop())
-          b.unwritten_read = found_here(b, at(pc), "shared_unwritten_read", what);
+          b.unwritten_read = found_here(b, place_of(pc), "shared_unwritten_read", what);
         else
           warn_once(b, pc, "shared_unwritten_read", what);
       }

@@ -70,12 +70,12 @@ std::string symbol_name(const void* function) {
   return lines.empty() || lines.front() == "??" ? std::string() : lines.front();
 }
 
-std::string source_line(const void* pc) {
+records::SourceLine source_line(const void* pc) {
   static std::mutex mutex;
-  static std::map<const void*, std::string> known;
+  static std::map<const void*, records::SourceLine> known;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = known.find(pc); it != known.end()) return it->second;
-  std::string result;
+  records::SourceLine result;
   // pc is the return address; with -i the innermost inlined frame comes first: the line of the
   // access itself, unless it is inside the emu's own headers (an atomicAdd, a shuffle): then the
   // program's line that called them.
@@ -90,7 +90,7 @@ std::string source_line(const void* pc) {
   auto colon = text.rfind(':');
   if (colon != std::string::npos && text.compare(0, 2, "??") != 0 &&
       text.compare(colon, 2, ":?") != 0 && text.compare(colon, 2, ":0") != 0)
-    result = code_site(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
+    result = code_place(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
   return known[pc] = result;
 }
 

@@ -4,10 +4,13 @@
 
 #include <string>
 
+#include "cudalab/records.h"
+
 namespace cudalab::emu {
 
-// "file.cu:12" for a code address in the program (addr2line), or "" when it has no line info.
-std::string source_line(const void* pc);
+// The source line of a code address in the program (addr2line); not known where it has no line
+// info.
+records::SourceLine source_line(const void* pc);
 // The demangled name of the function at `function` ("" when unknown).
 std::string symbol_name(const void* function);
 }  // namespace cudalab::emu

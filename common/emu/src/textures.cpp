@@ -97,7 +97,7 @@ Texels texels_of(const cudaResourceDesc& r, bool& ok) {
 [[noreturn]] void illegal(const std::string& message) {
   if (BlockState* b = current_block)
     stop_thread(cudaErrorIllegalAddress,
-                in_kernel(*b->config, b->block, ::threadIdx, "", "texture", message));
+                in_kernel(*b->config, b->block, ::threadIdx, {}, "texture", message));
   diagnose(message);
   std::abort();
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/records.h"
+
 namespace cudalab {
 
 // Counters of the memory traffic of instrumented kernels, as a GPU would see it. A warp is 32
@@ -13,7 +15,7 @@ namespace cudalab {
 // Global memory moves 32-byte sectors; shared memory serves 32 banks of 4-byte words per
 // wavefront, and threads reading the same word share it (a broadcast).
 struct AccessSite {
-  std::string where;   // "file.cu:12"
+  records::SourceLine where;
   bool shared, store;  // (atomics are counted per launch, not per line)
   unsigned long long requests = 0;
   unsigned long long transactions = 0;        // global: sectors; shared: wavefronts
@@ -71,10 +73,10 @@ struct LaunchCounters {
       return std::to_string(double(n) / double(worst->requests)).substr(0, 4);
     };
     if (shared)
-      return worst->where + ": up to " + std::to_string(worst->max_degree) +
+      return worst->where.text() + ": up to " + std::to_string(worst->max_degree) +
              "-way bank conflict on its " + what + " (" + per_request(worst->transactions) +
              " passes per request where " + per_request(worst->ideal_transactions) + " would do)";
-    return worst->where + ": its " + what + " move " + per_request(worst->transactions) +
+    return worst->where.text() + ": its " + what + " move " + per_request(worst->transactions) +
            " sectors per request where " + per_request(worst->ideal_transactions) +
            " would do (neighbouring threads should touch neighbouring addresses)";
   }

@@ -23,6 +23,17 @@
 
 namespace cudalab::records {
 
+// A line of the program's source: its file as compiled (the name alone) and the line. Line 0: not
+// known, and `file` may say why ("an unknown line (build with -g)").
+struct SourceLine {
+  std::string file;
+  unsigned line = 0;
+  bool known() const { return line != 0; }
+  // "file.cu:14" (or, where the line is not known, what `file` says).
+  std::string text() const { return known() ? file + ":" + std::to_string(line) : file; }
+  auto operator<=>(const SourceLine&) const = default;
+};
+
 // A JSON object, field by field, in the order written.
 class Record {
  public:
@@ -69,13 +80,9 @@ class Record {
     json_ += ",\"line\":" + std::to_string(line) + "}";
     return *this;
   }
-  // The same from "file.cu:14"; left out where `where` names no line (an unknown line's hint).
-  Record& site(std::string_view name, std::string_view where) {
-    const size_t colon = where.rfind(':');
-    if (colon == std::string_view::npos || colon + 1 == where.size() ||
-        where.find_first_not_of("0123456789", colon + 1) != std::string_view::npos)
-      return *this;
-    return site(name, where.substr(0, colon), std::stoul(std::string(where.substr(colon + 1))));
+  // The same, left out where the line is not known.
+  Record& site(std::string_view name, const SourceLine& where) {
+    return where.known() ? site(name, where.file, where.line) : *this;
   }
   std::string line() const { return json_ + "}\n"; }
 

@@ -243,7 +243,7 @@ size_t count(Message& reply, size_t item_bytes) {
 // The least bytes an item of each list travels in (its numbers, and 8 for each string's length).
 constexpr size_t kAllocationBytes = 8 + 8;
 constexpr size_t kLaunchBytes = 8 + 8 + 12 * 8 + 8;
-constexpr size_t kSiteBytes = 8 + 2 + 4 * 8 + 4;
+constexpr size_t kSiteBytes = 8 + 4 + 2 + 4 * 8 + 4;
 
 cudaError_t plain(Op op, const Message& m = Message()) { return request(op, m).get<cudaError_t>(); }
 
@@ -559,7 +559,8 @@ std::vector<LaunchCounters> stop_counting() {
     for (auto* v : remote::counts_of(c)) *v = reply.get<unsigned long long>();
     c.sites.resize(remote::count(reply, remote::kSiteBytes));
     for (AccessSite& s : c.sites) {
-      s.where = reply.get_string();
+      s.where.file = reply.get_string();
+      s.where.line = reply.get<unsigned>();
       s.shared = reply.get<bool>();
       s.store = reply.get<bool>();
       for (auto* v : remote::counts_of(s)) *v = reply.get<unsigned long long>();

@@ -159,7 +159,8 @@ void put_counters(Message& out, std::vector<LaunchCounters> launches) {
     for (auto* v : counts_of(c)) out.put(*v);
     out.put<uint64_t>(c.sites.size());
     for (AccessSite& s : c.sites) {
-      out.put(s.where);
+      out.put(s.where.file);
+      out.put(s.where.line);
       out.put(s.shared);
       out.put(s.store);
       for (auto* v : counts_of(s)) out.put(*v);
