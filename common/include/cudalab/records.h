@@ -31,7 +31,10 @@ struct SourceLine {
   bool known() const { return line != 0; }
   // "file.cu:14" (or, where the line is not known, what `file` says).
   std::string text() const { return known() ? file + ":" + std::to_string(line) : file; }
-  auto operator<=>(const SourceLine&) const = default;
+  bool operator==(const SourceLine& o) const { return line == o.line && file == o.file; }
+  bool operator<(const SourceLine& o) const {
+    return file != o.file ? file < o.file : line < o.line;
+  }
 };
 
 // A JSON object, field by field, in the order written.
