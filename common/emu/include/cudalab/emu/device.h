@@ -139,8 +139,11 @@ inline unsigned lane_id() { return thread_rank() % 32; }
 // result undefined; the emu stops the kernel and says so): where the running lane's starts. A lane
 // whose source lies outside its segment keeps its own value.
 [[noreturn]] void bad_shuffle_width(int width, const char* file, int line);
-inline int segment_start(int width, const char* file, int line) {
+inline void check_shuffle_width(int width, const char* file, int line) {
   if (width <= 0 || width > 32 || (width & (width - 1)) != 0) bad_shuffle_width(width, file, line);
+}
+inline int segment_start(int width, const char* file, int line) {
+  check_shuffle_width(width, file, line);
   return static_cast<int>(lane_id()) & -width;
 }
 inline bool outside_segment(int src_lane, int segment, int width) {

@@ -191,6 +191,7 @@ class WarpShuffles {
   void put(unsigned t, const T& v) {
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kLargest,
                   "shuffles move trivially copyable values of up to 16 bytes");
+    // (each call's values are of one type; typed stores leave the loop's other values in registers)
     reinterpret_cast<T*>(values_)[t] = v;
   }
   void meet_of_block(const BlockThreads& threads, const char* file, int line) const {
@@ -222,12 +223,8 @@ class WarpShuffles {
   void publish(unsigned t, unsigned mask, const T& v, int src_lane, int width, const char* file,
                int line) {
     masks_[t] = mask;
-    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kLargest,
-                  "shuffles move trivially copyable values of up to 16 bytes");
-    if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
-      bad_shuffle_width(width, file, line);
-    // (each call's values are of one type; typed stores leave the loop's other values in registers)
-    reinterpret_cast<T*>(values_)[t] = v;
+    check_shuffle_width(width, file, line);
+    put(t, v);
     const unsigned source = t - static_cast<unsigned>(lane(t)) + static_cast<unsigned>(src_lane);
     sources_[t] =
         outside_segment(src_lane, lane(t) & -width, width) || source >= threads_ ? t : source;
@@ -246,8 +243,7 @@ class WarpShuffles {
     }
   }
   void rule(const char* file, int line, unsigned mask, int operand, int width) {
-    if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
-      bad_shuffle_width(width, file, line);
+    check_shuffle_width(width, file, line);
     block_mask_ = mask;
     operand_ = operand;
     width_ = width;
