@@ -107,6 +107,7 @@ def grade_all(
     work = Path(tempfile.mkdtemp(prefix="cudalab-grade-"))
     os.chmod(work, 0o711)  # the sandbox's users must reach their job folders
     print(f"  work folder: {work} (removed at the end, also on Ctrl-C or SIGTERM)")
+    grader = None
     try:
         settings = Settings(backend=backend, jobs=args.jobs)
         if backend == "cuda":
@@ -138,8 +139,9 @@ def grade_all(
 
         print(f"{len(todo)} lab(s) to grade, {reused} unchanged since an earlier run")
         if todo:
-            print("building the instructor's workbook once ...", flush=True)
-            grader.prepare_base([lab for lab in labs if any(item[1] == lab for item in todo)])
+            print("the instructor's workbook: ...", end="", flush=True)
+            said = grader.prepare_base([lab for lab in labs if any(item[1] == lab for item in todo)])
+            print(f"\rthe instructor's workbook: {said}", flush=True)
         progress = Progress(len(todo))
 
         def job(item: tuple) -> None:
@@ -164,6 +166,8 @@ def grade_all(
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     finally:
+        if grader is not None:
+            grader.release_base()
         remove_tree(work)
 
     # A lab not graded is out of a graded lab's points: those of a graded result (this run's or the

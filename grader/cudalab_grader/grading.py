@@ -42,7 +42,7 @@ from cudalab_tools.gtest import (
 )
 from cudalab_tools.records import read_file, wrong_maps
 
-from . import submissions, workbook
+from . import bases, submissions, workbook
 from .files import read_regular_file, remove_tree
 from .results import LabResult, LabStatus, Points, TestResult
 from .sandbox import Limits, Outcome, Sandbox, keep_output
@@ -109,6 +109,7 @@ class Grader:
         self.work = work
         self.base = work / "base"
         self.checkers = work / "checkers"
+        self.kept: bases.Base | None = None  # the kept base this run uses, if it took one
         self.skipped: dict[str, set[str]] = {}  # per lab, the tests that skip on this backend
 
     # ---- paths as the command inside the sandbox sees them -----------------------------------
@@ -160,8 +161,36 @@ class Grader:
 
     # ---- the base build ----------------------------------------------------------------------
 
-    def prepare_base(self, labs: list[str]) -> None:
-        """Copies the workbook without solutions and builds the instructor's parts once."""
+    def prepare_base(self, labs: list[str]) -> str:
+        """The instructor's parts of `labs`, built once (or taken from an earlier run that built
+        the same workbook, bases.py); the checkers copied where no job can write, since they run
+        outside the sandbox and decide every student's verdicts. Says what it did, for the log."""
+        base_key = bases.key(self.settings.backend) if self.sandbox.bwrap else None
+        kept = bases.find(base_key, labs) if base_key else None
+        if kept is not None:
+            self.kept, self.base, self.skipped = kept, kept.folder, kept.skipped
+            self._copy_checkers()
+            said = f"taken from {kept.folder}, built by an earlier run of the same workbook"
+        else:
+            self._build_base(labs)
+            said = "built"
+            if base_key:
+                said += "; " + bases.keep(base_key, bases.Base(self.base, labs, self.skipped))
+        return said
+
+    def _copy_checkers(self) -> None:
+        remove_tree(self.checkers)
+        self.checkers.mkdir()
+        for checker in (self.base / "build" / "labs").glob("*-checker"):
+            shutil.copy2(checker, self.checkers / checker.name)
+
+    def release_base(self) -> None:
+        """Lets a later run remove the kept base this run used."""
+        if self.kept is not None:
+            self.kept.release()
+
+    def _build_base(self, labs: list[str]) -> None:
+        """Copies the workbook without solutions into the work folder and builds it there."""
         remove_tree(self.base)
         (self.base / "src").mkdir(parents=True)
         for part in workbook.BUILD_PARTS:
@@ -181,12 +210,7 @@ class Grader:
             ok, log = self._configure_and_build(self.base, labs, number)
             if not ok:
                 raise RuntimeError("the instructor's workbook does not build in the sandbox:\n" + log[-4000:])
-            # The checkers (common/remote), where the backend has them: copied where no job can
-            # write, since they run outside the sandbox and decide every student's verdicts.
-            remove_tree(self.checkers)
-            self.checkers.mkdir()
-            for checker in (self.base / "build" / "labs").glob("*-checker"):
-                shutil.copy2(checker, self.checkers / checker.name)
+            self._copy_checkers()
             self.skipped = {lab: self._tests_that_skip(lab, number) for lab in labs}
         finally:
             self.sandbox.release(number)

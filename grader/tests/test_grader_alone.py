@@ -277,3 +277,41 @@ def test_performance_ratio_plot(tmp_path: Path) -> None:
     }
     made = plots.write(tmp_path, results)
     assert tmp_path / "performance_ratios.png" in made
+
+
+def test_a_kept_base_is_taken_by_a_later_run_and_removed_only_when_unused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bases.py: a run takes a kept base of its workbook whose labs include its own; keeping a base
+    removes those it makes unneeded (another workbook's, or a subset of its labs), but not one that
+    another run holds; no job's user may write to a kept base."""
+    from cudalab_grader import bases
+
+    monkeypatch.setattr(bases, "CACHE", tmp_path / "cache")
+
+    def built(labs: list[str]) -> bases.Base:
+        folder = tmp_path / "work" / "-".join(labs)
+        for part in ("src", "build"):
+            (folder / part).mkdir(parents=True, exist_ok=True)
+            (folder / part / "file").write_text(part)
+            (folder / part / "file").chmod(0o666)
+        return bases.Base(folder, labs, {lab: {"Timing.OnAGpu"} for lab in labs})
+
+    assert bases.find("new", ["01_vector_add"]) is None
+    assert "kept in" in bases.keep("old", built(["01_vector_add"]))
+    held = bases.find("old", ["01_vector_add"])  # another run, still grading with it
+    assert held is not None and held.skipped == {"01_vector_add": {"Timing.OnAGpu"}}
+    assert "kept in" in bases.keep("new", built(["01_vector_add"]))
+    assert "kept in" in bases.keep("new", built(["01_vector_add", "02_thread_indexing"]))
+    assert bases.find("old", ["01_vector_add"]) is not None  # in use: kept
+    names = sorted(p.name for p in bases.CACHE.iterdir())
+    assert len(names) == 2 and sum(n.startswith("new-") for n in names) == 1, names  # the subset went
+    taken = bases.find("new", ["02_thread_indexing"])
+    assert taken is not None and taken.labs == ["01_vector_add", "02_thread_indexing"]
+    assert (taken.folder / "build" / "file").stat().st_mode & 0o022 == 0
+    assert bases.find("new", ["03_matmul_variants"]) is None  # a lab no kept base holds
+    held.release()
+    taken.release()
+    bases.keep("newer", built(["03_matmul_variants"]))
+    assert [p.name.split("-")[0] for p in bases.CACHE.iterdir()] == ["newer"]
+    assert bases.key("emu") != bases.key("cuda")
