@@ -4,7 +4,8 @@ A base (`src/` and `build/`, as Grader lays out a job's folder) is keyed by ever
 reads: the workbook's build parts, the backend and the tools that build it (`key`). Its manifest
 names the labs it holds and the tests that skip in it. A later run, or another grader process on
 the same file system (the grader's tests, a Slurm shard), takes a base of its key whose labs
-include its own instead of building one.
+include its own instead of building one; while one process builds a base (`building`), another
+that needs only labs of that base waits for it (`wait_for_builder`) rather than build the same.
 
 Only bases built inside bubblewrap are kept: there every job sees its copy at the same paths, so a
 base is valid wherever it lies. The grader copies a finished base into the cache itself (as its
@@ -16,11 +17,13 @@ holds that lock.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -107,11 +110,59 @@ def find(base_key: str, labs: list[str]) -> Base | None:
     return None
 
 
+def _labs_key(labs: list[str]) -> str:
+    return hashlib.sha256(" ".join(sorted(labs)).encode()).hexdigest()[:8]
+
+
+@contextlib.contextmanager
+def building(base_key: str, labs: list[str]) -> Iterator[None]:
+    """Tells other grader processes, for as long as the context lasts, that this one builds a
+    base of `base_key` holding `labs` (a file naming them, locked)."""
+    sign = CACHE / f"{base_key}-{_labs_key(labs)}.building"
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        f = open(sign, "a+")  # noqa: SIM115
+    except OSError:  # no cache here: nobody to tell
+        yield
+        return
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.truncate(0)
+        f.write(json.dumps(sorted(labs)))
+        f.flush()
+        try:
+            yield
+        finally:
+            sign.unlink(missing_ok=True)
+
+
+def wait_for_builder(base_key: str, labs: list[str]) -> None:
+    """Returns once no other process builds a base of `base_key` that holds every lab of `labs`."""
+    if not CACHE.is_dir():
+        return
+    for sign in CACHE.glob(f"{base_key}-*.building"):
+        try:
+            f = open(sign)  # noqa: SIM115
+        except OSError:
+            continue  # finished
+        with f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                continue  # nobody holds it: a builder that died
+            except OSError:
+                pass
+            try:
+                theirs = json.loads(f.read() or "[]")
+            except ValueError:
+                theirs = []
+            if set(labs) <= set(theirs):
+                fcntl.flock(f, fcntl.LOCK_SH)  # until that builder is done
+
+
 def keep(base_key: str, built: Base) -> str:
     """Copies the base in `built.folder` into the cache (as this process's user, without the
     job's leftovers) and removes the kept bases it makes unneeded; what was done, for the log."""
-    labs_key = hashlib.sha256(" ".join(sorted(built.labs)).encode()).hexdigest()[:8]
-    final = CACHE / f"{base_key}-{labs_key}"
+    final = CACHE / f"{base_key}-{_labs_key(built.labs)}"
     partial = CACHE / f".{final.name}.{os.getpid()}.partial"
     try:
         CACHE.mkdir(parents=True, exist_ok=True)
@@ -150,7 +201,7 @@ def _remove_unneeded(base_key: str, labs: set[str], kept: Path) -> None:
                 remove_tree(folder)
             continue
         if folder == kept or not folder.is_dir():
-            continue
+            continue  # (a .building file is its builder's to remove)
         data = _manifest(folder)
         same_key = folder.name.startswith(f"{base_key}-")
         if same_key and data is not None and not set(data.get("labs", [])) <= labs:

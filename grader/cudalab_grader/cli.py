@@ -139,9 +139,9 @@ def grade_all(
 
         print(f"{len(todo)} lab(s) to grade, {reused} unchanged since an earlier run")
         if todo:
-            print("the instructor's workbook: ...", end="", flush=True)
+            print("the instructor's workbook: building it, or taking a kept build ...", flush=True)
             said = grader.prepare_base([lab for lab in labs if any(item[1] == lab for item in todo)])
-            print(f"\rthe instructor's workbook: {said}", flush=True)
+            print(f"the instructor's workbook: {said}", flush=True)
         progress = Progress(len(todo))
 
         def job(item: tuple) -> None:

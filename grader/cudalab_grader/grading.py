@@ -162,21 +162,32 @@ class Grader:
     # ---- the base build ----------------------------------------------------------------------
 
     def prepare_base(self, labs: list[str]) -> str:
-        """The instructor's parts of `labs`, built once (or taken from an earlier run that built
-        the same workbook, bases.py); the checkers copied where no job can write, since they run
-        outside the sandbox and decide every student's verdicts. Says what it did, for the log."""
+        """The instructor's parts built once, or taken from an earlier run that built the same
+        workbook (bases.py); the checkers copied where no job can write, since they run outside
+        the sandbox and decide every student's verdicts. Says what it did, for the log.
+
+        A base that is kept holds every lab, so that any later run takes it; where the workbook's
+        other labs do not build, it holds `labs` alone."""
         base_key = bases.key(self.settings.backend) if self.sandbox.bwrap else None
-        kept = bases.find(base_key, labs) if base_key else None
-        if kept is not None:
-            self.kept, self.base, self.skipped = kept, kept.folder, kept.skipped
-            self._copy_checkers()
-            said = f"taken from {kept.folder}, built by an earlier run of the same workbook"
-        else:
+        if base_key is None:
             self._build_base(labs)
-            said = "built"
-            if base_key:
-                said += "; " + bases.keep(base_key, bases.Base(self.base, labs, self.skipped))
-        return said
+            return "built"
+        every = workbook.labs()
+        bases.wait_for_builder(base_key, every)
+        with bases.building(base_key, every):
+            kept = bases.find(base_key, labs)  # (also one that finished while this process waited)
+            if kept is not None:
+                self.kept, self.base, self.skipped = kept, kept.folder, kept.skipped
+                self._copy_checkers()
+                return f"taken from {kept.folder}, built by an earlier run of the same workbook"
+            try:
+                self._build_base(every)
+            except RuntimeError:
+                if every == labs:
+                    raise
+                every = labs
+                self._build_base(labs)
+            return "built; " + bases.keep(base_key, bases.Base(self.base, every, self.skipped))
 
     def _copy_checkers(self) -> None:
         remove_tree(self.checkers)

@@ -86,9 +86,9 @@ def test_sigterm_stops_the_jobs_and_removes_the_work_folder(tmp_path: Path) -> N
     for line in grader.stdout:
         if "work folder:" in line:
             work = Path(line.split("work folder:")[1].split()[0])
-        if "building the instructor's workbook" in line:
+        if "the instructor's workbook: building it" in line:
             break
-    time.sleep(2)  # inside the build
+    time.sleep(2)  # inside the build, or (where a kept build is taken) inside alice's job
     grader.send_signal(signal.SIGTERM)
     rest = grader.stdout.read()
     assert grader.wait(timeout=60) == 130, rest
@@ -315,3 +315,27 @@ def test_a_kept_base_is_taken_by_a_later_run_and_removed_only_when_unused(
     bases.keep("newer", built(["03_matmul_variants"]))
     assert [p.name.split("-")[0] for p in bases.CACHE.iterdir()] == ["newer"]
     assert bases.key("emu") != bases.key("cuda")
+
+
+def test_a_run_waits_for_another_that_builds_a_base_holding_its_labs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from cudalab_grader import bases
+
+    monkeypatch.setattr(bases, "CACHE", tmp_path / "cache")
+    waited = threading.Event()
+
+    def wait(labs: list[str]) -> None:
+        bases.wait_for_builder("k", labs)
+        waited.set()
+
+    with bases.building("k", ["01_vector_add", "02_thread_indexing"]):
+        bases.wait_for_builder("k", ["03_matmul_variants"])  # not a lab of that base: no wait
+        waiter = threading.Thread(target=wait, args=(["01_vector_add"],))
+        waiter.start()
+        assert not waited.wait(1.0)
+    assert waited.wait(10.0)
+    waiter.join()
+    assert not list(bases.CACHE.glob("*.building"))
