@@ -4,7 +4,6 @@ statuses are enums whose values are the strings written there."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -57,7 +56,7 @@ class TestResult:
         if self.runner_reported:
             data["runner_reported"] = list(self.runner_reported)
         if self.wrong_map:
-            data["wrong_map"] = dataclasses.asdict(self.wrong_map)
+            data["wrong_map"] = self.wrong_map.to_json()
         return data
 
     @classmethod
@@ -69,9 +68,7 @@ class TestResult:
             data.get("ratio"),
             data.get("needed"),
             tuple(data.get("runner_reported", ())),
-            WrongMap(**{**data["wrong_map"], "cells": tuple(data["wrong_map"]["cells"])})
-            if "wrong_map" in data
-            else None,
+            WrongMap.from_json(data["wrong_map"]) if "wrong_map" in data else None,
         )
 
 

@@ -10,6 +10,7 @@ fields do not have their types, is left out.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,24 @@ class WrongMap:
     mark_rows: int
     mark_cols: int
     cells: tuple[str, ...]
+
+    @classmethod
+    def from_json(cls, data: dict) -> WrongMap | None:
+        """The map that `data` (a record, or a result of the grader's) holds; None where it holds
+        none."""
+        cells = data.get("cells")
+        drawn = (
+            _typed(data, dict.fromkeys(("rows", "cols", "mark_rows", "mark_cols"), int))
+            and isinstance(cells, list)
+            and cells
+            and all(isinstance(c, str) and set(c) <= set(".Xo") for c in cells)
+        )
+        if not drawn:
+            return None
+        return cls(data["rows"], data["cols"], data["mark_rows"], data["mark_cols"], tuple(cells))
+
+    def to_json(self) -> dict:
+        return {**dataclasses.asdict(self), "cells": list(self.cells)}
 
 
 @dataclass(frozen=True)
@@ -163,17 +182,7 @@ def from_object(data: object) -> Record | None:
             at=at,
         )
     if kind == "wrong_elements" and _typed(data, {"output": str, "elements": int, "wrong": int, "text": str}):
-        cells = data.get("cells")
-        drawn = _typed(data, dict.fromkeys(("rows", "cols", "mark_rows", "mark_cols"), int)) and (
-            isinstance(cells, list)
-            and cells
-            and all(isinstance(c, str) and set(c) <= set(".Xo") for c in cells)
-        )
-        found = (
-            WrongMap(data["rows"], data["cols"], data["mark_rows"], data["mark_cols"], tuple(cells))
-            if drawn
-            else None
-        )
+        found = WrongMap.from_json(data)
         return WrongElements(data["output"], data["elements"], data["wrong"], data["text"], found)
     counted = {"kernel": str, "launches": int}
     if (
