@@ -639,17 +639,20 @@ def translate(
     source: cuda_ast.Source | None = None,
     raw: bytes | None = None,
     redirect: Redirect = lambda include: None,
+    plans: LoopFormPlans | None = None,
 ) -> str:
     """`header_loop_forms`: the kernels with loop forms that local headers define, each with where
     this file includes the header (a launch after it may run the form); `source`: the front end's
     records of the file (and its local headers), read from `raw`, the file's bytes (by default it
-    reads `src` alone); `redirect`: what its #includes of local headers name instead."""
+    reads `src` alone); `redirect`: what its #includes of local headers name instead; `plans`: the
+    file's loop_form_plans, where the caller has them."""
     if source is None or raw is None:
         raw = src.encode("utf-8", "surrogateescape")
         source = cuda_ast.parse(Path(path), data=raw)
     file = str(Path(path).resolve())
     offsets = CharacterOffsets(raw)
-    plans = loop_form_plans(source, file, raw)
+    if plans is None:
+        plans = loop_form_plans(source, file, raw)
     defined = {f.name for f in source.kernels() if f.defined and f.body is not None and f.body.file == file}
     forms = [loop_form(src, f, offsets, plan, path) for found in plans.values() for f, plan in found]
     launchable = {k: at for k, at in (header_loop_forms or {}).items() if k not in defined}
@@ -662,20 +665,25 @@ def translate(
     return f'{PRELUDE}{THRUST_AS_ON_CUDA if uses_thrust else ""}#line 1 "{path}"\n{applied(src, edits)}'
 
 
+# Per kernel name, its definitions, each with its plan (thread_loops.plan).
+LoopFormPlans = dict[str, list[tuple[cuda_ast.Function, list[Edit]]]]
+
+
 def loop_form_plans(
-    source: cuda_ast.Source, file: str, raw: bytes
-) -> dict[str, list[tuple[cuda_ast.Function, list[Edit]]]]:
+    source: cuda_ast.Source, file: str, raw: bytes, waiting: set[str] | None = None
+) -> LoopFormPlans:
     """The kernels of `file` (its bytes: `raw`) that get loop forms, each with its definitions and
     their plans (thread_loops.plan): a kernel all of whose definitions are in the file, whose lines
     hold nothing Clang could not read (a call, as of cooperative groups, that may wait), that calls
-    no function that waits (thread_loops.waiting_functions), and whose threads can run as loops
-    between its own waits."""
-    waiting = thread_loops.waiting_functions(source)
+    no function that waits (`waiting`, by default thread_loops.waiting_functions), and whose
+    threads can run as loops between its own waits."""
+    if waiting is None:
+        waiting = thread_loops.waiting_functions(source)
     definitions: dict[str, list[cuda_ast.Function]] = {}
     for f in source.kernels():
         if f.defined:
             definitions.setdefault(f.name, []).append(f)
-    plans: dict[str, list[tuple[cuda_ast.Function, list[Edit]]]] = {}
+    plans: LoopFormPlans = {}
     for name, found in definitions.items():
         if any(f.body is None or f.body.file != file or f.statements is None for f in found):
             continue
@@ -750,6 +758,8 @@ class Translation:
         self.changed: dict[Path, bool] = {}  # needs_translation's answers, by header
         self.read: list[Path] = []
         self.source: cuda_ast.Source | None = None  # the first file's, with its local headers'
+        self.waiting: set[str] | None = None  # thread_loops.waiting_functions of self.source
+        self.plans: dict[Path, LoopFormPlans] = {}  # loop_form_plans' answers, by file
 
     def file(self, source: Path, target: Path) -> None:
         self.read.append(source)
@@ -764,7 +774,8 @@ class Translation:
                 translated = translate_for_checker(text, str(source), self.source, raw, self.redirect)
             else:
                 forms = self.header_loop_forms(source)
-                translated = translate(text, str(source), forms, self.source, raw, self.redirect)
+                plans = self.loop_form_plans(source)
+                translated = translate(text, str(source), forms, self.source, raw, self.redirect, plans)
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
         except cuda_ast.FrontEndError as e:
@@ -817,6 +828,17 @@ class Translation:
             self.file(header, target)
         return f'"{self.done[header]}"'
 
+    def loop_form_plans(self, file: Path) -> LoopFormPlans:
+        """loop_form_plans of `file`, made once per file (a header's are asked for by each file
+        that includes it, and by its own translation), from one reading of the call graph."""
+        assert self.source is not None
+        file = file.resolve()
+        if file not in self.plans:
+            if self.waiting is None:
+                self.waiting = thread_loops.waiting_functions(self.source)
+            self.plans[file] = loop_form_plans(self.source, str(file), file.read_bytes(), self.waiting)
+        return self.plans[file]
+
     def header_loop_forms(self, file: Path, seen: set[Path] | None = None) -> dict[str, int]:
         """The kernels with loop forms that the local headers `file` includes define (and the
         headers they include), each with where `file` includes it."""
@@ -831,7 +853,7 @@ class Translation:
             seen.add(header)
             if not self.needs_translation(header):
                 continue  # included as it is: so are the headers it includes (no loop forms)
-            found = set(loop_form_plans(self.source, str(header), header.read_bytes()))
+            found = set(self.loop_form_plans(header))
             found |= set(self.header_loop_forms(header, seen))
             forms |= {name: offsets(include.name.start) for name in found if name not in forms}
         return forms
