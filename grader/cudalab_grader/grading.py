@@ -110,6 +110,7 @@ class Grader:
         self.base = work / "base"
         self.checkers = work / "checkers"
         self.kept: bases.Base | None = None  # the kept base this run uses, if it took one
+        self.base_newest = 0.0  # the time of the newest file of the base build
         self.skipped: dict[str, set[str]] = {}  # per lab, the tests that skip on this backend
 
     # ---- paths as the command inside the sandbox sees them -----------------------------------
@@ -178,7 +179,7 @@ class Grader:
             kept = bases.find(base_key, labs)  # (also one that finished while this process waited)
             if kept is not None:
                 self.kept, self.base, self.skipped = kept, kept.folder, kept.skipped
-                self._copy_checkers()
+                self._take_base()
                 return f"taken from {kept.folder}, built by an earlier run of the same workbook"
             try:
                 self._build_base(every)
@@ -189,7 +190,17 @@ class Grader:
                 self._build_base(labs)
             return "built; " + bases.keep(base_key, bases.Base(self.base, every, self.skipped))
 
-    def _copy_checkers(self) -> None:
+    def _take_base(self) -> None:
+        """What the jobs need of the base build once it is there: its checkers, copied where no
+        job can write, and the time of its newest file."""
+        self.base_newest = max(
+            (
+                os.lstat(os.path.join(top, name)).st_mtime
+                for top, _, files in os.walk(self.base / "build")
+                for name in files
+            ),
+            default=0.0,
+        )
         remove_tree(self.checkers)
         self.checkers.mkdir()
         for checker in (self.base / "build" / "labs").glob("*-checker"):
@@ -221,7 +232,7 @@ class Grader:
             ok, log = self._configure_and_build(self.base, labs, number)
             if not ok:
                 raise RuntimeError("the instructor's workbook does not build in the sandbox:\n" + log[-4000:])
-            self._copy_checkers()
+            self._take_base()
             self.skipped = {lab: self._tests_that_skip(lab, number) for lab in labs}
         finally:
             self.sandbox.release(number)
@@ -270,11 +281,15 @@ class Grader:
         _copy(self.base / "src", job / "src")
         if self.sandbox.bwrap:  # the base build is valid at the same paths inside the sandbox
             _copy(self.base / "build", job / "build")
-        later = time.time() + 2  # newer than every object of the base build
+        # The student's files newer than everything the base build made, so that make rebuilds
+        # what they go into (a second later, for file systems that keep whole seconds), and not
+        # in the future, or make would find them newer than what it makes of them and make it twice.
+        time.sleep(max(0.0, self.base_newest + 1.0 - time.time()))
         for name, path in found.items():
             target = job / "src" / "labs" / lab / name
             shutil.copyfile(path, target)
-            os.utime(target, (later, later))
+            now = time.time()
+            os.utime(target, (now, now))
         self.sandbox.prepare(job / "build", number)
 
         if self.sandbox.bwrap:
