@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from . import workbook
 from .files import remove_tree
-from .workbook import BUILD_PARTS, ROOT
+from .workbook import ROOT
 
 CACHE = ROOT / "build" / "grader-bases"
 MANIFEST = "manifest.json"
@@ -53,14 +54,8 @@ def key(backend: str) -> str:
     """Changes when anything the base build reads changes: a file of the workbook's build parts,
     the backend, or a tool that builds it (found on PATH: its path, size and time)."""
     h = hashlib.sha256(f"backend={backend}\n".encode())
-    for part in BUILD_PARTS:
-        top = ROOT / part
-        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file())
-        for p in files:
-            if "__pycache__" in p.parts or "build" in p.relative_to(ROOT).parts:
-                continue
-            h.update(f"{p.relative_to(ROOT)}\0{p.stat().st_size}\0".encode())
-            h.update(p.read_bytes())
+    # (what Grader copies of the build parts: not __pycache__ nor build folders)
+    workbook.digest_files(h, (ROOT / part for part in workbook.BUILD_PARTS), skip=("__pycache__", "build"))
     for tool in TOOLS:
         found = shutil.which(tool)
         if found:
@@ -77,14 +72,15 @@ def _manifest(folder: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def _hold(folder: Path) -> IO[str] | None:
-    """A shared lock on `folder`'s manifest, or None where the folder is gone or being removed."""
+def _lock(folder: Path, how: int) -> IO[str] | None:
+    """`folder`'s manifest, open and locked (`how`: fcntl.LOCK_SH to use the base, LOCK_EX to
+    remove it) without waiting; None where it is gone, or locked the other way by another process."""
     try:
-        f = open(folder / MANIFEST)  # noqa: SIM115 (held for the whole run)
+        f = open(folder / MANIFEST)  # noqa: SIM115 (a user's lock is held for the whole run)
     except OSError:
         return None
     try:
-        fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(f, how | fcntl.LOCK_NB)
     except OSError:
         f.close()
         return None
@@ -102,7 +98,7 @@ def find(base_key: str, labs: list[str]) -> Base | None:
         data = _manifest(folder)
         if data is None or not set(labs) <= set(data.get("labs", [])):
             continue
-        lock = _hold(folder)
+        lock = _lock(folder, fcntl.LOCK_SH)
         if lock is None:
             continue
         skipped = {lab: set(tests) for lab, tests in data["skipped"].items()}
@@ -206,15 +202,10 @@ def _remove_unneeded(base_key: str, labs: set[str], kept: Path) -> None:
         same_key = folder.name.startswith(f"{base_key}-")
         if same_key and data is not None and not set(data.get("labs", [])) <= labs:
             continue
-        try:
-            f = open(folder / MANIFEST)  # noqa: SIM115
-        except OSError:
-            continue
-        with f:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue  # in use
+        lock = _lock(folder, fcntl.LOCK_EX)
+        if lock is None:
+            continue  # in use
+        with lock:
             doomed = CACHE / f".{folder.name}.{os.getpid()}.removed"
             try:
                 os.rename(folder, doomed)

@@ -4,6 +4,7 @@ lab's grading changes. The labs, their files and rubrics are cudalab_tools.labs 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from cudalab_tools.labs import ROOT, categories, labs, points, select, student_files  # noqa: F401
@@ -23,12 +24,19 @@ def submitted_files(unpacked: Path, lab: str) -> dict[str, Path | None]:
     return submissions.lab_files(unpacked, lab, student_files(lab), instructors)
 
 
+def digest_files(h: hashlib._Hash, tops: Iterable[Path], skip: tuple[str, ...] = ("__pycache__",)) -> None:
+    """Adds to `h` the path (from the workbook's root) and the bytes of every file under `tops` (a
+    file stands for itself), in a fixed order, but those in a folder named in `skip`."""
+    for top in tops:
+        for p in [top] if top.is_file() else sorted(top.rglob("*")):
+            relative = p.relative_to(ROOT)
+            if p.is_file() and not any(part in skip for part in relative.parts):
+                h.update(str(relative).encode())
+                h.update(p.read_bytes())
+
+
 def fingerprint(lab: str) -> str:
     """Changes when anything the lab is graded with changes (tests, interface, rubric, common)."""
     h = hashlib.sha256()
-    for base in (ROOT / "labs" / lab, ROOT / "common", ROOT / "cmake"):
-        for p in sorted(base.rglob("*")):
-            if p.is_file() and "__pycache__" not in p.parts:
-                h.update(str(p.relative_to(ROOT)).encode())
-                h.update(p.read_bytes())
+    digest_files(h, (ROOT / "labs" / lab, ROOT / "common", ROOT / "cmake"))
     return h.hexdigest()[:16]
