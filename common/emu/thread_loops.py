@@ -17,7 +17,11 @@ barriers, as on a GPU). A barrier is `threads.barrier(...)`: its bookkeeping, no
 A waiting statement keeps its head and runs once for the block; its body is read the same way. A
 variable that a region declares and a later region names is kept per thread (`PerThread<T>`, in the
 block's memory): the declaring region stores it at its end, a later one names the thread's copy
-(`auto& v = kept[t];`); a reference is kept as the address it refers to.
+(`auto& v = kept[t];`); a reference is kept as the address it refers to. A scalar that nothing
+changes and whose initializer reads only the thread's index and the block's values
+(`int tid = threadIdx.x`) is computed again instead, by its own text, in each later region that
+names it: arithmetic costs less than a load per thread, and the compiler then sees the value (the
+loop over `if (tid < s)` is over the thread's index).
 
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
 that its lines and the checks' names stay the kernel's.
@@ -34,6 +38,7 @@ address is taken (`&v`, a reference to it, an array as a pointer) in a stretch t
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from dataclasses import dataclass, field
@@ -81,29 +86,37 @@ def save(variable: Local) -> str:
     return f"{NS}keep({kept_name(variable)}[{THREAD}], {variable.name});"
 
 
-def restore(variable: Local) -> str:
+def restore(variable: Local, text: bytes) -> str:
+    if variable.value is not None:  # (computed again, as the kernel's text computes it)
+        start, end = variable.value
+        return f"{variable.type} {variable.name} = {text[start:end].decode('utf-8', 'surrogateescape')};"
     if variable.type.rstrip().endswith("&"):
         return f"auto& {variable.name} = *{kept_name(variable)}[{THREAD}];"
     return f"auto& {variable.name} = {kept_name(variable)}[{THREAD}];"
 
 
-def declared_in(statement: Statement) -> set[int]:
-    found = {v.id for v in statement.declares}
+def declared_in(statement: Statement) -> list[Local]:
+    found = list(statement.declares)
     for part in statement.parts:
-        found |= declared_in(part)
+        found += declared_in(part)
     return found
 
 
 class Planner:
     def __init__(self, kernel: Statement, text: bytes) -> None:
         self.text = text
-        self.declared = declared_in(kernel)
+        locals_ = declared_in(kernel)
+        self.declared = {v.id for v in locals_}
+        self.declared_names: dict[str, list[int]] = {}
+        for v in locals_:
+            self.declared_names.setdefault(v.name, []).append(v.id)
         # Parameters (and variables the tree does not declare): the block's while nothing changes them.
         outside = kernel.changes - self.declared
         if outside:
             raise NotLoops("it changes a parameter")
         self.uniform: set[int] = set(kernel.uses - self.declared)
         self.addressed = kernel.addressed
+        self.changed = kernel.changes
         self.edits: list[Edit] = []
 
     def block_value(self, statement: Statement, own: set[int] = frozenset()) -> bool:  # type: ignore[assignment]
@@ -112,6 +125,20 @@ class Planner:
             and statement.head_uses - own <= self.uniform
             and statement.head_changes <= own
         )
+
+    def recomputed(self, variable: Local) -> Local:
+        """The variable as later stretches get it: computed again from its initializer where that
+        names only the thread's index and the block's values and nothing changes it (a load of a
+        kept copy costs more than the arithmetic, and the compiler sees what the value is), else
+        kept per thread (`value` None)."""
+        again = variable.value is not None and variable.value_uses <= self.uniform
+        # (each name its initializer writes means the same variable wherever it is computed)
+        for word in variable.value_words if again else ():
+            ids = self.declared_names.get(word, [])
+            again = again and (not ids or (len(ids) == 1 and ids[0] in variable.value_uses))
+        if not again or variable.id in self.changed | self.addressed:
+            return dataclasses.replace(variable, value=None)
+        return variable
 
     def runs_once(self, statement: Statement) -> bool:
         """A statement the block runs once: a declaration of `__shared__` or static variables, of
@@ -144,14 +171,13 @@ class Planner:
             names = set().union(*(s.uses for s in region))
             declared_here = [v for s in region for v in s.declares]
             later = set().union(*(s.uses for s in statements[statements.index(region[-1]) + 1 :]))
-            keep = [v for v in declared_here if v.id in later]
+            keep = [self.recomputed(v) for v in declared_here if v.id in later]
             last = final and region[-1] is statements[-1]  # (nothing waits after it)
             for v in declared_here:
                 if v.id in self.addressed and not last:
                     raise NotLoops(f"the address of '{v.name}' may be used after a wait")
-            restores = [
-                restore(v) for v in kept if v.id in names and v.id not in {d.id for d in declared_here}
-            ]
+            restored = [v for v in kept if v.id in names and v.id not in {d.id for d in declared_here}]
+            restores = [restore(v, self.text) for v in restored]
             for s in region:
                 if s.jumps_out:
                     raise NotLoops(
@@ -159,15 +185,15 @@ class Planner:
                     )
                 for r in s.returns:
                     self.edits.append((r, r + len("return"), "return true"))
-            declarations = "".join(storage(v) for v in keep)
-            run = run_of(region)
+            declarations = "".join(storage(v) for v in keep if v.value is None)
+            run = run_of(region, restored)
             opening = f"{declarations}{run}([&](unsigned {THREAD}) -> bool {{ {' '.join(restores)} "
             first = statements.index(region[0])
             start = statements[first - 1].end if first > 0 else begin
             if region[0].shuffles:  # (its shuffle's stretches come first, at its start)
                 start = region[0].start
             self.edits.append((start, start, opening))
-            saves = " ".join(save(v) for v in keep)
+            saves = " ".join(save(v) for v in keep if v.value is None)
             self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
             kept.extend(keep)
             region.clear()
@@ -203,18 +229,34 @@ class Planner:
         """A statement with a shuffle: a stretch before it publishes each thread's value (and the
         lane it reads), and the statement reads the result instead of calling. Where the mask, the
         lane or delta and the width are the block's values, they are given once, before that
-        stretch, and each thread's source lane is computed where it reads."""
+        stretch, and each thread's source lane is computed where it reads; a down shuffle of such a
+        kind whose value is a variable kept per thread needs no stretch before it (it reads the
+        kept copies: WarpShuffles::down_result_in)."""
         call = s.shuffles[0]
         if not call.plain:
             raise NotLoops(f"line {s.line}: a shuffle whose arguments change or call something")
         arguments = [f"({self.written(a, b)})" for a, b in call.arguments]
         value = arguments[1]
-        restores = " ".join(restore(v) for v in kept if v.id in s.uses)
-        opening = f"{run_of([s])}([&](unsigned {THREAD}) -> bool {{ {restores} "
+        restored = [v for v in kept if v.id in s.uses]
+        restores = " ".join(restore(v, self.text) for v in restored)
+        opening = f"{run_of([s], restored)}([&](unsigned {THREAD}) -> bool {{ {restores} "
         if call.lane_plain and call.lane_uses <= self.uniform:  # (the block's mask, lane, width)
             lanes = ", ".join(arguments[:1] + arguments[2:])
             kind = call.kind.rstrip("_")  # (xor_: xor_of_block, xor_result)
             rule = f"{WARPS}.{kind}_of_block(__FILE__, __LINE__, {lanes}); "
+            written = self.written(*call.arguments[1]).strip()
+            source = [
+                v
+                for v in restored
+                if v.name == written and v.value is None and not v.type.rstrip().endswith("&")
+            ]
+            if kind == "down" and source:  # (read where it is kept: WarpShuffles::down_result_in)
+                meet = f"{WARPS}.meet_of_block({THREADS}, __FILE__, __LINE__); "
+                self.edits.append((s.start, s.start, rule + meet))
+                self.edits.append(
+                    (call.start, call.end, f"{WARPS}.down_result_in({kept_name(source[-1])}, {THREAD})")
+                )
+                return
             publish = f"{WARPS}.put({THREAD}, {value}); return false; }}); "
             publish += f"{WARPS}.meet_of_block({THREADS}, __FILE__, __LINE__);"
             read = f"{WARPS}.{kind}_result<::std::decay_t<decltype({value})>>({THREAD})"
@@ -249,10 +291,11 @@ class Planner:
                 self.edits.append((part.end, part.end, " }"))
 
 
-def run_of(statements: list[Statement]) -> str:
-    """The call that runs a stretch of these statements for each thread: with threadIdx set only
-    where one of them names it or calls something."""
-    return f"{THREADS}.run" if any(s.names_thread for s in statements) else f"{THREADS}.run<false>"
+def run_of(statements: list[Statement], restored: list[Local] = []) -> str:  # noqa: B006
+    """The call that runs a stretch of these statements (and computes the `restored` variables
+    again) for each thread: with threadIdx set only where one of them names it or calls something."""
+    names = any(s.names_thread for s in statements) or any(v.value_names_thread for v in restored if v.value)
+    return f"{THREADS}.run" if names else f"{THREADS}.run<false>"
 
 
 def waiting_functions(source: Source) -> set[str]:

@@ -147,11 +147,39 @@ class LoopForms(unittest.TestCase):
             "  v += __shfl_down_sync(0xffffffff, v, 1);\n  int w = __shfl_sync(0xffffffff, v, threadIdx.x);\n"
             "  x[1] = v + w;"
         )
-        self.assertEqual([s.split("(", 1)[0] for s in found], ["", "<false>", "<false>", "<false>", "", ""])
+        self.assertEqual([s.split("(", 1)[0] for s in found], ["", "<false>", "<false>", "", ""])
         self.assertIn("x[0] = v;", found[1])
-        self.assertIn("put(cudalab_t, (v))", found[2])  # (the block's mask and delta: given once)
-        self.assertIn("down_result<", found[3])
-        self.assertIn("idx(cudalab_t, __FILE__, __LINE__, (0xffffffff), (v), (threadIdx.x))", found[4])
+        # (the block's mask and delta, given once; the kept copies read where they are)
+        self.assertIn("v += cudalab_warps.down_result_in(cudalab_kept_v_", found[2])
+        self.assertIn("idx(cudalab_t, __FILE__, __LINE__, (0xffffffff), (v), (threadIdx.x))", found[3])
+
+    def test_a_shuffled_value_that_is_not_a_kept_variable_is_put_first(self) -> None:
+        found = self.stretches(
+            "int v = x[threadIdx.x];\n  __syncthreads();\n  v += __shfl_down_sync(0xffffffff, v + 1, 1);\n"
+            "  x[threadIdx.x] = v;"
+        )
+        self.assertIn("put(cudalab_t, (v + 1))", found[1])
+        self.assertIn("down_result<", found[2])
+
+    def test_a_value_from_the_threads_index_alone_is_computed_again(self) -> None:
+        found = self.stretches(
+            "const int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n  int v = x[t];\n"
+            "  __syncthreads();\n  x[i] = v + t;"
+        )
+        self.assertIn("const int t = threadIdx.x;", found[1])  # (computed again)
+        self.assertIn("auto& i = cudalab_kept_i_", found[1])  # (it names a variable of the thread's)
+        self.assertIn("auto& v = cudalab_kept_v_", found[1])  # (from memory)
+
+    def test_a_value_that_may_differ_where_it_is_needed_is_kept(self) -> None:
+        for code in (
+            "int t = threadIdx.x; __syncthreads(); t += 1; x[t] = 0;",  # changed
+            "int t = threadIdx.x + x[0]; __syncthreads(); x[t] = 0;",  # read from memory
+            "int t = threadIdx.x + min(1, 2); __syncthreads(); x[t] = 0;",  # a call
+            "int t = threadIdx.x; __syncthreads(); { int threadIdx = 0; x[t] = threadIdx; }",  # shadowed
+        ):
+            with self.subTest(code=code):
+                found = self.stretches(code)
+                self.assertIn("auto& t = cudalab_kept_t_", found[-1])
 
     def test_the_form_follows_the_kernel_and_unchecked_launches_run_it(self) -> None:
         out = body(self.REDUCE + "void run(const float* a, float* b) { reduce<<<1, 256>>>(a, b); }\n")

@@ -12,6 +12,7 @@ Internal: only cuda_ast.py calls statement_tree(), during its walk (the cursors 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from dataclasses import dataclass
 
 # What a statement is (Clang's kind, by what the thread loops need to know).
@@ -72,12 +73,19 @@ SHUFFLES = {
 
 @dataclass(frozen=True)
 class Local:
-    """A variable a statement declares."""
+    """A variable a statement declares; `value`: where its initializer is written, when the variable
+    is a scalar whose initializer reads nothing but the thread's index and what a head may
+    (PLAIN_HEAD: literals, operators, the block's values; `value_uses`: the variables it names), so
+    that the same text computes it again wherever the thread needs it (if nothing changes it)."""
 
     name: str
     type: str  # as Clang spells it: "int", "float [4]", "float &", "T"
     id: int
     common: bool  # __shared__ or static: one variable that every thread names
+    value: tuple[int, int] | None = None
+    value_uses: frozenset[int] = frozenset()
+    value_names_thread: bool = False  # the initializer names threadIdx
+    value_words: frozenset[str] = frozenset()  # the identifiers written in the initializer
 
 
 @dataclass(frozen=True)
@@ -133,6 +141,9 @@ class Tokens:
     def at_or_after(self, offset: int) -> str:
         k = bisect.bisect_left(self.offsets, offset)
         return self.spellings[k] if k < len(self.spellings) else ""
+
+    def between(self, start: int, end: int) -> list[str]:
+        return self.spellings[bisect.bisect_left(self.offsets, start) : bisect.bisect_left(self.offsets, end)]
 
     def before(self, offset: int) -> str:
         k = bisect.bisect_left(self.offsets, offset)
@@ -233,6 +244,7 @@ class Facts:
         self.plain = True
         self.goto = False
         self.thread_index = False  # threadIdx is named
+        self.thread_values = False  # a head whose value may be the thread's own (threadIdx is plain)
 
 
 def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_array: bool = False) -> None:
@@ -249,7 +261,7 @@ def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_
             if not as_array and "ARRAY" in target.type.get_canonical().kind.name:  # type: ignore[attr-defined]
                 facts.addressed.add(local_id(target))  # (it becomes a pointer)
         elif head and not block_value(target):
-            facts.plain = False
+            facts.plain = facts.plain and facts.thread_values and cursor.spelling == "threadIdx"  # type: ignore[attr-defined]
         if cursor.spelling == "threadIdx":  # type: ignore[attr-defined]
             facts.thread_index = True
     elif kind == "VAR_DECL":
@@ -423,9 +435,9 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
             for c in inner[:-1]:
                 gather(c, tokens, head, head=True)
                 if kind == "FOR_STMT" and kind_of(c) == "DECL_STMT":
-                    declares += locals_of(c)
+                    declares += locals_of(c, tokens)
     elif kind == "DECL_STMT":
-        declares = locals_of(cursor)
+        declares = locals_of(cursor, tokens)
         gather(cursor, tokens, facts, head=True)  # (the same value in every thread? its head says)
         head.plain, head.uses, head.changes = facts.plain, set(facts.uses), set(facts.changes)
     if not parts and kind not in ("COMPOUND_STMT", "DECL_STMT"):
@@ -500,11 +512,42 @@ def has_jump_out(cursor: object) -> bool:
     return False
 
 
-def locals_of(declaration: object) -> tuple[Local, ...]:
+# The canonical types of the variables whose values can be computed again (Local.value).
+SCALARS = {
+    "BOOL", "CHAR_U", "UCHAR", "CHAR_S", "SCHAR", "SHORT", "USHORT", "INT", "UINT", "LONG", "ULONG",
+    "LONGLONG", "ULONGLONG", "FLOAT", "DOUBLE",
+}  # fmt: skip
+
+
+def locals_of(declaration: object, tokens: Tokens) -> tuple[Local, ...]:
     found = []
     for v in children(declaration):
         if kind_of(v) != "VAR_DECL":
             continue
         common = v.storage_class.name == "STATIC" or any(kind_of(a) == "CUDASHARED_ATTR" for a in children(v))  # type: ignore[attr-defined]
-        found.append(Local(v.spelling, v.type.spelling, local_id(v), common))  # type: ignore[attr-defined]
+        local = Local(v.spelling, v.type.spelling, local_id(v), common)  # type: ignore[attr-defined]
+        found.append(recomputable(v, local, tokens))
     return tuple(found)
+
+
+def recomputable(variable: object, local: Local, tokens: Tokens) -> Local:
+    """The local with its `value`, where its initializer can compute it again (Local's rule). The
+    initializer must be written after the name, where Clang says (not made by a macro)."""
+    inner = [c for c in children(variable) if kind_of(c) not in ("TYPE_REF", "NAMESPACE_REF", "TEMPLATE_REF")]
+    if local.common or len(inner) != 1 or variable.type.get_canonical().kind.name not in SCALARS:  # type: ignore[attr-defined]
+        return local
+    start, end = inner[0].extent.start.offset, inner[0].extent.end.offset  # type: ignore[attr-defined]
+    if not local.id < start < end or tokens.before(start) != "=" or "->" in tokens.between(start, end):
+        return local
+    facts = Facts()
+    facts.thread_values = True
+    gather(inner[0], tokens, facts, head=True)
+    if not facts.plain or facts.changes or facts.calls:
+        return local
+    return dataclasses.replace(
+        local,
+        value=(start, end),
+        value_uses=frozenset(facts.uses),
+        value_names_thread=facts.thread_index,
+        value_words=frozenset(w for w in tokens.between(start, end) if w.isidentifier()),
+    )

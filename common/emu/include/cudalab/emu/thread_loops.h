@@ -60,6 +60,7 @@ class PerThread {
  public:
   PerThread() : values_(static_cast<T*>(block_memory(sizeof(T) * block_threads()))) {}
   T& operator[](unsigned thread) { return values_[thread]; }
+  const T* values() const { return values_; }
 
  private:
   T* values_;
@@ -205,6 +206,14 @@ class WarpShuffles {
   T down_result(unsigned t) const {
     return from<T>(t, lane(t) + operand_);
   }
+  // A down shuffle of a variable kept per thread: the value of the source lane's copy, read where
+  // it is kept, with no stretch that puts the values first. The stretch runs the threads in
+  // ascending order and each changes only its own copy, so a thread's source (a later lane, or
+  // itself) has not yet run the statement that holds the shuffle.
+  template <class T>
+  T down_result_in(const PerThread<T>& kept, unsigned t) const {
+    return from<T>(kept.values(), t, lane(t) + operand_);
+  }
   template <class T>
   T up_result(unsigned t) const {
     return from<T>(t, lane(t) - operand_);
@@ -249,12 +258,19 @@ class WarpShuffles {
     width_ = width;
   }
   // Thread t's value from lane `src_lane` of its warp, or its own outside its segment or block.
+  // (Without a branch: which lanes read their own value follows a pattern a branch predictor
+  // misses at each warp's end.)
   template <class T>
   T from(unsigned t, int src_lane) const {
+    return from<T>(reinterpret_cast<const T*>(values_), t, src_lane);
+  }
+  template <class T>
+  T from(const T* values, unsigned t, int src_lane) const {
     const int l = lane(t);
     const unsigned source = t - static_cast<unsigned>(l) + static_cast<unsigned>(src_lane);
-    const bool own = outside_segment(src_lane, l & -width_, width_) || source >= threads_;
-    return reinterpret_cast<const T*>(values_)[own ? t : source];
+    const unsigned from_segment = static_cast<unsigned>(src_lane - (l & -width_));
+    const bool own = (from_segment >= static_cast<unsigned>(width_)) | (source >= threads_);
+    return values[own ? t : source];
   }
   std::byte* values_;
   unsigned* sources_;
