@@ -385,6 +385,47 @@ def macro_shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Ch
     return edits
 
 
+BITWISE = "::cudalab::emu::Bitwise"  # (launch.h)
+
+
+def bitwise_type(src: str, parameter: cuda_ast.Parameter, offsets: CharacterOffsets) -> str | None:
+    """The type that a kernel's parameter of a class whose copies run code gets (launch.h's
+    Bitwise: each thread gets the bytes of the launch's one copy, as on a GPU), made from the type
+    as written; None for any other parameter, and for one whose declaration is not a type and a
+    name as written (a macro's, or an array's)."""
+    if not parameter.copies_run_code or parameter.reference:
+        return None
+    start, end = offsets(parameter.span.start), offsets(parameter.span.end)
+    name = offsets(parameter.name_at) if parameter.name_at >= 0 else end
+    if not start < name <= end or src[name:end] not in ("", parameter.name):
+        return None
+    return f"{BITWISE}<{src[start:name].strip()}>"
+
+
+def bitwise_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """Each declaration of a kernel with a parameter of a class whose copies run code: the
+    parameter's type becomes bitwise_type's, and a definition names the object by a reference
+    made at the start of its body (`auto& c = cudalab_bitwise_c.object();`), so that its body
+    reads as written."""
+    edits = []
+    for f in source.kernels():
+        if f.span.file != file:
+            continue
+        aliases = []
+        for p in f.parameters:
+            if (written := bitwise_type(src, p, offsets)) is None:
+                continue
+            named = p.name and f.body is not None
+            name = f"cudalab_bitwise_{p.name}" if named else p.name
+            edits.append((offsets(p.span.start), offsets(p.span.end), f"{written} {name}"))
+            if named:
+                aliases.append(f"auto& {p.name} = {name}.object(); ")
+        if aliases and f.body is not None:
+            brace = offsets(f.body.start) + 1
+            edits.append((brace, brace, " " + "".join(aliases)))
+    return edits
+
+
 def registration_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
     """After each kernel that is not a template and is defined once in the file, a registration
     by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so.
@@ -400,7 +441,8 @@ def registration_edits(src: str, source: cuda_ast.Source, file: str, offsets: Ch
         end = offsets(body.end)
         if defined[f.name] != 1 or src[end - 1 : end] != "}":
             continue  # (an overload, or a kernel that a macro writes)
-        kernel = f"static_cast<void (*)({', '.join(p.type for p in f.parameters)})>({f.name})"
+        types = ", ".join(bitwise_type(src, p, offsets) or p.type for p in f.parameters)
+        kernel = f"static_cast<void (*)({types})>({f.name})"
         entry = f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{f.name}{{{kernel}}};"
         edits.append((end, end, entry))
     return edits
@@ -554,6 +596,7 @@ EDITS = (
     ptx_edits,
     void_cast_edits,
     registration_edits,
+    bitwise_edits,
 )
 
 
@@ -723,8 +766,10 @@ def loop_form(
     next_line = src.count("\n", 0, line_end) + 2
 
     def text(edits: list[Edit]) -> str:
-        inside = [(a - brace, b - brace, t) for a, b, t in edits if brace <= a < end and b <= end]
-        body = before + LOOP_FORM_PREFIX + head[name_at:] + applied(src[brace:end], inside + steps)
+        named = start + name_at  # (from the kernel's name: its parameters' edits too)
+        inside = [(a - named, b - named, t) for a, b, t in edits if named <= a < end and b <= end]
+        steps_here = [(a + brace - named, b + brace - named, t) for a, b, t in steps]
+        body = before + LOOP_FORM_PREFIX + applied(src[named:end], inside + steps_here)
         form = f'#ifndef CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{body}\n#endif\n'
         return f'\n{form}#line {next_line} "{path}"'
 

@@ -129,6 +129,8 @@ class Parameter:
     reference: bool
     has_default: bool
     span: Span
+    name_at: int = -1  # the offset of its name (-1: unnamed)
+    copies_run_code: bool = False  # a class whose copy or destruction runs the program's code
 
     def declaration(self) -> str:
         """The parameter as a declaration: its type and its name."""
@@ -532,6 +534,26 @@ def span(cursor: object) -> Span:
     return Span(file, extent.start.line, extent.start.offset, extent.end.offset)
 
 
+def copies_run_code(t: object) -> bool:
+    """Whether copying or destroying a value of type `t` runs code the program wrote: a class with a
+    copy constructor or a destructor of its own (not `= default`), or with a base or member that
+    has one (an array of such: its elements)."""
+    t = t.get_canonical()  # type: ignore[attr-defined]
+    if t.kind.name == "CONSTANTARRAY":
+        return copies_run_code(t.element_type)
+    if t.kind.name != "RECORD":
+        return False
+    for c in t.get_declaration().get_children():
+        kind = kind_of(c)
+        if kind == "CONSTRUCTOR" and c.is_copy_constructor() and not c.is_default_method():
+            return True
+        if kind == "DESTRUCTOR" and not c.is_default_method():
+            return True
+        if kind in ("CXX_BASE_SPECIFIER", "FIELD_DECL") and copies_run_code(c.type):
+            return True
+    return False
+
+
 def function(cursor: object, template: bool, text: bytes) -> Function:
     children = list(cursor.get_children())  # type: ignore[attr-defined]
     spaces = frozenset(ATTRIBUTE_SPACES[k] for c in children if (k := kind_of(c)) in ATTRIBUTE_SPACES)
@@ -542,6 +564,8 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
             p.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"),
             any(kind_of(c) not in ("TYPE_REF", "NAMESPACE_REF", "TEMPLATE_REF") for c in p.get_children()),
             span(p),
+            p.location.offset if p.spelling else -1,
+            copies_run_code(p.type),
         )
         for p in children
         if kind_of(p) == "PARM_DECL"

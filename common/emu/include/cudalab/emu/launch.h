@@ -8,7 +8,10 @@
 // function attributes) are templates on the kernel's type, so its parameters are known.
 #pragma once
 
+#include <cstring>
 #include <functional>
+#include <memory>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -90,6 +93,40 @@ bool capturing(cudaStream_t stream);
 // grid has finished, as CUDA 12's dynamic parallelism allows)?
 bool in_kernel();
 
+// A kernel's parameter of a class whose copies run code (a copy constructor or a destructor of the
+// program's): on a GPU the launch copies the argument once, on the host, each thread gets the
+// bytes of that copy, and no constructor or destructor runs for it on the device. The translator
+// gives such a parameter this type (a kernel's body names `object()`, a thread's own bytes); the
+// launch keeps the argument's bytes so too (Launch::Argument), whatever the kernel's parameter.
+template <class T>
+class Bitwise {
+ public:
+  using type = T;
+  // The bytes of the launch's copy (implicit: the launch passes the copy where this is expected).
+  Bitwise(const std::remove_cv_t<T>& copy) {
+    std::memcpy(static_cast<void*>(bytes_), static_cast<const void*>(std::addressof(copy)),
+                sizeof(T));
+  }
+  // A value of another type that converts to T, converted where the bytes are. (Limitation: each
+  // thread converts it, and the object made is not destroyed; a GPU converts it once, on the host.)
+  template <class U>
+  requires(!std::is_same_v<std::remove_cvref_t<U>, std::remove_cv_t<T>> &&
+           std::is_convertible_v<U, T>) Bitwise(U&& value) {
+    ::new (static_cast<void*>(bytes_)) std::remove_cv_t<T>(std::forward<U>(value));
+  }
+  T& object() { return *std::launder(reinterpret_cast<T*>(bytes_)); }
+
+ private:
+  alignas(T) unsigned char bytes_[sizeof(T)];
+};
+template <class T>
+constexpr bool is_bitwise = false;
+template <class T>
+constexpr bool is_bitwise<Bitwise<T>> = true;
+// What a launch keeps of an argument of type T: its bytes where copying T runs code.
+template <class T>
+using KeptArgument = std::conditional_t<std::is_trivially_copyable_v<T>, T, Bitwise<T>>;
+
 // A launch's argument for a reference parameter of the kernel (the translator wraps it): the
 // object itself, as a GPU's kernel gets its address, where the other arguments are copied once.
 // An rvalue has no object to refer to: it is copied as the others are.
@@ -108,6 +145,12 @@ T& kernel_argument(T& argument) {
 template <class T>
 T& kernel_argument(std::reference_wrapper<T>& argument) {
   return argument.get();
+}
+// The object whose bytes the launch kept (Bitwise): a kernel's Bitwise parameter takes its bytes,
+// a template kernel's parameter of type T (not rewritten) a copy of it.
+template <class T>
+T& kernel_argument(Bitwise<T>& argument) {
+  return argument.object();
 }
 
 class Launch {
@@ -157,7 +200,7 @@ class Launch {
   // one whose instrumentation differs.)
   template <size_t I, class T>
   struct Argument {
-    T value;
+    KeptArgument<T> value;
   };
   template <class Indices, class... T>
   struct Arguments;
@@ -248,6 +291,17 @@ class Launch {
 // The name of the function at `address` ("kernel<float>(...)"), for launches by value.
 const char* function_name(const void* address);
 
+// The argument for a parameter of type P at `pointer` (cudaLaunchKernel's array): the bytes there,
+// for a parameter that Bitwise keeps (no constructor runs, as a GPU copies them).
+template <class P>
+decltype(auto) argument_at(void* pointer) {
+  using Parameter = std::remove_cvref_t<P>;
+  if constexpr (is_bitwise<Parameter>)
+    return Parameter(*static_cast<const typename Parameter::type*>(pointer));
+  else
+    return *static_cast<std::remove_reference_t<P>*>(pointer);
+}
+
 // A kernel given as a value with its arguments as an array of pointers (cudaLaunchKernel).
 template <class... P>
 cudaError_t launch_by_value(void (*kernel)(P...), dim3 grid, dim3 block, void** args,
@@ -256,8 +310,7 @@ cudaError_t launch_by_value(void (*kernel)(P...), dim3 grid, dim3 block, void** 
   Launch launch(function_name(reinterpret_cast<const void*>(kernel)), "(by value)", 0, grid, block,
                 shared_bytes, stream, cooperative);
   [&]<size_t... I>(std::index_sequence<I...>) {
-    launch([kernel](auto... a) { kernel(a...); },
-           *static_cast<std::remove_reference_t<P>*>(args[I])...);
+    launch([kernel](auto&... a) { kernel(kernel_argument(a)...); }, argument_at<P>(args[I])...);
   }
   (std::index_sequence_for<P...>{});
   return cudaPeekAtLastError();
