@@ -282,7 +282,6 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
             *language,
             "-std=c++20" if not language else "-std=c11",
             b.optimize,
-            *[f for f in tc.get("compile", "").split(";") if f],
             *flags,
             "-DCUDALAB_EMU=1",
             *b.defines,
