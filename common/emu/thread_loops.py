@@ -21,7 +21,10 @@ block's memory): the declaring region stores it at its end, a later one names th
 changes and whose initializer reads only the thread's index and the block's values
 (`int tid = threadIdx.x`) is computed again instead, by its own text, in each later region that
 names it: arithmetic costs less than a load per thread, and the compiler then sees the value (the
-loop over `if (tid < s)` is over the thread's index).
+loop over `if (tid < s)` is over the thread's index). A stretch that is one `if (i < limit)`
+without `else`, where `i` is the thread's x index and the limit the block's (a tree reduction's
+step), runs for each row's threads up to the first for which the condition fails
+(`threads.run_while(condition, stretch)`): the others would do nothing.
 
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
 that its lines and the checks' names stay the kernel's.
@@ -140,6 +143,25 @@ class Planner:
             return dataclasses.replace(variable, value=None)
         return variable
 
+    def holds(self, region: list[Statement], kept: list[Local]) -> str | None:
+        """For a stretch that is one `if (i < limit)` without `else`, where `i` is the thread's x
+        index (threadIdx.x, or a variable computed again as it) and the limit is the block's (a
+        tree reduction's `if (tid < s)`): the condition as a function of the thread, so that the
+        stretch runs for the threads of each row up to the first for which it fails
+        (BlockThreads::run_while), not for every thread."""
+        s = region[0]
+        if len(region) != 1 or s.kind != "if" or len(s.parts) != 1 or s.bound is None:
+            return None
+        bound = s.bound
+        if not bound.limit_uses <= self.uniform:
+            return None
+        index = [v for v in kept if v.id == bound.index and v.value is not None and v.thread_x]
+        if bound.index is not None and not index:
+            return None
+        condition = self.written(*bound.condition)
+        restores = " ".join(restore(v, self.text) for v in index)
+        return f"[&](unsigned) -> bool {{ {restores} return ({condition}); }}"
+
     def runs_once(self, statement: Statement) -> bool:
         """A statement the block runs once: a declaration of `__shared__` or static variables, of
         no variable (a type), or of `const` variables from the block's values."""
@@ -186,8 +208,10 @@ class Planner:
                 for r in s.returns:
                     self.edits.append((r, r + len("return"), "return true"))
             declarations = "".join(storage(v) for v in keep if v.value is None)
-            run = run_of(region, restored)
-            opening = f"{declarations}{run}([&](unsigned {THREAD}) -> bool {{ {' '.join(restores)} "
+            run = f"{run_of(region, restored)}("
+            if (holds := self.holds(region, kept)) is not None:
+                run = f"{THREADS}.run_while({holds}, "
+            opening = f"{declarations}{run}[&](unsigned {THREAD}) -> bool {{ {' '.join(restores)} "
             first = statements.index(region[0])
             start = statements[first - 1].end if first > 0 else begin
             if region[0].shuffles:  # (its shuffle's stretches come first, at its start)

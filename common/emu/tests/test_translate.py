@@ -170,6 +170,21 @@ class LoopForms(unittest.TestCase):
         self.assertIn("auto& i = cudalab_kept_i_", found[1])  # (it names a variable of the thread's)
         self.assertIn("auto& v = cudalab_kept_v_", found[1])  # (from memory)
 
+    def test_a_stretch_for_the_first_threads_of_a_row_visits_only_those(self) -> None:
+        for code, runs_while in (
+            ("int t = threadIdx.x; __syncthreads(); if (t < blockDim.x / 2) x[t] = 0;", True),
+            ("__syncthreads(); if (threadIdx.x < 4u) x[threadIdx.x] = 0;", True),
+            ("int t = threadIdx.x; __syncthreads(); if (t < x[0]) x[t] = 0;", False),  # (memory)
+            ("int t = threadIdx.x; __syncthreads(); if (t < 4) x[t] = 0; else x[t] = 1;", False),
+            ("int t = threadIdx.x + 1; __syncthreads(); if (t < 4) x[t] = 0;", False),
+            ("char t = threadIdx.x; __syncthreads(); if (t < 4) x[t] = 0;", False),  # (narrow)
+            ("int t = threadIdx.y; __syncthreads(); if (t < 4) x[t] = 0;", False),
+        ):
+            with self.subTest(code=code):
+                self.assertEqual(
+                    "run_while(" in body(f"__global__ void k(int* x) {{\n{code}\n}}\n"), runs_while
+                )
+
     def test_a_value_that_may_differ_where_it_is_needed_is_kept(self) -> None:
         for code in (
             "int t = threadIdx.x; __syncthreads(); t += 1; x[t] = 0;",  # changed

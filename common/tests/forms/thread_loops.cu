@@ -4,13 +4,15 @@
 // do-while whose heads are the block's, nested loops that wait, a `const` of the block's values
 // used as an array's size, a 2D block, a template kernel, a variable changed in one stretch and
 // read in the next, the four warp shuffles at a kernel's own level (in a loop, in a declaration,
-// with a width), and a whole warp that returns before the others' shuffles.
+// with a width), a tree reduction's `if (x < s)` in each row of a 2D block, and a whole warp that
+// returns before the others' shuffles.
 //
 // expect: early return: 2016 64 1891 62
 // expect: kept: 3 8 13 18 | 7 7 | 10 11
 // expect: heads: 144 96 3
 // expect: nested: 3 0 1 2
 // expect: 2D: 120 376 632 888
+// expect: row sums: 28 92 156 220
 // expect: template: 15 1
 // expect: shuffles: 496 1520 | 496 1520 | 0 0 1 32 | 1 0 3 32
 // expect: a warp returns: 496 -1
@@ -144,6 +146,20 @@ __global__ void warp_sums(const int* in, int* out) {
   if (t == 33) out[11] = across;
 }
 
+// A tree reduction over each row of a 2D block: each step's stretch is `if (x < s)`, which holds
+// for the first s threads of every row (the emu visits only those), and so is the last's.
+__global__ void row_sums(const int* in, int* out) {
+  __shared__ int row[4][8];
+  const int x = threadIdx.x;
+  row[threadIdx.y][x] = in[threadIdx.y * 8 + x];
+  __syncthreads();
+  for (int s = 4; s > 0; s >>= 1) {
+    if (x < s) row[threadIdx.y][x] += row[threadIdx.y][x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x < 1u) out[threadIdx.y] = row[threadIdx.y][0];
+}
+
 // Warp 1 returns; warp 0 sums its lanes by shuffles (its lanes all reach them).
 __global__ void first_warp_sums(const int* in, int* out) {
   if (threadIdx.x >= 32) return;
@@ -182,6 +198,10 @@ int main() {
   two_d<<<1, dim3(16, 4)>>>(out);
   cudaMemcpy(r, out, 4 * sizeof(int), cudaMemcpyDeviceToHost);
   printf("2D: %d %d %d %d\n", r[0], r[1], r[2], r[3]);
+
+  row_sums<<<1, dim3(8, 4)>>>(in, out);
+  cudaMemcpy(r, out, 4 * sizeof(int), cudaMemcpyDeviceToHost);
+  printf("row sums: %d %d %d %d\n", r[0], r[1], r[2], r[3]);
 
   template_sum<6><<<1, 6>>>(out);
   cudaMemcpy(r, out, 2 * sizeof(int), cudaMemcpyDeviceToHost);

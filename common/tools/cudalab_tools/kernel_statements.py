@@ -86,6 +86,19 @@ class Local:
     value_uses: frozenset[int] = frozenset()
     value_names_thread: bool = False  # the initializer names threadIdx
     value_words: frozenset[str] = frozenset()  # the identifiers written in the initializer
+    thread_x: bool = False  # its initializer is `threadIdx.x`, and its type holds any x index
+
+
+@dataclass(frozen=True)
+class ThreadBound:
+    """An `if`'s condition `i < limit`, where `i` is `threadIdx.x` (`index` None) or a local
+    variable (`index`: its id) and `limit` holds only what a head may (PLAIN_HEAD; `limit_uses`: the
+    variables it names): where `i` is the thread's x index and the limit is the block's, it holds
+    for the first threads of each row of the block and for none after them."""
+
+    index: int | None
+    condition: tuple[int, int]  # where it is written
+    limit_uses: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -128,6 +141,7 @@ class Statement:
     head_changes: frozenset[int]  # and those it changes (a `for`'s increment)
     in_macro: bool  # Clang places it in a macro's expansion (not as written)
     names_thread: bool  # it names threadIdx or calls something (which may read it)
+    bound: ThreadBound | None = None  # an `if`'s condition, where it is one
 
 
 class Tokens:
@@ -415,6 +429,7 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
     statements = [c for c in inner if is_statement(c)]
     parts: tuple[Statement, ...] = ()
     declares: tuple[Local, ...] = ()
+    bound: ThreadBound | None = None
     head = Facts()
     facts = Facts()
     if kind == "COMPOUND_STMT":
@@ -424,8 +439,11 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
         if kind == "IF_STMT":
             # (the condition, then the then-statement, then maybe the else-statement)
             parts = tuple(statement_tree(c, text, tokens) for c in statements[1:])
-            for c in inner[: len(inner) - len(parts)]:
+            condition = inner[: len(inner) - len(parts)]
+            for c in condition:
                 gather(c, tokens, head, head=True)
+            if len(condition) == 1:
+                bound = thread_bound(condition[0], tokens, text)
         elif kind == "DO_STMT":
             parts = (statement_tree(statements[0], text, tokens),)
             for c in inner[1:]:
@@ -496,6 +514,7 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
         or bool((facts.calls | head.calls) - SHUFFLES.keys())
         or any(p.names_thread for p in parts),
         in_macro=in_macro,
+        bound=bound,
     )
 
 
@@ -544,10 +563,45 @@ def recomputable(variable: object, local: Local, tokens: Tokens) -> Local:
     gather(inner[0], tokens, facts, head=True)
     if not facts.plain or facts.changes or facts.calls:
         return local
+    written = tokens.between(start, end)
     return dataclasses.replace(
         local,
         value=(start, end),
         value_uses=frozenset(facts.uses),
         value_names_thread=facts.thread_index,
-        value_words=frozenset(w for w in tokens.between(start, end) if w.isidentifier()),
+        value_words=frozenset(
+            w for k, w in enumerate(written) if w.isidentifier() and (k == 0 or written[k - 1] != ".")
+        ),  # (a member's name is none)
+        thread_x=written == ["threadIdx", ".", "x"]
+        and variable.type.get_canonical().kind.name in WIDE_INTEGERS,  # type: ignore[attr-defined]
     )
+
+
+WIDE_INTEGERS = {"INT", "UINT", "LONG", "ULONG", "LONGLONG", "ULONGLONG"}
+
+
+def thread_bound(condition: object, tokens: Tokens, text: bytes) -> ThreadBound | None:
+    """The condition as a ThreadBound, if it is one."""
+    inner = children(condition)
+    while kind_of(condition) in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(inner) == 1:
+        condition, inner = inner[0], children(inner[0])
+    if kind_of(condition) != "BINARY_OPERATOR" or len(inner) != 2:
+        return None
+    left, limit = inner
+    if tokens.at_or_after(left.extent.end.offset) != "<":  # type: ignore[attr-defined]
+        return None
+    index: int | None = None
+    written = text[left.extent.start.offset : left.extent.end.offset]  # type: ignore[attr-defined]
+    if written != b"threadIdx.x":
+        while kind_of(left) in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(children(left)) == 1:
+            left = children(left)[0]
+        target = left.referenced if kind_of(left) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+        if target is None or kind_of(target) != "VAR_DECL" or not is_local(target):
+            return None
+        index = local_id(target)
+    facts = Facts()
+    gather(limit, tokens, facts, head=True)
+    if not facts.plain or facts.changes or facts.calls:
+        return None
+    extent = condition.extent  # type: ignore[attr-defined]
+    return ThreadBound(index, (extent.start.offset, extent.end.offset), frozenset(facts.uses))

@@ -121,6 +121,29 @@ class BlockThreads {
         }
       }
   }
+  // Runs `stretch` as run() does, for the threads of each row from its first up to the first for
+  // which `holds(thread)` is false (the translator gives it a stretch that is one
+  // `if (threadIdx.x < limit) ...` with the block's limit, whose condition holds for a row's first
+  // threads only): the threads after it, for which the stretch does nothing, are not visited.
+  template <class Holds, class Stretch>
+  void run_while(Holds holds, Stretch stretch) {
+    const uint3 b = ::blockDim;
+    unsigned row = 0;
+    for (unsigned z = 0; z < b.z; ++z)
+      for (unsigned y = 0; y < b.y; ++y, row += b.x) {
+        running_thread_base = row;
+        ::threadIdx.y = y;
+        ::threadIdx.z = z;
+        for (unsigned x = 0; x < b.x; ++x) {
+          const unsigned t = row + x;
+          ::threadIdx.x = x;
+          if (!holds(t)) break;
+          if (any_returned_ && returned_[t]) continue;
+          if (stretch(t)) [[unlikely]]
+            returned_[t] = any_returned_ = true;
+        }
+      }
+  }
   // The flags of the threads that returned from the kernel, or nullptr where none did.
   const bool* returned() const { return any_returned_ ? returned_ : nullptr; }
   void barrier(const char* file, int line) {
