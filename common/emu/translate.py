@@ -14,9 +14,9 @@ comment is none, `<< <` is one, and a file in any encoding keeps its bytes; an a
 reference parameter of the kernel becomes `::cudalab::emu::by_reference(arg)`, so the kernel gets
 the object itself, as on a GPU (launch.h). A launch Clang cannot read (an undeclared kernel, say)
 is an error with its line and Clang's first error. A launch in a macro's body is rewritten in the
-body, where Clang finds its `<<<`, and one in a macro's argument (`CHECK((k<<<g, b>>>(x)))`) where
-it is written (Clang places it at the macro's name; its kernel and arguments are read around the
-`<<<`, as in a body).
+body, and one in a macro's argument (`CHECK((k<<<g, b>>>(x)))`) where it is written: Clang places
+such a launch at the macro's name, so its parts are read from Clang's tokens there (the kernel
+expression before the `<<<`, the configuration up to the `>>>`, the arguments after it).
 
 The same AST gives the other edits, each where Clang says it is written:
 
@@ -92,9 +92,7 @@ import thread_loops  # noqa: E402
 from cudalab_tools import cuda_ast  # noqa: E402
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
-IDENT = re.compile(r"[A-Za-z0-9_:]")
 NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
-CLOSE = re.compile(r">\s*>\s*>")
 LOOP_FORM_PREFIX = "cudalab_loops_"  # a loop form's name: this and the kernel's (launch.h's too)
 
 
@@ -102,117 +100,6 @@ class TranslateError(Exception):
     def __init__(self, src: str, pos: int, message: str) -> None:
         super().__init__(message)
         self.line = src.count("\n", 0, pos) + 1
-
-
-def code_mask(src: str) -> list[bool]:
-    """True for each character that is code, False inside comments and string/char literals."""
-    mask = [True] * len(src)
-    i, n = 0, len(src)
-    while i < n:
-        c = src[i]
-        if src.startswith("//", i):
-            end = src.find("\n", i)
-            end = n if end < 0 else end
-        elif src.startswith("/*", i):
-            end = src.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-        elif c in "\"'":
-            end = i + 1
-            while end < n and src[end] != c and src[end] != "\n":
-                end += 2 if src[end] == "\\" else 1
-            end = min(end + 1, n)
-        else:
-            i += 1
-            continue
-        for k in range(i, end):
-            mask[k] = False
-        i = end
-    return mask
-
-
-def matching_open(src: str, mask: list[bool], k: int) -> int:
-    """Position of the bracket that opens the one that closes at k (`)`, `]` or `>`)."""
-    pairs = {")": "(", "]": "[", ">": "<"}
-    close, depth = src[k], 0
-    while k >= 0:
-        if mask[k] and src[k] == close:
-            depth += 1
-        elif mask[k] and src[k] == pairs[close]:
-            depth -= 1
-            if depth == 0:
-                return k
-        k -= 1
-    return -1
-
-
-def matching_close(src: str, mask: list[bool], k: int) -> int:
-    """Position of the `}` that closes the `{` at k (the end of src if none does)."""
-    level = 0
-    while k < len(src):
-        if mask[k]:
-            level += {"{": 1, "}": -1}.get(src[k], 0)
-            if level == 0:
-                break
-        k += 1
-    return k
-
-
-def kernel_start(src: str, mask: list[bool], pos: int) -> int:
-    """Start of the kernel expression that ends just before `<<<` at pos: name, `ns::name`,
-    `name<T, 4>`, `kernels[i]`, `(*kernel)`, `table.kernel`."""
-    k = pos - 1
-    while k >= 0 and src[k].isspace():
-        k -= 1
-    while k >= 0 and src[k] in ")]":  # a call, a subscript or parentheses: take them whole
-        k = matching_open(src, mask, k) - 1
-        while k >= 0 and IDENT.match(src[k]):
-            k -= 1
-        while k >= 0 and src[k] in ".":
-            k -= 1
-            while k >= 0 and IDENT.match(src[k]):
-                k -= 1
-        if k < 0 or src[k] not in ")]":
-            start = k + 1
-            while start < pos and src[start].isspace():
-                start += 1
-            return start
-    if k >= 0 and src[k] == ">":  # template arguments
-        depth = 0
-        while k >= 0:
-            if mask[k] and src[k] == ">":
-                depth += 1
-            elif mask[k] and src[k] == "<":
-                depth -= 1
-                if depth == 0:
-                    k -= 1
-                    break
-            k -= 1
-        while k >= 0 and src[k].isspace():
-            k -= 1
-    end = k
-    while k >= 0 and IDENT.match(src[k]):
-        k -= 1
-    if k == end:
-        raise TranslateError(src, pos, "cannot find the kernel's name before '<<<'")
-    return k + 1
-
-
-def config_end(src: str, mask: list[bool], pos: int) -> tuple[int, int]:
-    """Start and end of the `>>>` that closes the launch configuration whose `<<<` ends at pos."""
-    depth = 0
-    k = pos
-    while k < len(src):
-        if mask[k]:
-            if src[k] in "([{":
-                depth += 1
-            elif src[k] in ")]}":
-                depth -= 1
-            elif depth == 0 and src[k] == ">" and (m := CLOSE.match(src, k)):
-                return k, m.end()
-            elif src[k] == ";":
-                break
-        k += 1
-    raise TranslateError(src, pos, "'<<<' without a matching '>>>'")
 
 
 class LaunchSite(NamedTuple):
@@ -257,17 +144,13 @@ def launch_sites(src: str, source: cuda_ast.Source, file: str, offsets: Characte
                 references,
             )
         )
-    mask = code_mask(src)
-    for span in source.macro_launches:
-        if span.file == file:
-            opening, config = offsets(span.start), offsets(span.end)
-            closing, close_end = config_end(src, mask, config)
-            paren = close_end
-            while paren < len(src) and (src[paren].isspace() or src.startswith("\\\n", paren)):
-                paren += 1
-            if paren >= len(src) or src[paren] != "(":
-                raise TranslateError(src, closing, "expected '(' and the kernel's arguments after '>>>'")
-            sites.append(LaunchSite(kernel_start(src, mask, opening), opening, config, closing, paren))
+    for m in source.macro_launches:
+        if m.opening.file == file:
+            if m.problem:
+                raise TranslateError(src, offsets(m.opening.start), m.problem)
+            opening, config = offsets(m.opening.start), offsets(m.opening.end)
+            closing, paren = offsets(m.closing_start), offsets(m.paren)
+            sites.append(LaunchSite(offsets(m.kernel_start), opening, config, closing, paren))
     return sorted(sites)
 
 

@@ -108,6 +108,41 @@ class Program(unittest.TestCase):
         self.assertEqual(self.data[spaced.opening.start : spaced.closing.end].decode(), "<< <1, 32, 4 >> >")
 
 
+class MacroLaunches(unittest.TestCase):
+    """A launch in a macro's body, read from Clang's tokens there: the kernel expression before
+    its `<<<`, the configuration up to `>>>`, the `(` of the arguments."""
+
+    def launches(self, body: str) -> list[tuple[str, str, str]]:
+        data = f"__global__ void k(int* p) {{}}\n#define L(p) {body}\n".encode()
+        found = []
+        for m in parse(data).macro_launches:
+            if m.problem:
+                found.append(("", "", m.problem))
+                continue
+            kernel = data[m.kernel_start : m.opening.start].decode().strip()
+            config = data[m.opening.end : m.closing_start].decode().strip()
+            found.append((kernel, config, data[m.paren : m.paren + 1].decode()))
+        return found
+
+    def test_the_parts_of_each_form(self) -> None:
+        for body, kernel, config in (
+            ("k<<<1, 2>>>(p)", "k", "1, 2"),
+            ("::k<<<(1 + 1), dim3(2, 1)>>>(p)", "::k", "(1 + 1), dim3(2, 1)"),
+            ("ns::k<int, 4><<<1, 2>>>(p)", "ns::k<int, 4>", "1, 2"),
+            ("table.kernels[choose(1)]<<<1, 2>>>(p)", "table.kernels[choose(1)]", "1, 2"),
+            ("if (p) (*fp)<<<1, 2>>>(p)", "(*fp)", "1, 2"),
+            ("do { k<<<1, 2>>>(p); } while (0)", "k", "1, 2"),
+        ):
+            with self.subTest(body=body):
+                self.assertEqual(self.launches(body), [(kernel, config, "(")])
+
+    def test_a_launch_that_is_not_whole_says_what_is_missing(self) -> None:
+        self.assertEqual(self.launches("k<<<1, 2(p)")[0][2], "'<<<' without a matching '>>>'")
+        self.assertEqual(
+            self.launches("k<<<1, 2>>>;")[0][2], "expected '(' and the kernel's arguments after '>>>'"
+        )
+
+
 class Lambdas(unittest.TestCase):
     def test_a_launch_in_a_lambda_made_a_function_pointer(self) -> None:
         data = (

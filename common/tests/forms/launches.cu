@@ -1,12 +1,13 @@
 // Launch forms: a template kernel in a namespace, a kernel without arguments, a shift inside the
 // configuration, `<< <` spacing, a kernel chosen by an expression (evaluated once), launches in a
-// macro's body (across a continuation) and in a macro's argument, a launch before the kernel's
-// definition, and kernels launched by address (cudaLaunchKernel with a cast to void*).
+// macro's body (across a continuation; a template in a namespace, with spaces in its chevrons; an
+// element of an array of kernels, after an `if`) and in a macro's argument, a launch before the
+// kernel's definition, and kernels launched by address (cudaLaunchKernel with a cast to void*).
 // expect: template: 4 4 4 4 4 4 4 4
 // expect: no arguments: 1
 // expect: shift: 16
 // expect: chosen: 32, the choice made 1 time(s)
-// expect: in macros: 12
+// expect: in macros: 2024
 // expect: defined later: 42
 // expect: by address: 200 8
 #include <cuda_runtime.h>
@@ -33,6 +34,8 @@ int choose() { return choices++ % 2; }
 // clang-format off
 #define RUN_ADD(c, v) add<<<1, \
                           1>>>(c, v)
+#define RUN_CHOSEN(table, i, c) if (i >= 0) (table)[i]<<<1, 1>>>(c, 1000)
+#define DOUBLE(p) ns::scale<int, 2><< <1, 1>> >(p, 1)
 // clang-format on
 #define CHECK(call)                                                            \
   do {                                                                         \
@@ -77,6 +80,9 @@ int main() {
   *c = 0;
   RUN_ADD(c, 5);
   CHECK((add<<<1, 1>>>(c, 7)));
+  RUN_CHOSEN(kernels, 0, c);
+  cudaDeviceSynchronize();
+  DOUBLE(c);
   cudaDeviceSynchronize();
   std::printf("in macros: %d\n", *c);
 

@@ -23,8 +23,9 @@ Limitations:
   needs a clean parse.
 - Only the file's own code and its local headers are walked (not the system's or the emu's).
 - In a macro's expansion, Clang places everything at the macro's name: a launch there is marked
-  `in_macro` (its `<<<` is in `Source.macro_launches`), and a variable's or a use's name span does
-  not hold its name (callers check the text).
+  `in_macro` (`Source.macro_launches` reads it from Clang's tokens of the macro's body or argument:
+  the kernel expression before its `<<<`, the configuration up to `>>>`, the `(` after), and a
+  variable's or a use's name span does not hold its name (callers check the text).
 - `<< <` and `>> >` (spaces that nvcc accepts in a launch) are joined before parsing, on the
   tokens of Clang's own lexer, so columns and lines stay where they were.
 """
@@ -198,6 +199,20 @@ class Token:
 
 
 @dataclass(frozen=True)
+class MacroLaunch:
+    """A launch written in a macro's body or argument, read from the tokens there (the AST places
+    all of it at the macro's name): its kernel expression starts at `kernel_start`, `<<<` is at
+    `opening` (as written: `<< <` too), `>>>` starts at `closing_start` and the `(` of its
+    arguments is at `paren`; `problem`: why it is no launch (then the offsets after it are -1)."""
+
+    kernel_start: int
+    opening: Span
+    closing_start: int = -1
+    paren: int = -1
+    problem: str = ""
+
+
+@dataclass(frozen=True)
 class Reference:
     """A use of a variable that has a CUDA memory space and is declared at file scope."""
 
@@ -256,7 +271,7 @@ class Source:
     launches: list[Launch] = field(default_factory=list)
     # `<<<` in the body of a macro that the file defines (the launch is made where it is used),
     # or in a macro's argument (`CHECK((k<<<g, b>>>(x)))`): Clang's ranges there are the macro's
-    macro_launches: list[Span] = field(default_factory=list)
+    macro_launches: list[MacroLaunch] = field(default_factory=list)
     # `<<<` in the file's code that is no launch Clang could read (an undeclared kernel, say)
     unread_launches: list[Span] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
@@ -419,7 +434,8 @@ def parse(
                 source.asserts.append(location_span(cursor))
             macro_uses.append(span(cursor))
         elif kind == "MACRO_DEFINITION":
-            source.macro_launches += [widened(span, runs) for span in chevrons(tu, cursor.extent)]
+            body = macro_body(tokens(tu, cursor.extent))
+            source.macro_launches += [macro_launch(body, k, runs) for k in chevron_indices(body)]
             name = location_span(cursor)  # (a macro named assert is not a use of it)
             source.asserts += [s for s in identifiers(tu, cursor.extent, "assert") if s != name]
             if b"__shared__" in texts.get(cursor.location.file.name, b"__shared__"):
@@ -447,8 +463,18 @@ def token_span(token: object) -> Span:
 
 
 def tokens(tu: object, extent: object) -> tuple[Token, ...]:
-    """The tokens in a range of a file."""
-    return tuple(Token(t.spelling, token_span(t)) for t in tu.get_tokens(extent=extent))  # type: ignore[attr-defined]
+    """The tokens in a range of a file, but its comments (a literal that is not UTF-8 is spelled
+    "": it is no punctuation or name either)."""
+    found = []
+    for t in tu.get_tokens(extent=extent):  # type: ignore[attr-defined]
+        if t.kind.name == "COMMENT":
+            continue
+        try:
+            spelling = t.spelling
+        except UnicodeDecodeError:
+            spelling = ""
+        found.append(Token(spelling, token_span(t)))
+    return tuple(found)
 
 
 def identifiers(tu: object, extent: object, name: str) -> list[Span]:
@@ -460,13 +486,88 @@ def identifiers(tu: object, extent: object, name: str) -> list[Span]:
     ]
 
 
-def chevrons(tu: object, extent: object) -> list[Span]:
-    """The `<<<` tokens in a range of a file."""
-    return [
-        token_span(t)
-        for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
-        if t.kind.name == "PUNCTUATION" and t.spelling == "<<<"  # (a comment may not be UTF-8)
-    ]
+def macro_body(definition: Sequence[Token]) -> Sequence[Token]:
+    """A macro definition's tokens after its name and its parameters."""
+    if (
+        len(definition) > 1
+        and definition[1].spelling == "("
+        and definition[1].span.start == definition[0].span.end
+    ):
+        return definition[next(k for k, t in enumerate(definition) if t.spelling == ")") + 1 :]
+    return definition[1:]
+
+
+def chevron_indices(found: Sequence[Token]) -> list[int]:
+    """Where the `<<<` tokens are among `found`."""
+    return [k for k, t in enumerate(found) if t.spelling == "<<<"]
+
+
+CLOSERS = {")": "(", "]": "[", ">": "<", ">>": "<"}
+# Words before an expression in parentheses that do not call it.
+STATEMENT_WORDS = {"if", "while", "for", "switch", "return", "else", "do", "case", "sizeof", "throw"}
+
+
+def opener(found: Sequence[Token], j: int) -> int:
+    """The token that opens the bracket that token j closes (`)`, `]`, or template arguments'
+    `>`, `>>`), or 0 where none does."""
+    close, depth = found[j].spelling, 0
+    for k in range(j, -1, -1):
+        spelling = found[k].spelling
+        if spelling == CLOSERS[close]:
+            depth -= 1
+        elif spelling in CLOSERS and CLOSERS[spelling] == CLOSERS[close]:
+            depth += len(spelling)
+        if depth <= 0:
+            return k
+    return 0
+
+
+def expression_start(found: Sequence[Token], k: int) -> int:
+    """The first token of the kernel expression that ends before token k (`<<<`): a name (`ns::k`,
+    `::k`, `k<T, 4>`), a member (`table.kernel`), a call or subscript of one (`kernels[i]`), or an
+    expression in parentheses (`(*fp)`); not a statement's head before it (`if (ok)`)."""
+    start, j = k, k - 1
+    while j >= 0:
+        spelling = found[j].spelling
+        if spelling in CLOSERS:
+            opening = opener(found, j)
+            before = found[opening - 1].spelling if opening > 0 else ""
+            if spelling == ")" and before in STATEMENT_WORDS:
+                return start
+            start = opening
+            called = (before.isidentifier() and before not in STATEMENT_WORDS) or before in CLOSERS
+            if spelling in (")", "]") and not called:
+                return start  # (an expression in parentheses)
+            j = opening - 1
+        elif spelling.isidentifier() and spelling not in STATEMENT_WORDS:
+            start = j
+            if j == 0 or found[j - 1].spelling not in ("::", ".", "->"):
+                return start
+            start, j = j - 1, j - 2  # (`::k`: from the `::`)
+        else:
+            return start
+    return start
+
+
+def macro_launch(found: Sequence[Token], k: int, runs: dict[int, int]) -> MacroLaunch:
+    """The launch whose `<<<` is token k of `found` (a macro's body, or the tokens of a file)."""
+    start = found[expression_start(found, k)].span.start
+    opening = widened(found[k].span, runs)
+    depth = 0
+    for j in range(k + 1, len(found)):
+        spelling = found[j].spelling
+        if spelling in ("(", "[", "{"):
+            depth += 1
+        elif spelling in (")", "]", "}"):
+            depth -= 1
+        elif spelling == ">>>" and depth == 0:
+            closing = runs.get(found[j].span.end, found[j].span.start)  # (`>> >` as written)
+            if j + 1 < len(found) and found[j + 1].spelling == "(":
+                return MacroLaunch(start, opening, closing, found[j + 1].span.start)
+            return MacroLaunch(start, opening, problem="expected '(' and the kernel's arguments after '>>>'")
+        if depth < 0 or spelling == ";":
+            break
+    return MacroLaunch(start, opening, problem="'<<<' without a matching '>>>'")
 
 
 def skipped_ranges(ci: ModuleType, tu: object, path: Path) -> list[tuple[int, int]]:
@@ -488,17 +589,19 @@ def unread_launches(
     Clang read no launch: it could not make sense of the kernel or its arguments. One in the
     arguments of a macro whose use holds a launch Clang read goes to `source.macro_launches`."""
     read = {launch.opening.start for launch in source.launches if not launch.in_macro}
-    read |= {span.start for span in source.macro_launches}
+    read |= {m.opening.start for m in source.macro_launches}
     skipped = skipped_ranges(ci, tu, path)
     # (a launch in a macro's use is placed at the macro's name: the use holds its `<<<`)
     at = {launch.kernel.start for launch in source.launches if launch.in_macro}
     uses = [(use.start, use.end) for use in macro_uses if use.start in at]
     unread = []
-    for span in chevrons(tu, tu.cursor.extent):  # type: ignore[attr-defined]
+    found = tokens(tu, tu.cursor.extent)  # type: ignore[attr-defined]
+    for k in chevron_indices(found):
+        span = found[k].span
         if span.file != str(path) or span.start in read or any(a <= span.start < b for a, b in skipped):
             continue
         if any(a <= span.start < b for a, b in uses):
-            source.macro_launches.append(widened(span, runs))
+            source.macro_launches.append(macro_launch(found, k, runs))
         else:
             unread.append(span)
     return unread
