@@ -92,7 +92,6 @@ import thread_loops  # noqa: E402
 from cudalab_tools import cuda_ast  # noqa: E402
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
-NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*(<.*>)?$", re.S)
 LOOP_FORM_PREFIX = "cudalab_loops_"  # a loop form's name: this and the kernel's (launch.h's too)
 
 
@@ -105,13 +104,17 @@ class TranslateError(Exception):
 class LaunchSite(NamedTuple):
     """Where a launch is written, in characters of the translated text: its kernel expression
     starts at `start`, `<<<` at `opening`, the configuration at `config`, `>>>` at `closing`, and
-    `(` at `paren`; `references`: the arguments ([start, end)) that the kernel takes by reference."""
+    `(` at `paren`; `kernel`: the expression's tokens (cuda_ast's kernel_text), `name`: its parts
+    where it is a name (cuda_ast.name_parts); `references`: the arguments ([start, end)) that the
+    kernel takes by reference."""
 
     start: int
     opening: int
     config: int
     closing: int
     paren: int
+    kernel: str
+    name: tuple[str, str, str] | None
     references: tuple[tuple[int, int], ...] = ()
 
 
@@ -141,6 +144,8 @@ def launch_sites(src: str, source: cuda_ast.Source, file: str, offsets: Characte
                 offsets(launch.opening.end),
                 offsets(launch.closing.start),
                 offsets(launch.arguments.start),
+                launch.kernel_text,
+                launch.kernel_name,
                 references,
             )
         )
@@ -150,7 +155,8 @@ def launch_sites(src: str, source: cuda_ast.Source, file: str, offsets: Characte
                 raise TranslateError(src, offsets(m.opening.start), m.problem)
             opening, config = offsets(m.opening.start), offsets(m.opening.end)
             closing, paren = offsets(m.closing_start), offsets(m.paren)
-            sites.append(LaunchSite(offsets(m.kernel_start), opening, config, closing, paren))
+            start = offsets(m.kernel_start)
+            sites.append(LaunchSite(start, opening, config, closing, paren, m.kernel_text, m.kernel_name))
     return sorted(sites)
 
 
@@ -188,22 +194,21 @@ def launch_edits(
     edits: list[Edit] = []
     for site in sites:
         # The kernel as written, its spaces only where they separate words (`k<long long>`).
-        written = " ".join(src[site.start : site.opening].replace("\\\n", " ").split())
-        kernel = re.sub(r"\s*([^\w\s])\s*", r"\1", written)
+        kernel = site.kernel
         config = src[site.config : site.closing]
         args_follow = src[site.paren + 1 :].lstrip()[:1] != ")"
         quoted = kernel.replace("\\", "\\\\").replace('"', '\\"')
         if checker:
-            if not NAME.match(kernel):
+            if site.name is None:
                 message = "the checker launches a kernel by its name, not an expression"
                 raise TranslateError(src, site.start, message)
             launch = f"::cudalab::remote::Launch<decltype(&{kernel})>"
             text = f'{launch}("{quoted}", __FILE__, __LINE__, {config})('
         else:
             call = "(::cudalab::emu::kernel_argument(cudalab_args)...)"
-            if NAME.match(kernel):  # a name: overloads and templates resolve at the call
+            if site.name is not None:  # a name: overloads and templates resolve at the call
                 body = f"[&](auto&... cudalab_args) {{ {kernel}{call}; }}"
-                form = loop_form_of(kernel, loop_forms or {}, site.start)
+                form = loop_form_of(site.name, loop_forms or {}, site.start)
                 if form is not None:
                     loops = f"[&](auto&... cudalab_args) {{ return {form}{call}; }}"
                     body = f"CUDALAB_KERNEL_LOOPS(({body}), ({loops}))"
@@ -222,13 +227,14 @@ def launch_edits(
     return edits
 
 
-def loop_form_of(kernel: str, loop_forms: dict[str, int], launch: int) -> str | None:
-    """The loop form of the kernel a launch at `launch` names (`ns::k<16>` ->
-    `ns::cudalab_loops_k<16>`), if it has one defined before the launch."""
-    m = re.fullmatch(r"((?:::)?(?:\w+::)*)(\w+)(<.*>)?", kernel, re.S)
-    if m is None or m.group(2) not in loop_forms or launch < loop_forms[m.group(2)]:
+def loop_form_of(name: tuple[str, str, str], loop_forms: dict[str, int], launch: int) -> str | None:
+    """The loop form of the kernel a launch at `launch` names (its qualifier, identifier and
+    template arguments: `ns::k<16>` -> `ns::cudalab_loops_k<16>`), if it has one defined before
+    the launch."""
+    qualifier, identifier, arguments = name
+    if identifier not in loop_forms or launch < loop_forms[identifier]:
         return None
-    return f"{m.group(1)}{LOOP_FORM_PREFIX}{m.group(2)}{m.group(3) or ''}"
+    return f"{qualifier}{LOOP_FORM_PREFIX}{identifier}{arguments}"
 
 
 def device_code(source: cuda_ast.Source, file: str) -> list[range]:
@@ -639,7 +645,14 @@ def loop_form(
     start, brace, end = offsets(kernel.span.start), offsets(kernel.body.start), offsets(kernel.body.end)
     name_at = offsets(kernel.name_at) - start
     head = src[start:brace]
-    before = re.sub(r'\b__global__\b[ \t]*|\bextern\s*"C"[ \t]*', "", head[:name_at])
+    # (without `__global__`, where Clang says it is written, and the blanks after it)
+    spans = [(offsets(g.start) - start, offsets(g.end) - start) for g in kernel.global_at]
+    spans = [
+        (a, len(head[:name_at]) - len(head[b:name_at].lstrip(" \t")))
+        for a, b in spans
+        if 0 <= a < b <= name_at
+    ]
+    before = applied(head[:name_at], [(a, b, "") for a, b in spans])
     result = before.rfind("void")
     before = before[:result] + "::cudalab::emu::ThreadLoops" + before[result + 4 :]
     steps = [(offsets(a) - brace, offsets(b) - brace, t) for a, b, t in plan]

@@ -93,7 +93,7 @@ class Program(unittest.TestCase):
         through a pointer and one in a macro's expansion."""
         launches = self.source.launches
         kernels = [launch.kernel_text for launch in launches]
-        self.assertEqual(kernels, ["increment", "fill<32>", "pointer", ""])
+        self.assertEqual(kernels, ["increment", "fill<32>", "pointer", "fill<4>"])
         self.assertEqual([launch.kernel_function for launch in launches], ["increment", "fill", None, "fill"])
         self.assertEqual([launch.in_macro for launch in launches], [False, False, False, True])
         first = launches[0]

@@ -152,6 +152,7 @@ class Function:
     statements: kernel_statements.Statement | None = None
     calls: frozenset[str] = frozenset()  # the names of the functions its body calls
     name_at: int = -1  # the offset of its name
+    global_at: tuple[Span, ...] = ()  # where `__global__` is written before its name
 
     @property
     def kernel(self) -> bool:
@@ -210,6 +211,8 @@ class MacroLaunch:
     closing_start: int = -1
     paren: int = -1
     problem: str = ""
+    kernel_text: str = ""  # as Launch's
+    kernel_name: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -227,8 +230,9 @@ class Launch:
     written; a launch inside a macro's expansion has `in_macro`)."""
 
     kernel: Span
-    kernel_text: str
+    kernel_text: str  # its tokens, spaced only between words: "ns::k<long long,4>"
     kernel_function: str | None  # the kernel's name when the expression names one
+    kernel_name: tuple[str, str, str] | None  # where it is written as a name: name_parts' answer
     opening: Span  # `<<<`
     closing: Span  # `>>>`
     arguments: Span  # `(` ... `)`
@@ -497,6 +501,42 @@ def macro_body(definition: Sequence[Token]) -> Sequence[Token]:
     return definition[1:]
 
 
+def cursor_tokens(cursor: object) -> tuple[Token, ...]:
+    """The tokens of an expression where it is written."""
+    return tokens(cursor.translation_unit, cursor.extent)  # type: ignore[attr-defined]
+
+
+def spelled(found: Sequence[Token]) -> str:
+    """Tokens as one text, spaced only between two words (`long long`)."""
+    out = ""
+    for t in found:
+        word = t.spelling[:1].isalnum() or t.spelling[:1] == "_"
+        if out and word and (out[-1].isalnum() or out[-1] == "_"):
+            out += " "
+        out += t.spelling
+    return out
+
+
+def name_parts(found: Sequence[Token]) -> tuple[str, str, str] | None:
+    """Where tokens spell a function's name (`k`, `::k`, `ns::k`, `k<T, 4>`: template arguments
+    last), its qualifier, its identifier and its template arguments ("ns::", "k", "<T,4>"); None
+    for an expression (`table[i]`, `(*fp)`, `get()`)."""
+    k = 1 if found and found[0].spelling == "::" else 0
+    while k < len(found) and found[k].spelling.isidentifier():
+        k += 1
+        if k < len(found) and found[k].spelling == "::":
+            k += 1
+        else:
+            break
+    if k == 0 or not found[k - 1].spelling.isidentifier():
+        return None
+    if k < len(found):
+        arguments_last = found[-1].spelling in (">", ">>") and opener(found, len(found) - 1) == k
+        if found[k].spelling != "<" or not arguments_last:
+            return None
+    return spelled(found[: k - 1]), found[k - 1].spelling, spelled(found[k:])
+
+
 def chevron_indices(found: Sequence[Token]) -> list[int]:
     """Where the `<<<` tokens are among `found`."""
     return [k for k, t in enumerate(found) if t.spelling == "<<<"]
@@ -551,8 +591,10 @@ def expression_start(found: Sequence[Token], k: int) -> int:
 
 def macro_launch(found: Sequence[Token], k: int, runs: dict[int, int]) -> MacroLaunch:
     """The launch whose `<<<` is token k of `found` (a macro's body, or the tokens of a file)."""
-    start = found[expression_start(found, k)].span.start
+    first = expression_start(found, k)
+    start = found[first].span.start
     opening = widened(found[k].span, runs)
+    kernel = {"kernel_text": spelled(found[first:k]), "kernel_name": name_parts(found[first:k])}
     depth = 0
     for j in range(k + 1, len(found)):
         spelling = found[j].spelling
@@ -563,7 +605,7 @@ def macro_launch(found: Sequence[Token], k: int, runs: dict[int, int]) -> MacroL
         elif spelling == ">>>" and depth == 0:
             closing = runs.get(found[j].span.end, found[j].span.start)  # (`>> >` as written)
             if j + 1 < len(found) and found[j + 1].spelling == "(":
-                return MacroLaunch(start, opening, closing, found[j + 1].span.start)
+                return MacroLaunch(start, opening, closing, found[j + 1].span.start, **kernel)
             return MacroLaunch(start, opening, problem="expected '(' and the kernel's arguments after '>>>'")
         if depth < 0 or spelling == ";":
             break
@@ -697,6 +739,7 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
         statements=statements,
         calls=calls,
         name_at=location_span(cursor).start,
+        global_at=tuple(span(c) for c in children if kind_of(c) == "CUDAGLOBAL_ATTR"),
     )
 
 
@@ -823,12 +866,13 @@ def launch(cursor: object, text: bytes, runs: dict[int, int]) -> Launch | None:
     in_macro = text[config.start : config.start + 3] != b"<<<" or text[closing : config.end] != b">>>"
     arguments = Span(call.file, call.line, config.end, call.end)
     kernel = Span(callee.file, callee.line, callee.start, config.start)
-    kernel_text = " ".join(text[kernel.start : kernel.end].decode("utf-8", "replace").split())
+    written = cursor_tokens(children[0])
     named = referenced_function(children[0])
     return Launch(
         kernel,
-        kernel_text,
+        spelled(written),
         named,
+        name_parts(written),
         Span(call.file, config.line, config.start, runs.get(config.start, config.start + 3)),
         Span(call.file, config.line, runs.get(config.end, closing), config.end),
         arguments,
