@@ -44,6 +44,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -315,7 +316,7 @@ class Planner:
                 self.edits.append((part.end, part.end, " }"))
 
 
-def run_of(statements: list[Statement], restored: list[Local] = []) -> str:  # noqa: B006
+def run_of(statements: list[Statement], restored: Sequence[Local] = ()) -> str:
     """The call that runs a stretch of these statements (and computes the `restored` variables
     again) for each thread: with threadIdx set only where one of them names it or calls something."""
     names = any(s.names_thread for s in statements) or any(v.value_names_thread for v in restored if v.value)

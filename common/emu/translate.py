@@ -642,30 +642,28 @@ def loop_form(
     the file's edits (those that lie in the kernel are made in the form too) and the `plan`'s (byte
     offsets); the kernel's own lines keep their numbers (#line)."""
     assert kernel.body is not None
-    start, brace, end = offsets(kernel.span.start), offsets(kernel.body.start), offsets(kernel.body.end)
-    name_at = offsets(kernel.name_at) - start
-    head = src[start:brace]
-    # (without `__global__`, where Clang says it is written, and the blanks after it)
-    spans = [(offsets(g.start) - start, offsets(g.end) - start) for g in kernel.global_at]
-    spans = [
-        (a, len(head[:name_at]) - len(head[b:name_at].lstrip(" \t")))
-        for a, b in spans
-        if 0 <= a < b <= name_at
-    ]
-    before = applied(head[:name_at], [(a, b, "") for a, b in spans])
+    start, named, end = offsets(kernel.span.start), offsets(kernel.name_at), offsets(kernel.body.end)
+    # The head before the name, without `__global__` (where Clang says it is written) and the
+    # blanks after it, its `void` the loop form's type.
+    head = src[start:named]
+    cut = []
+    for g in kernel.global_at:
+        a, b = offsets(g.start) - start, offsets(g.end) - start
+        if 0 <= a < b <= len(head):
+            cut.append((a, len(head) - len(head[b:].lstrip(" \t")), ""))
+    before = applied(head, cut)
     result = before.rfind("void")
     before = before[:result] + "::cudalab::emu::ThreadLoops" + before[result + 4 :]
-    steps = [(offsets(a) - brace, offsets(b) - brace, t) for a, b, t in plan]
+    # (from the kernel's name on: its parameters, and its body with the plan's steps)
+    steps = [(offsets(a) - named, offsets(b) - named, t) for a, b, t in plan]
     line_end = src.find("\n", end)
     line_end = len(src) if line_end < 0 else line_end
     first_line = src.count("\n", 0, start) + 1
     next_line = src.count("\n", 0, line_end) + 2
 
     def text(edits: list[Edit]) -> str:
-        named = start + name_at  # (from the kernel's name: its parameters' edits too)
         inside = [(a - named, b - named, t) for a, b, t in edits if named <= a < end and b <= end]
-        steps_here = [(a + brace - named, b + brace - named, t) for a, b, t in steps]
-        body = before + LOOP_FORM_PREFIX + applied(src[named:end], inside + steps_here)
+        body = before + LOOP_FORM_PREFIX + applied(src[named:end], inside + steps)
         form = f'#ifndef CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{body}\n#endif\n'
         return f'\n{form}#line {next_line} "{path}"'
 

@@ -438,14 +438,13 @@ def parse(
                 source.asserts.append(location_span(cursor))
             macro_uses.append(span(cursor))
         elif kind == "MACRO_DEFINITION":
-            body = macro_body(tokens(tu, cursor.extent))
+            definition = tokens(tu, cursor.extent)
+            body = macro_body(definition)
             source.macro_launches += [macro_launch(body, k, runs) for k in chevron_indices(body)]
-            name = location_span(cursor)  # (a macro named assert is not a use of it)
-            source.asserts += [s for s in identifiers(tu, cursor.extent, "assert") if s != name]
-            if b"__shared__" in texts.get(cursor.location.file.name, b"__shared__"):
-                body = tokens(tu, cursor.extent)[1:]  # (after the macro's name)
-                if any(t.spelling == "__shared__" for t in body):
-                    source.shared_in_macros.append(body)
+            # (after the macro's name: a macro named assert is not a use of it)
+            source.asserts += [t.span for t in definition[1:] if t.spelling == "assert"]
+            if any(t.spelling == "__shared__" for t in definition[1:]):
+                source.shared_in_macros.append(definition[1:])
     source.unread_launches = unread_launches(ci, tu, path, source, runs, macro_uses)
     return source
 
@@ -479,15 +478,6 @@ def tokens(tu: object, extent: object) -> tuple[Token, ...]:
             spelling = ""
         found.append(Token(spelling, token_span(t)))
     return tuple(found)
-
-
-def identifiers(tu: object, extent: object, name: str) -> list[Span]:
-    """The identifier `name` in a range of a file (a macro's body)."""
-    return [
-        token_span(t)
-        for t in tu.get_tokens(extent=extent)  # type: ignore[attr-defined]
-        if t.kind.name == "IDENTIFIER" and t.spelling == name
-    ]
 
 
 def macro_body(definition: Sequence[Token]) -> Sequence[Token]:
