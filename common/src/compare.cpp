@@ -14,6 +14,8 @@ namespace {
 
 constexpr size_t kShown = 5;  // wrong elements listed in a report
 
+StoreFinder store_finder = nullptr;
+
 template <class Got, class Expected, class Close>
 std::string report(const std::string& name, const Got* got, const Expected* expected, size_t n,
                    Close close, const std::string& tolerance, bool (*unwritten)(Got), Shape shape) {
@@ -24,6 +26,11 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
     }
   }
   if (wrong.empty()) return "";
+  auto store = [got](size_t i) {
+    return store_finder ? store_finder(got + i, sizeof(Got)) : std::optional<ElementStore>();
+  };
+  records::Record record("wrong_elements");
+  std::vector<records::Record> stores;
   std::ostringstream s;
   s.precision(9);
   s << name << ": " << wrong.size() << " of " << n << " elements are wrong" << tolerance << "\n";
@@ -34,7 +41,20 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
       s << "(never written)";
     else
       s << +got[i];  // + prints a byte as a number
-    s << ", expected " << expected[i] << "\n";
+    s << ", expected " << expected[i];
+    if (const std::optional<ElementStore> st = store(i)) {
+      if (st->stored || !unwritten(got[i])) s << ": " << detail::store_words(*st);
+      // Where no thread stored the element: no block, thread nor line.
+      records::Record r("store");
+      r.count("element", i).text("kernel", st->kernel).site("launch", st->launch);
+      if (st->stored)
+        r.triple("block", st->block_index.x, st->block_index.y, st->block_index.z)
+            .triple("thread", st->thread_index.x, st->thread_index.y, st->thread_index.z)
+            .count("atomic", st->atomic)
+            .site("at", st->store);
+      stores.push_back(std::move(r));
+    }
+    s << "\n";
   }
   if (wrong.size() > kShown) s << "  ... and " << wrong.size() - kShown << " more\n";
   detail::Evidence evidence{
@@ -46,13 +66,13 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
       .want = [expected](size_t j) { return double(expected[j]); },
       .matches = [&](size_t i, size_t j) { return close(got[i], expected[j]); },
       .never_written = [got, unwritten](size_t i) { return unwritten(got[i]); },
+      .store = store,
   };
   if (evidence.cols == 0) evidence.rows = 0;
   std::string found = detail::wrong_result_pattern(evidence);
   const std::optional<detail::WrongMap> map = detail::where_wrong(evidence);
   if (map) found += (found.empty() ? "" : "\n  ") + map->english();
   if (!found.empty()) s << "  " << found << "\n";
-  records::Record record("wrong_elements");
   record.text("output", name).count("elements", n).count("wrong", evidence.wrong.size());
   if (map)
     record.count("rows", map->rows)
@@ -60,6 +80,7 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
         .count("mark_rows", map->mark_rows)
         .count("mark_cols", map->mark_cols)
         .texts("cells", map->cells);
+  if (!stores.empty()) record.objects("stores", stores);
   records::write(record.text("text", s.str()));
   return s.str();
 }
@@ -69,6 +90,8 @@ bool int_unwritten(int x) { return x == kPoisonInt; }
 bool byte_unwritten(unsigned char) { return false; }  // every byte value is a possible result
 
 }  // namespace
+
+void set_store_finder(StoreFinder finder) { store_finder = finder; }
 
 std::string compare(const std::string& name, const float* got, const double* expected, size_t n,
                     Tolerance tol, Shape shape) {

@@ -206,10 +206,16 @@ std::string periodic(const Evidence& e) {
   return "";
 }
 
-// Every wrong element is 0. The copy back is blamed only where nothing is right (the output as
-// the host had it before), or where the zeros are the output's end and all before them right (a
-// copy of too few bytes); zeros among right elements come from the kernel.
+// Every wrong element is 0. Where the backend says a thread stored the first of them and the copy
+// brought it, the kernel computed the 0. Otherwise the copy back is blamed only where nothing is
+// right (the output as the host had it before), or where the zeros are the output's end and all
+// before them right (a copy of too few bytes); zeros among right elements come from the kernel.
 std::string zeros(const Evidence& e) {
+  if (const std::optional<ElementStore> s = e.store(e.wrong.front()); s && s->stored)
+    return "Every wrong element is 0, and the copy back brought what the kernel stored (element " +
+           str(e.wrong.front()) + ": " + store_words(*s) +
+           "): the kernel computed 0, by an integer division, a sum whose loop never runs, or a "
+           "product with an element that is 0.";
   if (e.wrong.size() == e.n)
     return "Every element is 0: was the result copied back after the kernel, and does the kernel "
            "write (and not only read) the output?";
@@ -258,10 +264,15 @@ std::string wrong_result_pattern(const Evidence& e) {
     found =
         "No element was written: did the kernel run? Check the launch configuration and the "
         "error that cudaGetLastError() returns after it.";
+    if (const std::string launch = unwritten_words(e, 0); !launch.empty())
+      found = "No element was written. " + launch;
   } else if (const size_t first = e.wrong.front();
              first > 0 && e.wrong.size() == e.n - first && unwritten == e.wrong.size()) {
     found = "Elements 0.." + str(first - 1) + " are right and none from " + str(first) +
-            " on was written: do the grid's threads cover all " + str(e.n) + " elements?";
+            " on was written";
+    const std::string launch = unwritten_words(e, first);
+    found += launch.empty() ? ": do the grid's threads cover all " + str(e.n) + " elements?"
+                            : ". " + launch;
   } else if (const size_t bad = static_cast<size_t>(std::count_if(
                  e.wrong.begin(), e.wrong.end(),
                  [&](size_t i) { return !e.never_written(i) && !std::isfinite(e.got(i)); }));
@@ -280,6 +291,9 @@ std::string wrong_result_pattern(const Evidence& e) {
       found =
           "The wrong elements were never written: some threads skip their element or the "
           "index computation leaves gaps.";
+    if (found.empty() || unwritten == e.wrong.size())
+      if (const std::string launch = unwritten_words(e, e.wrong.front()); !launch.empty())
+        found += (found.empty() ? "" : " ") + launch;
   }
   return found;
 }

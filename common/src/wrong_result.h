@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/compare.h"
+
 namespace cudalab::detail {
 
 // A wrong result as the analysis sees it: which elements are wrong, and the values.
@@ -18,7 +20,18 @@ struct Evidence {
   std::function<double(size_t)> got, want;      // the output's and the reference's element i
   std::function<bool(size_t, size_t)> matches;  // got[i] passes as the reference's element j
   std::function<bool(size_t)> never_written;    // got[i] is still the poison
+  // Who stored got[i], where the backend says (compare.h: ElementStore).
+  std::function<std::optional<ElementStore>(size_t)> store = [](size_t) {
+    return std::optional<ElementStore>();
+  };
 };
+
+// A listed wrong element's store (element_stores.cpp): "stored by thread (5,0,0) of block (1,0,0)
+// at matmul.cu:42", or "no thread stored it".
+std::string store_words(const ElementStore& store);
+// For elements never written from `first` on: the launch that stored the others, its grid, and
+// the thread element `first` needs where the right elements show the index ("" when not known).
+std::string unwritten_words(const Evidence& evidence, size_t first);
 
 // The pattern of the wrong elements and what it usually means ("" when nothing stands out).
 std::string wrong_result_pattern(const Evidence& evidence);

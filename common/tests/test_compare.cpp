@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -265,6 +266,101 @@ TEST(Data, PoisonIsANanNothingElseEquals) {
   EXPECT_TRUE(std::isnan(cudalab::poison_float()));
   EXPECT_TRUE(cudalab::is_poison(cudalab::poison_float()));
   EXPECT_FALSE(cudalab::is_poison(NAN));
+}
+
+// Who stored the elements, as a backend's finder says: a 1D launch of `blocks` blocks of 32
+// threads, element i stored by global thread i + `offset` (unstored past the grid, and from
+// element `skipped_from` on).
+struct FakeLaunch {
+  const float* base = nullptr;
+  unsigned blocks = 0;
+  size_t offset = 0;
+  size_t skipped_from = SIZE_MAX;
+};
+FakeLaunch fake;
+
+std::optional<cudalab::ElementStore> fake_store(const void* element, size_t) {
+  const size_t i = static_cast<const float*>(element) - fake.base;
+  cudalab::ElementStore s{.kernel = "vecAdd",
+                          .launch = {"vector_add.cu", 57},
+                          .grid = {fake.blocks, 1, 1},
+                          .block = {32, 1, 1}};
+  const size_t thread = i + fake.offset;
+  if (thread >= 32ull * fake.blocks || i >= fake.skipped_from) return s;
+  s.stored = true;
+  s.block_index = {static_cast<unsigned>(thread / 32), 0, 0};
+  s.thread_index = {static_cast<unsigned>(thread % 32), 0, 0};
+  s.store = {"vector_add.cu", 6};
+  return s;
+}
+
+// The finder is set for the test's scope only.
+struct WithFakeStores {
+  explicit WithFakeStores(const std::vector<float>& got, unsigned blocks, size_t offset = 0,
+                          size_t skipped_from = SIZE_MAX) {
+    fake = {got.data(), blocks, offset, skipped_from};
+    cudalab::set_store_finder(&fake_store);
+  }
+  ~WithFakeStores() { cudalab::set_store_finder(nullptr); }
+};
+
+TEST(ElementStores, AListedElementNamesItsThreadAndLine) {
+  auto want = distinct(64);
+  auto got = as_floats(want);
+  got[40] += 1.0f;
+  WithFakeStores stores(got, 2);
+  const std::string r = check(got, want);
+  EXPECT_NE(r.find(": stored by thread (8,0,0) of block (1,0,0) at vector_add.cu:6\n"),
+            std::string::npos)
+      << r;
+}
+
+TEST(ElementStores, AnUnwrittenTailNamesTheLaunchAndTheThreadItNeeds) {
+  auto want = distinct(100);
+  auto got = as_floats(want);
+  for (size_t i = 96; i < 100; ++i) got[i] = cudalab::poison_float();
+  WithFakeStores stores(got, 3);  // 96 threads
+  const std::string r = check(got, want);
+  EXPECT_NE(r.find("vecAdd<<<(3,1,1), (32,1,1)>>> at vector_add.cu:57, has 96 threads for 100 "
+                   "elements"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("element 96 needs thread (0,0,0) of block (3,0,0), which the grid does not "
+                   "have"),
+            std::string::npos)
+      << r;
+  EXPECT_EQ(r.find("(never written): no thread stored it"), std::string::npos) << r;
+}
+
+TEST(ElementStores, AThreadTheGridHasSkippedItsElement) {
+  auto want = distinct(100);
+  auto got = as_floats(want);
+  for (size_t i = 90; i < 100; ++i) got[i] = cudalab::poison_float();  // a guard i < n - 10
+  WithFakeStores stores(got, 4, 0, 90);                                // 128 threads
+  const std::string r = check(got, want);
+  EXPECT_NE(r.find("element 90 needs thread (26,0,0) of block (2,0,0), which the grid has: that "
+                   "thread did not store it"),
+            std::string::npos)
+      << r;
+}
+
+TEST(ElementStores, NoIndexIsClaimedWhereTheRightElementsFollowNone) {
+  auto want = distinct(100);
+  auto got = as_floats(want);
+  for (size_t i = 64; i < 100; ++i) got[i] = cudalab::poison_float();
+  WithFakeStores stores(got, 3, 32);  // element i from thread i + 32: no index the claim knows
+  const std::string r = check(got, want);
+  EXPECT_NE(r.find("has 96 threads for 100 elements."), std::string::npos) << r;
+  EXPECT_EQ(r.find("needs thread"), std::string::npos) << r;
+}
+
+TEST(ElementStores, ZerosAThreadStoredAreTheKernelsNotTheCopys) {
+  auto want = distinct(100);
+  std::vector<float> got(100, 0.0f);
+  WithFakeStores stores(got, 4);
+  const std::string r = check(got, want);
+  EXPECT_EQ(r.find("copied back after"), std::string::npos) << r;
+  EXPECT_NE(r.find("the kernel computed 0"), std::string::npos) << r;
 }
 
 }  // namespace

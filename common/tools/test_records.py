@@ -99,6 +99,24 @@ class Reading(unittest.TestCase):
         self.assertIsNone(w.map)
         self.assertEqual(records.wrong_maps([{**found, "cells": ["..X."]}])[0].cells, ("..X.",))
 
+    def test_the_stores_of_listed_elements_are_typed(self) -> None:
+        stored = {
+            "element": 40,
+            "kernel": "vecAdd",
+            "launch": {"file": "vector_add.cu", "line": 24},
+            "block": [1, 0, 0],
+            "thread": [8, 0, 0],
+            "atomic": 0,
+            "at": {"file": "vector_add.cu", "line": 6},
+        }
+        unstored = {"element": 99, "kernel": "vecAdd", "launch": {"file": "vector_add.cu", "line": 24}}
+        found = {"kind": "wrong_elements", "output": "C", "elements": 100, "wrong": 2, "text": "C: ..."}
+        (w,) = records.typed([{**found, "stores": [stored, unstored, {"element": "40"}]}])
+        assert isinstance(w, WrongElements)
+        self.assertEqual(len(w.stores), 2)  # the one without its fields is left out
+        self.assertEqual((w.stores[0].thread, w.stores[0].at), ((8, 0, 0), records.Site("vector_add.cu", 6)))
+        self.assertIsNone(w.stores[1].thread)
+
 
 def run_with_records(
     command: list[str], **env: str

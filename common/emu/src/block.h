@@ -40,8 +40,10 @@ struct BlockState {
   uint32_t block_rank = 0;
   // Whether an argument of the launch is a host pointer (check_host looks only then).
   bool host_pointer_args = false;
-  // The last global store this block recorded (global_checks.cpp): where, and into which array.
+  // The last global store this block recorded (global_checks.cpp): where, and into which array;
+  // the site part of its StoreMark (shadow.h).
   const void* last_store_pc = nullptr;
+  uint32_t last_store_site = 0;
   const void* last_store_array = nullptr;
   uint32_t last_store_launch = 0;
   // The last global word this block wrote (global_races.cpp): in which barrier epoch, by which

@@ -30,6 +30,7 @@ struct RecentArrays {
     uintptr_t base = 0;
     size_t bytes = 0;             // 0: an empty entry
     uint32_t* writers = nullptr;  // the shadow's word writers (shadow.h)
+    uint32_t* stores = nullptr;   // and its store marks
     const Allocation* record = nullptr;
   };
   static constexpr unsigned kEntries = 4;  // A, B and C of the usual kernel, and one more
@@ -44,7 +45,8 @@ inline void remember_array(const Allocation& r) {
   RecentArrays& recent = recent_arrays;
   const uint32_t changes = allocations_changed.load(std::memory_order_relaxed);
   if (recent.changes != changes) recent = RecentArrays{.changes = changes};
-  recent.entries[recent.next] = {reinterpret_cast<uintptr_t>(r.base), r.bytes, r.shadow.words, &r};
+  recent.entries[recent.next] = {reinterpret_cast<uintptr_t>(r.base), r.bytes, r.shadow.words,
+                                 r.shadow.stores, &r};
   recent.next = (recent.next + 1) % RecentArrays::kEntries;
 }
 
@@ -122,7 +124,11 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
         !(fresh && (extends_fresh_store_run(b, a, size, pc) || log_fresh_store(b, a, size, pc))))
       check_global_race(b, *e.record, a, size, true, pc);
     record_store(b, e.record, pc);
-    for (unsigned i = 0; i < count; ++i) __atomic_store_n(words + i, b.stamp, __ATOMIC_RELEASE);
+    const uint32_t mark = b.last_store_site | running_thread();
+    for (unsigned i = 0; i < count; ++i) {
+      __atomic_store_n(words + i, b.stamp, __ATOMIC_RELEASE);
+      __atomic_store_n(e.stores + offset / 4 + i, mark, __ATOMIC_RELAXED);
+    }
     return true;
   }
   return false;

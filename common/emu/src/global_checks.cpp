@@ -73,6 +73,7 @@ std::vector<StoreSite> store_sites;
 
 void record_new_store(BlockState& b, const Allocation* r, const void* pc) {
   b.last_store_pc = pc;
+  b.last_store_site = StoreMark::site_part(store_site(pc));
   b.last_store_array = r;
   b.last_store_launch = b.launch_stamp;
   if (r != nullptr) __atomic_store_n(&r->stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
@@ -126,6 +127,7 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   if (!store) return true;
   record_store(b, &r, pc);
   shadow.set(offset, size, b.stamp);
+  shadow.mark_store(offset, size, b.last_store_site | running_thread());
   return true;
 }
 
@@ -196,7 +198,11 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
   if (!atomic && (store || shadow.writer(offset) == b->stamp || reads_watched(b->launch_stamp, *r)))
     check_global_race(*b, *r, a, size, store, pc);
   if (store && !atomic) record_store(*b, r, pc);
-  if (store || atomic) shadow.set(offset, size, atomic ? (b->stamp | kAtomicBit) : b->stamp);
+  if (store || atomic) {
+    shadow.set(offset, size, atomic ? (b->stamp | kAtomicBit) : b->stamp);
+    const uint32_t site = atomic ? StoreMark::site_part(store_site(pc)) : b->last_store_site;
+    shadow.mark_store(offset, size, site | running_thread());
+  }
   remember_array(*r);
 }
 

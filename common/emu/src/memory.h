@@ -47,7 +47,8 @@ struct Allocation {
   bool freed;
   Shadow shadow;  // empty for very large arrays: they are not checked
   MemoryKind kind = MemoryKind::device;
-  // The last launch that stored into it (its stamp; record_new_store writes it, atomically).
+  // The last launch that stored into it, or into the array a copy brought its bytes from (its
+  // stamp; record_new_store and copies write it, atomically).
   mutable uint32_t stored_in_launch = 0;
 };
 // Whether the race check inside a block (global_races.cpp) watches the reads of `r` in launch
@@ -116,6 +117,13 @@ void forget_writers();
 // Who wrote what a copy moved (provenance.cpp): device to device keeps the writers, host to device
 // is the host's, and a copy from device to host memory is remembered.
 void note_copy_writers(void* dst, const void* src, size_t count);
+// The number of a kernel's store instruction at code address `pc` (a StoreMark's site: shadow.h),
+// and the address again.
+uint32_t store_site(const void* pc);
+const void* store_site_pc(uint32_t site);
+// A launch's blocks write with stamps first_stamp + block (scheduler.cpp): remembered, so that a
+// word's writer names the launch (provenance.cpp). forget_writers forgets them too.
+void remember_launch(const LaunchConfig& config, uint32_t first_stamp);
 // cudaDeviceReset: the copies to host memory are forgotten (their host memory may be reused).
 void forget_deliveries();
 

@@ -7,12 +7,20 @@
 // shadow: each copy from device to host memory is remembered instead (where it went, the bytes
 // it brought, which of them kernels wrote), and a host byte counts as a kernel's when the newest
 // copy that covers it brought it from a kernel and the host has not changed it since.
+//
+// Who stored an element (element_store, for the report of a wrong result) follows the same path:
+// a word's writer is a block of a launch (the launches are remembered with their stamps), its store
+// mark the thread and the store's line; a copy to host memory keeps, per word it brought, the
+// writer and the mark it had, and the launch that stored into the array last.
 #include <algorithm>
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 #include <vector>
 
+#include "cudalab/compare.h"
 #include "cudalab/emu/inspect.h"
 #include "errors.h"
 #include "memory.h"
@@ -25,11 +33,69 @@ struct Delivery {
   const char* to;                // host memory
   std::vector<char> bytes;       // what the copy brought
   std::vector<bool> by_kernels;  // per byte: a kernel wrote it in device memory
+  // Per 4 bytes from `to` on: the writer and the store mark of the device word of the first.
+  std::vector<uint32_t> writers, marks;
+  uint32_t array_launch;  // the last launch that stored into the array copied from (its stamp)
+  size_t held() const { return bytes.size() + 2 * writers.size() * sizeof(uint32_t); }
 };
 std::mutex mutex;
 std::deque<Delivery> deliveries;              // oldest first
-size_t delivered_bytes = 0;                   // the bytes they hold
+size_t delivered_bytes = 0;                   // the memory they hold
 constexpr size_t kDeliveryLimit = 256 << 20;  // older copies are forgotten beyond this
+
+// The code addresses of kernel stores, by site (site 0: none).
+std::mutex sites_mutex;
+std::vector<const void*> site_pcs{nullptr};
+std::unordered_map<const void*, uint32_t> site_of_pc;
+constexpr size_t kSites = size_t{1} << (32 - StoreMark::kThreadBits);
+
+// The launches whose stamps the shadows may still hold, newest last.
+struct LaunchRecord {
+  uint32_t first_stamp;
+  unsigned long long blocks;
+  std::string kernel;
+  records::SourceLine line;
+  dim3 grid, block;
+};
+std::deque<LaunchRecord> launches;
+constexpr size_t kLaunchesKept = 4096;
+
+const LaunchRecord* launch_of(uint32_t stamp) {
+  stamp &= ~kAtomicBit;
+  for (auto l = launches.rbegin(); l != launches.rend(); ++l)
+    if (stamp >= l->first_stamp && stamp - l->first_stamp < l->blocks) return &*l;
+  return nullptr;
+}
+
+Dim3 dim3_of(dim3 d) { return {d.x, d.y, d.z}; }
+Dim3 index_in(unsigned long long rank, dim3 d) {
+  return {static_cast<unsigned>(rank % d.x), static_cast<unsigned>(rank / d.x % d.y),
+          static_cast<unsigned>(rank / (1ull * d.x * d.y))};
+}
+
+// What the writer and mark of a word say, from launch records (held under `mutex`).
+std::optional<ElementStore> store_of(uint32_t writer, StoreMark mark, uint32_t array_launch) {
+  if (writer == kEarlierKernelStamp) return std::nullopt;  // a launch no longer remembered
+  const bool stored = writer > kEarlierKernelStamp;
+  const LaunchRecord* l = launch_of(stored ? writer : array_launch);
+  if (l == nullptr) return std::nullopt;
+  ElementStore e{.kernel = l->kernel,
+                 .launch = l->line,
+                 .grid = dim3_of(l->grid),
+                 .block = dim3_of(l->block),
+                 .stored = stored};
+  if (!stored) return e;
+  e.atomic = (writer & kAtomicBit) != 0;
+  e.block_index = index_in((writer & ~kAtomicBit) - l->first_stamp, l->grid);
+  e.thread_index = index_in(mark.thread(), l->block);
+  const void* pc = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(sites_mutex);
+    if (mark.site() < site_pcs.size()) pc = site_pcs[mark.site()];
+  }
+  if (pc != nullptr) e.store = source_line(pc);
+  return e;
+}
 
 UploadCheck upload_check = nullptr;
 
@@ -50,24 +116,36 @@ void copy_writers(void* dst, const void* src, size_t count) {
   const Allocation* to = shadowed(dst, count);
   if (to == nullptr) return;
   Shadow shadow = to->shadow;
-  if (const Allocation* from = shadowed(src, count))
+  if (const Allocation* from = shadowed(src, count)) {
     shadow.copy(offset_in(*to, dst), from->shadow, offset_in(*from, src), count);
-  else  // a writer not known: not held against anyone, and no kernel's work
+    // The launch that stored into the source counts as the copy's (never one that runs later).
+    __atomic_store_n(&to->stored_in_launch,
+                     __atomic_load_n(&from->stored_in_launch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+  } else  // a writer not known: not held against anyone, and no kernel's work
     shadow.set(offset_in(*to, dst), count, kHostStamp);
 }
 
 void remember_delivery(void* dst, const void* src, size_t count) {
   const Allocation* from = shadowed(src, count);
   if (from == nullptr || count > kDeliveryLimit) return;
-  Delivery d{static_cast<const char*>(dst), std::vector<char>(count), std::vector<bool>(count)};
+  Delivery d{static_cast<const char*>(dst),
+             std::vector<char>(count),
+             std::vector<bool>(count),
+             std::vector<uint32_t>((count + 3) / 4),
+             std::vector<uint32_t>((count + 3) / 4),
+             __atomic_load_n(&from->stored_in_launch, __ATOMIC_RELAXED)};
   std::memcpy(d.bytes.data(), src, count);
   const size_t first = offset_in(*from, src);
   for (size_t i = 0; i < count; ++i) d.by_kernels[i] = by_kernel(from->shadow.writer(first + i));
+  for (size_t w = 0; w < d.writers.size(); ++w) {
+    d.writers[w] = from->shadow.writer(first + 4 * w);
+    d.marks[w] = from->shadow.store_mark(first + 4 * w).value;
+  }
   std::lock_guard<std::mutex> lock(mutex);
-  delivered_bytes += count;
+  delivered_bytes += d.held();
   deliveries.push_back(std::move(d));
   while (delivered_bytes > kDeliveryLimit) {
-    delivered_bytes -= deliveries.front().bytes.size();
+    delivered_bytes -= deliveries.front().held();
     deliveries.pop_front();
   }
 }
@@ -93,6 +171,46 @@ void forget_deliveries() {
   std::lock_guard<std::mutex> lock(mutex);
   deliveries.clear();
   delivered_bytes = 0;
+}
+
+uint32_t store_site(const void* pc) {
+  std::lock_guard<std::mutex> lock(sites_mutex);
+  const auto [it, added] = site_of_pc.try_emplace(pc, static_cast<uint32_t>(site_pcs.size()));
+  if (added && site_pcs.size() == kSites) {  // no number left: the store goes without a line
+    site_of_pc.erase(it);
+    return 0;
+  }
+  if (added) site_pcs.push_back(pc);
+  return it->second;
+}
+
+void remember_launch(const LaunchConfig& config, uint32_t first_stamp) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (first_stamp == kEarlierKernelStamp + 1) launches.clear();  // the stamps start again
+  launches.push_back({first_stamp, 1ull * config.grid.x * config.grid.y * config.grid.z,
+                      config.kernel, place(config.file, config.line), config.grid, config.block});
+  if (launches.size() > kLaunchesKept) launches.pop_front();
+}
+
+std::optional<ElementStore> element_store(const void* p, size_t bytes) {
+  if (bytes == 0) return std::nullopt;
+  if (arena().contains(p)) {
+    const Allocation* r = shadowed(p, bytes);
+    if (r == nullptr) return std::nullopt;
+    const size_t offset = offset_in(*r, p);
+    std::lock_guard<std::mutex> lock(mutex);
+    return store_of(r->shadow.writer(offset), r->shadow.store_mark(offset),
+                    __atomic_load_n(&r->stored_in_launch, __ATOMIC_RELAXED));
+  }
+  const auto* host = static_cast<const char*>(p);
+  std::lock_guard<std::mutex> lock(mutex);
+  for (auto d = deliveries.rbegin(); d != deliveries.rend(); ++d) {  // the newest copy of it
+    if (host < d->to || host + bytes > d->to + d->bytes.size()) continue;
+    const size_t j = host - d->to;
+    if (std::memcmp(d->bytes.data() + j, host, bytes) != 0) return std::nullopt;  // changed since
+    return store_of(d->writers[j / 4], {d->marks[j / 4]}, d->array_launch);
+  }
+  return std::nullopt;
 }
 
 DeviceWork device_work(const void* p, size_t bytes) {

@@ -1184,6 +1184,7 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   const dim3 g = config.grid;
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
   LaunchRun launch{config, fn, take_stamps(blocks)};
+  remember_launch(config, launch.launch_stamp);
   if (blocks <= (1u << 24)) launch.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
 
   watch_launch(config, blocks);

@@ -27,7 +27,8 @@ Shadow Shadow::make(size_t size, uint32_t writer) {
   s.size = size;
   s.words = static_cast<uint32_t*>(reserve(words_of(size) * sizeof(uint32_t)));
   s.bytes = static_cast<uint32_t*>(reserve(size * sizeof(uint32_t)));
-  if (s.words == nullptr || s.bytes == nullptr) {
+  s.stores = static_cast<uint32_t*>(reserve(words_of(size) * sizeof(uint32_t)));
+  if (s.words == nullptr || s.bytes == nullptr || s.stores == nullptr) {
     s.release();
     return {};
   }
@@ -38,6 +39,7 @@ Shadow Shadow::make(size_t size, uint32_t writer) {
 void Shadow::release() {
   if (words != nullptr) munmap(words, words_of(size) * sizeof(uint32_t));
   if (bytes != nullptr) munmap(bytes, size * sizeof(uint32_t));
+  if (stores != nullptr) munmap(stores, words_of(size) * sizeof(uint32_t));
   *this = {};
 }
 
@@ -80,6 +82,12 @@ void Shadow::set_part(size_t word, size_t from, size_t to, uint32_t writer) {
 }
 
 void Shadow::copy(size_t offset, const Shadow& from, size_t from_offset, size_t count) {
+  // The store marks go with the writers, word for word (a word's mark where words do not align).
+  if (from.stores != stores || offset + count <= from_offset || from_offset + count <= offset) {
+    for (size_t i = 0; i < count; i += 4)
+      __atomic_store_n(stores + (offset + i) / 4, from.store_mark(from_offset + i).value,
+                       __ATOMIC_RELAXED);
+  }
   if (from.words == words && offset < from_offset + count && from_offset < offset + count) {
     std::vector<uint32_t> writers(count);  // overlapping ranges of one array: read them first
     for (size_t i = 0; i < count; ++i) writers[i] = writer(from_offset + i);

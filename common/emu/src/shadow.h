@@ -13,6 +13,11 @@
 //
 // Writers are stamps (memory.h): 0 nobody, kHostStamp the host, a block of a launch, with
 // kAtomicBit for an atomic; kMixed and kBusy are never writers (stamps stop below kBusy).
+//
+// Beside the writer, each word keeps the mark of the last kernel store into it (StoreMark: the
+// store's line and the thread of its block), for the report of a wrong result (provenance.cpp).
+// It is read only where the word's writer is a kernel's block; reserved like the byte table, it
+// costs memory only on the pages kernels store into.
 #pragma once
 
 #include <cstddef>
@@ -23,10 +28,21 @@ namespace cudalab::emu {
 constexpr uint32_t kMixed = 0x7FFFFFFFu;  // a word whose bytes have different writers
 constexpr uint32_t kBusy = 0x7FFFFFFEu;   // a word being made mixed
 
+// A kernel store's mark: the store's site (store_site, provenance.cpp) and the thread of the block
+// that made it (running_thread(): fewer than 1024).
+struct StoreMark {
+  static constexpr unsigned kThreadBits = 10;
+  uint32_t value = 0;  // 0: no mark
+  static uint32_t site_part(uint32_t site) { return site << kThreadBits; }
+  uint32_t site() const { return value >> kThreadBits; }
+  unsigned thread() const { return value & ((1u << kThreadBits) - 1); }
+};
+
 struct Shadow {
-  uint32_t* words = nullptr;  // per 4-byte word: its writer, or kMixed
-  uint32_t* bytes = nullptr;  // per byte: its writer, where its word is kMixed
-  size_t size = 0;            // bytes of the array
+  uint32_t* words = nullptr;   // per 4-byte word: its writer, or kMixed
+  uint32_t* bytes = nullptr;   // per byte: its writer, where its word is kMixed
+  uint32_t* stores = nullptr;  // per 4-byte word: the StoreMark of the last kernel store
+  size_t size = 0;             // bytes of the array
 
   // A shadow of `size` bytes, all written by `writer`; empty (false) when memory is short.
   static Shadow make(size_t size, uint32_t writer);
@@ -44,6 +60,14 @@ struct Shadow {
   // Bytes [offset, offset + count) take the writers of `from`'s bytes from `from_offset` on
   // (a copy between arrays carries its writers).
   void copy(size_t offset, const Shadow& from, size_t from_offset, size_t count);
+  // A kernel stored bytes [offset, offset + count): `mark` (a StoreMark's value).
+  void mark_store(size_t offset, size_t count, uint32_t mark) {
+    for (size_t w = offset / 4; w < (offset + count + 3) / 4; ++w)
+      __atomic_store_n(stores + w, mark, __ATOMIC_RELAXED);
+  }
+  StoreMark store_mark(size_t offset) const {
+    return {__atomic_load_n(stores + offset / 4, __ATOMIC_RELAXED)};
+  }
   // Every byte a kernel wrote counts as written by kEarlierKernelStamp (the stamps start again).
   void forget_kernels();
 

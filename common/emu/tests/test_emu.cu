@@ -323,6 +323,46 @@ TEST_F(Emu, DeviceWorkIsFollowedFromTheKernelToTheHost) {
   cudaFree(d), cudaFree(copy);
 }
 
+__global__ void fill_from_block(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n / 2) out[i] = 2.0f * i;  // LINE_FILL_FROM_BLOCK
+}
+
+// Who stored an element follows it from the kernel to the host: its launch, block, thread and
+// line; for an element no thread stored, the launch that stored into its array.
+TEST_F(Emu, AnElementsStoreIsFollowedFromTheKernelToTheHost) {
+  const int n = 1000;
+  const size_t bytes = n * sizeof(float);
+  float *d, *copy;
+  CUDA_CHECK(cudaMalloc(&d, bytes));
+  CUDA_CHECK(cudaMalloc(&copy, bytes));
+  CUDA_CHECK(cudaMemset(d, 0, bytes));
+  fill_from_block<<<dim3(4), dim3(256)>>>(d, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy(copy, d, bytes, cudaMemcpyDeviceToDevice));
+  std::vector<float> back(n);
+  CUDA_CHECK(cudaMemcpy(back.data(), copy, bytes, cudaMemcpyDeviceToHost));
+  const auto stored = cudalab::emu::element_store(&back[300], sizeof(float));
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_TRUE(stored->stored);
+  EXPECT_EQ(stored->kernel, "fill_from_block");
+  EXPECT_EQ(stored->grid.x, 4u);
+  EXPECT_EQ(stored->block.x, 256u);
+  EXPECT_EQ(stored->block_index.x, 1u);
+  EXPECT_EQ(stored->thread_index.x, 44u);
+  EXPECT_EQ(stored->store.text(), at("LINE_FILL_FROM_BLOCK"));
+  const auto unstored = cudalab::emu::element_store(&back[700], sizeof(float));
+  ASSERT_TRUE(unstored.has_value());
+  EXPECT_FALSE(unstored->stored);
+  EXPECT_EQ(unstored->kernel, "fill_from_block") << "the launch that stored into the array";
+  back[300] = -1.0f;  // the host changed it: nothing is claimed
+  EXPECT_FALSE(cudalab::emu::element_store(&back[300], sizeof(float)).has_value());
+  const auto on_device = cudalab::emu::element_store(d + 3, sizeof(float));
+  ASSERT_TRUE(on_device.has_value());
+  EXPECT_EQ(on_device->thread_index.x, 3u);
+  cudaFree(d), cudaFree(copy);
+}
+
 // An array too large for a shadow (over 512 MiB) says nothing of who wrote it: bytes copied from it
 // are the host's, never a kernel's work (a host answer passed through it earns nothing).
 TEST_F(Emu, BytesFromAnArrayWithoutAShadowAreNotAKernelsWork) {

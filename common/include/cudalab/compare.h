@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+
+#include "cudalab/records.h"
 
 namespace cudalab {
 
@@ -29,5 +32,27 @@ std::string compare(const std::string& name, const int* got, const long long* ex
 // 1).
 std::string compare(const std::string& name, const unsigned char* got, const long long* expected,
                     size_t n, int max_difference, Shape shape = {});
+
+// Who stored an element of an output last, for the report of a wrong result: the emu backend
+// knows (its runtime follows each word from the thread that stored it to the host); a GPU does not
+// say.
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+struct ElementStore {
+  // The launch: the last that stored into the element's array, where no thread stored the element.
+  std::string kernel;  // as written at the launch
+  records::SourceLine launch;
+  Dim3 grid, block;
+  bool stored = false;  // whether a thread of that launch stored the element
+  bool atomic = false;  // ... with an atomic
+  Dim3 block_index, thread_index;
+  records::SourceLine store;  // the store's line
+};
+// `bytes` bytes at `element` (host memory a cudaMemcpy filled from the device, or device memory):
+// who stored them, or nothing when not known.
+using StoreFinder = std::optional<ElementStore> (*)(const void* element, size_t bytes);
+// The backend's finder (the harness sets the emu's: src/testing.cpp); none by default.
+void set_store_finder(StoreFinder finder);
 
 }  // namespace cudalab

@@ -75,6 +75,17 @@ class Record {
     json_ += ']';
     return *this;
   }
+  // A list of records, each an object with its "kind".
+  Record& objects(std::string_view name, const std::vector<Record>& values) {
+    key(name);
+    json_ += '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) json_ += ',';
+      json_ += values[i].json_ + '}';
+    }
+    json_ += ']';
+    return *this;
+  }
   // A source location as {"file": ..., "line": ...}: the file as the program was compiled.
   Record& site(std::string_view name, std::string_view file, unsigned line) {
     key(name);

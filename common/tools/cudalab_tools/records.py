@@ -78,6 +78,34 @@ class WrongMap:
 
 
 @dataclass(frozen=True)
+class ElementStore:
+    """Who stored one listed wrong element (a "store" in a wrong_elements record; the emu says)."""
+
+    element: int
+    kernel: str  # the launch: the last that stored into the array where no thread stored it
+    launch: Site | None
+    block: tuple[int, int, int] | None = None  # none where no thread stored the element
+    thread: tuple[int, int, int] | None = None
+    atomic: bool = False
+    at: Site | None = None  # the store's line
+
+    @classmethod
+    def from_json(cls, data: object) -> ElementStore | None:
+        if not isinstance(data, dict) or not _typed(data, {"element": int, "kernel": str}):
+            return None
+        atomic = data.get("atomic", 0)
+        return cls(
+            data["element"],
+            data["kernel"],
+            _site(data.get("launch")),
+            _triple(data.get("block")),
+            _triple(data.get("thread")),
+            atomic == 1,
+            _site(data.get("at")),
+        )
+
+
+@dataclass(frozen=True)
 class WrongElements:
     """A compared output with wrong elements (kind "wrong_elements", compare.h)."""
 
@@ -86,6 +114,7 @@ class WrongElements:
     wrong: int
     text: str  # the comparison's report, as the test's message holds it
     map: WrongMap | None = None  # none where it would say nothing (one element, all wrong)
+    stores: tuple[ElementStore, ...] = ()  # who stored the listed wrong elements, where known
 
 
 @dataclass(frozen=True)
@@ -183,7 +212,16 @@ def from_object(data: object) -> Record | None:
         )
     if kind == "wrong_elements" and _typed(data, {"output": str, "elements": int, "wrong": int, "text": str}):
         found = WrongMap.from_json(data)
-        return WrongElements(data["output"], data["elements"], data["wrong"], data["text"], found)
+        listed = data.get("stores")
+        stores = [ElementStore.from_json(s) for s in listed] if isinstance(listed, list) else []
+        return WrongElements(
+            data["output"],
+            data["elements"],
+            data["wrong"],
+            data["text"],
+            found,
+            tuple(s for s in stores if s is not None),
+        )
     counted = {"kernel": str, "launches": int}
     if (
         kind == "counters"

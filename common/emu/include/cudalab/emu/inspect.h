@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cudalab/compare.h"
 #include "cudalab/counters.h"
 #include "cudalab/emu/types.h"
 
@@ -33,6 +34,12 @@ struct DeviceWork {
   size_t by_kernels;
 };
 DeviceWork device_work(const void* p, size_t bytes);
+
+// Who stored the `bytes` bytes at p (device memory, or host memory that a cudaMemcpy filled from
+// the device) last: the launch, the block and thread, the store's line (known where the kernels
+// are instrumented). For bytes no kernel stored, the last launch that stored into their array;
+// nothing where that is not known either, or the host changed the bytes since the copy.
+std::optional<ElementStore> element_store(const void* p, size_t bytes);
 
 // Every copy of host memory into device memory (cudaMemcpy, cudaMemcpy2D, their async forms) is
 // shown to `check` (the remote runner's, which knows what the checker gave: common/remote).
