@@ -5,6 +5,7 @@
 #include <barrier>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,14 @@ class SharedSpace {
   void start_launch(size_t bytes);
   bool contains(uintptr_t a) const { return a - base_ < kSpace; }
   char* dynamic() const { return reinterpret_cast<char*>(base_); }
-  char* address_of(SharedSlot& slot, size_t bytes, size_t align);
+  char* address_of(SharedSlot& slot, size_t bytes, size_t align, const SharedShape& shape);
+  // The element at `offset` as its variable's declaration subscripts it (tile[1][0] of a
+  // tile[16][16]); nothing for the dynamic array or a variable that is no array.
+  struct Element {
+    std::string name, subscripts, declared, where;
+    size_t row_length;  // the declaration's last extent
+  };
+  std::optional<Element> element_at(uintptr_t offset) const;
   // What shared<T>() needs to find this space's variables without a call (device.h); the worker
   // shows it while it runs a launch's blocks, and learn() keeps it up to date.
   SharedSpaceView view() const;

@@ -21,6 +21,7 @@ constexpr unsigned kDynamicRegion = 1;
 struct Region {
   std::string name, where;
   size_t offset, bytes;
+  SharedShape shape{};
 };
 std::mutex regions_mutex;
 std::vector<Region> regions = {{"", "", 0, 0}, {"the dynamic (extern __shared__) array", "", 0, 0}};
@@ -68,7 +69,8 @@ SharedSpaceView SharedSpace::view() const {
   return v;
 }
 
-char* SharedSpace::address_of(SharedSlot& slot, size_t bytes, size_t align) {
+char* SharedSpace::address_of(SharedSlot& slot, size_t bytes, size_t align,
+                              const SharedShape& shape) {
   unsigned region = __atomic_load_n(&slot.region, __ATOMIC_ACQUIRE);
   if (region == 0) {
     std::lock_guard<std::mutex> lock(regions_mutex);
@@ -82,7 +84,7 @@ char* SharedSpace::address_of(SharedSlot& slot, size_t bytes, size_t align) {
         std::abort();
       }
       next_static = offset + bytes;
-      regions.push_back({slot.name, site(slot.file, slot.line), offset, bytes});
+      regions.push_back({slot.name, site(slot.file, slot.line), offset, bytes, shape});
       slot.offset = offset;
       __atomic_store_n(&slot.region, static_cast<unsigned>(regions.size() - 1), __ATOMIC_RELEASE);
     }
@@ -116,14 +118,29 @@ std::string SharedSpace::describe_outside(uintptr_t offset, unsigned size) const
          name;
 }
 
-char* shared_address(SharedSlot& slot, size_t bytes, size_t align) {
+std::optional<SharedSpace::Element> SharedSpace::element_at(uintptr_t offset) const {
+  std::lock_guard<std::mutex> lock(regions_mutex);
+  const Region& r = regions[words_[offset / 4].region];
+  const SharedShape& shape = r.shape;
+  if (shape.rank == 0 || shape.element == 0 || offset < r.offset) return std::nullopt;
+  Element e{r.name, "", "", r.where, shape.extents[shape.rank - 1]};
+  size_t element = (offset - r.offset) / shape.element;
+  for (unsigned d = shape.rank; d-- > 0;) {
+    e.subscripts = "[" + std::to_string(element % shape.extents[d]) + "]" + e.subscripts;
+    e.declared = "[" + std::to_string(shape.extents[d]) + "]" + e.declared;
+    element /= shape.extents[d];
+  }
+  return e;
+}
+
+char* shared_address(SharedSlot& slot, size_t bytes, size_t align, const SharedShape& shape) {
   BlockState* b = current_block;
   if (b == nullptr || b->shared == nullptr) {
     diagnose("__shared__ variable '" + std::string(slot.name) + "' at " +
              site(slot.file, slot.line) + " used outside a kernel");
     std::abort();
   }
-  return b->shared->address_of(slot, bytes, align);
+  return b->shared->address_of(slot, bytes, align, shape);
 }
 
 }  // namespace cudalab::emu

@@ -60,9 +60,26 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
       s.note_read(b.epoch, me, bytes, pc);
       continue;
     }
-    if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes))
+    if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes)) {
+      // Two threads store one element at one line, and the array's rows are narrower than the
+      // block: subscripts past a dimension, not a missing barrier.
+      const unsigned wide = b.config->block.x;
+      if (s.write_pc == pc && s.writer != kNobody)
+        if (const auto e = element_at(4 * w); e && e->row_length < wide)
+          fault(b, pc, cudaErrorLaunchFailure, "shared_race",
+                std::string(verb) + " '" + e->name + e->subscripts + "' (__shared__ array '" +
+                    e->name + e->declared + "' declared at " + e->where + "), which " +
+                    thread_named(b, s.writer) +
+                    " also wrote at the same line: the two threads' subscripts land on one "
+                    "element. A row of '" +
+                    e->name + "' holds " + std::to_string(e->row_length) +
+                    " elements and the block is " + std::to_string(wide) +
+                    " threads wide: compare each subscript with the array's declared dimensions "
+                    "(one at or past its dimension reaches into the next row), or declare the "
+                    "array as large as the block.");
       fault(b, pc, cudaErrorLaunchFailure, "shared_race",
             std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "also wrote"));
+    }
     if (s.read_epoch == b.epoch && s.reader != me && (s.read_bytes & bytes))
       fault(b, pc, cudaErrorLaunchFailure, "shared_race",
             std::string(verb) + " shared memory that " + other(s.reader, s.read_pc, "read"));

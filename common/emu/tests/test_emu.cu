@@ -323,6 +323,27 @@ TEST_F(Emu, DeviceWorkIsFollowedFromTheKernelToTheHost) {
   cudaFree(d), cudaFree(copy);
 }
 
+// Two threads of one statement store one shared element. Only where the array's rows are
+// narrower than the block do the message's words blame the subscripts and the declared
+// dimensions; a 1D array as wide as the block keeps the race's words.
+__global__ void halves_share_an_element(float* out) {
+  __shared__ float pairs[64];
+  pairs[threadIdx.x / 2] = 1.0f;  // LINE_HALVES
+  __syncthreads();
+  out[threadIdx.x] = pairs[threadIdx.x / 2];
+}
+
+TEST_F(Emu, SubscriptsAreBlamedOnlyWhereTheRowsAreNarrowerThanTheBlock) {
+  float* out;
+  CUDA_CHECK(cudaMalloc(&out, 64 * sizeof(float)));
+  halves_share_an_element<<<1, 64>>>(out);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says(at("LINE_HALVES"))) << diagnostic();
+  EXPECT_TRUE(says("no __syncthreads() in between")) << diagnostic();
+  EXPECT_FALSE(says("declared dimensions")) << diagnostic();
+  cudaDeviceReset();
+}
+
 __global__ void fill_from_block(float* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n / 2) out[i] = 2.0f * i;  // LINE_FILL_FROM_BLOCK

@@ -576,6 +576,18 @@ __global__ void file_scope_tile_past_end(const float* in, float* out, int n) {
   float right = block_tile[threadIdx.x + 1];  // BUG: file_scope_shared_past_end
   if (i < n) out[i] = block_tile[threadIdx.x] + right;
 }
+
+// A tile narrower than the block (TILE_WIDTH 8 in 16 x 16 blocks): thread (8,0)'s subscripts
+// reach tile[1][0], thread (0,1)'s element.
+constexpr int TILE_WIDTH = 8;
+__global__ void tile_narrower_than_block(const float* in, float* out, int rows, int cols) {
+  __shared__ float tile[16][TILE_WIDTH];
+  int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols)
+    tile[threadIdx.y][threadIdx.x] = in[row * cols + col];  // BUG: shared_tile_narrower_than_block
+  __syncthreads();
+  if (row < rows && col < cols) out[row * cols + col] = 2.0f * tile[threadIdx.y][threadIdx.x];
+}
 }  // namespace
 
 const std::vector<PlantedBug>& planted_bugs() {
@@ -589,6 +601,9 @@ const std::vector<PlantedBug>& planted_bugs() {
        [] { return launch(stencil_no_halo); }},
       {"file_scope_shared_past_end", "past the end of __shared__ array 'block_tile'",
        [] { return launch(file_scope_tile_past_end); }},
+      {"shared_tile_narrower_than_block",
+       "A row of 'tile' holds 8 elements and the block is 16 threads wide",
+       [] { return launch_2d(tile_narrower_than_block); }},
       {"dynamic_shared_too_small", "past the end of the dynamic",
        [] { return launch(dynamic_too_small, THREADS / 2 * sizeof(float)); }},
       {"read_before_barrier", "no __syncthreads() in between",

@@ -63,7 +63,25 @@ struct SharedSlot {
   unsigned region = 0;  // set on first use: where the variable lives in every block's space
   size_t offset = 0;
 };
-char* shared_address(SharedSlot& slot, size_t bytes, size_t align);
+// A __shared__ variable's declared dimensions (T a[4][16]: rank 2, extents 4 and 16), outermost
+// first, and the size of an element: the checks compare where two threads' subscripts landed with
+// them.
+struct SharedShape {
+  unsigned rank = 0;
+  size_t extents[4] = {};
+  size_t element = 0;
+};
+template <class T>
+constexpr SharedShape shape_of() {
+  SharedShape s;
+  s.rank = std::rank_v<T> < 4 ? std::rank_v<T> : 0;
+  if constexpr (std::rank_v<T> > 0) s.extents[0] = std::extent_v<T, 0>;
+  if constexpr (std::rank_v<T> > 1) s.extents[1] = std::extent_v<T, 1>;
+  if constexpr (std::rank_v<T> > 2) s.extents[2] = std::extent_v<T, 2>;
+  s.element = sizeof(std::remove_all_extents_t<T>);
+  return s;
+}
+char* shared_address(SharedSlot& slot, size_t bytes, size_t align, const SharedShape& shape);
 // Internal (shared_layout.cpp): the shared space of the blocks this worker runs, as shared<T>()
 // reads it without a call: its first byte, and which variables (bit r: region r, up to 63) have
 // their place set up in it. Empty outside a launch. (The call per thread and variable was a
@@ -80,7 +98,8 @@ __attribute__((no_sanitize("thread"))) inline T& shared(SharedSlot& slot) {
   const SharedSpaceView& view = shared_space_view;
   if (region < 64 && (view.known >> region & 1) != 0)
     return *reinterpret_cast<T*>(view.base + slot.offset);
-  return *reinterpret_cast<T*>(shared_address(slot, sizeof(T), alignof(T)));  // first use
+  return *reinterpret_cast<T*>(
+      shared_address(slot, sizeof(T), alignof(T), shape_of<T>()));  // first use
 }
 
 namespace detail {
