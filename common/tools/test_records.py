@@ -36,7 +36,9 @@ class Reading(unittest.TestCase):
         assert isinstance(d, Diagnostic)
         self.assertEqual((d.kernel, d.block, d.thread), ("vecAddKernel", (3, 0, 0), (231, 0, 0)))
         self.assertEqual((d.launch, d.at), (Site("vector_add.cu", 30), Site("vector_add.cu", 12)))
-        self.assertEqual(d.problem_key(), "global out of bounds in kernel 'vecAddKernel' at vector_add.cu:12")
+        self.assertEqual(
+            d.problem_key(), "an access outside every array in kernel 'vecAddKernel' at vector_add.cu:12"
+        )
         self.assertEqual(
             records.first_error([OUT_OF_BOUNDS]), "cudaErrorIllegalAddress: " + OUT_OF_BOUNDS["text"]
         )

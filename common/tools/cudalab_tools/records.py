@@ -38,13 +38,35 @@ class Diagnostic:
     at: Site | None = None  # ... and the line of the access or call
 
     def problem_key(self) -> str:
-        """The problem in words that do not depend on the test: the check, the kernel and its line
-        ("global out of bounds in kernel 'k' at k.cu:14"; make check groups the tests that failed
-        for the same one)."""
+        """The problem in words that do not depend on the test: what the check found, the kernel
+        and its line ("an access outside every array in kernel 'k' at k.cu:14"; make check groups
+        the tests that failed for the same one)."""
         if not self.kernel:
             return self.problem
         where = f" at {self.at.file}:{self.at.line}" if self.at else ""
-        return f"{self.check.replace('_', ' ') or self.problem} in kernel '{self.kernel}'{where}"
+        found = CHECK_FINDINGS.get(self.check, self.check.replace("_", " ") or self.problem)
+        return f"{found} in kernel '{self.kernel}'{where}"
+
+
+# What each check of the emu finds, as the words of a sentence (docs/diagnostics.md, "Records").
+CHECK_FINDINGS = {
+    "global_out_of_bounds": "an access outside every array",
+    "use_after_free": "an access to a freed array",
+    "unwritten_read": "a read of device memory nobody wrote",
+    "race_between_blocks": "two blocks touching one element",
+    "global_race": "two threads of a block touching one element between barriers",
+    "host_pointer": "an access through a host pointer",
+    "shared_out_of_bounds": "an access outside every __shared__ variable",
+    "shared_unwritten_read": "a read of shared memory no thread wrote",
+    "shared_race": "two threads touching one shared element between barriers",
+    "time_limit": "a launch past its time limit",
+    "grid_sync": "a grid.sync() outside a cooperative launch",
+    "shuffle_width": "a shuffle of a width that is no power of two up to 32",
+    "assert": "a failed assert",
+    "texture": "a texture or surface access a GPU would fault on",
+    "barrier_divergence": "threads waiting at different barriers",
+    "warp_divergence": "lanes of a warp waiting at different places",
+}
 
 
 @dataclass(frozen=True)
