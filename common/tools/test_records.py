@@ -181,7 +181,8 @@ class Written(unittest.TestCase):
             if "// BUG: " in line
         }
         names = subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout.split()
-        self.assertEqual(len(names), 50)
+        self.assertTrue(names)
+        self.assertLessEqual(set(names), marks.keys())  # each bug has its mark
         for name in names:
             with self.subTest(bug=name):
                 done, found = run_with_records([str(program), name], CUDALAB_EMU_TIMEOUT="1")

@@ -53,13 +53,31 @@ const char* hint(Variant v) {
   return "";
 }
 
-// C = A * B on the device; the result and the launcher's error.
+// C = A * B on the device; the result and the launcher's error (and where a and b lay).
 template <class T>
 std::vector<T> product(Variant v, const std::vector<T>& a, const std::vector<T>& b, int ha, int wa,
-                       int wb, T poison, cudaError_t* err) {
+                       int wb, T poison, cudaError_t* err,
+                       cudalab::testing::Operands* operands = nullptr) {
   DeviceArray<T> d_a(a), d_b(b), d_c(std::vector<T>(size_t(ha) * wb, poison), kSlack, poison);
   *err = run(v, d_a.get(), d_b.get(), d_c.get(), ha, wa, wb);
+  if (operands != nullptr)
+    *operands = {{"a", d_a.get(), size_t(ha), size_t(wa), sizeof(T)},
+                 {"b", d_b.get(), size_t(wa), size_t(wb), sizeof(T)}};
   return d_c.to_host();
+}
+
+// What the thread that stored c's first wrong element read of a and b (emu; testing.h).
+template <class T>
+std::string reads(Variant v, const std::vector<T>& a, const std::vector<T>& b, int ha, int wa,
+                  int wb, const std::vector<T>& c, size_t first_wrong) {
+  const std::string said = cudalab::testing::matmul_reads(
+      "c", &c[first_wrong], sizeof(T), first_wrong / wb, first_wrong % wb, [&] {
+        cudalab::testing::Operands operands;
+        cudaError_t err;
+        product(v, a, b, ha, wa, wb, T(), &err, &operands);
+        return operands;
+      });
+  return said.empty() ? said : said + "\n";
 }
 
 void check_int(Variant v, int ha, int wa, int wb, const std::vector<int>& a,
@@ -75,8 +93,10 @@ void check_int(Variant v, int ha, int wa, int wb, const std::vector<int>& a,
     FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned "
            << cudalab::error_text(err);
   EXPECT_COMPUTED_ON_DEVICE("c", c.data(), expected.size());
+  size_t first_wrong = 0;
+  while (first_wrong < expected.size() && c[first_wrong] == expected[first_wrong]) ++first_wrong;
   EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {size_t(ha), size_t(wb)})
-      << hint(v);
+      << reads(v, a, b, ha, wa, wb, c, first_wrong) << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
     ASSERT_EQ(c[i], cudalab::kPoisonInt)
         << "the kernel wrote past the end of c (element " << i << ")";
@@ -100,9 +120,15 @@ void check_random_float(Variant v, int ha, int wa, int wb) {
            << cudalab::error_text(err);
   // A float sum of wa products of numbers below 1 is off by at most about wa * 6e-8 per term.
   EXPECT_COMPUTED_ON_DEVICE("c", c.data(), expected.size());
-  EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {1e-5, 2e-6 * wa},
+  const cudalab::Tolerance tolerance{1e-5, 2e-6 * wa};
+  size_t first_wrong = 0;
+  while (first_wrong < expected.size() &&
+         std::fabs(c[first_wrong] - expected[first_wrong]) <=
+             tolerance.rel * std::fabs(expected[first_wrong]) + tolerance.abs)
+    ++first_wrong;
+  EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), tolerance,
                  {size_t(ha), size_t(wb)})
-      << hint(v);
+      << reads(v, a, b, ha, wa, wb, c, first_wrong) << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
     ASSERT_TRUE(cudalab::is_poison(c[i]))
         << "the kernel wrote past the end of c (element " << i << ")";

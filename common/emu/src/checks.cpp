@@ -131,9 +131,11 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
       b->stuck_at.push_back(pc);
     if (++b->stuck_samples >= kStuckSamples) stop_stuck_thread(*b);
   }
-  if (arena().contains(address))
+  if (arena().contains(address)) {
+    if (watching_a_thread.load(std::memory_order_relaxed) && b != nullptr && !store && !atomic)
+      note_watched_load(*b, a, size);
     check_global(b, a, size, store, atomic, pc);
-  else if (b != nullptr && b->shared != nullptr && b->shared->contains(a))
+  } else if (b != nullptr && b->shared != nullptr && b->shared->contains(a))
     b->shared->access(*b, a, size, store, atomic, pc);
   else if (b != nullptr)
     check_host(*b, a, store, pc);

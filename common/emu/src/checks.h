@@ -1,6 +1,7 @@
 // Internal header of the emu runtime (not for programs): what the checks of device accesses share.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -8,6 +9,11 @@
 #include "cudalab/emu/types.h"
 
 namespace cudalab::emu {
+
+// Whether a thread's loads are watched (inspect.h: watch_thread), and the full check's note of a
+// global load to the watched thread's record (watched_thread.cpp).
+inline std::atomic<bool> watching_a_thread{false};
+void note_watched_load(const BlockState& b, uintptr_t a, unsigned size);
 
 // What the checks of each kind of memory share (checks.cpp): how they word a fault and stop
 // the kernel.

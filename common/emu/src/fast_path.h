@@ -170,11 +170,12 @@ struct BuiltinsPlace {
 extern const BuiltinsPlace builtins_place;
 
 // Whether the full check would let this plain (not atomic) access pass without a word; false:
-// look closer.
+// look closer (always while a thread is watched: watched_thread.cpp).
 [[gnu::always_inline]] inline bool access_fine(const void* address, unsigned size, bool store,
                                                const void* pc) {
   BlockState* b = current_block;
-  if (b == nullptr || timed_out()) return false;
+  if (b == nullptr || timed_out() || watching_a_thread.load(std::memory_order_relaxed))
+    return false;
   const auto a = reinterpret_cast<uintptr_t>(address);
   if (a - reserved_arena.base < reserved_arena.size)
     return global_access_fine(*b, a, size, store, pc);

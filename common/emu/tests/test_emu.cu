@@ -10,6 +10,7 @@
 #include "cudalab/data.h"
 #include "cudalab/device_array.h"
 #include "cudalab/emu/inspect.h"
+#include "cudalab/testing.h"
 
 namespace {
 
@@ -382,6 +383,69 @@ TEST_F(Emu, AnElementsStoreIsFollowedFromTheKernelToTheHost) {
   ASSERT_TRUE(on_device.has_value());
   EXPECT_EQ(on_device->thread_index.x, 3u);
   cudaFree(d), cudaFree(copy);
+}
+
+// c = a * b, n x n, one thread per element, with a mistake: `mistake` 0 none, 1 reads the row of
+// a that is the column's number, 2 leaves out the last k, 3 adds one to the sum.
+__global__ void product_with(const int* a, const int* b, int* c, int n, int mistake) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y,
+            col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n || col >= n) return;
+  int sum = mistake == 3 ? 1 : 0;
+  for (int k = 0; k < n - (mistake == 2); ++k)
+    sum += a[(mistake == 1 ? col : row) * n + k] * b[k * n + col];
+  c[row * n + col] = sum;
+}
+
+// Runs product_with on 1..n*n and 1..n*n; the host's c, and where a and b lay.
+std::vector<int> run_product(int n, int mistake, cudalab::testing::Operands* operands) {
+  std::vector<int> host(n * n);
+  for (int i = 0; i < n * n; ++i) host[i] = i + 1;
+  int *a, *b, *c;
+  CUDA_CHECK(cudaMalloc(&a, n * n * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&b, n * n * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&c, n * n * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(a, host.data(), n * n * sizeof(int), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(b, host.data(), n * n * sizeof(int), cudaMemcpyHostToDevice));
+  product_with<<<dim3(1, 1), dim3(n, n)>>>(a, b, c, n, mistake);
+  CUDA_CHECK(cudaMemcpy(host.data(), c, n * n * sizeof(int), cudaMemcpyDeviceToHost));
+  *operands = {{"a", a, size_t(n), size_t(n), sizeof(int)},
+               {"b", b, size_t(n), size_t(n), sizeof(int)}};
+  cudaFree(a), cudaFree(b), cudaFree(c);
+  return host;
+}
+
+// What the thread that stored an element read, found by running the product again with that
+// thread watched; and nothing claimed for an element no thread stored.
+TEST_F(Emu, TheReadsOfTheThreadThatStoredAnElementAreSaid) {
+  const int n = 6;
+  auto said = [&](int mistake, size_t row, size_t col) {
+    cudalab::testing::Operands operands;
+    std::vector<int> c = run_product(n, mistake, &operands);
+    return cudalab::testing::matmul_reads("c", &c[row * n + col], sizeof(int), row, col, [&] {
+      cudalab::testing::Operands again;
+      run_product(n, mistake, &again);
+      return again;
+    });
+  };
+  std::string r = said(1, 0, 1);
+  EXPECT_NE(r.find("thread (1,0,0) of block (0,0,0)"), std::string::npos) << r;
+  EXPECT_NE(r.find("read (in the same launch run again with that thread watched) row 1 of a and "
+                   "column 1 of b, where c[0][1] needs row 0 of a and column 1 of b"),
+            std::string::npos)
+      << r;
+  r = said(2, 2, 3);
+  EXPECT_NE(r.find("row 2 of a (5 of its 6 elements) and column 3 of b (5 of its 6 elements)"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("It left out the last element of each"), std::string::npos) << r;
+  r = said(3, 4, 4);
+  EXPECT_NE(r.find("all that c[4][4] needs"), std::string::npos) << r;
+  EXPECT_EQ(r.find("loop"), std::string::npos) << r;
+  std::vector<int> on_the_host(n * n, 7);  // never copied from the device: no thread stored it
+  EXPECT_EQ(cudalab::testing::matmul_reads("c", &on_the_host[3], sizeof(int), 0, 3,
+                                           [] { return cudalab::testing::Operands(); }),
+            "");
 }
 
 // An array too large for a shadow (over 512 MiB) says nothing of who wrote it: bytes copied from it

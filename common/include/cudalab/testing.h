@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
 
 #include "cudalab/compare.h"
 #include "cudalab/data.h"
@@ -19,6 +22,21 @@ uint64_t test_seed();
 // runtime follows each byte from its writer to the host); on a GPU, the harness counts the kernel
 // launches of the test (src/launch_count.cpp) and asks for at least one.
 std::string computed_on_device(const std::string& name, const void* got, size_t bytes);
+
+// A matrix operand as the device holds it (row-major, `rows` x `cols` elements).
+struct MatrixOperand {
+  std::string name;
+  const void* device;
+  size_t rows, cols, element_bytes;
+};
+using Operands = std::pair<MatrixOperand, MatrixOperand>;
+// For a product c = a * b whose element (row, col) is wrong (`bytes` bytes at `c_element`, in the
+// host's copy of c): what the thread that stored it read of a and b, said against what the element
+// needs (row `row` of a, column `col` of b). On emu the thread is watched while `again` runs the
+// same product once more and returns where its operands lay (src/matmul_reads.cpp); "" where that
+// is not known (on a GPU, or where no thread stored the element).
+std::string matmul_reads(const std::string& c_name, const void* c_element, size_t bytes, size_t row,
+                         size_t col, const std::function<Operands()>& again);
 
 #ifdef CUDALAB_LAB_DIR
 // The path of the lab's data file `relative` (to the lab's folder) where this process can read it:

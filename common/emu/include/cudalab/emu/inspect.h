@@ -41,6 +41,16 @@ DeviceWork device_work(const void* p, size_t bytes);
 // nothing where that is not known either, or the host changed the bytes since the copy.
 std::optional<ElementStore> element_store(const void* p, size_t bytes);
 
+// The global loads of one thread (thread `thread` of block `block`) in the launches of
+// instrumented code that follow, until watched_loads() returns them and stops watching: what the
+// thread that stored a wrong element read, found by running the same launch again.
+struct WatchedLoad {
+  const void* address;
+  unsigned bytes;
+};
+void watch_thread(Dim3 block, Dim3 thread);
+std::vector<WatchedLoad> watched_loads();
+
 // Every copy of host memory into device memory (cudaMemcpy, cudaMemcpy2D, their async forms) is
 // shown to `check` (the remote runner's, which knows what the checker gave: common/remote).
 using UploadCheck = void (*)(const void* host, size_t bytes);
