@@ -48,6 +48,26 @@ std::string expect_named(const PlantedBug& bug, cudaError_t (*run)()) {
   return said;
 }
 
+// Each planted wrong result is explained with its line and a fix that fits (compare.h, with the
+// emu's word on who stored each element).
+class PlantedWrongResults : public ::testing::TestWithParam<PlantedWrongResult> {};
+
+TEST_P(PlantedWrongResults, ExplainedWithLineAndFix) {
+  cudalab::set_store_finder(&cudalab::emu::element_store);
+  cudaDeviceReset();
+  const std::string report = GetParam().run();
+  cudalab::set_store_finder(nullptr);
+  ASSERT_FALSE(report.empty()) << "the wrong result went unnoticed";
+  EXPECT_NE(report.find(GetParam().fix), std::string::npos)
+      << "expected '" << GetParam().fix << "' in: " << report;
+  const std::string line = "planted_bugs.cu:" + std::to_string(line_of(GetParam().name));
+  EXPECT_NE(report.find(line), std::string::npos) << "expected " << line << " in: " << report;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, PlantedWrongResults,
+                         ::testing::ValuesIn(planted_wrong_results()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 class PlantedBugs : public ::testing::TestWithParam<PlantedBug> {};
 
 TEST_P(PlantedBugs, NamedWithCategoryAndLine) { expect_named(GetParam(), GetParam().run); }

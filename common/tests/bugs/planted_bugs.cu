@@ -1,5 +1,7 @@
 // Planted bugs, two or more per diagnostic of the emu backend. Each kernel is what a student might
 // write; the faulty line carries the marker `// BUG: <name>` that the tests look for.
+#include "cudalab/compare.h"
+#include "cudalab/data.h"
 #include "planted_bugs.h"
 
 namespace {
@@ -588,6 +590,45 @@ __global__ void tile_narrower_than_block(const float* in, float* out, int rows, 
   __syncthreads();
   if (row < rows && col < cols) out[row * cols + col] = 2.0f * tile[threadIdx.y][threadIdx.x];
 }
+
+// ---- wrong results ----------------------------------------------------------------------------
+__global__ void scale_by_two(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
+}
+__global__ void scale_by_two_but_last(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n - 1) out[i] = 2.0f * in[i];
+}
+__global__ void scale_by_half_of_four(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (1 / 2) * 4.0f * in[i];  // BUG: integer_division_zeros
+}
+__global__ void squared_for_doubled(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * in[i];  // BUG: squared_not_doubled
+}
+
+// Runs `launch(in, out)` on in = 1, 2, 3 ... (N floats) and an output filled with the poison, and
+// compares the output with 2 * in.
+template <class Launch>
+std::string compared_with_doubled(Launch launch) {
+  std::vector<float> host(N);
+  for (int i = 0; i < N; ++i) host[i] = float(i + 1);
+  std::vector<float> got(N, cudalab::poison_float());
+  float *in, *out;
+  cudaMalloc(&in, N * sizeof(float));
+  cudaMalloc(&out, N * sizeof(float));
+  cudaMemcpy(in, host.data(), N * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(out, got.data(), N * sizeof(float), cudaMemcpyHostToDevice);
+  launch(in, out);
+  cudaMemcpy(got.data(), out, N * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(in);
+  cudaFree(out);
+  std::vector<double> want(N);
+  for (int i = 0; i < N; ++i) want[i] = 2.0 * (i + 1);
+  return cudalab::compare("out", got.data(), want.data(), N, {1e-6, 0});
+}
 }  // namespace
 
 const std::vector<PlantedBug>& planted_bugs() {
@@ -668,6 +709,36 @@ const std::vector<PlantedBug>& planted_bugs() {
        [] { return launch(transpose_without_barrier); }},
       {"sum_before_partials_written", "no __syncthreads() in between",
        [] { return launch(sum_before_partials_written); }},
+  };
+  return all;
+}
+
+const std::vector<PlantedWrongResult>& planted_wrong_results() {
+  static const std::vector<PlantedWrongResult> all = {
+      {"grid_too_small", "which the grid does not have",
+       [] {
+         return compared_with_doubled([](const float* in, float* out) {
+           scale_by_two<<<N / THREADS, THREADS>>>(in, out, N);  // BUG: grid_too_small
+         });
+       }},
+      {"guard_skips_last", "which the grid has: that thread did not store it",
+       [] {
+         return compared_with_doubled([](const float* in, float* out) {
+           scale_by_two_but_last<<<BLOCKS, THREADS>>>(in, out, N);  // BUG: guard_skips_last
+         });
+       }},
+      {"integer_division_zeros", "the kernel computed 0",
+       [] {
+         return compared_with_doubled([](const float* in, float* out) {
+           scale_by_half_of_four<<<BLOCKS, THREADS>>>(in, out, N);
+         });
+       }},
+      {"squared_not_doubled", "stored by thread",
+       [] {
+         return compared_with_doubled([](const float* in, float* out) {
+           squared_for_doubled<<<BLOCKS, THREADS>>>(in, out, N);
+         });
+       }},
   };
   return all;
 }

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
 #include <vector>
 
 struct PlantedBug {
@@ -15,6 +16,16 @@ struct PlantedBug {
 };
 
 const std::vector<PlantedBug>& planted_bugs();
+
+// Wrong results: kernels that run to the end with a wrong output. The comparison with a reference
+// (compare.h) must name the line marked `// BUG: <name>` (the store of a wrong element, or the
+// launch whose grid left elements unwritten) and say `fix`, a phrase that fits the fault.
+struct PlantedWrongResult {
+  const char* name;
+  const char* fix;
+  std::string (*run)();  // the comparison's report
+};
+const std::vector<PlantedWrongResult>& planted_wrong_results();
 
 // Four of the catalogue's kernels, which test_diagnostics.cu also launches from its own file,
 // compiled without the checks, as a lab's test launches a student's kernel. Their bugs, in order:
