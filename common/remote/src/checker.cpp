@@ -547,6 +547,36 @@ DeviceWork device_work(const void* p, size_t bytes) {
   return work;
 }
 
+// Words for a wrong result's report, from the runner: never part of a verdict (no
+// note_runner_reported), so a runner that lies misleads only its own explanation.
+std::optional<ElementStore> element_store(const void* p, size_t bytes) {
+  Message m;
+  if (p != nullptr && !remote::is_device(p))
+    remote::put_host(m, p, bytes, remote::Send::nothing);
+  else
+    remote::put_pointer(m, p, false, 1);
+  m.put<uint64_t>(bytes);
+  Message reply = remote::request(Op::element_store, m);
+  return remote::get_store(reply);
+}
+
+void watch_thread(Dim3 block, Dim3 thread) {
+  Message m;
+  m.put(block);
+  m.put(thread);
+  remote::request(Op::watch_thread, m);
+}
+
+std::vector<WatchedLoad> watched_loads() {
+  Message reply = remote::request(Op::watched_loads, Message());
+  std::vector<WatchedLoad> loads(remote::count(reply, 8 + 4));
+  for (WatchedLoad& l : loads) {
+    l.address = reinterpret_cast<const void*>(reply.get<uint64_t>());
+    l.bytes = reply.get<unsigned>();
+  }
+  return loads;
+}
+
 void start_counting() { remote::request(Op::start_counting, Message()); }
 
 std::vector<LaunchCounters> stop_counting() {

@@ -303,6 +303,25 @@ void serve_one(Op op, Message& in, Message& out) {
       out.put<uint64_t>(work.by_kernels);
       return;
     }
+    case Op::element_store: {
+      const void* p = read_pointer(in, false);
+      put_store(out, emu::element_store(p, in.get<uint64_t>()));
+      return;
+    }
+    case Op::watch_thread: {
+      const auto block = in.get<Dim3>();
+      emu::watch_thread(block, in.get<Dim3>());
+      return;
+    }
+    case Op::watched_loads: {
+      const auto loads = emu::watched_loads();
+      out.put<uint64_t>(loads.size());
+      for (const auto& l : loads) {
+        out.put<uint64_t>(reinterpret_cast<uintptr_t>(l.address));
+        out.put<unsigned>(l.bytes);
+      }
+      return;
+    }
     case Op::start_counting:
       emu::start_counting();
       return;
@@ -313,6 +332,9 @@ void serve_one(Op op, Message& in, Message& out) {
     case Op::live_allocations:
     case Op::fail_malloc_after:
     case Op::device_work:
+    case Op::element_store:
+    case Op::watch_thread:
+    case Op::watched_loads:
     case Op::start_counting:
     case Op::stop_counting:
       throw WireError("only the emu backend answers that question");

@@ -14,6 +14,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "cudalab/compare.h"
 #include "cudalab/counters.h"
 
 namespace cudalab::remote {
@@ -46,6 +47,9 @@ enum class Op : uint32_t {
   stop_counting,
   launches,              // kernel launches so far (the check that the device did the work)
   foreign_upload_bytes,  // bytes uploaded to the device so far that the checker did not give
+  element_store,         // who stored an element (a wrong result's report: words, no verdict)
+  watch_thread,          // ... and what that thread reads when the launch runs again
+  watched_loads,
 };
 
 // Requests that get no answer: the checker sends them with the next request that does, so that a
@@ -129,6 +133,33 @@ inline auto counts_of(LaunchCounters& c) {
 }
 inline auto counts_of(AccessSite& s) {
   return std::array{&s.requests, &s.transactions, &s.ideal_transactions, &s.bytes};
+}
+
+// An ElementStore (compare.h) as it travels: a flag, then its fields.
+inline void put_store(Message& m, const std::optional<ElementStore>& s) {
+  m.put<uint8_t>(s.has_value());
+  if (!s) return;
+  m.put(s->kernel);
+  m.put(s->launch.file);
+  m.put(s->launch.line);
+  for (const Dim3& d : {s->grid, s->block, s->block_index, s->thread_index}) m.put(d);
+  m.put<uint8_t>(s->stored);
+  m.put<uint8_t>(s->atomic);
+  m.put(s->store.file);
+  m.put(s->store.line);
+}
+inline std::optional<ElementStore> get_store(Message& m) {
+  if (m.get<uint8_t>() == 0) return std::nullopt;
+  ElementStore s;
+  s.kernel = m.get_string();
+  s.launch.file = m.get_string();
+  s.launch.line = m.get<unsigned>();
+  for (Dim3* d : {&s.grid, &s.block, &s.block_index, &s.thread_index}) *d = m.get<Dim3>();
+  s.stored = m.get<uint8_t>() != 0;
+  s.atomic = m.get<uint8_t>() != 0;
+  s.store.file = m.get_string();
+  s.store.line = m.get<unsigned>();
+  return s;
 }
 
 // Flushes what the process printed (C and C++ streams), so that the checker's and the runner's
