@@ -66,6 +66,19 @@ Mapping mapping_of_right_elements(const Evidence& e) {
   return Mapping::none;
 }
 
+// The store of the first right element, where a thread stored it.
+std::optional<ElementStore> first_right_store(const Evidence& e) {
+  for (size_t i = 0, w = 0; i < e.n; ++i) {
+    if (w < e.wrong.size() && e.wrong[w] == i) {
+      ++w;
+      continue;
+    }
+    const std::optional<ElementStore> s = e.store(i);
+    return s && s->stored ? s : std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string store_words(const ElementStore& s) {
@@ -99,10 +112,16 @@ std::string unwritten_words(const Evidence& e, size_t first) {
                                : "global x index is its column and y index its row")
     << ", so " << element << " needs thread " << dims(thread) << " of block " << dims(block);
   const bool in_grid = block.x < s->grid.x && block.y < s->grid.y;
-  if (in_grid)
-    t << ", which the grid has: that thread did not store it (a guard or a loop that stops "
-         "early?).";
-  else
+  if (in_grid) {
+    t << ", which the grid has: that thread did not store it";
+    // Where the others were stored: the guard or loop that skips it is on the way there.
+    const std::optional<ElementStore> right = first_right_store(e);
+    if (right && right->store.known())
+      t << ", where the right elements were stored at " << right->store.text()
+        << " (does a guard or a loop on the way to that line skip it?).";
+    else
+      t << " (a guard or a loop that stops early?).";
+  } else
     t << ", which the grid does not have: launch enough blocks to cover every element, the "
          "division rounded up ("
       << (m == Mapping::linear_x ? "(n + blockDim.x - 1) / blockDim.x blocks"

@@ -86,18 +86,26 @@ std::string matmul_reads(const std::string& c_name, const void* c_element, size_
   if (!s || !s->stored) return "";
   emu::watch_thread(s->block_index, s->thread_index);
   const Operands operands = again();
+  const std::vector<emu::WatchedLoad> watched = emu::watched_loads();
   std::vector<const void*> loads;
-  for (const emu::WatchedLoad& l : emu::watched_loads()) loads.push_back(l.address);
+  for (const emu::WatchedLoad& l : watched) loads.push_back(l.address);
   const auto& [a, b] = operands;
   const std::set<size_t> from_a = elements_read(a, loads), from_b = elements_read(b, loads);
   if (from_a.empty() && from_b.empty()) return "";
+  std::set<records::SourceLine> lines;  // where the loads of a and b are
+  for (const emu::WatchedLoad& l : watched)
+    if (l.at.known() &&
+        (!elements_read(a, {l.address}).empty() || !elements_read(b, {l.address}).empty()))
+      lines.insert(l.at);
+  std::string at;
+  for (const records::SourceLine& l : lines) at += (at.empty() ? " at " : ", ") + l.text();
   const std::string element = c_name + "[" + str(row) + "][" + str(col) + "]";
   const std::string thread = "thread (" + str(s->thread_index.x) + "," + str(s->thread_index.y) +
                              "," + str(s->thread_index.z) + ") of block (" + str(s->block_index.x) +
                              "," + str(s->block_index.y) + "," + str(s->block_index.z) + ")";
   std::string said = "The thread that stored " + element + ", " + thread +
                      ", read (in the same launch run again with that thread watched) " +
-                     described(a, from_a) + " and " + described(b, from_b);
+                     described(a, from_a) + " and " + described(b, from_b) + at;
   const Missed of_a = missed(a, from_a, row, false), of_b = missed(b, from_b, col, true);
   if (of_a.count == 0 && of_b.count == 0)
     return said + ": all that " + element + " needs (row " + str(row) + " of " + a.name +

@@ -339,7 +339,8 @@ TEST(ElementStores, AThreadTheGridHasSkippedItsElement) {
   WithFakeStores stores(got, 4, 0, 90);                                // 128 threads
   const std::string r = check(got, want);
   EXPECT_NE(r.find("element 90 needs thread (26,0,0) of block (2,0,0), which the grid has: that "
-                   "thread did not store it"),
+                   "thread did not store it, where the right elements were stored at "
+                   "vector_add.cu:6"),
             std::string::npos)
       << r;
 }

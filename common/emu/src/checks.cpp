@@ -133,7 +133,7 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
   }
   if (arena().contains(address)) {
     if (watching_a_thread.load(std::memory_order_relaxed) && b != nullptr && !store && !atomic)
-      note_watched_load(*b, a, size);
+      note_watched_load(*b, a, size, pc);
     check_global(b, a, size, store, atomic, pc);
   } else if (b != nullptr && b->shared != nullptr && b->shared->contains(a))
     b->shared->access(*b, a, size, store, atomic, pc);

@@ -13,7 +13,7 @@ namespace cudalab::emu {
 // Whether a thread's loads are watched (inspect.h: watch_thread), and the full check's note of a
 // global load to the watched thread's record (watched_thread.cpp).
 inline std::atomic<bool> watching_a_thread{false};
-void note_watched_load(const BlockState& b, uintptr_t a, unsigned size);
+void note_watched_load(const BlockState& b, uintptr_t a, unsigned size, const void* pc);
 
 // What the checks of each kind of memory share (checks.cpp): how they word a fault and stop
 // the kernel.

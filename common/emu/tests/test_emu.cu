@@ -393,7 +393,7 @@ __global__ void product_with(const int* a, const int* b, int* c, int n, int mist
   if (row >= n || col >= n) return;
   int sum = mistake == 3 ? 1 : 0;
   for (int k = 0; k < n - (mistake == 2); ++k)
-    sum += a[(mistake == 1 ? col : row) * n + k] * b[k * n + col];
+    sum += a[(mistake == 1 ? col : row) * n + k] * b[k * n + col];  // LINE_PRODUCT_LOOP
   c[row * n + col] = sum;
 }
 
@@ -431,7 +431,8 @@ TEST_F(Emu, TheReadsOfTheThreadThatStoredAnElementAreSaid) {
   std::string r = said(1, 0, 1);
   EXPECT_NE(r.find("thread (1,0,0) of block (0,0,0)"), std::string::npos) << r;
   EXPECT_NE(r.find("read (in the same launch run again with that thread watched) row 1 of a and "
-                   "column 1 of b, where c[0][1] needs row 0 of a and column 1 of b"),
+                   "column 1 of b at " +
+                   at("LINE_PRODUCT_LOOP") + ", where c[0][1] needs row 0 of a and column 1 of b"),
             std::string::npos)
       << r;
   r = said(2, 2, 3);

@@ -569,10 +569,12 @@ void watch_thread(Dim3 block, Dim3 thread) {
 
 std::vector<WatchedLoad> watched_loads() {
   Message reply = remote::request(Op::watched_loads, Message());
-  std::vector<WatchedLoad> loads(remote::count(reply, 8 + 4));
+  std::vector<WatchedLoad> loads(remote::count(reply, 8 + 4 + 8 + 4));
   for (WatchedLoad& l : loads) {
     l.address = reinterpret_cast<const void*>(reply.get<uint64_t>());
     l.bytes = reply.get<unsigned>();
+    l.at.file = reply.get_string();
+    l.at.line = reply.get<unsigned>();
   }
   return loads;
 }

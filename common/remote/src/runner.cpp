@@ -319,6 +319,8 @@ void serve_one(Op op, Message& in, Message& out) {
       for (const auto& l : loads) {
         out.put<uint64_t>(reinterpret_cast<uintptr_t>(l.address));
         out.put<unsigned>(l.bytes);
+        out.put(l.at.file);
+        out.put(l.at.line);
       }
       return;
     }

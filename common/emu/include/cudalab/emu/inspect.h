@@ -47,6 +47,7 @@ std::optional<ElementStore> element_store(const void* p, size_t bytes);
 struct WatchedLoad {
   const void* address;
   unsigned bytes;
+  records::SourceLine at;  // the load's line
 };
 void watch_thread(Dim3 block, Dim3 thread);
 std::vector<WatchedLoad> watched_loads();
