@@ -86,6 +86,11 @@ std::string store_words(const ElementStore& s) {
   std::string words = std::string(s.atomic ? "last changed by an atomic of" : "stored by") +
                       " thread " + dims(s.thread_index) + " of block " + dims(s.block_index);
   if (s.store.known()) words += " at " + s.store.text();
+  if (!s.loads.empty()) {  // "from what it loaded at k.cu:28 and k.cu:29"
+    words += ", from what it loaded at ";
+    for (size_t i = 0; i < s.loads.size(); ++i)
+      words += (i == 0 ? "" : i + 1 == s.loads.size() ? " and " : ", ") + s.loads[i].text();
+  }
   return words;
 }
 

@@ -291,6 +291,7 @@ std::optional<cudalab::ElementStore> fake_store(const void* element, size_t) {
   s.block_index = {static_cast<unsigned>(thread / 32), 0, 0};
   s.thread_index = {static_cast<unsigned>(thread % 32), 0, 0};
   s.store = {"vector_add.cu", 6};
+  s.loads = {{"vector_add.cu", 5}, {"vector_add.cu", 6}};
   return s;
 }
 
@@ -310,7 +311,8 @@ TEST(ElementStores, AListedElementNamesItsThreadAndLine) {
   got[40] += 1.0f;
   WithFakeStores stores(got, 2);
   const std::string r = check(got, want);
-  EXPECT_NE(r.find(": stored by thread (8,0,0) of block (1,0,0) at vector_add.cu:6\n"),
+  EXPECT_NE(r.find(": stored by thread (8,0,0) of block (1,0,0) at vector_add.cu:6, from what it "
+                   "loaded at vector_add.cu:5 and vector_add.cu:6\n"),
             std::string::npos)
       << r;
 }

@@ -10,6 +10,25 @@
 
 namespace cudalab::emu {
 
+// The code addresses each thread of the first warp of a launch's first block loads from (at most
+// kSites each): the lines a wrong element stored by one of them came from (provenance.cpp keeps
+// them with the launch). The threads that store a wrong result's first elements are most often
+// these.
+struct LoadSites {
+  static constexpr unsigned kSites = 16;
+  const void* pcs[kSites] = {};
+  unsigned count = 0;
+  void add(const void* pc) {
+    for (unsigned i = 0; i < count; ++i)
+      if (pcs[i] == pc) return;
+    if (count < kSites) pcs[count++] = pc;
+  }
+};
+struct FirstWarpLoads {
+  LoadSites thread[32];
+};
+inline FirstWarpLoads* first_warp_loads = nullptr;  // the running launch's, or nullptr
+
 // Whether a thread's loads are watched (inspect.h: watch_thread), and the full check's note of a
 // global load to the watched thread's record (watched_thread.cpp).
 inline std::atomic<bool> watching_a_thread{false};

@@ -435,6 +435,14 @@ TEST_F(Emu, TheReadsOfTheThreadThatStoredAnElementAreSaid) {
                    at("LINE_PRODUCT_LOOP") + ", where c[0][1] needs row 0 of a and column 1 of b"),
             std::string::npos)
       << r;
+  {  // the first warp of the first block: its loads' lines come with who stored the element
+    cudalab::testing::Operands operands;
+    std::vector<int> c = run_product(n, 1, &operands);
+    const auto stored = cudalab::emu::element_store(&c[1], sizeof(int));
+    ASSERT_TRUE(stored.has_value());
+    ASSERT_EQ(stored->loads.size(), 1u);
+    EXPECT_EQ(stored->loads[0].text(), at("LINE_PRODUCT_LOOP"));
+  }
   r = said(2, 2, 3);
   EXPECT_NE(r.find("row 2 of a (5 of its 6 elements) and column 3 of b (5 of its 6 elements)"),
             std::string::npos)

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cudalab/records.h"
 
@@ -48,6 +49,9 @@ struct ElementStore {
   bool atomic = false;  // ... with an atomic
   Dim3 block_index, thread_index;
   records::SourceLine store;  // the store's line
+  // The lines the thread loaded from (known for the first warp of the first block, which stores
+  // a wrong result's first elements most often).
+  std::vector<records::SourceLine> loads;
 };
 // `bytes` bytes at `element` (host memory a cudaMemcpy filled from the device, or device memory):
 // who stored them, or nothing when not known.

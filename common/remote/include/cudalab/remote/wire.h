@@ -147,6 +147,11 @@ inline void put_store(Message& m, const std::optional<ElementStore>& s) {
   m.put<uint8_t>(s->atomic);
   m.put(s->store.file);
   m.put(s->store.line);
+  m.put<uint64_t>(s->loads.size());
+  for (const records::SourceLine& l : s->loads) {
+    m.put(l.file);
+    m.put(l.line);
+  }
 }
 inline std::optional<ElementStore> get_store(Message& m) {
   if (m.get<uint8_t>() == 0) return std::nullopt;
@@ -159,6 +164,13 @@ inline std::optional<ElementStore> get_store(Message& m) {
   s.atomic = m.get<uint8_t>() != 0;
   s.store.file = m.get_string();
   s.store.line = m.get<unsigned>();
+  const auto loads = m.get<uint64_t>();
+  if (loads > m.left() / (8 + 4)) throw WireError("more loads than the reply has bytes for");
+  s.loads.resize(loads);
+  for (records::SourceLine& l : s.loads) {
+    l.file = m.get_string();
+    l.line = m.get<unsigned>();
+  }
   return s;
 }
 
