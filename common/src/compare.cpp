@@ -15,6 +15,7 @@ namespace {
 constexpr size_t kShown = 5;  // wrong elements listed in a report
 
 StoreFinder store_finder = nullptr;
+thread_local bool last_explained = false;  // (last_report_explained)
 
 template <class Got, class Expected, class Close>
 std::string report(const std::string& name, const Got* got, const Expected* expected, size_t n,
@@ -25,6 +26,7 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
       wrong.push_back(i);
     }
   }
+  last_explained = false;
   if (wrong.empty()) return "";
   auto store = [got](size_t i) {
     return store_finder ? store_finder(got + i, sizeof(Got)) : std::optional<ElementStore>();
@@ -70,6 +72,7 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
   };
   if (evidence.cols == 0) evidence.rows = 0;
   std::string found = detail::wrong_result_pattern(evidence);
+  last_explained = !found.empty();
   const std::optional<detail::WrongMap> map = detail::where_wrong(evidence);
   if (map) found += (found.empty() ? "" : "\n  ") + map->english();
   if (!found.empty()) s << "  " << found << "\n";
@@ -92,6 +95,8 @@ bool byte_unwritten(unsigned char) { return false; }  // every byte value is a p
 }  // namespace
 
 void set_store_finder(StoreFinder finder) { store_finder = finder; }
+
+bool last_report_explained() { return last_explained; }
 
 std::string compare(const std::string& name, const float* got, const double* expected, size_t n,
                     Tolerance tol, Shape shape) {

@@ -29,6 +29,10 @@ std::string compare(const std::string& name, const float* got, const double* exp
                     Tolerance tol, Shape shape = {});
 std::string compare(const std::string& name, const int* got, const long long* expected, size_t n,
                     Shape shape = {});
+// Whether the last report compare() made in this thread says why the elements are wrong (a
+// pattern of the data: never written, shifted, a factor ...), not only which and who stored
+// them: a test's fixed hint is left out then (testing.h: EXPECT_MATCHES).
+bool last_report_explained();
 // Pixels: pass within max_difference of the expected value (float-to-byte rounding may differ by
 // 1).
 std::string compare(const std::string& name, const unsigned char* got, const long long* expected,

@@ -48,12 +48,34 @@ inline std::string lab_file(const std::string& relative) {
 
 }  // namespace cudalab::testing
 
-// compare() as a non-fatal GoogleTest check that takes a hint for the student:
+namespace cudalab::testing {
+// A failure's message: the comparison's report, then the test's hint unless the report says why
+// the elements are wrong (a hint for any failure would then only repeat or contradict it).
+class Report {
+ public:
+  Report(std::string report, bool explained) : explained_(explained) { message_ << report; }
+  template <class T>
+  Report& operator<<(const T& hint) {
+    if (!explained_) message_ << hint;
+    return *this;
+  }
+  operator ::testing::Message() const { return message_; }
+
+ private:
+  bool explained_;
+  ::testing::Message message_;
+};
+}  // namespace cudalab::testing
+
+// compare() as a non-fatal GoogleTest check that takes a hint for the student (left out where the
+// report explains the data itself):
 //   EXPECT_MATCHES("C", got, expected, n, tolerance) << "Each thread ...";
 #define EXPECT_MATCHES(...)                                                                     \
   if (std::string cudalab_report_ = ::cudalab::compare(__VA_ARGS__); cudalab_report_.empty()) { \
   } else                                                                                        \
-    ADD_FAILURE() << cudalab_report_
+    ::testing::internal::AssertHelper(::testing::TestPartResult::kNonFatalFailure, __FILE__,    \
+                                      __LINE__, "Failed") =                                     \
+        ::cudalab::testing::Report(cudalab_report_, ::cudalab::last_report_explained())
 
 // computed_on_device() as a non-fatal check, for an output the device must have computed:
 //   EXPECT_COMPUTED_ON_DEVICE("C", got, n);
