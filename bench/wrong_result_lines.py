@@ -60,8 +60,9 @@ MISTAKES = [
 ]
 
 
-def run(mistake: Mistake, build: Path) -> tuple[int, bool]:
-    """The failed tests and whether a message names the mistake's line."""
+def run(mistake: Mistake, build: Path) -> tuple[str, bool]:
+    """How the test ended (the failed tests, or its exit status where it stopped) and whether a
+    message names the mistake's line."""
     path = ROOT / "solutions" / mistake.lab / mistake.file
     text = path.read_text()
     if text.count(mistake.right) != 1:
@@ -82,16 +83,17 @@ def run(mistake: Mistake, build: Path) -> tuple[int, bool]:
         path.write_text(text)
     output = done.stdout + done.stderr
     failed = len(re.findall(r"^\[  FAILED  \] \S+\.\S+.* \(\d+ ms\)$", output, re.M))
-    return failed, f"{mistake.file}:{line}" in output
+    ended = f"{failed} tests failed" if failed else f"stopped with exit status {done.returncode}"
+    return ended, f"{mistake.file}:{line}" in output
 
 
 def main() -> int:
     build = (ROOT / (sys.argv[1] if len(sys.argv) > 1 else "build/default")).resolve()
     named = 0
     for m in MISTAKES:
-        failed, found = run(m, build)
+        ended, found = run(m, build)
         named += found
-        print(f"{m.lab}: {m.right!r} -> {m.wrong!r}: {failed} tests failed, line named: {found}")
+        print(f"{m.lab}: {m.right!r} -> {m.wrong!r}: {ended}, line named: {found}")
     print(f"named with their line: {named} of {len(MISTAKES)}")
     subprocess.run(["cmake", "--build", str(build)], check=True, capture_output=True)  # as it was
     return 0

@@ -10,10 +10,10 @@
 
 namespace cudalab::emu {
 
-// The code addresses each thread of the first warp of a launch's first block loads from (at most
-// kSites each): the lines a wrong element stored by one of them came from (provenance.cpp keeps
-// them with the launch). The threads that store a wrong result's first elements are most often
-// these.
+// The code addresses the first threads of a launch's first block load from (at most kSites
+// each): the lines a wrong element stored by one of them came from (provenance.cpp keeps them with
+// the launch). The threads that store a wrong result's first elements are most often these: the
+// first two rows of a block 32 threads wide, the first four of one 16 wide.
 struct LoadSites {
   static constexpr unsigned kSites = 16;
   const void* pcs[kSites] = {};
@@ -24,10 +24,11 @@ struct LoadSites {
     if (count < kSites) pcs[count++] = pc;
   }
 };
-struct FirstWarpLoads {
-  LoadSites thread[32];
+struct FirstThreadsLoads {
+  static constexpr unsigned kThreads = 64;
+  LoadSites thread[kThreads];
 };
-inline FirstWarpLoads* first_warp_loads = nullptr;  // the running launch's, or nullptr
+inline FirstThreadsLoads* first_threads_loads = nullptr;  // the running launch's, or nullptr
 
 // Whether a thread's loads are watched (inspect.h: watch_thread), and the full check's note of a
 // global load to the watched thread's record (watched_thread.cpp).

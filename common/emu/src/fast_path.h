@@ -176,9 +176,9 @@ extern const BuiltinsPlace builtins_place;
   BlockState* b = current_block;
   if (b == nullptr || timed_out() || watching_a_thread.load(std::memory_order_relaxed))
     return false;
-  if (!store && b->stamp == b->launch_stamp && running_thread() < 32 && first_warp_loads != nullptr)
-      [[unlikely]]  // a load of the first block's first warp
-    first_warp_loads->thread[running_thread()].add(pc);
+  if (!store && b->stamp == b->launch_stamp && running_thread() < FirstThreadsLoads::kThreads &&
+      first_threads_loads != nullptr) [[unlikely]]  // a load of the first block's first threads
+    first_threads_loads->thread[running_thread()].add(pc);
   const auto a = reinterpret_cast<uintptr_t>(address);
   if (a - reserved_arena.base < reserved_arena.size)
     return global_access_fine(*b, a, size, store, pc);

@@ -58,7 +58,7 @@ struct LaunchRecord {
   std::string kernel;
   records::SourceLine line;
   dim3 grid, block;
-  FirstWarpLoads first_warp{};  // (checks.h)
+  FirstThreadsLoads first_threads{};  // (checks.h)
 };
 std::deque<LaunchRecord> launches;
 constexpr size_t kLaunchesKept = 4096;
@@ -97,11 +97,12 @@ std::optional<ElementStore> store_of(uint32_t writer, StoreMark mark, uint32_t a
     if (mark.site() < site_pcs.size()) pc = site_pcs[mark.site()];
   }
   if (pc != nullptr) e.store = source_line(pc);
-  if (e.block_index.x + e.block_index.y + e.block_index.z == 0 && mark.thread() < 32) {
-    const LoadSites& sites = l->first_warp.thread[mark.thread()];
-    std::set<records::SourceLine> lines;
+  if (e.block_index.x + e.block_index.y + e.block_index.z == 0 &&
+      mark.thread() < FirstThreadsLoads::kThreads) {
+    const LoadSites& sites = l->first_threads.thread[mark.thread()];
+    std::set<records::SourceLine> lines;  // each load's line, and the calls it was inlined into
     for (unsigned i = 0; i < sites.count; ++i)
-      if (records::SourceLine line = source_line(sites.pcs[i]); line.known()) lines.insert(line);
+      for (const records::SourceLine& line : source_lines(sites.pcs[i])) lines.insert(line);
     e.loads.assign(lines.begin(), lines.end());
   }
   return e;
@@ -200,7 +201,7 @@ void remember_launch(const LaunchConfig& config, uint32_t first_stamp) {
   launches.push_back({first_stamp, 1ull * config.grid.x * config.grid.y * config.grid.z,
                       config.kernel, place(config.file, config.line), config.grid, config.block});
   if (launches.size() > kLaunchesKept) launches.pop_front();
-  first_warp_loads = &launches.back().first_warp;  // (a deque's elements stay where they are)
+  first_threads_loads = &launches.back().first_threads;  // (a deque's elements stay put)
 }
 
 std::optional<ElementStore> element_store(const void* p, size_t bytes) {

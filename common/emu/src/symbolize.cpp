@@ -70,12 +70,35 @@ std::string symbol_name(const void* function) {
   return lines.empty() || lines.front() == "??" ? std::string() : lines.front();
 }
 
+namespace {
+// "file:line" (addr2line's text of a frame, up to its first space) as a line of the program.
+records::SourceLine parsed(std::string text) {
+  text = text.substr(0, text.find(' '));
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || text.compare(0, 2, "??") == 0 ||
+      text.compare(colon, 2, ":?") == 0 || text.compare(colon, 2, ":0") == 0)
+    return {};
+  return code_place(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
+}
+}  // namespace
+
+std::vector<records::SourceLine> source_lines(const void* pc) {
+  static std::mutex mutex;
+  static std::map<const void*, std::vector<records::SourceLine>> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(pc); it != known.end()) return it->second;
+  std::vector<records::SourceLine> lines;
+  for (const std::string& frame : addr2line(pc, 1, {"-i"}))
+    if (frame.find("/cudalab/emu/") == std::string::npos)
+      if (records::SourceLine line = parsed(frame); line.known()) lines.push_back(line);
+  return known[pc] = lines;
+}
+
 records::SourceLine source_line(const void* pc) {
   static std::mutex mutex;
   static std::map<const void*, records::SourceLine> known;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = known.find(pc); it != known.end()) return it->second;
-  records::SourceLine result;
   // pc is the return address; with -i the innermost inlined frame comes first: the line of the
   // access itself, unless it is inside the emu's own headers (an atomicAdd, a shuffle): then the
   // program's line that called them.
@@ -86,12 +109,7 @@ records::SourceLine source_line(const void* pc) {
       text = frame;
       break;
     }
-  text = text.substr(0, text.find(' '));
-  auto colon = text.rfind(':');
-  if (colon != std::string::npos && text.compare(0, 2, "??") != 0 &&
-      text.compare(colon, 2, ":?") != 0 && text.compare(colon, 2, ":0") != 0)
-    result = code_place(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
-  return known[pc] = result;
+  return known[pc] = parsed(text);
 }
 
 }  // namespace cudalab::emu

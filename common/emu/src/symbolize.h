@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cudalab/records.h"
 
@@ -11,6 +12,9 @@ namespace cudalab::emu {
 // The source line of a code address in the program (addr2line); not known where it has no line
 // info.
 records::SourceLine source_line(const void* pc);
+// The lines of a code address in the program's own code, innermost first: the access, then each
+// call it was inlined into (a helper's load, then the kernel's line that called the helper).
+std::vector<records::SourceLine> source_lines(const void* pc);
 // The demangled name of the function at `function` ("" when unknown).
 std::string symbol_name(const void* function);
 }  // namespace cudalab::emu
