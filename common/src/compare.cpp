@@ -54,6 +54,12 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
             .triple("thread", st->thread_index.x, st->thread_index.y, st->thread_index.z)
             .count("atomic", st->atomic)
             .site("at", st->store);
+      if (!st->loads.empty()) {
+        std::vector<records::Record> loads;
+        for (const records::SourceLine& l : st->loads)
+          loads.push_back(std::move(records::Record("line").site("at", l)));
+        r.objects("loads", loads);
+      }
       stores.push_back(std::move(r));
     }
     s << "\n";

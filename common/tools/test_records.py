@@ -110,6 +110,7 @@ class Reading(unittest.TestCase):
             "thread": [8, 0, 0],
             "atomic": 0,
             "at": {"file": "vector_add.cu", "line": 6},
+            "loads": [{"kind": "line", "at": {"file": "vector_add.cu", "line": 5}}],
         }
         unstored = {"element": 99, "kernel": "vecAdd", "launch": {"file": "vector_add.cu", "line": 24}}
         found = {"kind": "wrong_elements", "output": "C", "elements": 100, "wrong": 2, "text": "C: ..."}
@@ -117,6 +118,7 @@ class Reading(unittest.TestCase):
         assert isinstance(w, WrongElements)
         self.assertEqual(len(w.stores), 2)  # the one without its fields is left out
         self.assertEqual((w.stores[0].thread, w.stores[0].at), ((8, 0, 0), records.Site("vector_add.cu", 6)))
+        self.assertEqual(w.stores[0].loads, (records.Site("vector_add.cu", 5),))
         self.assertIsNone(w.stores[1].thread)
 
 

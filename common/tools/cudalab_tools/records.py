@@ -110,12 +110,17 @@ class ElementStore:
     thread: tuple[int, int, int] | None = None
     atomic: bool = False
     at: Site | None = None  # the store's line
+    loads: tuple[Site, ...] = ()  # the lines the thread loaded from, where known
 
     @classmethod
     def from_json(cls, data: object) -> ElementStore | None:
         if not isinstance(data, dict) or not _typed(data, {"element": int, "kernel": str}):
             return None
         atomic = data.get("atomic", 0)
+        listed = data.get("loads")
+        loads = (
+            [_site(x.get("at")) for x in listed if isinstance(x, dict)] if isinstance(listed, list) else []
+        )
         return cls(
             data["element"],
             data["kernel"],
@@ -124,6 +129,7 @@ class ElementStore:
             _triple(data.get("thread")),
             atomic == 1,
             _site(data.get("at")),
+            tuple(x for x in loads if x is not None),
         )
 
 
