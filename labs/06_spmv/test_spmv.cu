@@ -1,6 +1,7 @@
 // Lab 06 tests: every SpMV version against y = A x in double precision, on the course's 4 x 4
 // example, on the lab's matrices (matrices/*.mtx: banded, power-law, empty rows, one long row),
 // on random matrices whose row count is not a multiple of the block, and on an empty matrix.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -80,11 +81,45 @@ constexpr const char* kEllHint =
     "One thread per row: entry k of the row is at k * num_rows + row (column-major); add all "
     "max_row_length of them.";
 
+// What the thread that stored y[row] read of the CSR arrays and x, against what y[row] needs
+// (emu; testing.h): the scalar kernel reads them from global memory, so it runs again with that
+// thread watched.
+std::string scalar_reads(const Csr& A, const std::vector<float>& x, const std::vector<float>& y,
+                         size_t row) {
+  std::vector<size_t> entries, columns;
+  for (int e = A.row_ptr[row]; e < A.row_ptr[row + 1]; ++e) {
+    entries.push_back(e);
+    columns.push_back(A.col_index[e]);
+  }
+  std::sort(columns.begin(), columns.end());
+  columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+  const std::string said = cudalab::testing::element_reads(
+      "y[" + std::to_string(row) + "]", &y[row], sizeof(float), [&] {
+        DeviceArray<float> d_x(x), d_y{std::vector<float>(A.num_rows)}, data(A.data);
+        DeviceArray<int> row_ptr(A.row_ptr), col_index(A.col_index);
+        spmvCsrScalar({A.num_rows, A.num_cols, row_ptr.get(), col_index.get(), data.get()},
+                      d_x.get(), d_y.get());
+        cudaDeviceSynchronize();
+        return std::vector<cudalab::testing::VectorOperand>{
+            {"row_ptr", row_ptr.get(), A.row_ptr.size(), sizeof(int), {row, row + 1}},
+            {"data", data.get(), A.data.size(), sizeof(float), entries},
+            {"col_index", col_index.get(), A.col_index.size(), sizeof(int), entries},
+            {"x", d_x.get(), x.size(), sizeof(float), columns}};
+      });
+  return said.empty() ? said : said + "\n";
+}
+
 void check(const Version& version, const Csr& A, const char* hint, const std::string& what) {
   std::vector<float> x = cudalab::random_floats(A.num_cols, cudalab::testing::test_seed());
   std::vector<double> expected = cudalab::multiply(A, x);
   std::vector<float> y = version(A, x);
+  size_t first_wrong = 0;
+  while (first_wrong < y.size() &&
+         std::fabs(y[first_wrong] - expected[first_wrong]) <=
+             kTolerance.rel * std::fabs(expected[first_wrong]) + kTolerance.abs)
+    ++first_wrong;
   EXPECT_MATCHES("y", y.data(), expected.data(), expected.size(), kTolerance)
+      << (&version == &kScalar && first_wrong < y.size() ? scalar_reads(A, x, y, first_wrong) : "")
       << what << ". " << hint;
 }
 

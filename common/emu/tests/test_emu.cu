@@ -457,6 +457,45 @@ TEST_F(Emu, TheReadsOfTheThreadThatStoredAnElementAreSaid) {
             "");
 }
 
+// out[i] = in[i - 1] + in[i] + in[i + 1] inside, with a mistake: `shift` moves the last term.
+__global__ void three_point_sum(const float* in, float* out, int n, int shift) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n - 2) out[i] = in[i - 1] + in[i] + in[i + 1 + shift];  // LINE_THREE_POINT
+}
+
+// The vector form: which elements of each input the thread read, against what the element needs.
+TEST_F(Emu, TheElementsAThreadReadAreSaidAgainstWhatItNeeds) {
+  const int n = 64;
+  std::vector<float> host(n, 1.0f);
+  auto said = [&](int shift) {
+    std::vector<float> out(n);
+    cudalab::testing::VectorOperand in_operand;
+    auto run = [&] {
+      float *in, *d_out;
+      CUDA_CHECK(cudaMalloc(&in, n * sizeof(float)));
+      CUDA_CHECK(cudaMalloc(&d_out, n * sizeof(float)));
+      CUDA_CHECK(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemset(d_out, 0, n * sizeof(float)));
+      three_point_sum<<<1, n>>>(in, d_out, n, shift);
+      CUDA_CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+      cudaFree(in), cudaFree(d_out);
+      return std::vector<cudalab::testing::VectorOperand>{{"in", in, n, sizeof(float), {4, 5, 6}}};
+    };
+    run();
+    return cudalab::testing::element_reads("out[5]", &out[5], sizeof(float), run);
+  };
+  std::string r = said(1);
+  EXPECT_NE(r.find("thread (5,0,0) of block (0,0,0), read (in the same launch run again with that "
+                   "thread watched) in[4, 5, 7] at " +
+                   at("LINE_THREE_POINT") + ", where out[5] needs in[4..6]."),
+            std::string::npos)
+      << r;
+  r = said(0);
+  EXPECT_NE(r.find("in[4..6] at " + at("LINE_THREE_POINT") + ": all that out[5] needs (in[4..6])"),
+            std::string::npos)
+      << r;
+}
+
 // An array too large for a shadow (over 512 MiB) says nothing of who wrote it: bytes copied from it
 // are the host's, never a kernel's work (a host answer passed through it earns nothing).
 TEST_F(Emu, BytesFromAnArrayWithoutAShadowAreNotAKernelsWork) {

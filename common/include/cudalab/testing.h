@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cudalab/compare.h"
 #include "cudalab/data.h"
@@ -33,10 +34,24 @@ using Operands = std::pair<MatrixOperand, MatrixOperand>;
 // For a product c = a * b whose element (row, col) is wrong (`bytes` bytes at `c_element`, in the
 // host's copy of c): what the thread that stored it read of a and b, said against what the element
 // needs (row `row` of a, column `col` of b). On emu the thread is watched while `again` runs the
-// same product once more and returns where its operands lay (src/matmul_reads.cpp); "" where that
+// same product once more and returns where its operands lay (src/element_reads.cpp); "" where that
 // is not known (on a GPU, or where no thread stored the element).
 std::string matmul_reads(const std::string& c_name, const void* c_element, size_t bytes, size_t row,
                          size_t col, const std::function<Operands()>& again);
+
+// An input as the device holds it (`count` elements), and the elements of it that the output
+// element being explained needs (ascending).
+struct VectorOperand {
+  std::string name;
+  const void* device;
+  size_t count, element_bytes;
+  std::vector<size_t> needed;
+};
+// The same for any output element (`element` names it: "P[5]"): which elements of each input the
+// thread that stored it read, said against what it needs. `again` runs the same launch once more
+// and returns where the inputs lay, with what the element needs of each.
+std::string element_reads(const std::string& element, const void* got_element, size_t bytes,
+                          const std::function<std::vector<VectorOperand>()>& again);
 
 #ifdef CUDALAB_LAB_DIR
 // The path of the lab's data file `relative` (to the lab's folder) where this process can read it:
