@@ -75,9 +75,9 @@ template <class T>
 constexpr SharedShape shape_of() {
   SharedShape s;
   s.rank = std::rank_v<T> < 4 ? std::rank_v<T> : 0;
-  if constexpr (std::rank_v<T> > 0) s.extents[0] = std::extent_v<T, 0>;
-  if constexpr (std::rank_v<T> > 1) s.extents[1] = std::extent_v<T, 1>;
-  if constexpr (std::rank_v<T> > 2) s.extents[2] = std::extent_v<T, 2>;
+  if constexpr (std::rank_v < T >> 0) s.extents[0] = std::extent_v<T, 0>;
+  if constexpr (std::rank_v < T >> 1) s.extents[1] = std::extent_v<T, 1>;
+  if constexpr (std::rank_v < T >> 2) s.extents[2] = std::extent_v<T, 2>;
   s.element = sizeof(std::remove_all_extents_t<T>);
   return s;
 }
