@@ -94,6 +94,22 @@ std::string report(const std::string& name, const Got* got, const Expected* expe
   return s.str();
 }
 
+// When an element passes: one definition for compare() and first_wrong().
+auto float_close(Tolerance tol) {
+  return [tol](float g, double e) {
+    return std::isfinite(g) == std::isfinite(e) &&
+           std::fabs(double(g) - e) <= tol.rel * std::fabs(e) + tol.abs;
+  };
+}
+bool int_close(int g, long long e) { return g == e; }
+
+template <class Got, class Expected, class Close>
+size_t first_failing(const Got* got, const Expected* expected, size_t n, Close close) {
+  size_t i = 0;
+  while (i < n && close(got[i], expected[i])) ++i;
+  return i;
+}
+
 bool float_unwritten(float x) { return is_poison(x); }
 bool int_unwritten(int x) { return x == kPoisonInt; }
 bool byte_unwritten(unsigned char) { return false; }  // every byte value is a possible result
@@ -109,18 +125,21 @@ std::string compare(const std::string& name, const float* got, const double* exp
   std::ostringstream t;
   t << " (an element passes when |got - expected| <= " << tol.rel << " * |expected| + " << tol.abs
     << ")";
-  auto close = [tol](float g, double e) {
-    return std::isfinite(g) == std::isfinite(e) &&
-           std::fabs(double(g) - e) <= tol.rel * std::fabs(e) + tol.abs;
-  };
-  return report(name, got, expected, n, close, t.str(), float_unwritten, shape);
+  return report(name, got, expected, n, float_close(tol), t.str(), float_unwritten, shape);
 }
 
 std::string compare(const std::string& name, const int* got, const long long* expected, size_t n,
                     Shape shape) {
-  auto close = [](int g, long long e) { return g == e; };
-  return report(name, got, expected, n, close, " (integers must match exactly)", int_unwritten,
+  return report(name, got, expected, n, int_close, " (integers must match exactly)", int_unwritten,
                 shape);
+}
+
+size_t first_wrong(const float* got, const double* expected, size_t n, Tolerance tol) {
+  return first_failing(got, expected, n, float_close(tol));
+}
+
+size_t first_wrong(const int* got, const long long* expected, size_t n) {
+  return first_failing(got, expected, n, int_close);
 }
 
 std::string compare(const std::string& name, const unsigned char* got, const long long* expected,

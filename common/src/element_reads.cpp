@@ -40,15 +40,21 @@ std::optional<Watched> watched_run(const void* element, size_t bytes,
   return Watched{*s, emu::watched_loads()};
 }
 
-// The indices of the elements of an input (`count` of `element_bytes` at `device`) the loads read.
+// Whether a load read an element of an input (`count` of `element_bytes` at `device`).
+bool within(const void* device, size_t count, size_t element_bytes, const emu::WatchedLoad& l) {
+  const auto* base = static_cast<const char*>(device);
+  const auto* c = static_cast<const char*>(l.address);
+  return c >= base && c < base + count * element_bytes;
+}
+
+// The indices of the elements of such an input the loads read.
 std::set<size_t> elements_read(const void* device, size_t count, size_t element_bytes,
                                const std::vector<emu::WatchedLoad>& loads) {
   std::set<size_t> read;
-  const auto* base = static_cast<const char*>(device);
-  for (const emu::WatchedLoad& l : loads) {
-    const auto* c = static_cast<const char*>(l.address);
-    if (c >= base && c < base + count * element_bytes) read.insert((c - base) / element_bytes);
-  }
+  for (const emu::WatchedLoad& l : loads)
+    if (within(device, count, element_bytes, l))
+      read.insert((static_cast<const char*>(l.address) - static_cast<const char*>(device)) /
+                  element_bytes);
   return read;
 }
 
@@ -138,13 +144,14 @@ std::string matmul_reads(const std::string& c_name, const void* c_element, size_
   const std::optional<Watched> w = watched_run(c_element, bytes, again, operands);
   if (!w) return "";
   const auto& [a, b] = operands;
-  auto read_of = [&](const MatrixOperand& m, const std::vector<emu::WatchedLoad>& loads) {
-    return elements_read(m.device, m.rows * m.cols, m.element_bytes, loads);
+  auto read_of = [&](const MatrixOperand& m) {
+    return elements_read(m.device, m.rows * m.cols, m.element_bytes, w->loads);
   };
-  const std::set<size_t> from_a = read_of(a, w->loads), from_b = read_of(b, w->loads);
+  const std::set<size_t> from_a = read_of(a), from_b = read_of(b);
   if (from_a.empty() && from_b.empty()) return "";
   const std::string at = load_lines(w->loads, [&](const emu::WatchedLoad& l) {
-    return !read_of(a, {l}).empty() || !read_of(b, {l}).empty();
+    return within(a.device, a.rows * a.cols, a.element_bytes, l) ||
+           within(b.device, b.rows * b.cols, b.element_bytes, l);
   });
   const std::string element = c_name + "[" + str(row) + "][" + str(col) + "]";
   std::string said = "The thread that stored " + element + ", " + thread_of(w->store) +
@@ -155,7 +162,7 @@ std::string matmul_reads(const std::string& c_name, const void* c_element, size_
     return said + ": all that " + element + " needs (row " + str(row) + " of " + a.name +
            ", column " + str(col) + " of " + b.name +
            "), so the arithmetic on them or the store is wrong (the sum's start or type, or "
-           "the index it is stored at).";
+           "the index it is stored at).\n";
   said += ", where " + element + " needs row " + str(row) + " of " + a.name + " and column " +
           str(col) + " of " + b.name + ", all of each.";
   // Both missing the same last elements, and all the others read: the loop over k ends early.
@@ -165,7 +172,7 @@ std::string matmul_reads(const std::string& c_name, const void* c_element, size_
                               "one too early?"
                             : " It left out the last " + str(of_a.count) +
                                   " elements of each: does the loop over k stop too early?";
-  return said;
+  return said + "\n";
 #else  // a GPU does not say which thread stored an element
   (void)c_name, (void)c_element, (void)bytes, (void)row, (void)col, (void)again;
   return "";
@@ -198,7 +205,7 @@ std::string element_reads(const std::string& element, const void* got_element, s
   };
   const std::string at = load_lines(w->loads, [&](const emu::WatchedLoad& l) {
     return std::any_of(inputs.begin(), inputs.end(), [&](const VectorOperand& v) {
-      return !elements_read(v.device, v.count, v.element_bytes, {l}).empty();
+      return within(v.device, v.count, v.element_bytes, l);
     });
   });
   const std::string said = "The thread that stored " + element + ", " + thread_of(w->store) +
@@ -206,8 +213,8 @@ std::string element_reads(const std::string& element, const void* got_element, s
                            listed(reads) + at;
   if (all_needed)
     return said + ": all that " + element + " needs (" + listed(needs) +
-           "), so the arithmetic on them or the store is wrong.";
-  return said + ", where " + element + " needs " + listed(needs) + ".";
+           "), so the arithmetic on them or the store is wrong.\n";
+  return said + ", where " + element + " needs " + listed(needs) + ".\n";
 #else
   (void)element, (void)got_element, (void)bytes, (void)again;
   return "";

@@ -70,14 +70,13 @@ std::vector<T> product(Variant v, const std::vector<T>& a, const std::vector<T>&
 template <class T>
 std::string reads(Variant v, const std::vector<T>& a, const std::vector<T>& b, int ha, int wa,
                   int wb, const std::vector<T>& c, size_t first_wrong) {
-  const std::string said = cudalab::testing::matmul_reads(
-      "c", &c[first_wrong], sizeof(T), first_wrong / wb, first_wrong % wb, [&] {
-        cudalab::testing::Operands operands;
-        cudaError_t err;
-        product(v, a, b, ha, wa, wb, T(), &err, &operands);
-        return operands;
-      });
-  return said.empty() ? said : said + "\n";
+  return cudalab::testing::matmul_reads("c", &c[first_wrong], sizeof(T), first_wrong / wb,
+                                        first_wrong % wb, [&] {
+                                          cudalab::testing::Operands operands;
+                                          cudaError_t err;
+                                          product(v, a, b, ha, wa, wb, T(), &err, &operands);
+                                          return operands;
+                                        });
 }
 
 void check_int(Variant v, int ha, int wa, int wb, const std::vector<int>& a,
@@ -93,8 +92,7 @@ void check_int(Variant v, int ha, int wa, int wb, const std::vector<int>& a,
     FAIL() << ha << "x" << wa << " times " << wa << "x" << wb << " returned "
            << cudalab::error_text(err);
   EXPECT_COMPUTED_ON_DEVICE("c", c.data(), expected.size());
-  size_t first_wrong = 0;
-  while (first_wrong < expected.size() && c[first_wrong] == expected[first_wrong]) ++first_wrong;
+  const size_t first_wrong = cudalab::first_wrong(c.data(), expected.data(), expected.size());
   EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), {size_t(ha), size_t(wb)})
       << reads(v, a, b, ha, wa, wb, c, first_wrong) << hint(v);
   for (size_t i = expected.size(); i < c.size(); ++i)
@@ -121,11 +119,8 @@ void check_random_float(Variant v, int ha, int wa, int wb) {
   // A float sum of wa products of numbers below 1 is off by at most about wa * 6e-8 per term.
   EXPECT_COMPUTED_ON_DEVICE("c", c.data(), expected.size());
   const cudalab::Tolerance tolerance{1e-5, 2e-6 * wa};
-  size_t first_wrong = 0;
-  while (first_wrong < expected.size() &&
-         std::fabs(c[first_wrong] - expected[first_wrong]) <=
-             tolerance.rel * std::fabs(expected[first_wrong]) + tolerance.abs)
-    ++first_wrong;
+  const size_t first_wrong =
+      cudalab::first_wrong(c.data(), expected.data(), expected.size(), tolerance);
   EXPECT_MATCHES("c", c.data(), expected.data(), expected.size(), tolerance,
                  {size_t(ha), size_t(wb)})
       << reads(v, a, b, ha, wa, wb, c, first_wrong) << hint(v);

@@ -1,6 +1,5 @@
 // Lab 05 tests: 1D and 2D convolution against a double-precision CPU reference, for mask widths
 // 3, 5 and 7 and sizes with partial tiles at every edge. Points per test: rubric.toml.
-#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -46,16 +45,14 @@ std::string basic_reads(const std::vector<float>& N, const std::vector<float>& M
       n_needed.push_back(k);
       m_needed.push_back(j);
     }
-  const std::string said =
-      cudalab::testing::element_reads("P[" + std::to_string(i) + "]", &P[i], sizeof(float), [&] {
-        DeviceArray<float> d_N(N), d_M(M), d_P{std::vector<float>(width)};
-        convolution1DBasic(d_N.get(), d_M.get(), d_P.get(), mask_width, width);
-        cudaDeviceSynchronize();
-        return std::vector<cudalab::testing::VectorOperand>{
-            {"N", d_N.get(), N.size(), sizeof(float), n_needed},
-            {"M", d_M.get(), M.size(), sizeof(float), m_needed}};
-      });
-  return said.empty() ? said : said + "\n";
+  return cudalab::testing::element_reads("P[" + std::to_string(i) + "]", &P[i], sizeof(float), [&] {
+    DeviceArray<float> d_N(N), d_M(M), d_P{std::vector<float>(width)};
+    convolution1DBasic(d_N.get(), d_M.get(), d_P.get(), mask_width, width);
+    cudaDeviceSynchronize();
+    return std::vector<cudalab::testing::VectorOperand>{
+        {"N", d_N.get(), N.size(), sizeof(float), n_needed},
+        {"M", d_M.get(), M.size(), sizeof(float), m_needed}};
+  });
 }
 
 void check_1d(const Conv1D& conv, const std::vector<float>& N, const std::vector<float>& M,
@@ -71,11 +68,7 @@ void check_1d(const Conv1D& conv, const std::vector<float>& N, const std::vector
   std::vector<float> P = d_P.to_host();
   EXPECT_COMPUTED_ON_DEVICE("P", P.data(), width);
   const cudalab::Tolerance tolerance{1e-5, 1e-6 * mask_width};
-  size_t first_wrong = 0;
-  while (first_wrong < size_t(width) &&
-         std::fabs(P[first_wrong] - expected[first_wrong]) <=
-             tolerance.rel * std::fabs(expected[first_wrong]) + tolerance.abs)
-    ++first_wrong;
+  const size_t first_wrong = cudalab::first_wrong(P.data(), expected.data(), width, tolerance);
   EXPECT_MATCHES("P", P.data(), expected.data(), width, tolerance)
       << (&conv == &kBasic ? basic_reads(N, M, P, first_wrong) : "") << "(Width " << width
       << ", Mask_Width " << mask_width << ") " << hint;

@@ -93,7 +93,7 @@ std::string scalar_reads(const Csr& A, const std::vector<float>& x, const std::v
   }
   std::sort(columns.begin(), columns.end());
   columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
-  const std::string said = cudalab::testing::element_reads(
+  return cudalab::testing::element_reads(
       "y[" + std::to_string(row) + "]", &y[row], sizeof(float), [&] {
         DeviceArray<float> d_x(x), d_y{std::vector<float>(A.num_rows)}, data(A.data);
         DeviceArray<int> row_ptr(A.row_ptr), col_index(A.col_index);
@@ -106,18 +106,14 @@ std::string scalar_reads(const Csr& A, const std::vector<float>& x, const std::v
             {"col_index", col_index.get(), A.col_index.size(), sizeof(int), entries},
             {"x", d_x.get(), x.size(), sizeof(float), columns}};
       });
-  return said.empty() ? said : said + "\n";
 }
 
 void check(const Version& version, const Csr& A, const char* hint, const std::string& what) {
   std::vector<float> x = cudalab::random_floats(A.num_cols, cudalab::testing::test_seed());
   std::vector<double> expected = cudalab::multiply(A, x);
   std::vector<float> y = version(A, x);
-  size_t first_wrong = 0;
-  while (first_wrong < y.size() &&
-         std::fabs(y[first_wrong] - expected[first_wrong]) <=
-             kTolerance.rel * std::fabs(expected[first_wrong]) + kTolerance.abs)
-    ++first_wrong;
+  const size_t first_wrong =
+      cudalab::first_wrong(y.data(), expected.data(), expected.size(), kTolerance);
   EXPECT_MATCHES("y", y.data(), expected.data(), expected.size(), kTolerance)
       << (&version == &kScalar && first_wrong < y.size() ? scalar_reads(A, x, y, first_wrong) : "")
       << what << ". " << hint;

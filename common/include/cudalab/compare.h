@@ -29,6 +29,10 @@ std::string compare(const std::string& name, const float* got, const double* exp
                     Tolerance tol, Shape shape = {});
 std::string compare(const std::string& name, const int* got, const long long* expected, size_t n,
                     Shape shape = {});
+// The index of the first element compare() calls wrong (n where every one passes): the element a
+// harness asks about further (testing.h: matmul_reads, element_reads).
+size_t first_wrong(const float* got, const double* expected, size_t n, Tolerance tol);
+size_t first_wrong(const int* got, const long long* expected, size_t n);
 // Whether the last report compare() made in this thread says why the elements are wrong (a
 // pattern of the data: never written, shifted, a factor ...), not only which and who stored
 // them: a test's fixed hint is left out then (testing.h: EXPECT_MATCHES).

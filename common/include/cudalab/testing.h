@@ -34,8 +34,9 @@ using Operands = std::pair<MatrixOperand, MatrixOperand>;
 // For a product c = a * b whose element (row, col) is wrong (`bytes` bytes at `c_element`, in the
 // host's copy of c): what the thread that stored it read of a and b, said against what the element
 // needs (row `row` of a, column `col` of b). On emu the thread is watched while `again` runs the
-// same product once more and returns where its operands lay (src/element_reads.cpp); "" where that
-// is not known (on a GPU, or where no thread stored the element).
+// same product once more and returns where its operands lay (src/element_reads.cpp). A line of the
+// failure's message (ending in a newline), or "" where that is not known (on a GPU, or where no
+// thread stored the element).
 std::string matmul_reads(const std::string& c_name, const void* c_element, size_t bytes, size_t row,
                          size_t col, const std::function<Operands()>& again);
 

@@ -532,15 +532,23 @@ void fail_malloc_after(unsigned successes, cudaError_t error) {
   remote::request(Op::fail_malloc_after, m);
 }
 
-DeviceWork device_work(const void* p, size_t bytes) {
-  remote::note_runner_reported("device_work");
+namespace {
+// A question about `bytes` bytes at p (the checker's host memory, or device memory): the block
+// or pointer they lie in, then their count.
+Message about_bytes(const void* p, size_t bytes) {
   Message m;
   if (p != nullptr && !remote::is_device(p))
     remote::put_host(m, p, bytes, remote::Send::nothing);
   else
     remote::put_pointer(m, p, false, 1);
   m.put<uint64_t>(bytes);
-  Message reply = remote::request(Op::device_work, m);
+  return m;
+}
+}  // namespace
+
+DeviceWork device_work(const void* p, size_t bytes) {
+  remote::note_runner_reported("device_work");
+  Message reply = remote::request(Op::device_work, about_bytes(p, bytes));
   DeviceWork work{};
   work.bytes = reply.get<uint64_t>();
   work.by_kernels = reply.get<uint64_t>();
@@ -550,13 +558,7 @@ DeviceWork device_work(const void* p, size_t bytes) {
 // Words for a wrong result's report, from the runner: never part of a verdict (no
 // note_runner_reported), so a runner that lies misleads only its own explanation.
 std::optional<ElementStore> element_store(const void* p, size_t bytes) {
-  Message m;
-  if (p != nullptr && !remote::is_device(p))
-    remote::put_host(m, p, bytes, remote::Send::nothing);
-  else
-    remote::put_pointer(m, p, false, 1);
-  m.put<uint64_t>(bytes);
-  Message reply = remote::request(Op::element_store, m);
+  Message reply = remote::request(Op::element_store, about_bytes(p, bytes));
   return remote::get_store(reply);
 }
 
