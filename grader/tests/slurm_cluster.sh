@@ -45,6 +45,10 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
+# A finished job's record is kept 4 s (Slurm's default: 300 s), so that sbatch --wait asks every 2 s
+# instead of waiting 2, 8, 32 s ... between questions (it waits longer only while that is under
+# half this age): the test's jobs take seconds.
+MinJobAge=4
 MpiDefault=none
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none

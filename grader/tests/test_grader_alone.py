@@ -29,6 +29,24 @@ from cudalab_grader.sandbox import Limits, Sandbox
 from support import CORPUS, ROOT, grade
 
 
+def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
+    """Where bubblewrap cannot run, each job configures its own build; grading still works.
+    (First in this file: its builds need no base, so they run while test_grader.py builds the
+    base that the tests below wait for.)"""
+    from cudalab_grader.grading import Grader, Settings
+
+    sandbox = Sandbox(use_bwrap=False)
+    assert any("NO bubblewrap" in p for p in sandbox.protections())
+    work = Path(tempfile.mkdtemp(prefix="cudalab-grade-test-"))  # reachable by the jobs' users
+    work.chmod(0o711)
+    grader = Grader(Settings(backend="emu", jobs=1), sandbox, work)
+    grader.prepare_base(["01_vector_add"])
+    submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
+    grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")  # every test but the crash
+    assert grace.tests["VectorAdd.One"].verdict == "failed" and grace.earned == 21
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def test_make_demo_grades_this_corpus_on_every_lab() -> None:
     """`make demo` runs what the `graded` fixture runs (make_corpus.py, then grader/grade on every
     lab): its commands, without running them a second time."""
@@ -230,22 +248,6 @@ def test_non_utf8_names_are_kept_printable(tmp_path: Path) -> None:
     submissions.unpack(submissions.Submission("xavier", CORPUS / "xavier.tar.gz", 0), dest)
     names = [p.name for p in dest.rglob("*")]
     assert "vector_add.cu" in names and any(n.startswith("notes-") for n in names)
-
-
-def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
-    """Where bubblewrap cannot run, each job configures its own build; grading still works."""
-    from cudalab_grader.grading import Grader, Settings
-
-    sandbox = Sandbox(use_bwrap=False)
-    assert any("NO bubblewrap" in p for p in sandbox.protections())
-    work = Path(tempfile.mkdtemp(prefix="cudalab-grade-test-"))  # reachable by the jobs' users
-    work.chmod(0o711)
-    grader = Grader(Settings(backend="emu", jobs=1), sandbox, work)
-    grader.prepare_base(["01_vector_add"])
-    submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
-    grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")  # every test but the crash
-    assert grace.tests["VectorAdd.One"].verdict == "failed" and grace.earned == 21
-    shutil.rmtree(work, ignore_errors=True)
 
 
 def test_performance_ratio_plot(tmp_path: Path) -> None:
