@@ -4,7 +4,8 @@ sandbox, each test in its own process.
 The instructor's parts are built once (the base build); each job copies it, puts the student's
 files in, and rebuilds only what changed. Inside bubblewrap every job sees its copy at the same
 paths (/grade/workbook, /grade/build), which is what makes the copy of the base build valid.
-Without bubblewrap each job configures and builds on its own.
+Without bubblewrap a copy would be at other paths than its build was made for: there the jobs run
+one at a time in the base's own folders, each putting its files in and rebuilding what changed.
 
 A test's verdict is decided as make check decides it (cudalab_tools/gtest.py): it passes when its
 process exits with 0 and GoogleTest's own JSON report says it ran without a failure, so a
@@ -112,6 +113,7 @@ class Grader:
         self.kept: bases.Base | None = None  # the kept base this run uses, if it took one
         self.base_newest = 0.0  # the time of the newest file of the base build
         self.skipped: dict[str, set[str]] = {}  # per lab, the tests that skip on this backend
+        self.in_base = threading.Lock()  # without bubblewrap: held by the job in the base's folders
 
     # ---- paths as the command inside the sandbox sees them -----------------------------------
 
@@ -257,6 +259,9 @@ class Grader:
             )
         files_hash = submissions.content_hash([p for p in found.values() if p])
         result = LabResult(lab, LabStatus.GRADED, sum(workbook.points(lab).values()), files_hash=files_hash)
+        if not self.sandbox.bwrap:
+            with self.in_base:
+                return self._build_and_test(self.base, found, result, lab, number, started)
 
         job = self.work / "jobs" / f"{submissions.folder_name(student)}-{lab}"
         remove_tree(job)
@@ -278,8 +283,8 @@ class Grader:
         started: float,
     ) -> LabResult:
         rubric = workbook.points(lab)
-        _copy(self.base / "src", job / "src")
-        if self.sandbox.bwrap:  # the base build is valid at the same paths inside the sandbox
+        if job != self.base:  # (in the sandbox, where the base build is valid at the same paths)
+            _copy(self.base / "src", job / "src")
             _copy(self.base / "build", job / "build")
         # The student's files newer than everything the base build made, so that make rebuilds
         # what they go into (a second later, for file systems that keep whole seconds), and not
@@ -291,20 +296,19 @@ class Grader:
             now = time.time()
             os.utime(target, (now, now))
         self.sandbox.prepare(job / "build", number)
-
-        if self.sandbox.bwrap:
-            build = self._inside(job, BUILD)
-            out = self.sandbox.run(
-                ["cmake", "--build", build, "--target", f"{lab}-labs"],
-                binds=self._binds(job, (SRC, BUILD)),
-                writable={job / "build"},
-                cwd=build,
-                limits=self.settings.build_limits,
-                slot=number,
-            )
-            ok, log = out.returncode == 0, _build_log(out)
-        else:
-            ok, log = self._configure_and_build(job, [lab], number)
+        build = self._inside(job, BUILD)
+        out = self.sandbox.run(
+            ["cmake", "--build", build, "--target", f"{lab}-labs"],
+            binds=self._binds(job, (SRC, BUILD)),
+            writable={job / "build"},
+            cwd=build,
+            limits=self.settings.build_limits,
+            slot=number,
+        )
+        ok, log = out.returncode == 0, _build_log(out)
+        if job == self.base:  # its tests may not change what the next job builds with
+            self.sandbox.reclaim(job / "build")
+            self.base_newest = time.time()
         # What the student's code defines and calls, read from its object files (as make check does).
         sources = [name for name in found if name.endswith(".cu")]
         refused = symbols.check(job / "build", lab, sources) if ok else ""

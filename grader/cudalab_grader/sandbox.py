@@ -174,6 +174,14 @@ def _tools_others_cannot_run(path: list[str]) -> list[str]:
     return failing
 
 
+def _give(folder: Path, uid: int, gid: int) -> None:
+    """`folder` and everything in it to the user `uid`."""
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            os.lchown(os.path.join(root, name), uid, gid)
+    os.lchown(folder, uid, gid)
+
+
 def _processes_of(uid: int) -> list[int]:
     """The processes of `uid`, zombies included (they still count against its process limit)."""
     found = []
@@ -326,9 +334,10 @@ class Sandbox:
         else:
             p.append(
                 "NO bubblewrap (missing, or user namespaces are off): submissions can read files "
-                "the grader can read and use the network; install bubblewrap for isolation"
+                "the grader can read and use the network; the jobs run one at a time, in the "
+                "instructor's build; install bubblewrap for isolation and jobs side by side"
             )
-        if self.mounts:
+        if self.mounts and self.bwrap:
             p.append("a job's build folder is a tmpfs that the kernel holds to the job's disk limit")
         if self.cgroups:
             p.append(
@@ -400,12 +409,13 @@ class Sandbox:
     def prepare(self, folder: Path, number: int) -> None:
         """Makes `folder` (a job's writable area) belong to the job's user."""
         uid = self.uid(number)
-        if uid is None:
-            return
-        for root, dirs, files in os.walk(folder):
-            for name in dirs + files:
-                os.lchown(os.path.join(root, name), uid, uid)
-        os.lchown(folder, uid, uid)
+        if uid is not None:
+            _give(folder, uid, uid)
+
+    def reclaim(self, folder: Path) -> None:
+        """Makes `folder` the grader's again, after a job's user had it."""
+        if self.root:
+            _give(folder, os.getuid(), os.getgid())
 
     def run(
         self,

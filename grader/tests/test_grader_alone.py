@@ -30,8 +30,9 @@ from support import CORPUS, ROOT, grade
 
 
 def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
-    """Where bubblewrap cannot run, each job configures its own build; grading still works.
-    (First in this file: its builds need no base, so they run while test_grader.py builds the
+    """Where bubblewrap cannot run, the jobs run one at a time in the base's own build, each with
+    its own files: grace's crash costs her one test, and alice, graded next, gets every point.
+    (First in this file: its build needs no kept base, so it runs while test_grader.py builds the
     base that the tests below wait for.)"""
     from cudalab_grader.grading import Grader, Settings
 
@@ -41,9 +42,12 @@ def test_without_bubblewrap_limits_still_apply(tmp_path: Path) -> None:
     work.chmod(0o711)
     grader = Grader(Settings(backend="emu", jobs=1), sandbox, work)
     grader.prepare_base(["01_vector_add"])
-    submissions.unpack(submissions.Submission("grace", CORPUS / "grace", 0), tmp_path / "grace")
+    for student in ("grace", "alice"):
+        submissions.unpack(submissions.Submission(student, CORPUS / student, 0), tmp_path / student)
     grace = grader.grade(tmp_path / "grace", "grace", "01_vector_add")  # every test but the crash
     assert grace.tests["VectorAdd.One"].verdict == "failed" and grace.earned == 21
+    alice = grader.grade(tmp_path / "alice", "alice", "01_vector_add")
+    assert alice.earned == alice.possible == 22, alice
     shutil.rmtree(work, ignore_errors=True)
 
 
