@@ -73,11 +73,12 @@ struct SharedShape {
 };
 template <class T>
 constexpr SharedShape shape_of() {
+  constexpr size_t rank = std::rank_v<T>;
   SharedShape s;
-  s.rank = std::rank_v<T> < 4 ? std::rank_v<T> : 0;
-  if constexpr (std::rank_v < T >> 0) s.extents[0] = std::extent_v<T, 0>;
-  if constexpr (std::rank_v < T >> 1) s.extents[1] = std::extent_v<T, 1>;
-  if constexpr (std::rank_v < T >> 2) s.extents[2] = std::extent_v<T, 2>;
+  s.rank = rank < 4 ? rank : 0;
+  if constexpr (rank > 0) s.extents[0] = std::extent_v<T, 0>;
+  if constexpr (rank > 1) s.extents[1] = std::extent_v<T, 1>;
+  if constexpr (rank > 2) s.extents[2] = std::extent_v<T, 2>;
   s.element = sizeof(std::remove_all_extents_t<T>);
   return s;
 }
