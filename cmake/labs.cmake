@@ -50,6 +50,13 @@ function(cudalab_add_lab lab)
   target_link_libraries(${lab}-checker PRIVATE cudalab_remote_checker)
   set_target_properties(${lab}-checker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
 
+  # The harness (the runner's side of it), compiled once for both test programs.
+  cudalab_sources(runner ${remote_dir}/${lab}-runner.cu TARGET ${lab}-runner)
+  add_library(${lab}-runner OBJECT ${runner})
+  target_include_directories(${lab}-runner PRIVATE ${lab_dir})
+  target_compile_definitions(${lab}-runner PRIVATE CUDALAB_LAB_DIR="${lab_dir}")  # the lab's data files
+  target_link_libraries(${lab}-runner PUBLIC cudalab_testing cudalab_remote_runner ${CUDALAB_BACKEND_TARGET})
+
   foreach(variant labs solutions)
     set(code ${student})
     if(variant STREQUAL "solutions")
@@ -59,10 +66,10 @@ function(cudalab_add_lab lab)
       set(code ${reference})
     endif()
     set(target ${lab}-${variant})
-    cudalab_executable(${target} ${remote_dir}/${lab}-runner.cu INSTRUMENT ${code})
+    cudalab_executable(${target} INSTRUMENT ${code})
     target_include_directories(${target} PRIVATE ${lab_dir})
-    target_compile_definitions(${target} PRIVATE CUDALAB_LAB_DIR="${lab_dir}")  # the lab's data files
-    target_link_libraries(${target} PRIVATE cudalab_testing cudalab_remote_runner)
+    target_compile_definitions(${target} PRIVATE CUDALAB_LAB_DIR="${lab_dir}")
+    target_link_libraries(${target} PRIVATE ${lab}-runner)
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/labs)
     add_dependencies(${target} ${lab}-checker)  # make check runs each test through it
   endforeach()
