@@ -477,11 +477,7 @@ inline unsigned lanemask_gt() { return ~lanemask_le(); }
 inline unsigned lanemask_ge() { return ~lanemask_lt(); }
 inline unsigned clock() { return static_cast<unsigned>(clock64()); }
 inline unsigned long long clock64() { return static_cast<unsigned long long>(::clock64()); }
-inline unsigned long long globaltimer() {  // nanoseconds, as the GPU's global timer counts
-  return static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                             std::chrono::system_clock::now().time_since_epoch())
-                                             .count());
-}
+unsigned long long globaltimer();  // nanoseconds, as the GPU's global timer counts (clocks.cpp)
 // Instructions of one operand (asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(x))).
 inline unsigned bfind(unsigned x) { return x == 0 ? 0xFFFFFFFFu : 31u - __clz(x); }
 inline unsigned popc(unsigned x) { return __popc(x); }

@@ -37,6 +37,11 @@ struct source_location {
 #include <new>
 #include <optional>
 #pragma clang force_cuda_host_device begin
+// The streams' templates, on both sides with the algorithms they overload: declared after this
+// region, by a program's own <iostream>, <fstream>, <memory> or <thread>, they would be host
+// functions overloading __host__ __device__ ones, an error that leaves them out of the AST.
+#include <sstream>
+
 #include "cudalab/emu/prelude.h"
 #pragma clang force_cuda_host_device end
 

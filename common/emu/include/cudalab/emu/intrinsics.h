@@ -4,11 +4,9 @@
 #pragma once
 
 #include <cfenv>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 
 // ---- loads and stores with cache hints ---------------------------------------------------
 #define CUDALAB_LOAD(name)    \
@@ -196,12 +194,8 @@ inline unsigned __sad(int a, int b, unsigned c) {
 inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
 
 // ---- clocks: nanoseconds of the CPU's steady clock (the emulated device runs at 1 GHz) -------
-inline long long clock64() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-inline void __nanosleep(unsigned ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }
+long long clock64();  // (clocks.cpp)
+void __nanosleep(unsigned ns);
 
 // ---- fast math: the exact functions here; the GPU's are approximations ---------------------
 inline float __fdividef(float a, float b) { return a / b; }

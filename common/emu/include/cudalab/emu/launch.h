@@ -9,8 +9,6 @@
 #pragma once
 
 #include <cstring>
-#include <functional>
-#include <memory>
 #include <new>
 #include <tuple>
 #include <type_traits>
@@ -104,7 +102,7 @@ class Bitwise {
   using type = T;
   // The bytes of the launch's copy (implicit: the launch passes the copy where this is expected).
   Bitwise(const std::remove_cv_t<T>& copy) {
-    std::memcpy(static_cast<void*>(bytes_), static_cast<const void*>(std::addressof(copy)),
+    std::memcpy(static_cast<void*>(bytes_), static_cast<const void*>(__builtin_addressof(copy)),
                 sizeof(T));
   }
   // A value of another type that converts to T, converted where the bytes are. (Limitation: each
@@ -131,9 +129,13 @@ using KeptArgument = std::conditional_t<std::is_trivially_copyable_v<T>, T, Bitw
 // object itself, as a GPU's kernel gets its address, where the other arguments are copied once.
 // An rvalue has no object to refer to: it is copied as the others are.
 template <class T>
+struct Referenced {
+  T* object;
+};
+template <class T>
 decltype(auto) by_reference(T&& argument) {
   if constexpr (std::is_lvalue_reference_v<T>)
-    return std::ref(argument);
+    return Referenced<std::remove_reference_t<T>>{__builtin_addressof(argument)};
   else
     return std::forward<T>(argument);
 }
@@ -143,8 +145,8 @@ T& kernel_argument(T& argument) {
   return argument;
 }
 template <class T>
-T& kernel_argument(std::reference_wrapper<T>& argument) {
-  return argument.get();
+T& kernel_argument(Referenced<T>& argument) {
+  return *argument.object;
 }
 // The object whose bytes the launch kept (Bitwise): a kernel's Bitwise parameter takes its bytes,
 // a template kernel's parameter of type T (not rewritten) a copy of it.

@@ -2,7 +2,6 @@
 // (cuda_runtime.h, vector_types.h, ...): it makes CUDA C++ plain C++.
 #pragma once
 
-#include <algorithm>
 #include <cassert>
 #include <climits>
 #include <cmath>
@@ -10,10 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>  // (nvcc's runtime headers bring time.h in: clock() needs no include)
-#include <iostream>
+#ifndef CUDALAB_FRONT_END
+// Before __noinline__ is defined below: libstdc++'s shared_ptr spells the attribute
+// __attribute__((__noinline__)). (Clang, the front end, knows __noinline__ as CUDA's keyword.)
 #include <memory>
-#include <string>
-#include <vector>
+#endif
 
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/launch.h"
@@ -61,7 +61,9 @@
 #define __host__
 #define __managed__
 #endif
+#ifndef CUDALAB_FRONT_END
 #define __noinline__ __attribute__((noinline))
+#endif
 #define __forceinline__ inline __attribute__((always_inline))
 #define __inline_hint__ inline
 #define __launch_bounds__(...)

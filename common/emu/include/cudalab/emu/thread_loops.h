@@ -13,7 +13,7 @@
 
 #include <cstddef>
 #include <cstring>
-#include <memory>
+#include <new>
 #include <type_traits>
 
 #include "cudalab/emu/launch.h"
@@ -72,7 +72,7 @@ void keep(T& kept, V& value) {
   if constexpr (std::is_trivially_copyable_v<T>)
     std::memcpy(static_cast<void*>(&kept), &value, sizeof(T));
   else
-    std::construct_at(&kept, std::move(value));
+    ::new (static_cast<void*>(&kept)) T(std::move(value));
 }
 
 // The running block's threads, as a loop form runs them.
