@@ -579,3 +579,30 @@ TEST_F(Emu, TheSameValueWrittenByManyThreadsIsNoRaceButAnotherValueIs) {
 }
 
 }  // namespace
+
+// CUDA 12's cudaThread* calls, which CUDA 13 removed, run as their replacements; the first call of
+// each names its line and what to call instead, once.
+TEST_F(Emu, RemovedCallsRunAsTheirReplacementsAndAreToldOnce) {
+  auto count = [](const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+  };
+  testing::internal::CaptureStderr();
+  const int line = __LINE__ + 1;
+  EXPECT_EQ(cudaThreadSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaThreadSynchronize(), cudaSuccess);
+  size_t stack = 0, device_stack = 1;
+  EXPECT_EQ(cudaThreadGetLimit(&stack, cudaLimitStackSize), cudaSuccess);
+  EXPECT_EQ(cudaDeviceGetLimit(&device_stack, cudaLimitStackSize), cudaSuccess);
+  EXPECT_EQ(stack, device_stack);
+  const std::string told = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(told, "warning: test_emu.cu:" + std::to_string(line) +
+                            ": cudaThreadSynchronize() was removed in CUDA 13"),
+            1u)
+      << told;
+  EXPECT_EQ(count(told, "cudaThreadSynchronize()"), 1u) << told;
+  EXPECT_EQ(count(told, "runs it as cudaDeviceSynchronize()"), 1u) << told;
+  EXPECT_EQ(count(told, "cudaThreadGetLimit() was removed"), 1u) << told;
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}

@@ -143,6 +143,14 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
 cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config);
+// What CUDA 12 had and CUDA 13 removed, run as their replacements with a warning the first time
+// each is called (removed_api.cpp).
+cudaError_t cudaThreadSynchronize(CUDALAB_HERE);
+cudaError_t cudaThreadExit(CUDALAB_HERE);
+cudaError_t cudaThreadSetLimit(cudaLimit limit, size_t value, CUDALAB_HERE);
+cudaError_t cudaThreadGetLimit(size_t* value, cudaLimit limit, CUDALAB_HERE);
+cudaError_t cudaThreadSetCacheConfig(cudaFuncCache config, CUDALAB_HERE);
+cudaError_t cudaThreadGetCacheConfig(cudaFuncCache* config, CUDALAB_HERE);
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
 cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice);
