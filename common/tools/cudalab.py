@@ -252,8 +252,7 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
     work = output.resolve().parent / (output.name + ".emu")
     work.mkdir(parents=True, exist_ok=True)
     objects: list[str] = []
-    source_dirs = list(dict.fromkeys(str(s.resolve().parent) for s in b.sources))
-    includes = [f"-I{d}" for d in source_dirs + b.includes] + [f"-I{d}" for d in tc["include"]]
+    includes = [f"-I{d}" for d in b.includes] + [f"-I{d}" for d in tc["include"]]
     for s in b.sources:
         suffix = s.suffix.lower()
         if suffix == ".o":
@@ -267,7 +266,7 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
             translated = work / (s.name + ".cpp")
             # (-I and -D: its front end, Clang, reads the file with the program's own flags)
             command = [tc["python"], tc["translate"], str(source), str(translated)]
-            command += [f"-I{d}" for d in source_dirs + b.includes]
+            command += [f"-I{d}" for d in b.includes]
             command += [d for d in b.defines if d.startswith("-D")]
             if verbose:
                 print("+", shlex.join(command), file=sys.stderr)
@@ -275,16 +274,20 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
                 return 1
             source = translated
         obj = work / (s.name + ".o")
-        language = ["-x", "c"] if suffix == ".c" and not cuda else []
+        # A .c file is C in the host compiler's own dialect, as nvcc hands it over; the rest C++20,
+        # the emu runtime's.
+        language = ["-x", "c"] if suffix == ".c" and not cuda else ["-std=c++20"]
         flags = tc["instrument"].split(";") if cuda and checked else ["-g"]
         command = [
             tc["compiler"],
             *language,
-            "-std=c++20" if not language else "-std=c11",
             b.optimize,
             *flags,
             "-DCUDALAB_EMU=1",
             *b.defines,
+            # The file's own folder for quoted includes only, as nvcc searches it: a program's
+            # unistd.h beside it does not hide the system's <unistd.h>.
+            f"-iquote{s.resolve().parent}",
             *includes,
             *b.compiler_flags,
             "-c",
@@ -311,8 +314,7 @@ def compile_cuda(b: Build, output: Path, verbose: bool) -> int:
     flags = [f for f in b.nvcc_flags if f != "-o"]
     if b.output is not None:
         flags = [f for f in flags if f != str(b.output)]
-    source_dirs = list(dict.fromkeys(str(s.resolve().parent) for s in b.sources))
-    command = ["nvcc", *[f"-I{d}" for d in source_dirs], "-lineinfo", *flags, "-o", str(output)]
+    command = ["nvcc", "-lineinfo", *flags, "-o", str(output)]
     if verbose:
         print("+", shlex.join(command), file=sys.stderr)
     return subprocess.run(command).returncode

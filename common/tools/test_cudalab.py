@@ -125,6 +125,30 @@ class Run(unittest.TestCase):
         done = subprocess.run([str(program), "5"], capture_output=True, text=True)
         self.assertIn("0 of 5 elements wrong", done.stdout)
 
+    def test_includes_are_found_as_nvcc_finds_them(self) -> None:
+        """The program's folder serves its quoted includes only: its own unistd.h does not hide the
+        system's <unistd.h> (nvcc's search); a .c file is C in the host compiler's own dialect
+        (struct timeval, which strict C11 leaves undeclared)."""
+        (self.out / "unistd.h").write_text("#error \"the program's own unistd.h, not the system's\"\n")
+        (self.out / "size.h").write_text("#define SIZE 5\n")
+        (self.out / "clock.c").write_text(
+            "#include <stddef.h>\n#include <sys/time.h>\n"
+            "double seconds(void) {\n  struct timeval tv;\n  gettimeofday(&tv, NULL);\n"
+            "  return tv.tv_sec + tv.tv_usec * 1e-6;\n}\n"
+        )
+        (self.out / "main.cu").write_text(
+            '#include <unistd.h>\n#include <cstdio>\n#include "size.h"\n'
+            'extern "C" double seconds(void);\n'
+            "__global__ void fill(int* x) { x[threadIdx.x] = threadIdx.x; }\n"
+            "int main() {\n  int* d;\n  cudaMalloc(&d, SIZE * sizeof(int));\n  fill<<<1, SIZE>>>(d);\n"
+            "  int h[SIZE];\n  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+            '  printf("last %d, pid %d, clock %d\\n", h[SIZE - 1], getpid() > 0, seconds() > 0);\n'
+            "  cudaFree(d);\n}\n"
+        )
+        r = cudalab("run", str(self.out / "main.cu"), str(self.out / "clock.c"), "-o", str(self.out / "m"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("last 4, pid 1, clock 1", r.stdout)
+
     def test_bad_input_is_a_clear_error(self) -> None:
         r = cudalab("run", str(self.out / "missing.cu"))
         self.assertEqual(r.returncode, 2)
