@@ -6,9 +6,11 @@
 
 `run` builds with every check on (as `make check` does), runs the program and passes its output
 through; the exit status is the program's, or 1 when a check stopped a kernel and the program
-did not notice. `cc` only builds. On the CPU backend each .cu file (and the local headers it
+did not notice (a failed device assert is the program's own check: its status stays the
+program's). `cc` only builds. On the CPU backend each .cu file (and the local headers it
 includes) is translated by common/emu/translate.py and compiled with the instrumentation that the
-checks use; assert() stays on; the folder of each source is on the include path.
+checks use; assert() stays on; includes are found as nvcc finds them (a source's folder serves its
+quoted includes; a .c file is C in the host compiler's dialect).
 
 Options of cudalab itself:
     --unchecked        build without the checks (much faster, nothing is explained)
@@ -446,7 +448,9 @@ def execute(program: Path, args: list[str], timeout: str, count: bool) -> tuple[
         except KeyboardInterrupt:
             code = 130
         found = records.read_file(written)
-    stopped = records.first_error(found)
+    # A failed device assert is the program's own check, which it may handle as it would on a GPU
+    # (cudaErrorAssert from the next call): its exit status stays the program's.
+    stopped = records.first_error([r for r in found if r.get("check") != "assert"])
     if code < 0:
         print(f"cudalab: {program.name} was killed by signal {-code}", file=sys.stderr)
         code = 128 - code

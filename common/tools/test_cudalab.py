@@ -112,6 +112,22 @@ class Run(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("Assertion `n > 0' failed", r.stderr)
 
+    def test_a_device_assert_the_program_handles_leaves_it_the_exit_status(self) -> None:
+        """A failed device assert stops its kernel as on a GPU (the message, cudaErrorAssert); a
+        program that expects it and exits 0 is not failed by cudalab run."""
+        (self.out / "asserts.cu").write_text(
+            "#include <cassert>\n#include <cstdio>\n"
+            "__global__ void positive(const int* x) { assert(x[threadIdx.x] > 0); }\n"
+            "int main() {\n  int* d;\n  cudaMalloc(&d, 4 * sizeof(int));\n"
+            "  cudaMemset(d, 0, 4 * sizeof(int));\n  positive<<<1, 4>>>(d);\n"
+            "  cudaError_t e = cudaDeviceSynchronize();\n"
+            '  printf("%s\\n", cudaGetErrorName(e));\n  return e == cudaErrorAssert ? 0 : 1;\n}\n'
+        )
+        r = cudalab("run", str(self.out / "asserts.cu"), "-o", str(self.out / "a"))
+        self.assertIn("cudaErrorAssert", r.stdout)
+        self.assertIn("x[threadIdx.x] > 0", r.stderr)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
     def test_unchecked_build_runs_too(self) -> None:
         r = cudalab("run", "--unchecked", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "u"))
         self.assertEqual(r.returncode, 0, r.stderr)
