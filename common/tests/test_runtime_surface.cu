@@ -1,11 +1,13 @@
 // The runtime surface that programs beyond the labs use (CUDA samples, course examples), checked
 // on both backends with the same expectations: cooperative groups, unified and page-locked memory,
-// streams, events and graphs, occupancy and function attributes, device intrinsics, half, assert.
+// streams, events and graphs, occupancy and function attributes, device intrinsics, half, bfloat16,
+// assert.
 // On a GPU this test documents CUDA 13; on emu it proves the emulator matches it.
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
 #include <cuda_profiler_api.h>
@@ -17,6 +19,7 @@
 #include <vector_types.h>  // NVIDIA's is on the default path of some machines: the emu's is found
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cuda/barrier>
 #include <cuda/pipeline>
@@ -38,6 +41,7 @@ static_assert(sizeof(uchar3) == 3 && sizeof(uchar4) == 4 && alignof(uchar4) == 4
 static_assert(sizeof(double2) == 16 && alignof(double2) == 16);
 static_assert(sizeof(short2) == 4 && sizeof(ushort4) == 8 && alignof(ushort4) == 8);
 static_assert(sizeof(__half) == 2 && sizeof(__half2) == 4);
+static_assert(sizeof(__nv_bfloat16) == 2 && sizeof(__nv_bfloat162) == 4);
 
 namespace {
 
@@ -766,6 +770,58 @@ __global__ void intrinsics(const float* in, float* streamed, Intrinsics* r) {
   r->byte_perm = __byte_perm(0x33221100u, 0x77665544u, 0x4321);
   r->pi = CUDART_PI_F;
   r->vector = make_uint4(1, 2, 3, 4);
+}
+
+// bfloat16 on the device: conversions round to nearest even (ties at 1 + 2^-8 and 1 + 3 * 2^-8), a
+// NaN becomes the canonical 0x7FFF, FLT_MAX rounds up to infinity; _rz truncates; one addition
+// rounds once (1 + 2^-8 is a tie: 1); atomics on bfloat16 add exactly while the sum is small.
+struct Bfloat16Results {
+  unsigned short rounded[6], truncated, sum_of_tie, fma, pair[2];
+  float widened, total;
+};
+
+__global__ void bfloat16_ops(const float* in, __nv_bfloat16* total, Bfloat16Results* r) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    for (int i = 0; i < 6; ++i) r->rounded[i] = __bfloat16_as_ushort(__float2bfloat16(in[i]));
+    r->truncated = __bfloat16_as_ushort(__float2bfloat16_rz(in[1]));
+    r->sum_of_tie = __bfloat16_as_ushort(__hadd(__float2bfloat16(1.0f), __float2bfloat16(in[6])));
+    r->fma = __bfloat16_as_ushort(
+        __hfma(__float2bfloat16(1.5f), __float2bfloat16(2.0f), __float2bfloat16(0.25f)));
+    const __nv_bfloat162 p =
+        __hmul2(__floats2bfloat162_rn(in[7], 4.0f), __float2bfloat162_rn(0.5f));
+    r->pair[0] = __bfloat16_as_ushort(__low2bfloat16(p));
+    r->pair[1] = __bfloat16_as_ushort(__high2bfloat16(p));
+    r->widened = __bfloat162float(__ushort_as_bfloat16(0x3F82));
+  }
+  atomicAdd(total, __float2bfloat16(1.0f));
+}
+
+TEST(Surface, Bfloat16RoundsAsTheGpu) {
+  float* in;
+  __nv_bfloat16* total;
+  Bfloat16Results* r;
+  CUDA_CHECK(cudaMallocManaged(&in, 8 * sizeof(float)));
+  CUDA_CHECK(cudaMallocManaged(&total, sizeof(__nv_bfloat16)));
+  CUDA_CHECK(cudaMallocManaged(&r, sizeof(Bfloat16Results)));
+  const float inputs[8] = {1.00390625f, 1.01171875f, std::nextafter(1.00390625f, 2.0f),
+                           -2.5f,       NAN,         FLT_MAX,
+                           0.00390625f, 3.0f};
+  for (int i = 0; i < 8; ++i) in[i] = inputs[i];
+  *total = __float2bfloat16(0.0f);
+  bfloat16_ops<<<2, 32>>>(in, total, r);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const unsigned short rounded[6] = {0x3F80, 0x3F82, 0x3F81, 0xC020, 0x7FFF, 0x7F80};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(r->rounded[i], rounded[i]) << "input " << inputs[i];
+  EXPECT_EQ(r->truncated, 0x3F81);
+  EXPECT_EQ(r->sum_of_tie, 0x3F80);
+  EXPECT_EQ(r->fma, 0x4050);      // 3.25
+  EXPECT_EQ(r->pair[0], 0x3FC0);  // 1.5
+  EXPECT_EQ(r->pair[1], 0x4000);  // 2
+  EXPECT_EQ(r->widened, 1.015625f);
+  EXPECT_EQ(__bfloat162float(*total), 64.0f);
+  cudaFree(in);
+  cudaFree(total);
+  cudaFree(r);
 }
 
 TEST(Surface, DeviceIntrinsics) {

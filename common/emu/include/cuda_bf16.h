@@ -1,5 +1,4 @@
-// A CUDA toolkit header the emu backend does not provide: including it is an error, not
-// NVIDIA's header (whose types would clash with the emu's).
+// The emu backend stands in for the CUDA toolkit header of this name.
 #pragma once
-#error \
-    "cudalab emu: <cuda_bf16.h> (bfloat16 and 8-, 6- and 4-bit floating point types) is not supported on the CPU backend (docs/compatibility.md)"
+#include "cudalab/emu/prelude.h"
+#include "cudalab/emu/bf16.h"

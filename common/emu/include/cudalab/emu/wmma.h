@@ -14,7 +14,7 @@
 // wrap). tf32 inputs keep the 10 mantissa bits a tensor core reads.
 //
 // Limitations (refused when the program is compiled, with a message):
-// - __nv_bfloat16 fragments (the emu has no bf16 type) and the sub-byte types of
+// - __nv_bfloat16 fragments and the sub-byte types of
 //   wmma::experimental (u4, s4, b1: bmma_sync);
 // - shapes other than CUDA's: m16n16k16, m32n8k16, m8n32k16 (half, char), m16n16k8 (tf32),
 //   m8n8k4 (double).
