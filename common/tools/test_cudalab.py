@@ -128,6 +128,20 @@ class Run(unittest.TestCase):
         self.assertIn("x[threadIdx.x] > 0", r.stderr)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
+    def test_what_cuda_13_removed_runs_with_a_warning_naming_the_replacement(self) -> None:
+        """cudaThreadSynchronize and cudaDeviceProp::clockRate, which nvcc 13 refuses: the call is
+        told once when it runs, the field when the program is compiled, each with what replaces it."""
+        (self.out / "old.cu").write_text(
+            "#include <cstdio>\n__global__ void k() {}\nint main() {\n  cudaDeviceProp p;\n"
+            "  cudaGetDeviceProperties(&p, 0);\n  k<<<1, 1>>>();\n  cudaThreadSynchronize();\n"
+            '  printf("clock %d\\n", p.clockRate > 0);\n}\n'
+        )
+        r = cudalab("run", str(self.out / "old.cu"), "-o", str(self.out / "old"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("clock 1", r.stdout)
+        self.assertIn("cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, device)", r.stderr)
+        self.assertIn("old.cu:7: cudaThreadSynchronize() was removed in CUDA 13", r.stderr)
+
     def test_unchecked_build_runs_too(self) -> None:
         r = cudalab("run", "--unchecked", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "u"))
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -259,6 +259,16 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   if (p == nullptr) return set_last_error(cudaErrorInvalidValue);
   if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   *p = properties();
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // (CUDA 12's fields: types.h)
+  p->clockRate = static_cast<int>(attribute(cudaDevAttrClockRate, *p));
+  p->memoryClockRate = static_cast<int>(attribute(cudaDevAttrMemoryClockRate, *p));
+  p->kernelExecTimeoutEnabled = static_cast<int>(attribute(cudaDevAttrKernelExecTimeout, *p));
+  p->computeMode = static_cast<int>(attribute(cudaDevAttrComputeMode, *p));
+  p->deviceOverlap = static_cast<int>(attribute(cudaDevAttrGpuOverlap, *p));
+  p->singleToDoublePrecisionPerfRatio =
+      static_cast<int>(attribute(cudaDevAttrSingleToDoublePrecisionPerfRatio, *p));
+#pragma GCC diagnostic pop
   return cudaSuccess;
 }
 

@@ -605,4 +605,19 @@ TEST_F(Emu, RemovedCallsRunAsTheirReplacementsAndAreToldOnce) {
   EXPECT_EQ(count(told, "runs it as cudaDeviceSynchronize()"), 1u) << told;
   EXPECT_EQ(count(told, "cudaThreadGetLimit() was removed"), 1u) << told;
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  // CUDA 12's fields of cudaDeviceProp (the compiler warns where a program reads one) hold what the
+  // attributes that replace them answer.
+  cudaDeviceProp p;
+  ASSERT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+  int clock = 0, memory_clock = 0, overlap = 0;
+  cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute(&memory_clock, cudaDevAttrMemoryClockRate, 0);
+  cudaDeviceGetAttribute(&overlap, cudaDevAttrGpuOverlap, 0);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  EXPECT_EQ(p.clockRate, clock);
+  EXPECT_GT(p.clockRate, 0);
+  EXPECT_EQ(p.memoryClockRate, memory_clock);
+  EXPECT_EQ(p.deviceOverlap, overlap);
+#pragma GCC diagnostic pop
 }

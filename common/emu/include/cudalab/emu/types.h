@@ -119,6 +119,20 @@ struct cudaDeviceProp {
   unsigned int gpuPciDeviceID;
   unsigned int gpuPciSubsystemID;
   int hostNumaMultinodeIpcSupported;
+  // CUDA 12's fields that CUDA 13 removed, for the programs that still read them: each holds what
+  // the attribute that replaces it answers, and the compiler warns where a program uses one.
+#define CUDALAB_REMOVED_FIELD(replacement)                                                        \
+  [[deprecated(                                                                                   \
+      "removed in CUDA 13 (nvcc 13 refuses it): use cudaDeviceGetAttribute(&value, " #replacement \
+      ", device)")]]
+  CUDALAB_REMOVED_FIELD(cudaDevAttrClockRate) int clockRate;
+  CUDALAB_REMOVED_FIELD(cudaDevAttrMemoryClockRate) int memoryClockRate;
+  CUDALAB_REMOVED_FIELD(cudaDevAttrKernelExecTimeout) int kernelExecTimeoutEnabled;
+  CUDALAB_REMOVED_FIELD(cudaDevAttrComputeMode) int computeMode;
+  CUDALAB_REMOVED_FIELD(cudaDevAttrGpuOverlap) int deviceOverlap;
+  CUDALAB_REMOVED_FIELD(cudaDevAttrSingleToDoublePrecisionPerfRatio)
+  int singleToDoublePrecisionPerfRatio;
+#undef CUDALAB_REMOVED_FIELD
   int reserved[56];
 };
 
