@@ -459,6 +459,43 @@ TEST(Surface, StreamCaptureAndGraphReplay) {
 }
 
 // A graph built node by node (simpleCudaGraphs' manual graph): memset, kernel, copy, host call.
+// A 3D copy (here a graph's memcpy node: 2 slices of 3 rows of 8 ints) writes what the kernel after
+// it reads; the emu counts its bytes as written, as a cudaMemcpy's.
+TEST(Surface, Memcpy3DNodeWritesWhatTheKernelReads) {
+  const int width = 8, height = 3, depth = 2, n = width * height * depth;
+  int host[n], back[n];
+  for (int i = 0; i < n; ++i) host[i] = 10 * i;
+  int* data;
+  CUDA_CHECK(cudaMalloc(&data, n * sizeof(int)));
+  cudaMemcpy3DParms copy_in{};
+  copy_in.srcPtr = make_cudaPitchedPtr(host, width * sizeof(int), width, height);
+  copy_in.dstPtr = make_cudaPitchedPtr(data, width * sizeof(int), width, height);
+  copy_in.extent = make_cudaExtent(width * sizeof(int), height, depth);
+  copy_in.kind = cudaMemcpyHostToDevice;
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaGraphCreate(&graph, 0));
+  cudaGraphNode_t in, kernel, out;
+  CUDA_CHECK(cudaGraphAddMemcpyNode(&in, graph, nullptr, 0, &copy_in));
+  int count = n;
+  void* args[] = {&data, &count};
+  cudaKernelNodeParams kernel_params{};
+  kernel_params.func = (void*)increment;
+  kernel_params.gridDim = dim3(1);
+  kernel_params.blockDim = dim3(64);
+  kernel_params.kernelParams = args;
+  CUDA_CHECK(cudaGraphAddKernelNode(&kernel, graph, &in, 1, &kernel_params));
+  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&out, graph, &kernel, 1, back, data, n * sizeof(int),
+                                      cudaMemcpyDeviceToHost));
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_CHECK(cudaGraphLaunch(exec, nullptr));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], 10 * i + 1) << "element " << i;
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  cudaFree(data);
+}
+
 TEST(Surface, GraphBuiltNodeByNode) {
   const int n = 1000;
   int *data, *host;

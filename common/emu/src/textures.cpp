@@ -425,14 +425,17 @@ cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
                      e.width * texel, height, depth, d.pitch * d.ysize, false);
   }
   if (p->srcArray == nullptr && p->dstArray == nullptr) {  // linear -> linear (width in bytes)
+    // Slice by slice, as cudaMemcpy2D copies (its checks of both ends, and the destination's
+    // bytes counted as written).
     const cudaPitchedPtr &s = p->srcPtr, &d = p->dstPtr;
-    for (size_t z = 0; z < depth; ++z)
-      for (size_t y = 0; y < height; ++y)
-        std::memmove(static_cast<char*>(d.ptr) + (p->dstPos.z + z) * d.pitch * d.ysize +
-                         (p->dstPos.y + y) * d.pitch + p->dstPos.x,
-                     static_cast<const char*>(s.ptr) + (p->srcPos.z + z) * s.pitch * s.ysize +
-                         (p->srcPos.y + y) * s.pitch + p->srcPos.x,
-                     e.width);
+    for (size_t z = 0; z < depth; ++z) {
+      void* to = static_cast<char*>(d.ptr) + (p->dstPos.z + z) * d.pitch * d.ysize +
+                 p->dstPos.y * d.pitch + p->dstPos.x;
+      const void* from = static_cast<const char*>(s.ptr) + (p->srcPos.z + z) * s.pitch * s.ysize +
+                         p->srcPos.y * s.pitch + p->srcPos.x;
+      if (cudaError_t error = cudaMemcpy2D(to, d.pitch, from, s.pitch, e.width, height, p->kind))
+        return error;
+    }
     return cudaSuccess;
   }
   diagnose("cudaMemcpy3D from one CUDA array to another is not supported by the emu backend");
