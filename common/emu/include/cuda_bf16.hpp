@@ -1,4 +1,4 @@
 // The emu backend stands in for the CUDA toolkit header of this name.
 #pragma once
-#include "cudalab/emu/prelude.h"
 #include "cudalab/emu/bf16.h"
+#include "cudalab/emu/prelude.h"

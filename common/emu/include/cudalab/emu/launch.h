@@ -125,13 +125,14 @@ constexpr bool is_bitwise<Bitwise<T>> = true;
 template <class T>
 using KeptArgument = std::conditional_t<std::is_trivially_copyable_v<T>, T, Bitwise<T>>;
 
-// A launch's argument for a reference parameter of the kernel (the translator wraps it): the
-// object itself, as a GPU's kernel gets its address, where the other arguments are copied once.
-// An rvalue has no object to refer to: it is copied as the others are.
+// The object a reference parameter refers to, as the launch keeps it.
 template <class T>
 struct Referenced {
   T* object;
 };
+// A launch's argument for a reference parameter of the kernel (the translator wraps it): the
+// object itself, as a GPU's kernel gets its address, where the other arguments are copied once.
+// An rvalue has no object to refer to: it is copied as the others are.
 template <class T>
 decltype(auto) by_reference(T&& argument) {
   if constexpr (std::is_lvalue_reference_v<T>)
