@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cudalab/emu/device.h"  // detail::atomic_update
 #include "cudalab/emu/vector_types.h"
 
 struct __nv_bfloat16_raw {
@@ -164,12 +165,8 @@ inline __nv_bfloat162& operator+=(__nv_bfloat162& a, __nv_bfloat162 b) { return 
 inline __nv_bfloat162& operator*=(__nv_bfloat162& a, __nv_bfloat162 b) { return a = a * b; }
 
 inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
-  unsigned short old = __atomic_load_n(&address->x, __ATOMIC_RELAXED), desired;
-  do {
-    desired = (__nv_bfloat16(__nv_bfloat16_raw{old}) + value).x;
-  } while (!__atomic_compare_exchange_n(&address->x, &old, desired, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED));
-  return __nv_bfloat16_raw{old};
+  return cudalab::emu::detail::atomic_update(address,
+                                             [value](__nv_bfloat16 old) { return old + value; });
 }
 // Each half of the pair is added atomically (as on a GPU, the pair is not one atomic operation).
 inline __nv_bfloat162 atomicAdd(__nv_bfloat162* address, __nv_bfloat162 value) {

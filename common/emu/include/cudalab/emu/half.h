@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cudalab/emu/device.h"  // detail::atomic_update
 #include "cudalab/emu/vector_types.h"
 
 struct __half_raw {
@@ -136,10 +137,5 @@ inline __half2& operator+=(__half2& a, __half2 b) { return a = a + b; }
 inline __half2& operator*=(__half2& a, __half2 b) { return a = a * b; }
 
 inline __half atomicAdd(__half* address, __half value) {
-  unsigned short old = __atomic_load_n(&address->x, __ATOMIC_RELAXED), desired;
-  do {
-    desired = (__half(__half_raw{old}) + value).x;
-  } while (!__atomic_compare_exchange_n(&address->x, &old, desired, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED));
-  return __half_raw{old};
+  return cudalab::emu::detail::atomic_update(address, [value](__half old) { return old + value; });
 }
