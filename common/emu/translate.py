@@ -12,9 +12,11 @@ Clang reads the launches (the front end, common/tools/cudalab_tools/cuda_ast.py,
 -I and -D): where each is written, byte for byte, so that a launch in `#if 0`, a string or a
 comment is none, `<< <` is one, and a file in any encoding keeps its bytes; an argument for a
 reference parameter of the kernel becomes `::cudalab::emu::by_reference(arg)`, so the kernel gets
-the object itself, as on a GPU (launch.h). A launch Clang cannot read (an undeclared kernel, say)
-is an error with its line and Clang's first error. A launch in a macro's body is rewritten in the
-body, and one in a macro's argument (`CHECK((k<<<g, b>>>(x)))`) where it is written: Clang places
+the object itself, as on a GPU (launch.h), and a null pointer constant (`NULL`, `0`) for a pointer
+parameter becomes `nullptr` (passed on as a value, it would be an integer). A launch Clang cannot
+read (an undeclared kernel, say) is an error with its line and Clang's first error. A launch in a
+macro's body is rewritten in the body, and one in a macro's argument (`CHECK((k<<<g, b>>>(x)))`)
+where it is written: Clang places
 such a launch at the macro's name, so its parts are read from Clang's tokens there (the kernel
 expression before the `<<<`, the configuration up to the `>>>`, the arguments after it).
 
@@ -116,6 +118,7 @@ class LaunchSite(NamedTuple):
     kernel: str
     name: tuple[str, str, str] | None
     references: tuple[tuple[int, int], ...] = ()
+    null_pointers: tuple[tuple[int, int], ...] = ()  # `NULL` or `0` for a pointer parameter
 
 
 def launch_sites(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[LaunchSite]:
@@ -147,6 +150,7 @@ def launch_sites(src: str, source: cuda_ast.Source, file: str, offsets: Characte
                 launch.kernel_text,
                 launch.kernel_name,
                 references,
+                tuple((offsets(arg.start), offsets(arg.end)) for arg in launch.null_pointers),
             )
         )
     for m in source.macro_launches:
@@ -224,6 +228,8 @@ def launch_edits(
         if not checker:
             for start, end in site.references:
                 edits += [(start, start, "::cudalab::emu::by_reference("), (end, end, ")")]
+            # (passed on as a value, NULL would be a long and 0 an int, which no pointer takes)
+            edits += [(start, end, "nullptr") for start, end in site.null_pointers]
     return edits
 
 

@@ -1034,6 +1034,20 @@ TEST(Surface, DeviceAssertFailsTheLaunch) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorAssert);
 }
 
+__global__ void traps_on_a_negative(const int* data, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && data[i] < 0) __trap();
+}
+
+// llm.c's kernels call __trap() where they prefer a crash to a deadlock.
+TEST(Surface, DeviceTrapFailsTheLaunch) {
+  int* data;
+  CUDA_CHECK(cudaMallocManaged(&data, 64 * sizeof(int)));
+  for (int i = 0; i < 64; ++i) data[i] = i == 40 ? -1 : i;
+  traps_on_a_negative<<<2, 32>>>(data, 64);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+}
+
 // ---- dynamic parallelism ------------------------------------------------------------------
 
 // Each thread of the parent launches a child grid that fills its part; the children of depth 1

@@ -108,6 +108,16 @@ GPU_LIBRARIES = {
     "nvToolsExt",
     "nvJitLink",
 }
+# The value of __cplusplus for each -std a program may ask for (gnu++NN as c++NN); nvcc 13 compiles
+# C++17 when none is given.
+CPLUSPLUS = {
+    "c++03": 199711,
+    "c++11": 201103,
+    "c++14": 201402,
+    "c++17": 201703,
+    "c++20": 202002,
+    "c++23": 202302,
+}
 
 
 class UsageError(Exception):
@@ -123,6 +133,7 @@ class Build:
     compiler_flags: list[str] = field(default_factory=list)
     link_flags: list[str] = field(default_factory=list)
     optimize: str = "-O2"
+    standard: int = CPLUSPLUS["c++17"]  # the program's dialect (-std), as __cplusplus says it
     compile_only: bool = False
     all_cuda: bool = False  # -x cu: every source is CUDA
     notes: list[str] = field(default_factory=list)
@@ -155,7 +166,14 @@ def parse(args: list[str]) -> Build:
         if name in IGNORED:
             takes = IGNORED[name] and "=" not in arg
             if name in ("-std", "--std"):
-                b.notes.append(f"{arg}: the emu backend compiles as C++20")
+                standard = arg.split("=", 1)[1] if "=" in arg else args[i + 1] if takes else ""
+                b.standard = CPLUSPLUS.get(standard.replace("gnu++", "c++"), b.standard)
+                if b.standard < CPLUSPLUS["c++20"]:
+                    b.notes.append(
+                        f"{arg}{'' if '=' in arg else ' ' + standard}: the emu backend compiles "
+                        "the code as C++20, with the standard library's names of the program's "
+                        "standard (no std::lerp)"
+                    )
             else:
                 b.notes.append(
                     f"{arg}{' ' + args[i + 1] if takes and i + 1 < len(args) else ''}: "
@@ -270,6 +288,7 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
             command = [tc["python"], tc["translate"], str(source), str(translated)]
             command += [f"-I{d}" for d in b.includes]
             command += [d for d in b.defines if d.startswith("-D")]
+            command.append(f"-DCUDALAB_PROGRAM_CPLUSPLUS={b.standard}L")
             if verbose:
                 print("+", shlex.join(command), file=sys.stderr)
             if subprocess.run(command).returncode != 0:
@@ -277,8 +296,12 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
             source = translated
         obj = work / (s.name + ".o")
         # A .c file is C in the host compiler's own dialect, as nvcc hands it over; the rest C++20,
-        # the emu runtime's.
-        language = ["-x", "c"] if suffix == ".c" and not cuda else ["-std=c++20"]
+        # the emu runtime's, with the standard library's names of the program's standard (prelude.h).
+        language = (
+            ["-x", "c"]
+            if suffix == ".c" and not cuda
+            else ["-std=c++20", f"-DCUDALAB_PROGRAM_CPLUSPLUS={b.standard}L"]
+        )
         flags = tc["instrument"].split(";") if cuda and checked else ["-g"]
         command = [
             tc["compiler"],

@@ -179,6 +179,36 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("last 4, pid 1, clock 1", r.stdout)
 
+    def test_a_cxx17_program_compiles_as_nvcc_compiles_it(self) -> None:
+        """What nvcc 13 accepts in a C++17 program (its default standard): a lerp() of its own
+        (C++20's std::lerp is not declared), ::isfinite without an include (nvcc's headers bring
+        math.h in), NULL for a kernel's pointer parameter, and `>>> (` with a space; -std=c++20
+        gives std::lerp back."""
+        (self.out / "older.cu").write_text(
+            "#include <cstdio>\n"
+            "__device__ float lerp(float a, float b, float w) { return a + w * (b - a); }\n"
+            "__global__ void blend(float* out, const float* scale, int n) {\n"
+            "  int i = threadIdx.x;\n"
+            "  if (i < n) out[i] = lerp(0.f, 10.f, 0.5f) * (scale ? scale[i] : 1.f);\n}\n"
+            "int main() {\n  float* d;\n  cudaMalloc(&d, 4 * sizeof(float));\n"
+            "  blend<<<1, 4>>> (d, NULL, 4);\n  float h[4];\n"
+            "  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+            '  printf("%g finite %d\\n", h[3], (int)isfinite(h[3]));\n  cudaFree(d);\n}\n'
+        )
+        r = cudalab("run", str(self.out / "older.cu"), "-std=c++17", "-o", str(self.out / "older"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("5 finite 1", r.stdout)
+        (self.out / "newer.cu").write_text(
+            "#include <cmath>\n#include <cstdio>\n"
+            'int main() { printf("%g\\n", std::lerp(0.0, 10.0, 0.25)); }\n'
+        )
+        r = cudalab("run", str(self.out / "newer.cu"), "-o", str(self.out / "newer"))
+        self.assertNotEqual(r.returncode, 0, "std::lerp without -std=c++20: nvcc 13 refuses it")
+        self.assertIn("lerp", r.stderr)
+        r = cudalab("run", str(self.out / "newer.cu"), "-std=c++20", "-o", str(self.out / "newer"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("2.5", r.stdout)
+
     def test_bad_input_is_a_clear_error(self) -> None:
         r = cudalab("run", str(self.out / "missing.cu"))
         self.assertEqual(r.returncode, 2)

@@ -1164,6 +1164,14 @@ void assert_failed(const char* expression, const char* file, int line, const cha
   std::abort();
 }
 
+void trapped(const char* file, int line) {
+  if (BlockState* b = current_block)
+    fault_at(*b, place(file, line), cudaErrorLaunchFailure, "trap",
+             "__trap() was called: the kernel stops, as a GPU's trap instruction stops it "
+             "(cudaErrorLaunchFailure)");
+  unsupported("__trap() outside a kernel");
+}
+
 unsigned worker_count() { return workers().size(); }
 
 bool in_kernel() { return current_block != nullptr; }

@@ -239,6 +239,9 @@ class Launch:
     in_macro: bool
     argument_spans: tuple[Span, ...]  # each argument as written
     reference_parameters: tuple[bool, ...]  # per parameter of the kernel's type: a reference?
+    # The arguments written as a null pointer constant (`NULL`, `0`) for a pointer parameter: a
+    # launch that passes them on as values would make them integers.
+    null_pointers: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -843,6 +846,9 @@ def location_span(cursor: object) -> Span:
     return Span(file, where.line, where.offset, where.offset + len(cursor.spelling))  # type: ignore[attr-defined]
 
 
+SPACE_AND_COMMENTS = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*", re.S)
+
+
 def launch(cursor: object, text: bytes, runs: dict[int, int]) -> Launch | None:
     """The launch that a call expression is, if it is a kernel call (its second child is the call
     that passes the configuration). `runs`: where chevrons written apart were joined."""
@@ -854,7 +860,9 @@ def launch(cursor: object, text: bytes, runs: dict[int, int]) -> Launch | None:
     # every offset is the macro's name.
     closing = config.end - 3
     in_macro = text[config.start : config.start + 3] != b"<<<" or text[closing : config.end] != b">>>"
-    arguments = Span(call.file, call.line, config.end, call.end)
+    # The arguments' `(` may stand apart from the `>>>` (spaces, a line break, a comment).
+    paren = SPACE_AND_COMMENTS.match(text, config.end).end() if not in_macro else config.end
+    arguments = Span(call.file, call.line, paren, call.end)
     kernel = Span(callee.file, callee.line, callee.start, config.start)
     written = cursor_tokens(children[0])
     named = referenced_function(children[0])
@@ -869,18 +877,39 @@ def launch(cursor: object, text: bytes, runs: dict[int, int]) -> Launch | None:
         in_macro,
         tuple(span(c) for c in children[2:]),
         reference_parameters(children[0].type),
+        null_pointers(children[0].type, children[2:], text),
     )
 
 
-def reference_parameters(kernel_type: object) -> tuple[bool, ...]:
-    """For each parameter of a kernel's type (a function, or a pointer to one): a reference?"""
+def parameter_kinds(kernel_type: object) -> tuple[str, ...]:
+    """The kind of each parameter of a kernel's type (a function, or a pointer to one)."""
     t = kernel_type
     if t.kind.name == "POINTER":  # type: ignore[attr-defined]
         t = t.get_pointee()  # type: ignore[attr-defined]
     t = t.get_canonical()  # type: ignore[attr-defined]
     if t.kind.name != "FUNCTIONPROTO":
         return ()
-    return tuple(a.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") for a in t.argument_types())
+    return tuple(a.get_canonical().kind.name for a in t.argument_types())
+
+
+def reference_parameters(kernel_type: object) -> tuple[bool, ...]:
+    """For each parameter of a kernel's type: a reference?"""
+    return tuple(k in ("LVALUEREFERENCE", "RVALUEREFERENCE") for k in parameter_kinds(kernel_type))
+
+
+NULL_POINTER_CONSTANTS = ("NULL", "__null", "0", "0L", "0l")
+
+
+def null_pointers(kernel_type: object, arguments: Sequence[object], text: bytes) -> tuple[Span, ...]:
+    """The arguments written as a null pointer constant (`text`: the file's) that a pointer
+    parameter takes."""
+    spans = [span(a) for a in arguments]
+    written = [text[s.start : s.end].decode(errors="replace").strip() for s in spans]
+    return tuple(
+        s
+        for s, kind, as_written in zip(spans, parameter_kinds(kernel_type), written, strict=False)
+        if kind == "POINTER" and as_written in NULL_POINTER_CONSTANTS
+    )
 
 
 def referenced_function(cursor: object) -> str | None:

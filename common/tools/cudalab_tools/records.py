@@ -63,6 +63,7 @@ CHECK_FINDINGS = {
     "grid_sync": "a grid.sync() outside a cooperative launch",
     "shuffle_width": "a shuffle of a width that is no power of two up to 32",
     "assert": "a failed assert",
+    "trap": "a __trap()",
     "texture": "a texture or surface access a GPU would fault on",
     "barrier_divergence": "threads waiting at different barriers",
     "warp_divergence": "lanes of a warp waiting at different places",

@@ -461,8 +461,11 @@ namespace cudalab::emu {
 // A failed assert(): in a kernel, stops the launch with cudaErrorAssert; on the host, aborts.
 [[noreturn]] void assert_failed(const char* expression, const char* file, int line,
                                 const char* function);
+// __trap(): in a kernel, stops the launch with cudaErrorLaunchFailure, as a GPU's trap does.
+[[noreturn]] void trapped(const char* file, int line);
 inline int block_threads() { return static_cast<int>(::blockDim.x * ::blockDim.y * ::blockDim.z); }
 }  // namespace cudalab::emu
+#define __trap() ::cudalab::emu::trapped(__FILE__, __LINE__)
 
 // Special registers that inline PTX reads, e.g. asm("mov.u32 %0, %%laneid;" : "=r"(lane)): the
 // translator turns such a read into a call of the function of the register's name. Any other

@@ -2,9 +2,19 @@
 // (cuda_runtime.h, vector_types.h, ...): it makes CUDA C++ plain C++.
 #pragma once
 
+// The program's C++ dialect (cudalab cc passes the -std it was given, or nvcc's default C++17):
+// the code is compiled as C++20, the emu's own, but a program written for an older standard sees
+// its library's names. C++20's std::lerp is the one that clashes (math.h declares it as ::lerp, and
+// programs define their own lerp()): for an older program <cmath> declares it under another name.
+#if defined(CUDALAB_PROGRAM_CPLUSPLUS) && CUDALAB_PROGRAM_CPLUSPLUS < 202002L
+#define lerp cudalab_cxx20_lerp
+#endif
+#include <math.h>  // (nvcc's runtime headers bring it in: ::isfinite, ::fabsf need no std::)
+
 #include <cassert>
 #include <climits>
 #include <cmath>
+#undef lerp
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
