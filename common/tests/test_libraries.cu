@@ -125,6 +125,236 @@ TEST(Cublas, BadArgumentsAreInvalidValue) {
 
 }  // namespace
 
+// ---- typed products (cublasGemmEx, cublasSgeam) and cuBLASLt --------------------------------
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace {
+
+// Device copies of host values converted to T (half, bfloat16, float).
+template <class T>
+T* to_device_as(const std::vector<float>& h) {
+  std::vector<T> converted(h.begin(), h.end());
+  T* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, h.size() * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, converted.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  return d;
+}
+
+// Small multiples of 1/4: exact in half and bfloat16, and every product below sums them exactly
+// in float, so a GPU's tensor cores and the emu's OpenBLAS give the same bits.
+std::vector<float> quarters(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> d(-8, 8);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(gen) / 4.0f;
+  return v;
+}
+
+// op(A) op(B) for column-major A (rows x cols as stored) and B, in double.
+double product(const std::vector<float>& A, int lda, bool ta, const std::vector<float>& B, int ldb,
+               bool tb, int k, int i, int j) {
+  double sum = 0;
+  for (int p = 0; p < k; ++p)
+    sum += double(ta ? A[i * lda + p] : A[p * lda + i]) * (tb ? B[p * ldb + j] : B[j * ldb + p]);
+  return sum;
+}
+
+// Half inputs with a float result, bfloat16 inputs with a bfloat16 result (rounded once from the
+// float sum, as a GPU rounds it), each batch of a strided product at its own offset.
+TEST(CublasTyped, GemmExOnHalfAndBfloat16) {
+  const int m = 24, n = 17, k = 40, batches = 3;
+  const float alpha = 0.5f, beta = 2.0f;
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  auto A = quarters(static_cast<size_t>(k) * m, 11), B = quarters(static_cast<size_t>(k) * n, 12);
+  auto C = quarters(static_cast<size_t>(m) * n, 13);
+  __half *dA = to_device_as<__half>(A), *dB = to_device_as<__half>(B);
+  float* dC = to_device_as<float>(C);
+  // C = alpha A^T B + beta C: A stored k x m (lda k), B k x n.
+  CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, dA, CUDA_R_16F, k, dB,
+                            CUDA_R_16F, k, &beta, dC, CUDA_R_32F, m, CUBLAS_COMPUTE_32F,
+                            CUBLAS_GEMM_DEFAULT));
+  std::vector<float> out(C.size());
+  CUDA_CHECK(cudaMemcpy(out.data(), dC, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      ASSERT_EQ(out[j * m + i],
+                alpha * product(A, k, true, B, k, false, k, i, j) + beta * C[j * m + i])
+          << i << "," << j;
+
+  auto X = quarters(static_cast<size_t>(m) * k * batches, 14);
+  auto Y = quarters(static_cast<size_t>(k) * n * batches, 15);
+  __nv_bfloat16 *dX = to_device_as<__nv_bfloat16>(X), *dY = to_device_as<__nv_bfloat16>(Y);
+  __nv_bfloat16* dZ = to_device_as<__nv_bfloat16>(std::vector<float>(size_t(m) * n * batches));
+  const float one = 1.0f, zero = 0.0f;
+  CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+      h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dX, CUDA_R_16BF, m, static_cast<long long>(m) * k,
+      dY, CUDA_R_16BF, k, static_cast<long long>(k) * n, &zero, dZ, CUDA_R_16BF, m,
+      static_cast<long long>(m) * n, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  std::vector<__nv_bfloat16> z(size_t(m) * n * batches);
+  CUDA_CHECK(cudaMemcpy(z.data(), dZ, z.size() * sizeof(z[0]), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < batches; ++b) {
+    const std::vector<float> Xb(X.begin() + b * m * k, X.begin() + (b + 1) * m * k);
+    const std::vector<float> Yb(Y.begin() + b * k * n, Y.begin() + (b + 1) * k * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        const float want = __float2bfloat16(float(product(Xb, m, false, Yb, k, false, k, i, j)));
+        ASSERT_EQ(__bfloat162float(z[b * m * n + j * m + i]), want) << b << ":" << i << "," << j;
+      }
+  }
+  cublasDestroy(h);
+  cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dX), cudaFree(dY), cudaFree(dZ);
+}
+
+// C = alpha A^T + beta B (a transpose with a sum), A n x m, B and C m x n.
+TEST(CublasTyped, GeamAddsAndTransposes) {
+  const int m = 13, n = 7;
+  auto A = random_floats(static_cast<size_t>(n) * m, 21), B = random_floats(size_t(m) * n, 22);
+  float *dA = to_device(A), *dB = to_device(B), *dC = to_device(std::vector<float>(m * n, 0.f));
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  const float alpha = 2.0f, beta = -1.0f;
+  CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &alpha, dA, n, &beta, dB, m, dC, m));
+  std::vector<float> out(size_t(m) * n);
+  CUBLAS_CHECK(cublasGetVector(m * n, sizeof(float), dC, 1, out.data(), 1));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      ASSERT_FLOAT_EQ(out[j * m + i], alpha * A[i * n + j] + beta * B[j * m + i]) << i << "," << j;
+  cublasDestroy(h);
+  cudaFree(dA), cudaFree(dB), cudaFree(dC);
+}
+
+double gelu_tanh(double x) {
+  return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+// llm.c's fused layer: out = GELU(weight^T inp + bias), weight C x OC, inp C x BT (column-major),
+// through descriptors, layouts, a preference and the heuristic query, as its matmul_forward does.
+TEST(CublasLt, MatmulWithBiasAndGeluAsLlmcCallsIt) {
+  const int C = 48, OC = 32, BT = 20;
+  auto weight = random_floats(size_t(C) * OC, 31), inp = random_floats(size_t(C) * BT, 32);
+  auto bias = random_floats(OC, 33);
+  float *d_weight = to_device(weight), *d_inp = to_device(inp), *d_bias = to_device(bias);
+  float* d_out = to_device(std::vector<float>(size_t(OC) * BT, 0.f));
+  cublasLtHandle_t lt;
+  CUBLAS_CHECK(cublasLtCreate(&lt));
+  cublasLtMatmulDesc_t desc;
+  CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t transpose = CUBLAS_OP_T, plain = CUBLAS_OP_N;
+  const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
+                                              sizeof(transpose)));
+  CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &plain, sizeof(plain)));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                              sizeof(epilogue)));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &d_bias,
+                                              sizeof(d_bias)));
+  cublasLtMatrixLayout_t w_layout, in_layout, out_layout;
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&w_layout, CUDA_R_32F, C, OC, C));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&in_layout, CUDA_R_32F, C, BT, C));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&out_layout, CUDA_R_32F, OC, BT, OC));
+  cublasLtMatmulPreference_t preference;
+  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
+  const size_t workspace_size = 32 << 20;
+  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference,
+                                                    CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                    &workspace_size, sizeof(workspace_size)));
+  cublasLtMatmulHeuristicResult_t heuristic;
+  int found = 0;
+  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc, w_layout, in_layout, out_layout, out_layout,
+                                              preference, 1, &heuristic, &found));
+  ASSERT_EQ(found, 1);
+  void* workspace;
+  CUDA_CHECK(cudaMalloc(&workspace, workspace_size));
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasLtMatmul(lt, desc, &alpha, d_weight, w_layout, d_inp, in_layout, &beta, d_out,
+                              out_layout, d_out, out_layout, &heuristic.algo, workspace,
+                              workspace_size, 0));
+  std::vector<float> out(size_t(OC) * BT);
+  CUDA_CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int j = 0; j < BT; ++j)
+    for (int i = 0; i < OC; ++i) {
+      const double want = gelu_tanh(product(weight, C, true, inp, C, false, C, i, j) + bias[i]);
+      ASSERT_NEAR(out[j * OC + i], want, 1e-4) << i << "," << j;
+    }
+  cublasLtMatmulPreferenceDestroy(preference);
+  cublasLtMatrixLayoutDestroy(w_layout), cublasLtMatrixLayoutDestroy(in_layout);
+  cublasLtMatrixLayoutDestroy(out_layout);
+  cublasLtMatmulDescDestroy(desc);
+  cublasLtDestroy(lt);
+  cudaFree(d_weight), cudaFree(d_inp), cudaFree(d_bias), cudaFree(d_out), cudaFree(workspace);
+}
+
+// Strided batches (a batch count and offset on every layout), C apart from D, and the values
+// before the activation kept in the aux matrix (GELU_AUX_BIAS).
+TEST(CublasLt, BatchedLayoutsKeepThePreActivation) {
+  const int m = 16, n = 8, k = 24, batches = 2;
+  const int64_t a_stride = int64_t(m) * k, b_stride = int64_t(k) * n, c_stride = int64_t(m) * n;
+  auto A = random_floats(a_stride * batches, 41), B = random_floats(b_stride * batches, 42);
+  auto Cin = random_floats(c_stride * batches, 43), bias = random_floats(m, 44);
+  float *dA = to_device(A), *dB = to_device(B), *dC = to_device(Cin), *d_bias = to_device(bias);
+  float* dD = to_device(std::vector<float>(c_stride * batches, 0.f));
+  float* d_aux = to_device(std::vector<float>(c_stride * batches, 0.f));
+  cublasLtHandle_t lt;
+  CUBLAS_CHECK(cublasLtCreate(&lt));
+  cublasLtMatmulDesc_t desc;
+  CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  const int64_t aux_ld = m, bias_stride = 0;
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                              sizeof(epilogue)));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &d_bias,
+                                              sizeof(d_bias)));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE,
+                                              &bias_stride, sizeof(bias_stride)));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                              &d_aux, sizeof(d_aux)));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld,
+                                              sizeof(aux_ld)));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE,
+                                              &c_stride, sizeof(c_stride)));
+  cublasLtMatrixLayout_t a_layout, b_layout, c_layout;
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout, CUDA_R_32F, m, k, m));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout, CUDA_R_32F, k, n, k));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_layout, CUDA_R_32F, m, n, m));
+  const int32_t count = batches;
+  for (auto [layout, stride] : {std::pair{a_layout, a_stride}, std::pair{b_layout, b_stride},
+                                std::pair{c_layout, c_stride}}) {
+    CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                                  &count, sizeof(count)));
+    CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
+        layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
+  }
+  const float alpha = 1.0f, beta = 0.5f;
+  CUBLAS_CHECK(cublasLtMatmul(lt, desc, &alpha, dA, a_layout, dB, b_layout, &beta, dC, c_layout, dD,
+                              c_layout, nullptr, nullptr, 0, 0));
+  std::vector<float> D(c_stride * batches), aux(c_stride * batches);
+  CUDA_CHECK(cudaMemcpy(D.data(), dD, D.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(aux.data(), d_aux, aux.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < batches; ++b) {
+    const std::vector<float> Ab(A.begin() + b * a_stride, A.begin() + (b + 1) * a_stride);
+    const std::vector<float> Bb(B.begin() + b * b_stride, B.begin() + (b + 1) * b_stride);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        const size_t at = b * c_stride + j * m + i;
+        const double pre = product(Ab, m, false, Bb, k, false, k, i, j) + beta * Cin[at] + bias[i];
+        ASSERT_NEAR(aux[at], pre, 1e-4) << b << ":" << i << "," << j;
+        ASSERT_NEAR(D[at], gelu_tanh(pre), 1e-4) << b << ":" << i << "," << j;
+      }
+  }
+  cublasLtMatrixLayoutDestroy(a_layout), cublasLtMatrixLayoutDestroy(b_layout);
+  cublasLtMatrixLayoutDestroy(c_layout);
+  cublasLtMatmulDescDestroy(desc);
+  cublasLtDestroy(lt);
+  cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dD), cudaFree(d_aux), cudaFree(d_bias);
+}
+
+}  // namespace
+
 // ---- cuRAND ---------------------------------------------------------------------------------
 #include <curand.h>
 #include <curand_kernel.h>
@@ -280,6 +510,7 @@ TEST(Curand, Sobol64AndItsRefusals) {
   ASSERT_EQ(curandGenerateLongLong(g, raw, n), CURAND_STATUS_SUCCESS);
   ASSERT_EQ(curandSetGeneratorOffset(g, 0), CURAND_STATUS_SUCCESS);
   ASSERT_EQ(curandGenerateUniformDouble(g, uniform, n), CURAND_STATUS_SUCCESS);
+  CUDA_CHECK(cudaDeviceSynchronize());  // (the generator runs on the device, asynchronously)
   for (int k = 0; k < n; ++k) {
     EXPECT_EQ(uniform[k], (raw[k] >> 11) * 0x1p-53 + 0x1p-54) << k;
     const unsigned long long i = k % 16;

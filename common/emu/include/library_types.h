@@ -1,3 +1,4 @@
 // The emu backend stands in for the CUDA toolkit header of this name.
 #pragma once
+#include "cudalab/emu/library_types.h"
 #include "cudalab/emu/prelude.h"

@@ -7,12 +7,50 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "memory.h"
-#include "symbolize.h"
+#include "cublas_checks.h"
+#include "diagnostic.h"
+
+namespace cudalab::emu::blas {
+
+void warn_if_unwritten(const void* p, int64_t rows, int64_t cols, int64_t ld, size_t element,
+                       const char* call, const char* role) {
+  if (p == nullptr || rows <= 0 || cols <= 0) return;
+  std::lock_guard<std::recursive_mutex> device(device_mutex());
+  const Allocation* r = containing(p, false);
+  if (r == nullptr || !r->shadow) return;
+  const size_t start = static_cast<const char*>(p) - r->base;
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i) {
+      const size_t offset = start + (static_cast<size_t>(j) * ld + i) * element;
+      if (offset + element > r->bytes) return;  // (check_range said so already)
+      if (r->shadow.writer(offset) != 0) continue;
+      static std::mutex mutex;
+      static std::set<std::pair<std::string, const void*>> told;
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!told.insert({call, r->base}).second) return;
+      const std::string element_name =
+          cols == 1 ? "element " + std::to_string(i)
+                    : "element (" + std::to_string(i) + ", " + std::to_string(j) + ")";
+      Diagnostic found("unwritten_read",
+                       std::string(call) + " reads " + role + ", part of the array allocated at " +
+                           r->where + ", whose " + element_name +
+                           " nobody wrote since cudaMalloc: the emu's unwritten memory holds a "
+                           "poison (NaN as a float), a GPU's whatever was there");
+      records::write(found.record(cudaSuccess).text("severity", "warning"));
+      std::fprintf(stderr, "cudalab emu: warning: %s (told once)\n", found.problem.c_str());
+      return;
+    }
+}
+
+}  // namespace cudalab::emu::blas
 
 struct cublasContext {
   cudaStream_t stream = nullptr;
@@ -22,28 +60,11 @@ struct cublasContext {
 using namespace cudalab::emu;
 
 namespace {
-// Bytes spanned by n elements `inc` apart, or by a rows x cols column-major matrix.
-size_t vector_bytes(int n, int inc, size_t element) {
-  return n <= 0 ? 0 : (1 + static_cast<size_t>(n - 1) * std::abs(inc)) * element;
-}
-size_t matrix_bytes(int rows, int cols, int ld, size_t element) {
-  return rows <= 0 || cols <= 0 ? 0 : (static_cast<size_t>(ld) * (cols - 1) + rows) * element;
-}
-
-bool device(const void* p, size_t bytes, const char* call, const char* role) {
-  return bytes == 0 || check_range(p, bytes, call, role) == cudaSuccess;
-}
-
-// Device memory a call wrote: copied from the host (kHostStamp), or computed (the device's work on
-// a GPU: kEarlierKernelStamp).
-void written(void* p, size_t bytes, uint32_t writer = kEarlierKernelStamp) {
-  if (bytes > 0) mark_written(p, bytes, writer);
-}
+using namespace cudalab::emu::blas;
 
 CBLAS_TRANSPOSE op(cublasOperation_t t) {
   return t == CUBLAS_OP_N ? CblasNoTrans : t == CUBLAS_OP_T ? CblasTrans : CblasConjTrans;
 }
-bool valid(cublasOperation_t t) { return t == CUBLAS_OP_N || t == CUBLAS_OP_T || t == CUBLAS_OP_C; }
 
 cublasStatus_t copy_strided(int n, int size, const void* x, int incx, void* y, int incy,
                             const char* call) {
@@ -122,7 +143,42 @@ cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb
       !device(C, matrix_bytes(m, n, ldc, sizeof(T)), call, "C"))
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  warn_if_unwritten(A, a_rows, a_cols, lda, sizeof(T), call, "A");
+  warn_if_unwritten(B, b_rows, b_cols, ldb, sizeof(T), call, "B");
+  if (*beta != T(0)) warn_if_unwritten(C, m, n, ldc, sizeof(T), call, "C");
   Blas<T>::gemm(CblasColMajor, op(ta), op(tb), m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+  written(C, matrix_bytes(m, n, ldc, sizeof(T)));
+  return CUBLAS_STATUS_SUCCESS;
+}
+// C = alpha op(A) + beta op(B), all m x n; an operand whose scalar is zero is not read (cuBLAS's
+// transpose idiom passes beta = 0 and any B). C may be A or B (the sum is formed first).
+template <class T>
+cublasStatus_t geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                    const T* alpha, const T* A, int lda, const T* beta, const T* B, int ldb, T* C,
+                    int ldc, const char* call) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!valid(ta) || !valid(tb) || m < 0 || n < 0 || alpha == nullptr || beta == nullptr ||
+      ldc < std::max(1, m) || lda < std::max(1, ta == CUBLAS_OP_N ? m : n) ||
+      ldb < std::max(1, tb == CUBLAS_OP_N ? m : n))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  const bool read_a = *alpha != T(0), read_b = *beta != T(0);
+  const auto rows = [m, n](cublasOperation_t t) { return t == CUBLAS_OP_N ? m : n; };
+  const auto cols = [m, n](cublasOperation_t t) { return t == CUBLAS_OP_N ? n : m; };
+  if ((read_a && !device(A, matrix_bytes(rows(ta), cols(ta), lda, sizeof(T)), call, "A")) ||
+      (read_b && !device(B, matrix_bytes(rows(tb), cols(tb), ldb, sizeof(T)), call, "B")) ||
+      !device(C, matrix_bytes(m, n, ldc, sizeof(T)), call, "C"))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  const auto at = [](const T* X, int ld, cublasOperation_t t, int i, int j) {
+    return t == CUBLAS_OP_N ? X[i + static_cast<size_t>(j) * ld]
+                            : X[j + static_cast<size_t>(i) * ld];
+  };
+  std::vector<T> sum(static_cast<size_t>(m) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      sum[i + static_cast<size_t>(j) * m] = (read_a ? *alpha * at(A, lda, ta, i, j) : T(0)) +
+                                            (read_b ? *beta * at(B, ldb, tb, i, j) : T(0));
+  for (int j = 0; j < n; ++j)
+    std::copy_n(sum.data() + static_cast<size_t>(j) * m, m, C + static_cast<size_t>(j) * ldc);
   written(C, matrix_bytes(m, n, ldc, sizeof(T)));
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -363,6 +419,11 @@ cublasStatus_t cublasGetMatrix(int rows, int cols, int size, const void* A, int 
                                   ldc, "cublas" #P "gemmBatched"))                                 \
         return s;                                                                                  \
     return CUBLAS_STATUS_SUCCESS;                                                                  \
+  }                                                                                                \
+  cublasStatus_t cublas##P##geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,     \
+                                 int m, int n, const T* alpha, const T* A, int lda, const T* beta, \
+                                 const T* B, int ldb, T* C, int ldc) {                             \
+    return geam(h, ta, tb, m, n, alpha, A, lda, beta, B, ldb, C, ldc, "cublas" #P "geam");         \
   }
 CUDALAB_CUBLAS_LEVEL1(S, s, float)
 CUDALAB_CUBLAS_LEVEL1(D, d, double)

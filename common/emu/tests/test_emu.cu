@@ -1,6 +1,7 @@
 // What only the emu backend does: explain a broken kernel instead of hanging or corrupting memory.
 // Each test plants a bug and checks the error code and the diagnostic (kernel, block, threads,
 // source lines) that the student would read.
+#include <cublasLt.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -579,6 +580,71 @@ TEST_F(Emu, TheSameValueWrittenByManyThreadsIsNoRaceButAnotherValueIs) {
 }
 
 }  // namespace
+
+// What the cuBLAS and cuBLASLt subsets do not model is refused with NOT_SUPPORTED and a message
+// naming it (a GPU runs these): a row-major layout, a backward epilogue, an integer product.
+TEST_F(Emu, LibraryCallsTheEmuDoesNotModelAreRefusedByName) {
+  testing::internal::CaptureStderr();
+  cublasLtMatrixLayout_t layout;
+  ASSERT_EQ(cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, 4, 4, 4), CUBLAS_STATUS_SUCCESS);
+  const int32_t row_major = CUBLASLT_ORDER_ROW;
+  EXPECT_EQ(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_ORDER, &row_major,
+                                             sizeof(row_major)),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasLtMatmulDesc_t desc;
+  ASSERT_EQ(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+  const cublasLtEpilogue_t bias_gradient = CUBLASLT_EPILOGUE_BGRADB;
+  EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &bias_gradient,
+                                           sizeof(bias_gradient)),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasHandle_t h;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  int8_t* d;
+  CUDA_CHECK(cudaMalloc(&d, 64));
+  const int one = 1;
+  EXPECT_EQ(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d, CUDA_R_8I, 4, d, CUDA_R_8I,
+                         4, &one, d, CUDA_R_32I, 4, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  const std::string told = testing::internal::GetCapturedStderr();
+  EXPECT_NE(told.find("cublasLtMatrixLayoutSetAttribute: order 1"), std::string::npos) << told;
+  EXPECT_NE(told.find("cublasLtMatmulDescSetAttribute: epilogue 512"), std::string::npos) << told;
+  EXPECT_NE(told.find("cublasGemmEx: compute type 72 is not supported"), std::string::npos) << told;
+  cublasDestroy(h);
+  cublasLtMatmulDescDestroy(desc);
+  cublasLtMatrixLayoutDestroy(layout);
+  cudaFree(d);
+}
+
+// A library call that reads memory nobody wrote (llm.c's attention forward multiplies the whole
+// of a matrix whose upper triangle its softmax never writes) is told with the array's line: its
+// result holds the poison where a GPU's holds whatever the memory held.
+TEST_F(Emu, LibraryReadsOfUnwrittenMemoryAreTold) {
+  const int n = 4;
+  float *a, *b, *c;
+  CUDA_CHECK(cudaMalloc(&a, n * n * sizeof(float)));
+  const int b_line = __LINE__ + 1;
+  CUDA_CHECK(cudaMalloc(&b, n * n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&c, n * n * sizeof(float)));
+  const std::vector<float> ones(n * n, 1.0f);
+  CUDA_CHECK(cudaMemcpy(a, ones.data(), n * n * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(b, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));  // column 0
+  cublasHandle_t h;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  const float one = 1.0f, zero = 0.0f;
+  testing::internal::CaptureStderr();
+  for (int twice = 0; twice < 2; ++twice)
+    EXPECT_EQ(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n),
+              CUBLAS_STATUS_SUCCESS);
+  const std::string told = testing::internal::GetCapturedStderr();
+  const std::string want =
+      "cublasSgemm reads B, part of the array allocated at test_emu.cu:" + std::to_string(b_line) +
+      " (b), whose element (0, 1) nobody wrote";
+  EXPECT_NE(told.find(want), std::string::npos) << told;
+  EXPECT_EQ(told.find("reads A"), std::string::npos) << told;
+  EXPECT_EQ(told.find("told once", told.find("told once") + 1), std::string::npos) << told;
+  cublasDestroy(h);
+  cudaFree(a), cudaFree(b), cudaFree(c);
+}
 
 // CUDA 12's cudaThread* calls, which CUDA 13 removed, run as their replacements; the first call of
 // each names its line and what to call instead, once.

@@ -1,11 +1,17 @@
 // A cuBLAS subset (cublas_v2.h) on the emu backend: handles and streams, the level-1 routines a
-// course meets (axpy, dot, nrm2, scal, copy, swap, asum, iamax), gemv, gemm (plain and strided
-// batched) in single and double precision, column-major as cuBLAS is, and the vector and matrix
-// copies. The arithmetic is OpenBLAS's (src/cublas.cpp); the pointers are device memory, checked.
+// course meets (axpy, dot, nrm2, scal, copy, swap, asum, iamax), gemv, gemm (plain, batched and
+// strided batched) and geam in single and double precision, column-major as cuBLAS is, the vector
+// and matrix copies, and the typed products (cublasGemmEx and its batched forms) on half, bfloat16,
+// float and double matrices. The arithmetic is OpenBLAS's (src/cublas.cpp, src/typed_gemm.cpp); the
+// pointers are device memory, checked. As NVIDIA's cublas_api.h, this brings in cuda_fp16.h,
+// cuda_bf16.h and library_types.h.
 #pragma once
 
 #include <cstdint>
 
+#include "cudalab/emu/bf16.h"
+#include "cudalab/emu/half.h"
+#include "cudalab/emu/library_types.h"
 #include "cudalab/emu/types.h"
 
 #define CUBLAS_API_H_
@@ -33,6 +39,28 @@ enum cublasMath_t {
   CUBLAS_TENSOR_OP_MATH = 1,
   CUBLAS_PEDANTIC_MATH = 2,
   CUBLAS_TF32_TENSOR_OP_MATH = 3,
+};
+// How a typed product computes (cublasGemmEx, cublasLtMatmul). On the emu every floating-point
+// type computes in float (double for the 64F types): the products are exact to float's rounding,
+// where a GPU's tensor cores may round inputs (TF32, half) or accumulate in half.
+enum cublasComputeType_t {
+  CUBLAS_COMPUTE_16F = 64,
+  CUBLAS_COMPUTE_16F_PEDANTIC = 65,
+  CUBLAS_COMPUTE_32F = 68,
+  CUBLAS_COMPUTE_32F_PEDANTIC = 69,
+  CUBLAS_COMPUTE_32F_FAST_16F = 74,
+  CUBLAS_COMPUTE_32F_FAST_16BF = 75,
+  CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+  CUBLAS_COMPUTE_64F = 70,
+  CUBLAS_COMPUTE_64F_PEDANTIC = 71,
+  CUBLAS_COMPUTE_32I = 72,
+  CUBLAS_COMPUTE_32I_PEDANTIC = 73,
+};
+enum cublasGemmAlgo_t {
+  CUBLAS_GEMM_DEFAULT = -1,
+  CUBLAS_GEMM_DFALT = -1,
+  CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99,
+  CUBLAS_GEMM_DFALT_TENSOR_OP = 99,
 };
 struct cublasContext;
 typedef cublasContext* cublasHandle_t;
@@ -83,7 +111,60 @@ cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void* x, int incx
   cublasStatus_t cublas##P##gemmBatched(                                                         \
       cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, \
       const T* alpha, const T* const A[], int lda, const T* const B[], int ldb, const T* beta,   \
-      T* const C[], int ldc, int batchCount);
+      T* const C[], int ldc, int batchCount);                                                    \
+  cublasStatus_t cublas##P##geam(                                                                \
+      cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n,        \
+      const T* alpha, const T* A, int lda, const T* beta, const T* B, int ldb, T* C, int ldc);
 CUDALAB_CUBLAS_LEVEL1(S, s, float)
 CUDALAB_CUBLAS_LEVEL1(D, d, double)
 #undef CUDALAB_CUBLAS_LEVEL1
+
+// C = alpha op(A) op(B) + beta C with each matrix of its own type (half, bfloat16, float, double).
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                            cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                            const void* A, cudaDataType_t Atype, int lda, const void* B,
+                            cudaDataType_t Btype, int ldb, const void* beta, void* C,
+                            cudaDataType_t Ctype, int ldc, cublasComputeType_t computeType,
+                            cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                          cublasOperation_t transb, int m, int n, int k,
+                                          const void* alpha, const void* A, cudaDataType_t Atype,
+                                          int lda, long long strideA, const void* B,
+                                          cudaDataType_t Btype, int ldb, long long strideB,
+                                          const void* beta, void* C, cudaDataType_t Ctype, int ldc,
+                                          long long strideC, int batchCount,
+                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                   cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                                   const void* const Aarray[], cudaDataType_t Atype, int lda,
+                                   const void* const Barray[], cudaDataType_t Btype, int ldb,
+                                   const void* beta, void* const Carray[], cudaDataType_t Ctype,
+                                   int ldc, int batchCount, cublasComputeType_t computeType,
+                                   cublasGemmAlgo_t algo);
+namespace cudalab::emu {
+// CUDA 10's typed products took their compute type as a cudaDataType_t (cuBLAS keeps that form
+// for C++ callers); the compute type it stands for, or none (a value no product accepts).
+inline cublasComputeType_t compute_type_of(cudaDataType_t legacy) {
+  switch (legacy) {
+    case CUDA_R_16F:
+      return CUBLAS_COMPUTE_16F;
+    case CUDA_R_32F:
+      return CUBLAS_COMPUTE_32F;
+    case CUDA_R_64F:
+      return CUBLAS_COMPUTE_64F;
+    case CUDA_R_32I:
+      return CUBLAS_COMPUTE_32I;
+    default:
+      return cublasComputeType_t(-1);
+  }
+}
+}  // namespace cudalab::emu
+inline cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                                   cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                                   const void* A, cudaDataType_t Atype, int lda, const void* B,
+                                   cudaDataType_t Btype, int ldb, const void* beta, void* C,
+                                   cudaDataType_t Ctype, int ldc, cudaDataType_t computeType,
+                                   cublasGemmAlgo_t algo) {
+  return cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                      Ctype, ldc, cudalab::emu::compute_type_of(computeType), algo);
+}
