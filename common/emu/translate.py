@@ -740,10 +740,12 @@ class Translation:
 
     def needs_translation(self, header: Path) -> bool:
         """Whether translating `header` changes it (for the checker: device code or a launch; for
-        the emu: a launch, a kernel, __shared__, assert, clock, inline PTX ...). Asked for each
-        #include of it and each file whose loop forms it may hold: answered once."""
+        the emu: a launch, a kernel, __shared__, assert, clock, inline PTX ...), or a local header
+        it includes (whose #include then names the translation). Asked for each #include of it and
+        each file whose loop forms it may hold: answered once."""
         assert self.source is not None
         if header not in self.changed:
+            self.changed[header] = False  # (while its includes are asked: a cycle adds nothing)
             raw = header.read_bytes()
             text, file, offsets = decoded(raw), str(header), CharacterOffsets(raw)
             if self.checker:
@@ -752,7 +754,8 @@ class Translation:
                 edits = emu_edits(text, self.source, file, offsets) or launch_sites(
                     text, self.source, file, offsets
                 )
-            self.changed[header] = bool(edits)
+            included = (Path(i.included) for i in self.includes(header))
+            self.changed[header] = bool(edits) or any(self.needs_translation(h) for h in included)
         return self.changed[header]
 
     def redirect(self, include: cuda_ast.Include) -> str | None:

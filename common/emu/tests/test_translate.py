@@ -79,7 +79,10 @@ class LocalHeaders(unittest.TestCase):
             root = Path(d)
             (root / "wait.cuh").write_text("__global__ void waits(float* x) { __syncthreads(); }\n")
             (root / "inner.cuh").write_text('#include "wait.cuh"\n__device__ void f(int v) { assert(v); }\n')
-            (root / "plain.h").write_text('#include "wait.cuh"\n')  # included as it is: no forms
+            # A header with no CUDA of its own that includes one with a launch (Rodinia's myocyte):
+            # translated too, so that its #include names the translated one.
+            (root / "launches.cuh").write_text("void go(float* x) { waits<<<1, 1>>>(x); }\n")
+            (root / "plain.h").write_text('#include "wait.cuh"\n#include "launches.cuh"\n')
             (root / "main.cu").write_text(
                 "__global__ void waits(float* x);\n"
                 "void before(float* x) { waits<<<1, 1>>>(x); }\n"
@@ -94,9 +97,13 @@ class LocalHeaders(unittest.TestCase):
             self.assertIn(f"return cudalab_loops_waits{ARGS};", after)
             other = root / "out" / "other.cu.cpp"
             translate.Translation(root / "out" / "other.cu.cpp.headers").file(root / "other.cu", other)
-            self.assertNotIn("cudalab_loops_waits", other.read_text())
+            self.assertIn(f"return cudalab_loops_waits{ARGS};", other.read_text())
             header = next((root / "out").rglob("wait.cuh.cpp")).read_text()
             self.assertIn("::cudalab::emu::ThreadLoops cudalab_loops_waits(float* x)", header)
+            plain = next((root / "out").rglob("other.cu.cpp.headers/**/plain.h.cpp")).read_text()
+            self.assertIn("launches.cuh.cpp", plain)
+            nested = next((root / "out").rglob("other.cu.cpp.headers/**/launches.cuh.cpp")).read_text()
+            self.assertIn('::cudalab::emu::Launch("waits"', nested)
 
 
 class DeviceCode(unittest.TestCase):
