@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cuda/atomic>
 #include <cuda/barrier>
 #include <cuda/pipeline>
 #include <numeric>
@@ -904,6 +905,44 @@ __global__ void split_barrier_sum(const int* in, int* out) {
   for (int k = 0; k < static_cast<int>(blockDim.x); ++k) sum += partial[k];
   out[threadIdx.x] = sum + mine;
   bar.arrive_and_wait();
+}
+
+// libcu++'s scoped atomics on device memory: a counter, a minimum, a maximum and a float sum from
+// every thread of several blocks, and a fence.
+__global__ void scoped_atomics(int* counter, int* low, int* high, float* sum, const int* data,
+                               int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  cuda::atomic_ref<int, cuda::thread_scope_device>(*counter).fetch_add(1,
+                                                                       cuda::memory_order_relaxed);
+  cuda::atomic_ref<int, cuda::thread_scope_device>(*low).fetch_min(data[i]);
+  cuda::atomic_ref<int, cuda::thread_scope_system>(*high).fetch_max(data[i]);
+  cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_device);
+  cuda::atomic_ref<float, cuda::thread_scope_device> total(*sum);
+  total.fetch_add(0.5f);
+}
+
+TEST(Surface, ScopedAtomicsOfLibcuxx) {
+  const int n = 1000;
+  int *counter, *low, *high, *data;
+  float* sum;
+  CUDA_CHECK(cudaMallocManaged(&counter, sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&low, sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&high, sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&sum, sizeof(float)));
+  CUDA_CHECK(cudaMallocManaged(&data, n * sizeof(int)));
+  *counter = 0, *low = 1 << 30, *high = -(1 << 30), *sum = 0;
+  for (int i = 0; i < n; ++i) data[i] = (i * 7919) % n - 300;  // each of -300..699 once
+  scoped_atomics<<<(n + 127) / 128, 128>>>(counter, low, high, sum, data, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(*counter, n);
+  EXPECT_EQ(*low, -300);
+  EXPECT_EQ(*high, 699);
+  EXPECT_EQ(*sum, 500.0f);
+  cuda::atomic<int> host_side{5};
+  EXPECT_EQ(host_side.fetch_max(9), 5);
+  EXPECT_EQ(host_side.load(), 9);
+  cudaFree(counter), cudaFree(low), cudaFree(high), cudaFree(sum), cudaFree(data);
 }
 
 TEST(Surface, SplitArriveWaitBarrier) {
