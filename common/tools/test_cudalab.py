@@ -209,6 +209,23 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("2.5", r.stdout)
 
+    def test_a_row_before_the_first_array_is_named_not_a_crash(self) -> None:
+        """A kernel that reads the row above an image of 2048 floats a row (Rodinia's srad at its
+        top border), in the program's first array: 8 KiB before the arena's first byte of data is
+        still the emu's, so the check names the access instead of the program crashing."""
+        (self.out / "above.cu").write_text(
+            "__global__ void north(const float* image, float* out, int cols) {\n"
+            "  int j = threadIdx.x;\n  out[j] = image[j - cols];\n}\n"
+            "int main() {\n  const int cols = 2048;\n  float *image, *out;\n"
+            "  cudaMalloc(&image, 4 * cols * sizeof(float));\n  cudaMalloc(&out, cols * sizeof(float));\n"
+            "  cudaMemset(image, 0, 4 * cols * sizeof(float));\n"
+            "  north<<<1, 32>>>(image, out, cols);\n  return cudaDeviceSynchronize() != cudaSuccess;\n}\n"
+        )
+        r = cudalab("run", str(self.out / "above.cu"), "-o", str(self.out / "above"))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("2048 element(s) of 4 bytes before the first element of the array", r.stderr)
+        self.assertIn("above.cu:3", r.stderr)
+
     def test_bad_input_is_a_clear_error(self) -> None:
         r = cudalab("run", str(self.out / "missing.cu"))
         self.assertEqual(r.returncode, 2)

@@ -60,7 +60,11 @@ Arena reserve_arena() {
                  -1, 0);
   if (p == MAP_FAILED) p = mmap(nullptr, bytes, PROT_NONE, flags, -1, 0);
   if (p == MAP_FAILED) return {0, 0};
-  next_free = static_cast<char*>(p) + page();  // a gap first: a negative index lands in the arena
+  // A gap first, so that a negative index into the first array lands in the arena (checked) and not
+  // below it (a crash): a row above an image of 2048 floats a row is 8 KiB before it.
+  const size_t gap =
+      std::max(page(), std::min<size_t>(size_t{64} << 20, bytes / 16) / page() * page());
+  next_free = static_cast<char*>(p) + gap;
   return {reinterpret_cast<uintptr_t>(p), bytes};
 }
 
