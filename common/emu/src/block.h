@@ -80,6 +80,7 @@ class SharedSpace {
   struct Element {
     std::string name, subscripts, declared, where;
     size_t row_length;  // the declaration's last extent
+    unsigned rank;      // its number of extents
   };
   std::optional<Element> element_at(uintptr_t offset) const;
   // What shared<T>() needs to find this space's variables without a call (device.h); the worker

@@ -99,9 +99,10 @@ inline bool still_in_epoch(uint32_t epoch) {
   return current_block != nullptr && current_block->epoch == epoch;
 }
 // overwrites.cpp: `bytes` (bit i: byte a + i) of this write go over what thread `first_writer`
-// of the block wrote at `first_pc`; the write waits to be judged by value (judge_overwrite, once
-// its store has happened: a different value stops the kernel).
-void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
+// of the block wrote at `first_pc`, in array `r` (nullptr: shared memory); the write waits to be
+// judged by value (judge_overwrite, once its store has happened: a different value stops the
+// kernel).
+void wait_for_overwrite(BlockState& b, const Allocation* r, uintptr_t a, unsigned size,
                         uint32_t bytes, uint32_t first_writer, const void* first_pc,
                         const void* pc);
 void judge_overwrite();

@@ -1,5 +1,6 @@
-// A plain write over bytes that another thread of the block wrote since the last barrier
-// (global_races.cpp). Whether it is a race depends on the values: threads that store the same
+// A plain write over bytes that another thread of the block wrote since the last barrier, in
+// global memory (global_races.cpp) or shared memory (shared_races.cpp). Whether it is a race
+// depends on the values: threads that store the same
 // value (every thread setting a flag, a vote's result) leave the same memory whichever comes last,
 // and that is common and harmless; a different value is a race. (Between blocks a second writer is
 // reported whatever the values, global_checks.cpp: there it is most often a missing blockIdx.)
@@ -25,8 +26,8 @@ namespace {
 
 struct Overwrite {
   bool active = false;
-  uint32_t epoch = 0;  // the block's barrier epoch at the write
-  const Allocation* array = nullptr;
+  uint32_t epoch = 0;                 // the block's barrier epoch at the write
+  const Allocation* array = nullptr;  // nullptr: shared memory
   uintptr_t address = 0;
   unsigned size = 0;
   uint32_t bytes = 0;  // which bytes of the access the first writer wrote (bit i: address + i)
@@ -40,14 +41,14 @@ thread_local Overwrite waiting;
 
 }  // namespace
 
-void wait_for_overwrite(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
+void wait_for_overwrite(BlockState& b, const Allocation* r, uintptr_t a, unsigned size,
                         uint32_t bytes, uint32_t first_writer, const void* first_pc,
                         const void* pc) {
   if (waiting.active || bytes == 0) return;
   race_checks_waiting = true;
   waiting.active = true;
   waiting.epoch = b.epoch;
-  waiting.array = &r;
+  waiting.array = r;
   waiting.address = a;
   waiting.size = size;
   waiting.bytes = bytes;
@@ -63,7 +64,14 @@ void judge_overwrite() {
   if (!still_in_epoch(w.epoch)) return;  // left by a thread that a check stopped
   const auto* now = reinterpret_cast<const unsigned char*>(w.address);
   for (unsigned i = 0; i < std::min(w.size, 32u); ++i)
-    if ((w.bytes >> i & 1u) && now[i] != w.before[i])
+    if ((w.bytes >> i & 1u) && now[i] != w.before[i]) {
+      if (w.array == nullptr)
+        fault(*current_block, w.pc, cudaErrorLaunchFailure, "shared_race",
+              "a write to shared memory that " + thread_named(*current_block, w.first_writer) +
+                  " also wrote the same shared word at " + at(w.first_pc) +
+                  " with another value and no __syncthreads() in between: the result depends on "
+                  "which thread runs first. Put a __syncthreads() between the write and the "
+                  "reads.");
       fault(*current_block, w.pc, cudaErrorLaunchFailure, "global_race",
             "a write to " + element_of(*w.array, w.address, w.size) + ", which " +
                 thread_named(*current_block, w.first_writer) + " of this block wrote at " +
@@ -71,6 +79,7 @@ void judge_overwrite() {
                 " with another value and no __syncthreads() in between: the element keeps the "
                 "value of whichever thread writes last. Give each element one writer between two "
                 "barriers, or combine the values with an atomic.");
+    }
 }
 
 }  // namespace cudalab::emu

@@ -123,7 +123,7 @@ std::optional<SharedSpace::Element> SharedSpace::element_at(uintptr_t offset) co
   const Region& r = regions[words_[offset / 4].region];
   const SharedShape& shape = r.shape;
   if (shape.rank == 0 || shape.element == 0 || offset < r.offset) return std::nullopt;
-  Element e{r.name, "", "", r.where, shape.extents[shape.rank - 1]};
+  Element e{r.name, "", "", r.where, shape.extents[shape.rank - 1], shape.rank};
   size_t element = (offset - r.offset) / shape.element;
   for (unsigned d = shape.rank; d-- > 0;) {
     e.subscripts = "[" + std::to_string(element % shape.extents[d]) + "]" + e.subscripts;

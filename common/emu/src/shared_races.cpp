@@ -1,6 +1,9 @@
 // The checks of shared memory: an access must not read what this block never wrote, and between
-// two barriers a word that one thread wrote must not be read or written by another (the missing
-// __syncthreads()). Each word remembers its last writer and readers, with the barrier epoch.
+// two barriers a word that one thread wrote must not be read by another, nor written with another
+// value (the missing __syncthreads(); threads that store the same value, as a warp's lanes storing
+// their reduction's result, leave the same memory whichever comes last: overwrites.cpp judges such
+// a write once its store has happened). Each word remembers its last writer and readers, with the
+// barrier epoch.
 #include <cstdint>
 #include <string>
 
@@ -11,8 +14,12 @@ namespace cudalab::emu {
 
 void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic,
                          const void* pc) {
+  settle_race_checks();  // (this thread's previous write, if it waits to be judged by its value)
   const uintptr_t offset = a - base_;
   const uint16_t me = static_cast<uint16_t>(running_thread());
+  uint32_t overwritten = 0;  // bytes of this write over another thread's (bit i: byte a + i)
+  uint16_t first_writer = kNobody;
+  const void* first_pc = nullptr;
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
   for (uintptr_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
     Word& s = words_[w];
@@ -61,11 +68,11 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
       continue;
     }
     if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes)) {
-      // Two threads store one element at one line, and the array's rows are narrower than the
-      // block: subscripts past a dimension, not a missing barrier.
+      // Two threads store one element of a 2D array at one line, and its rows are narrower than
+      // the block: subscripts past a dimension (whatever the values), not a missing barrier.
       const unsigned wide = b.config->block.x;
       if (s.write_pc == pc && s.writer != kNobody)
-        if (const auto e = element_at(4 * w); e && e->row_length < wide)
+        if (const auto e = element_at(4 * w); e && e->row_length < wide && e->rank > 1)
           fault(b, pc, cudaErrorLaunchFailure, "shared_race",
                 std::string(verb) + " '" + e->name + e->subscripts + "' (__shared__ array '" +
                     e->name + e->declared + "' declared at " + e->where + "), which " +
@@ -77,8 +84,14 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
                     " threads wide: compare each subscript with the array's declared dimensions "
                     "(one at or past its dimension reaches into the next row), or declare the "
                     "array as large as the block.");
-      fault(b, pc, cudaErrorLaunchFailure, "shared_race",
+      if (s.writer == kNobody || size > 32)  // over an atomic's result; a wide store
+        fault(
+            b, pc, cudaErrorLaunchFailure, "shared_race",
             std::string(verb) + " shared memory that " + other(s.writer, s.write_pc, "also wrote"));
+      for (unsigned k = 0; k < 4; ++k)
+        if (s.write_bytes & bytes & (1u << k)) overwritten |= 1u << (4 * w + k - offset);
+      first_writer = s.writer;
+      first_pc = s.write_pc;
     }
     if (s.read_epoch == b.epoch && s.reader != me && (s.read_bytes & bytes))
       fault(b, pc, cudaErrorLaunchFailure, "shared_race",
@@ -89,6 +102,8 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
             std::string(verb) + " shared memory that " + other(s.other_reader, s.other_pc, "read"));
     s.note_write(b.epoch, me, bytes, pc);
   }
+  if (overwritten != 0)
+    wait_for_overwrite(b, nullptr, a, size, overwritten, first_writer, first_pc, pc);
 }
 
 }  // namespace cudalab::emu

@@ -327,10 +327,11 @@ TEST_F(Emu, DeviceWorkIsFollowedFromTheKernelToTheHost) {
 
 // Two threads of one statement store one shared element. Only where the array's rows are
 // narrower than the block do the message's words blame the subscripts and the declared
-// dimensions; a 1D array as wide as the block keeps the race's words.
-__global__ void halves_share_an_element(float* out) {
+// dimensions; a 1D array as wide as the block keeps the race's words. Threads that store the same
+// value (a warp's lanes storing their reduction's result, llm.c's global_norm) are no race.
+__global__ void halves_share_an_element(float* out, bool same_value) {
   __shared__ float pairs[64];
-  pairs[threadIdx.x / 2] = 1.0f;  // LINE_HALVES
+  pairs[threadIdx.x / 2] = same_value ? 1.0f : threadIdx.x;  // LINE_HALVES
   __syncthreads();
   out[threadIdx.x] = pairs[threadIdx.x / 2];
 }
@@ -338,8 +339,11 @@ __global__ void halves_share_an_element(float* out) {
 TEST_F(Emu, SubscriptsAreBlamedOnlyWhereTheRowsAreNarrowerThanTheBlock) {
   float* out;
   CUDA_CHECK(cudaMalloc(&out, 64 * sizeof(float)));
-  halves_share_an_element<<<1, 64>>>(out);
+  halves_share_an_element<<<1, 64>>>(out, true);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  halves_share_an_element<<<1, 64>>>(out, false);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("with another value")) << diagnostic();
   EXPECT_TRUE(says(at("LINE_HALVES"))) << diagnostic();
   EXPECT_TRUE(says("no __syncthreads() in between")) << diagnostic();
   EXPECT_FALSE(says("declared dimensions")) << diagnostic();
