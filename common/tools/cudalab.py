@@ -21,7 +21,9 @@ Options of cudalab itself:
     --verbose          print the commands
 
 nvcc's usual flags are understood (-I -D -U -o -O* -g -L -l -Xcompiler -c -x cu) or accepted and
-ignored with a note (-G -lineinfo -arch -gencode -code -rdc -std, --use_fast_math, -lcublas ...).
+ignored with a note (-G -lineinfo -arch -gencode -code -rdc, --use_fast_math, -lcublas ...). On the
+emu the code compiles as C++20; -std (C++17 when absent, as nvcc's default) chooses the standard
+library's names a program sees (a C++17 program has no std::lerp).
 Ctrl-C during a long launch stops the kernel and says where each running thread was.
 """
 
