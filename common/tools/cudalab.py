@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -423,7 +424,14 @@ def main(argv: list[str]) -> int:
         return run_with_report(
             output.resolve(), program_args, timeout, [s.resolve().parent for s in b.sources]
         )
-    return run(output.resolve(), program_args, timeout)
+    code = run(output.resolve(), program_args, timeout)
+    if code == 128 + signal.SIGSEGV and backend == "emu" and not checked:
+        print(
+            "cudalab: built --unchecked, nothing checked its accesses: run it without --unchecked, "
+            "and the checks name the access that faults, with its kernel, thread and line",
+            file=sys.stderr,
+        )
+    return code
 
 
 def run_with_report(program: Path, args: list[str], timeout: str, folders: list[Path]) -> int:

@@ -212,7 +212,8 @@ class Run(unittest.TestCase):
     def test_a_row_before_the_first_array_is_named_not_a_crash(self) -> None:
         """A kernel that reads the row above an image of 2048 floats a row (Rodinia's srad at its
         top border), in the program's first array: 8 KiB before the arena's first byte of data is
-        still the emu's, so the check names the access instead of the program crashing."""
+        still the emu's, so the check names the access instead of the program crashing; unchecked,
+        the crash comes with the advice to run it checked."""
         (self.out / "above.cu").write_text(
             "__global__ void north(const float* image, float* out, int cols) {\n"
             "  int j = threadIdx.x;\n  out[j] = image[j - cols];\n}\n"
@@ -225,6 +226,10 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("2048 element(s) of 4 bytes before the first element of the array", r.stderr)
         self.assertIn("above.cu:3", r.stderr)
+        # Unchecked, the read faults (the gap is no memory): the run says where to look.
+        r = cudalab("run", "--unchecked", str(self.out / "above.cu"), "-o", str(self.out / "above_u"))
+        self.assertEqual(r.returncode, 128 + 11, r.stdout + r.stderr)
+        self.assertIn("run it without --unchecked", r.stderr)
 
     def test_bad_input_is_a_clear_error(self) -> None:
         r = cudalab("run", str(self.out / "missing.cu"))
