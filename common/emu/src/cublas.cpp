@@ -62,10 +62,6 @@ using namespace cudalab::emu;
 namespace {
 using namespace cudalab::emu::blas;
 
-CBLAS_TRANSPOSE op(cublasOperation_t t) {
-  return t == CUBLAS_OP_N ? CblasNoTrans : t == CUBLAS_OP_T ? CblasTrans : CblasConjTrans;
-}
-
 cublasStatus_t copy_strided(int n, int size, const void* x, int incx, void* y, int incy,
                             const char* call) {
   if (n < 0 || size <= 0 || incx == 0 || incy == 0) return CUBLAS_STATUS_INVALID_VALUE;

@@ -1,7 +1,9 @@
 // Internal header of the cuBLAS and cuBLASLt subsets: the sizes a call's vectors and matrices
 // span and the checks a GPU cannot make (every pointer is device memory as large as its sizes
-// say); what a call computes counts as written by the device.
+// say); what a call computes counts as written by the device; a transpose as CBLAS names it.
 #pragma once
+
+#include <cblas.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -36,6 +38,9 @@ inline void written(void* p, size_t bytes, uint32_t writer = kEarlierKernelStamp
 void warn_if_unwritten(const void* p, int64_t rows, int64_t cols, int64_t ld, size_t element,
                        const char* call, const char* role);
 
+inline CBLAS_TRANSPOSE op(cublasOperation_t t) {
+  return t == CUBLAS_OP_N ? CblasNoTrans : t == CUBLAS_OP_T ? CblasTrans : CblasConjTrans;
+}
 inline bool valid(cublasOperation_t t) {
   return t == CUBLAS_OP_N || t == CUBLAS_OP_T || t == CUBLAS_OP_C;
 }

@@ -83,12 +83,6 @@ bool modelled(cublasLtEpilogue_t e) {
   }
 }
 
-const void* offset(const void* base, cudaDataType_t type, int64_t elements) {
-  return base == nullptr ? nullptr
-                         : static_cast<const char*>(base) +
-                               elements * static_cast<int64_t>(element_bytes(type));
-}
-
 }  // namespace
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle) {
@@ -344,14 +338,14 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
       .relu = e == CUBLASLT_EPILOGUE_RELU || e == CUBLASLT_EPILOGUE_RELU_BIAS,
       .gelu = e == CUBLASLT_EPILOGUE_GELU || e == CUBLASLT_EPILOGUE_GELU_BIAS || with_aux};
   for (int32_t i = 0; i < batches; ++i) {
-    epilogue.bias =
-        with_bias ? offset(desc->bias, epilogue.bias_type, i * desc->bias_batch_stride) : nullptr;
-    epilogue.aux =
-        with_aux
-            ? const_cast<void*>(offset(desc->aux, epilogue.aux_type, i * desc->aux_batch_stride))
-            : nullptr;
+    epilogue.bias = with_bias
+                        ? element_at(desc->bias, epilogue.bias_type, i * desc->bias_batch_stride)
+                        : nullptr;
+    epilogue.aux = with_aux ? const_cast<void*>(element_at(desc->aux, epilogue.aux_type,
+                                                           i * desc->aux_batch_stride))
+                            : nullptr;
     const auto at = [i](const void* p, cublasLtMatrixLayout_t l) -> TypedMatrix {
-      return {offset(p, static_cast<cudaDataType_t>(l->type), i * l->batch_stride),
+      return {element_at(p, static_cast<cudaDataType_t>(l->type), i * l->batch_stride),
               static_cast<cudaDataType_t>(l->type), l->ld};
     };
     if (cublasStatus_t status =

@@ -85,15 +85,12 @@ void cblas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, in
 template <class T>
 void compute(const GemmShape& s, T alpha, TypedMatrix A, TypedMatrix B, T beta, TypedMatrix C,
              TypedMatrix D, const GemmEpilogue& e) {
-  const bool a_n = s.transa == CUBLAS_OP_N, b_n = s.transb == CUBLAS_OP_N;
-  const int64_t a_rows = a_n ? s.m : s.k, a_cols = a_n ? s.k : s.m;
-  const int64_t b_rows = b_n ? s.k : s.n, b_cols = b_n ? s.n : s.k;
-  const std::vector<T> a = dense<T>(A, a_rows, a_cols), b = dense<T>(B, b_rows, b_cols);
+  const int64_t a_rows = s.a_rows(), b_rows = s.b_rows();
+  const std::vector<T> a = dense<T>(A, a_rows, s.a_cols()), b = dense<T>(B, b_rows, s.b_cols());
   std::vector<T> d =
       beta == T(0) ? std::vector<T>(static_cast<size_t>(s.m) * s.n) : dense<T>(C, s.m, s.n);
-  cblas_gemm(a_n ? CblasNoTrans : CblasTrans, b_n ? CblasNoTrans : CblasTrans, s.m, s.n, s.k, alpha,
-             a.data(), std::max<int64_t>(1, a_rows), b.data(), std::max<int64_t>(1, b_rows), beta,
-             d.data());
+  cblas_gemm(op(s.transa), op(s.transb), s.m, s.n, s.k, alpha, a.data(),
+             std::max<int64_t>(1, a_rows), b.data(), std::max<int64_t>(1, b_rows), beta, d.data());
   void* out = const_cast<void*>(D.data);
   for (int64_t j = 0; j < s.n; ++j)
     for (int64_t i = 0; i < s.m; ++i) {
@@ -134,9 +131,7 @@ cublasStatus_t typed_gemm(const char* call, cublasComputeType_t compute_type,
                           cudaDataType_t scale_type, const GemmShape& s, const void* alpha,
                           TypedMatrix A, TypedMatrix B, const void* beta, TypedMatrix C,
                           TypedMatrix D, const GemmEpilogue& e) {
-  const bool a_n = s.transa == CUBLAS_OP_N, b_n = s.transb == CUBLAS_OP_N;
-  const int64_t a_rows = a_n ? s.m : s.k, a_cols = a_n ? s.k : s.m;
-  const int64_t b_rows = b_n ? s.k : s.n, b_cols = b_n ? s.n : s.k;
+  const int64_t a_rows = s.a_rows(), a_cols = s.a_cols(), b_rows = s.b_rows(), b_cols = s.b_cols();
   if (!valid(s.transa) || !valid(s.transb) || s.m < 0 || s.n < 0 || s.k < 0 ||
       A.ld < std::max<int64_t>(1, a_rows) || B.ld < std::max<int64_t>(1, b_rows) ||
       C.ld < std::max<int64_t>(1, s.m) || D.ld < std::max<int64_t>(1, s.m) || alpha == nullptr ||
@@ -209,10 +204,6 @@ cudaDataType_t scale_type_of(cublasComputeType_t compute) {
       return CUDA_R_32F;
   }
 }
-
-const void* at(const void* base, cudaDataType_t type, long long elements) {
-  return static_cast<const char*>(base) + elements * static_cast<long long>(element_bytes(type));
-}
 }  // namespace
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -238,11 +229,11 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
   if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (batchCount < 0) return CUBLAS_STATUS_INVALID_VALUE;
   for (int i = 0; i < batchCount; ++i) {
-    const TypedMatrix Ci{at(C, Ctype, i * strideC), Ctype, ldc};
-    if (cublasStatus_t status =
-            typed_gemm("cublasGemmStridedBatchedEx", computeType, scale_type_of(computeType),
-                       {transa, transb, m, n, k}, alpha, {at(A, Atype, i * strideA), Atype, lda},
-                       {at(B, Btype, i * strideB), Btype, ldb}, beta, Ci, Ci))
+    const TypedMatrix Ci{element_at(C, Ctype, i * strideC), Ctype, ldc};
+    if (cublasStatus_t status = typed_gemm(
+            "cublasGemmStridedBatchedEx", computeType, scale_type_of(computeType),
+            {transa, transb, m, n, k}, alpha, {element_at(A, Atype, i * strideA), Atype, lda},
+            {element_at(B, Btype, i * strideB), Btype, ldb}, beta, Ci, Ci))
       return status;
   }
   return CUBLAS_STATUS_SUCCESS;

@@ -20,6 +20,11 @@ struct TypedMatrix {
 struct GemmShape {
   cublasOperation_t transa = CUBLAS_OP_N, transb = CUBLAS_OP_N;
   int64_t m = 0, n = 0, k = 0;  // D is m x n, op(A) m x k, op(B) k x n
+  // A and B as stored (before op).
+  int64_t a_rows() const { return transa == CUBLAS_OP_N ? m : k; }
+  int64_t a_cols() const { return transa == CUBLAS_OP_N ? k : m; }
+  int64_t b_rows() const { return transb == CUBLAS_OP_N ? k : n; }
+  int64_t b_cols() const { return transb == CUBLAS_OP_N ? n : k; }
 };
 
 // What cuBLASLt's epilogues add after the product: a bias per row of D, the values before the
@@ -36,6 +41,12 @@ struct GemmEpilogue {
 // Bytes of one element of a type the products read, 0 for one they do not (integers, complex,
 // FP8: the caller's status is then CUBLAS_STATUS_NOT_SUPPORTED).
 size_t element_bytes(cudaDataType_t type);
+// The address `elements` elements of `type` after `base` (a batch's matrix); nullptr stays nullptr.
+inline const void* element_at(const void* base, cudaDataType_t type, int64_t elements) {
+  return base == nullptr ? nullptr
+                         : static_cast<const char*>(base) +
+                               elements * static_cast<int64_t>(element_bytes(type));
+}
 
 // Computes D (D may be C) after checking every matrix lies in device memory; `scale_type` is the
 // type alpha and beta point to (host memory, or device memory: one address space here).
