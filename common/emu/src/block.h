@@ -35,6 +35,8 @@ struct BlockState {
   // The "last block" pattern (a block's __threadfence() before an atomic, another block's atomic
   // that sees it, then its writes): blocks that fenced, and whether this block made an atomic.
   std::atomic<bool>* fenced = nullptr;  // per block of the launch, or nullptr (too many blocks)
+  // Blocks of the launch whose threads have all ended (their stores have happened), or nullptr.
+  std::atomic<bool>* finished = nullptr;
   bool made_atomic = false;
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;
@@ -53,6 +55,24 @@ struct BlockState {
   uintptr_t last_write_word = 0;
   uint32_t last_write_epoch = 0, last_writer = 0;
   uint8_t last_write_bytes = 0;
+  // This block's writes over elements that another block wrote in the launch, and those of them
+  // where it was the same thread at the same line, each at another address (global_checks.cpp):
+  // when most are, the index leaves out blockIdx. (One address written again and again is a
+  // flag: two blocks that run at once set it from threads of the same number by chance.)
+  struct WritesOverOtherBlocks {
+    uint32_t all = 0, by_the_same_thread = 0;
+    uintptr_t last_address = 0;             // of the last write counted in by_the_same_thread
+    static constexpr uint32_t kEnough = 4;  // (a few by chance among many are no pattern)
+    // Counts one; whether the block's writes now show the pattern.
+    bool count(bool same_thread, uintptr_t address) {
+      ++all;
+      if (same_thread && address != last_address) {
+        ++by_the_same_thread;
+        last_address = address;
+      }
+      return by_the_same_thread >= kEnough && 2 * by_the_same_thread > all;
+    }
+  } writes_over_other_blocks;
   // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
   std::vector<const void*> stuck_at;
   unsigned stuck_samples = 0;

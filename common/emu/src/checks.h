@@ -98,13 +98,18 @@ inline void settle_race_checks() {
 inline bool still_in_epoch(uint32_t epoch) {
   return current_block != nullptr && current_block->epoch == epoch;
 }
-// overwrites.cpp: `bytes` (bit i: byte a + i) of this write go over what thread `first_writer`
-// of the block wrote at `first_pc`, in array `r` (nullptr: shared memory); the write waits to be
-// judged by value (judge_overwrite, once its store has happened: a different value stops the
-// kernel).
+// The write that a later one goes over: by which thread, at which code address, and of which
+// block (another block's stamp; 0: the running block).
+struct FirstWrite {
+  uint32_t thread = 0;
+  const void* pc = nullptr;
+  uint32_t other_block = 0;
+};
+// overwrites.cpp: `bytes` (bit i: byte a + i) of this write go over what `first` wrote, in array
+// `r` (nullptr: shared memory); the write waits to be judged by value (judge_overwrite, once its
+// store has happened: a different value stops the kernel).
 void wait_for_overwrite(BlockState& b, const Allocation* r, uintptr_t a, unsigned size,
-                        uint32_t bytes, uint32_t first_writer, const void* first_pc,
-                        const void* pc);
+                        uint32_t bytes, const FirstWrite& first, const void* pc);
 void judge_overwrite();
 // Races inside a block on global memory (global_races.cpp): called for each plain access by a
 // block, a read only when the block itself wrote the bytes or reads_watched(b.launch_stamp, r).

@@ -156,6 +156,8 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
   if (!r->shadow) return;
   Shadow shadow = r->shadow;
   const size_t offset = a - base;
+  uint32_t other_blocks_bytes = 0;  // bytes of this write over another block's (bit i: a + i)
+  FirstWrite other_block_write;
   for (unsigned i = 0; i < size; ++i) {
     const uint32_t writer = shadow.writer(offset + i);
     if ((!store || (atomic && !atomic_overwrites)) && writer == 0) {
@@ -181,22 +183,43 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                 "the old or the new value by chance. Read what another block writes in the next "
                 "launch (or after grid.sync()), or write the result to a second array.");
     }
-    // Whatever the values: blocks that write the same element are most often a missing blockIdx
-    // in the index (planted bugs index_without_block, grid_stride_by_block), even when they agree.
+    // Blocks that store the same value leave the same memory whichever runs last (a flag that
+    // many threads set): such a write is judged by value once its store has happened
+    // (overwrites.cpp), where the other block has ended (a block still running may not have made
+    // the store it was checked for: its value is not known yet). But a block whose writes over
+    // other blocks' are mostly the same thread's at the same line is the mark of an index without
+    // blockIdx (planted bugs index_without_block, grid_stride_by_block, whose blocks agree):
+    // named whatever the values. (Threads that meet by chance, as a graph's frontier does, are a
+    // few among many.)
     if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
-      const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
-      fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
-            "a write to " + element_of(*r, a, size) + ", which block " + dim(o) +
-                " also wrote in this launch" + other_writes(*b, r) +
-                ": blocks run in any order, so the result depends on which one comes last. If "
-                "each block should have elements of its own, the index leaves out blockIdx "
-                "(i = blockIdx.x * blockDim.x + threadIdx.x) or a grid-stride loop steps by "
-                "blockDim.x instead of gridDim.x * blockDim.x; if the blocks add into one "
-                "result, use atomicAdd.");
+      const StoreMark mark = shadow.store_mark(offset + i);
+      const bool same_thread =
+          mark.site() != 0 && mark.thread() == running_thread() && mark.site() == store_site(pc);
+      if (b->writes_over_other_blocks.count(same_thread, a)) {
+        const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
+        fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
+              "a write to " + element_of(*r, a, size) + ", which block " + dim(o) +
+                  " also wrote in this launch" + other_writes(*b, r) +
+                  ", by the same thread at the same line, as most of this block's writes over "
+                  "other blocks' were: the blocks write the same elements, so the index leaves "
+                  "out blockIdx (i = blockIdx.x * blockDim.x + threadIdx.x) or a grid-stride "
+                  "loop steps by blockDim.x instead of gridDim.x * blockDim.x. If the blocks add "
+                  "into one result, use atomicAdd.");
+      }
+      const uint32_t other = writer - b->launch_stamp;
+      if (b->finished == nullptr || !b->finished[other].load(std::memory_order_acquire)) break;
+      for (unsigned j = i; j < std::min(size, 32u); ++j)
+        if (const uint32_t w = shadow.writer(offset + j);
+            plain_write_in_launch(w, b->launch_stamp) && w != b->stamp)
+          other_blocks_bytes |= 1u << j;
+      other_block_write = {mark.thread(), store_site_pc(mark.site()), writer};
+      break;
     }
   }
   if (!atomic && (store || shadow.writer(offset) == b->stamp || reads_watched(b->launch_stamp, *r)))
     check_global_race(*b, *r, a, size, store, pc);
+  if (other_blocks_bytes != 0)  // (after check_global_race, which judges what waited before)
+    wait_for_overwrite(*b, r, a, size, other_blocks_bytes, other_block_write, pc);
   if (store && !atomic) record_store(*b, r, pc);
   if (store || atomic) {
     shadow.set(offset, size, atomic ? (b->stamp | kAtomicBit) : b->stamp);

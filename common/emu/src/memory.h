@@ -118,7 +118,7 @@ void forget_writers();
 // is the host's, and a copy from device to host memory is remembered.
 void note_copy_writers(void* dst, const void* src, size_t count);
 // The number of a kernel's store instruction at code address `pc` (a StoreMark's site: shadow.h),
-// and the address again.
+// and the address again (nullptr for site 0: a store without a number).
 uint32_t store_site(const void* pc);
 const void* store_site_pc(uint32_t site);
 // A launch's blocks write with stamps first_stamp + block (scheduler.cpp): remembered, so that a

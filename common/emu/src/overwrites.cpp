@@ -1,9 +1,10 @@
-// A plain write over bytes that another thread of the block wrote since the last barrier, in
-// global memory (global_races.cpp) or shared memory (shared_races.cpp). Whether it is a race
-// depends on the values: threads that store the same
-// value (every thread setting a flag, a vote's result) leave the same memory whichever comes last,
-// and that is common and harmless; a different value is a race. (Between blocks a second writer is
-// reported whatever the values, global_checks.cpp: there it is most often a missing blockIdx.)
+// A plain write over bytes that another thread of the block wrote since the last barrier (global
+// memory, global_races.cpp; shared memory, shared_races.cpp), or that another block wrote in the
+// launch (global_checks.cpp). Whether it is a race depends on the values: threads that store the
+// same value (every thread setting a flag, a vote's result) leave the same memory whichever comes
+// last, and that is common and harmless; a different value is a race. (The same thread of two
+// blocks storing to the same elements at one line is a missing blockIdx, named by
+// global_checks.cpp whatever the values.)
 //
 // Algorithm: the checks run before each store, so the value the second writer stores is not known
 // yet. The check keeps the bytes the first writer left (wait_for_overwrite), and the write is
@@ -32,8 +33,7 @@ struct Overwrite {
   unsigned size = 0;
   uint32_t bytes = 0;  // which bytes of the access the first writer wrote (bit i: address + i)
   unsigned char before[32] = {};  // those bytes as the first writer left them
-  uint32_t first_writer = 0;      // the thread whose write this one goes over, and where
-  const void* first_pc = nullptr;
+  FirstWrite first;               // the write this one goes over
   const void* pc = nullptr;
 };
 
@@ -42,8 +42,7 @@ thread_local Overwrite waiting;
 }  // namespace
 
 void wait_for_overwrite(BlockState& b, const Allocation* r, uintptr_t a, unsigned size,
-                        uint32_t bytes, uint32_t first_writer, const void* first_pc,
-                        const void* pc) {
+                        uint32_t bytes, const FirstWrite& first, const void* pc) {
   if (waiting.active || bytes == 0) return;
   race_checks_waiting = true;
   waiting.active = true;
@@ -53,8 +52,7 @@ void wait_for_overwrite(BlockState& b, const Allocation* r, uintptr_t a, unsigne
   waiting.size = size;
   waiting.bytes = bytes;
   std::memcpy(waiting.before, reinterpret_cast<const void*>(a), std::min(size, 32u));
-  waiting.first_writer = first_writer;
-  waiting.first_pc = first_pc;
+  waiting.first = first;
   waiting.pc = pc;
 }
 
@@ -65,17 +63,29 @@ void judge_overwrite() {
   const auto* now = reinterpret_cast<const unsigned char*>(w.address);
   for (unsigned i = 0; i < std::min(w.size, 32u); ++i)
     if ((w.bytes >> i & 1u) && now[i] != w.before[i]) {
+      const std::string first = thread_named(*current_block, w.first.thread);
+      const std::string where = w.first.pc != nullptr ? " at " + at(w.first.pc) : "";
+      if (w.first.other_block != 0)
+        fault(*current_block, w.pc, cudaErrorLaunchFailure, "race_between_blocks",
+              "a write to " + element_of(*w.array, w.address, w.size) + ", which " + first +
+                  " of block " +
+                  dim(index_of(w.first.other_block - current_block->launch_stamp,
+                               current_block->config->grid)) +
+                  " also wrote in this launch" + where +
+                  " with another value: blocks run in any order, so the element keeps the value "
+                  "of whichever block runs last. If each block should have elements of its own, "
+                  "the index leaves out blockIdx; if the blocks add into one result, use "
+                  "atomicAdd.");
       if (w.array == nullptr)
         fault(*current_block, w.pc, cudaErrorLaunchFailure, "shared_race",
-              "a write to shared memory that " + thread_named(*current_block, w.first_writer) +
-                  " also wrote the same shared word at " + at(w.first_pc) +
+              "a write to shared memory that " + first + " also wrote the same shared word" +
+                  where +
                   " with another value and no __syncthreads() in between: the result depends on "
                   "which thread runs first. Put a __syncthreads() between the write and the "
                   "reads.");
       fault(*current_block, w.pc, cudaErrorLaunchFailure, "global_race",
-            "a write to " + element_of(*w.array, w.address, w.size) + ", which " +
-                thread_named(*current_block, w.first_writer) + " of this block wrote at " +
-                at(w.first_pc) +
+            "a write to " + element_of(*w.array, w.address, w.size) + ", which " + first +
+                " of this block wrote" + where +
                 " with another value and no __syncthreads() in between: the element keeps the "
                 "value of whichever thread writes last. Give each element one writer between two "
                 "barriers, or combine the values with an atomic.");

@@ -91,12 +91,7 @@ std::optional<ElementStore> store_of(uint32_t writer, StoreMark mark, uint32_t a
   e.atomic = (writer & kAtomicBit) != 0;
   e.block_index = index_in((writer & ~kAtomicBit) - l->first_stamp, l->grid);
   e.thread_index = index_in(mark.thread(), l->block);
-  const void* pc = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(sites_mutex);
-    if (mark.site() < site_pcs.size()) pc = site_pcs[mark.site()];
-  }
-  if (pc != nullptr) e.store = source_line(pc);
+  if (const void* pc = store_site_pc(mark.site())) e.store = source_line(pc);
   if (e.block_index.x + e.block_index.y + e.block_index.z == 0 &&
       mark.thread() < FirstThreadsLoads::kThreads) {
     const LoadSites& sites = l->first_threads.thread[mark.thread()];
@@ -193,6 +188,11 @@ uint32_t store_site(const void* pc) {
   }
   if (added) site_pcs.push_back(pc);
   return it->second;
+}
+
+const void* store_site_pc(uint32_t site) {
+  std::lock_guard<std::mutex> lock(sites_mutex);
+  return site < site_pcs.size() ? site_pcs[site] : nullptr;
 }
 
 void remember_launch(const LaunchConfig& config, uint32_t first_stamp) {

@@ -1034,7 +1034,8 @@ struct LaunchRun {
   std::mutex error_mutex;
   std::pair<cudaError_t, Diagnostic> error{cudaSuccess, {}};
   std::barrier<void (*)() noexcept>* grid = nullptr;
-  std::unique_ptr<std::atomic<bool>[]> fenced;  // blocks that made a __threadfence()
+  std::unique_ptr<std::atomic<bool>[]> fenced;    // blocks that made a __threadfence()
+  std::unique_ptr<std::atomic<bool>[]> finished;  // blocks whose threads have all ended
 
   template <class Take>
   void run_blocks(Take take) {
@@ -1053,6 +1054,7 @@ struct LaunchRun {
     state.shared = &shared;
     state.grid = grid;
     state.fenced = fenced.get();
+    state.finished = finished.get();
     state.host_pointer_args =
         std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer);
     current_block = &state;
@@ -1066,7 +1068,9 @@ struct LaunchRun {
         state.block_rank = static_cast<uint32_t>(b);
         state.stamp = launch_stamp + static_cast<uint32_t>(b);
         state.made_atomic = false;
+        state.writes_over_other_blocks = {};
         auto e = local.run(config, fn, state);
+        if (state.finished) state.finished[b].store(true, std::memory_order_release);
         if (!e.second.empty()) record_error(e.first, std::move(e.second));
       }
       blocks_finished(b - blocks.first);
@@ -1193,7 +1197,10 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
   LaunchRun launch{config, fn, take_stamps(blocks)};
   remember_launch(config, launch.launch_stamp);
-  if (blocks <= (1u << 24)) launch.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
+  if (blocks <= (1u << 24)) {
+    launch.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
+    launch.finished = std::make_unique<std::atomic<bool>[]>(blocks);
+  }
 
   watch_launch(config, blocks);
   if (config.cooperative) {

@@ -103,7 +103,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
     s.note_write(b.epoch, me, bytes, pc);
   }
   if (overwritten != 0)
-    wait_for_overwrite(b, nullptr, a, size, overwritten, first_writer, first_pc, pc);
+    wait_for_overwrite(b, nullptr, a, size, overwritten, {first_writer, first_pc}, pc);
 }
 
 }  // namespace cudalab::emu

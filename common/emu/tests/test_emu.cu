@@ -583,6 +583,54 @@ TEST_F(Emu, TheSameValueWrittenByManyThreadsIsNoRaceButAnotherValueIs) {
   EXPECT_TRUE(says(at("LINE_TWO_WRITERS"))) << diagnostic();
 }
 
+// Threads of many blocks set one flag, each where its data says (Rodinia's bfs): the same value
+// from every block is no race. Thread 3 of blocks 0 and 1 reach one node, and thread 0 of blocks 2
+// and 3 another: the same thread of two blocks at one line, once in a block, is no missing
+// blockIdx either.
+__global__ void visit(const int* reach, bool* over, int* cost) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (reach[i] >= 0) {
+    *over = true;
+    cost[reach[i]] = 1;
+  }
+}
+// Thread 0 of each block stores its block's number in one word: another value from each block.
+// Block 0 stores at once, the others after reading `ones` many times, so that block 0 has ended
+// when they store (a write over a block that still runs is not judged: its value is not known).
+__global__ void last_block_wins(const int* ones, int reads, int* word) {
+  if (threadIdx.x != 0) return;
+  int sum = 0;
+  for (int k = 0; blockIdx.x > 0 && k < reads; ++k) sum += ones[k % 32];
+  *word = static_cast<int>(blockIdx.x) + (sum < 0);  // LINE_LAST_BLOCK_WINS
+}
+
+TEST_F(Emu, TheSameValueFromManyBlocksIsNoRaceButAnotherValueIs) {
+  std::vector<int> reach(4 * 32, -1);
+  reach[3] = reach[32 + 3] = 9;
+  reach[32 + 10] = 5;
+  reach[64] = reach[96] = 7;
+  int *d_reach, *cost, *word;
+  bool* over;
+  CUDA_CHECK(cudaMalloc(&d_reach, reach.size() * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&cost, 16 * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&over, sizeof(bool)));
+  CUDA_CHECK(cudaMalloc(&word, sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(d_reach, reach.data(), reach.size() * sizeof(int), cudaMemcpyHostToDevice));
+  visit<<<4, 32>>>(d_reach, over, cost);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  int h_cost[16];
+  CUDA_CHECK(cudaMemcpy(h_cost, cost, sizeof h_cost, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h_cost[9], 1);
+  EXPECT_EQ(h_cost[7], 1);
+  const std::vector<int> ones(32, 1);
+  CUDA_CHECK(cudaMemcpy(d_reach, ones.data(), ones.size() * sizeof(int), cudaMemcpyHostToDevice));
+  last_block_wins<<<2, 32>>>(d_reach, 100000, word);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
+  EXPECT_TRUE(says("with another value")) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_LAST_BLOCK_WINS"))) << diagnostic();
+}
+
 }  // namespace
 
 // What the cuBLAS and cuBLASLt subsets do not model is refused with NOT_SUPPORTED and a message
