@@ -35,8 +35,6 @@ struct BlockState {
   // The "last block" pattern (a block's __threadfence() before an atomic, another block's atomic
   // that sees it, then its writes): blocks that fenced, and whether this block made an atomic.
   std::atomic<bool>* fenced = nullptr;  // per block of the launch, or nullptr (too many blocks)
-  // Blocks of the launch whose threads have all ended (their stores have happened), or nullptr.
-  std::atomic<bool>* finished = nullptr;
   bool made_atomic = false;
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;

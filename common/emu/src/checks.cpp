@@ -20,6 +20,7 @@
 
 #include "errors.h"
 #include "memory.h"
+#include "stores_in_flight.h"
 #include "symbolize.h"
 
 namespace cudalab::emu {
@@ -124,6 +125,7 @@ constexpr unsigned kStuckSamples = 4096;
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc) {
   const auto a = reinterpret_cast<uintptr_t>(address);
   BlockState* b = current_block;
+  if (b != nullptr) publish_store(store && !atomic ? a : 0);
   if (atomic && b != nullptr) b->made_atomic = true;  // on any memory: __device__ counters too
   if (b != nullptr && timed_out()) {
     if (std::find(b->stuck_at.begin(), b->stuck_at.end(), pc) == b->stuck_at.end() &&

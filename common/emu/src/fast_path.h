@@ -20,6 +20,7 @@
 #include "block.h"
 #include "checks.h"
 #include "memory.h"
+#include "stores_in_flight.h"
 
 namespace cudalab::emu {
 
@@ -174,12 +175,13 @@ extern const BuiltinsPlace builtins_place;
 [[gnu::always_inline]] inline bool access_fine(const void* address, unsigned size, bool store,
                                                const void* pc) {
   BlockState* b = current_block;
-  if (b == nullptr || timed_out() || watching_a_thread.load(std::memory_order_relaxed))
-    return false;
+  if (b == nullptr) return false;
+  const auto a = reinterpret_cast<uintptr_t>(address);
+  publish_store(store ? a : 0);
+  if (timed_out() || watching_a_thread.load(std::memory_order_relaxed)) return false;
   if (!store && b->stamp == b->launch_stamp && running_thread() < FirstThreadsLoads::kThreads &&
       first_threads_loads != nullptr) [[unlikely]]  // a load of the first block's first threads
     first_threads_loads->thread[running_thread()].add(pc);
-  const auto a = reinterpret_cast<uintptr_t>(address);
   if (a - reserved_arena.base < reserved_arena.size)
     return global_access_fine(*b, a, size, store, pc);
   if (b->shared != nullptr && b->shared->contains(a))

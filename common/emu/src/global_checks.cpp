@@ -2,16 +2,19 @@
 // bytes that nobody wrote, and two blocks of one launch must not write the same byte without
 // atomics. Each array's shadow (memory.h) says who wrote each byte last.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "checks.h"
 #include "errors.h"
 #include "fast_path.h"
 #include "memory.h"
+#include "stores_in_flight.h"
 #include "symbolize.h"
 
 namespace cudalab::emu {
@@ -91,6 +94,29 @@ std::string element_of(const Allocation& r, uintptr_t a, unsigned size) {
 }
 
 namespace {
+
+// Waits until no other worker has a store to bytes [a, a + size) in flight (stores_in_flight.h);
+// false if one is still in flight after a second (a worker stopped between its check and its
+// store: the bytes' value is not known). This worker's own store is withdrawn meanwhile (two
+// workers storing to the same bytes would wait for each other); nobody waits for it yet, since
+// its stamp is set after this.
+bool wait_for_landing(uintptr_t a, unsigned size) {
+  publish_store(0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  bool landed = true;
+  for (const std::atomic<uintptr_t>& other : stores_in_flight) {
+    for (unsigned spins = 0; landed; ++spins) {
+      const uintptr_t s = other.load(std::memory_order_acquire);
+      if (s == 0 || s + 32 <= a || s >= a + size) break;  // (a store is at most 32 bytes)
+      if (spins % 64 == 63) {
+        landed = std::chrono::steady_clock::now() < deadline;
+        std::this_thread::yield();
+      }
+    }
+  }
+  publish_store(a);
+  return landed;
+}
 
 // " (the kernel writes that array at planted_bugs.cu:136)", or "" when none were recorded.
 std::string other_writes(const BlockState& b, const Allocation* r) {
@@ -185,8 +211,8 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     }
     // Blocks that store the same value leave the same memory whichever runs last (a flag that
     // many threads set): such a write is judged by value once its store has happened
-    // (overwrites.cpp), where the other block has ended (a block still running may not have made
-    // the store it was checked for: its value is not known yet). But a block whose writes over
+    // (overwrites.cpp), against what the other block left (once its store has landed:
+    // stores_in_flight.h). But a block whose writes over
     // other blocks' are mostly the same thread's at the same line is the mark of an index without
     // blockIdx (planted bugs index_without_block, grid_stride_by_block, whose blocks agree):
     // named whatever the values. (Threads that meet by chance, as a graph's frontier does, are a
@@ -206,8 +232,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                   "loop steps by blockDim.x instead of gridDim.x * blockDim.x. If the blocks add "
                   "into one result, use atomicAdd.");
       }
-      const uint32_t other = writer - b->launch_stamp;
-      if (b->finished == nullptr || !b->finished[other].load(std::memory_order_acquire)) break;
+      if (!wait_for_landing(a, size)) break;
       for (unsigned j = i; j < std::min(size, 32u); ++j)
         if (const uint32_t w = shadow.writer(offset + j);
             plain_write_in_launch(w, b->launch_stamp) && w != b->stamp)

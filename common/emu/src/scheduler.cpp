@@ -62,6 +62,7 @@
 #include "fiber_switch.h"
 #include "launches.h"
 #include "memory.h"
+#include "stores_in_flight.h"
 #include "symbolize.h"
 
 namespace cudalab::emu {
@@ -1034,8 +1035,7 @@ struct LaunchRun {
   std::mutex error_mutex;
   std::pair<cudaError_t, Diagnostic> error{cudaSuccess, {}};
   std::barrier<void (*)() noexcept>* grid = nullptr;
-  std::unique_ptr<std::atomic<bool>[]> fenced;    // blocks that made a __threadfence()
-  std::unique_ptr<std::atomic<bool>[]> finished;  // blocks whose threads have all ended
+  std::unique_ptr<std::atomic<bool>[]> fenced;  // blocks that made a __threadfence()
 
   template <class Take>
   void run_blocks(Take take) {
@@ -1054,7 +1054,7 @@ struct LaunchRun {
     state.shared = &shared;
     state.grid = grid;
     state.fenced = fenced.get();
-    state.finished = finished.get();
+    claim_store_in_flight();
     state.host_pointer_args =
         std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer);
     current_block = &state;
@@ -1070,7 +1070,7 @@ struct LaunchRun {
         state.made_atomic = false;
         state.writes_over_other_blocks = {};
         auto e = local.run(config, fn, state);
-        if (state.finished) state.finished[b].store(true, std::memory_order_release);
+        publish_store(0);  // (its last store has landed, or a check stopped it before)
         if (!e.second.empty()) record_error(e.first, std::move(e.second));
       }
       blocks_finished(b - blocks.first);
@@ -1197,10 +1197,7 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
   LaunchRun launch{config, fn, take_stamps(blocks)};
   remember_launch(config, launch.launch_stamp);
-  if (blocks <= (1u << 24)) {
-    launch.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
-    launch.finished = std::make_unique<std::atomic<bool>[]>(blocks);
-  }
+  if (blocks <= (1u << 24)) launch.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
 
   watch_launch(config, blocks);
   if (config.cooperative) {
