@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 import unittest
 from pathlib import Path
@@ -228,6 +229,19 @@ class Interface(unittest.TestCase):
         header, harness = self.write(unnamed, "")
         with self.assertRaisesRegex(cuda_ast.FrontEndError, r"lab\.h:3: error: scale: every parameter"):
             interface.read(header.resolve(), harness.resolve())
+
+    def test_an_output_made_again_unchanged_is_newer_than_its_inputs(self) -> None:
+        """make runs the interface's command when an input (cuda_ast.py, say) is newer than its
+        outputs: unchanged outputs are touched, or make would run it on every build."""
+        header, harness = self.write("#include <cuda_runtime.h>\ncudaError_t f(int n);\n", "")
+        checker, runner = header.parent / "checker.cu", header.parent / "runner.cu"
+        argv = ["interface", str(header), str(harness), str(checker), str(runner)]
+        self.assertEqual(interface.main(argv), 0)
+        for output in (checker, runner):
+            os.utime(output, (1, 1))  # older than every input
+        self.assertEqual(interface.main(argv), 0)
+        for output in (checker, runner):
+            self.assertGreater(output.stat().st_mtime, harness.stat().st_mtime, output.name)
 
     def test_every_lab_has_an_interface(self) -> None:
         for lab in sorted((ROOT / "labs").glob("[0-9][0-9]_*")):

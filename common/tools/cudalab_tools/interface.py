@@ -100,9 +100,13 @@ def runner_source(interface: Interface) -> str:
 
 
 def write_if_changed(output: Path, text: str) -> None:
+    """Writes `text` unless `output` holds it already, and then touches it: make runs this when an
+    input is newer than the output, and would run it again on every build otherwise."""
     if not output.exists() or output.read_text(encoding="utf-8") != text:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8")
+    else:
+        output.touch()
 
 
 def main(argv: list[str]) -> int:
