@@ -104,9 +104,9 @@ bool wait_for_landing(uintptr_t a, unsigned size) {
   publish_store(0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   bool landed = true;
-  for (const std::atomic<uintptr_t>& other : stores_in_flight) {
+  for (const StoreInFlight& other : stores_in_flight) {
     for (unsigned spins = 0; landed; ++spins) {
-      const uintptr_t s = other.load(std::memory_order_acquire);
+      const uintptr_t s = other.address.load(std::memory_order_acquire);
       if (s == 0 || s + 32 <= a || s >= a + size) break;  // (a store is at most 32 bytes)
       if (spins % 64 == 63) {
         landed = std::chrono::steady_clock::now() < deadline;
@@ -212,11 +212,10 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     // Blocks that store the same value leave the same memory whichever runs last (a flag that
     // many threads set): such a write is judged by value once its store has happened
     // (overwrites.cpp), against what the other block left (once its store has landed:
-    // stores_in_flight.h). But a block whose writes over
-    // other blocks' are mostly the same thread's at the same line is the mark of an index without
-    // blockIdx (planted bugs index_without_block, grid_stride_by_block, whose blocks agree):
-    // named whatever the values. (Threads that meet by chance, as a graph's frontier does, are a
-    // few among many.)
+    // stores_in_flight.h). But a block whose writes over other blocks' are mostly the same
+    // thread's at the same line is the mark of an index without blockIdx (planted bugs
+    // index_without_block, grid_stride_by_block, whose blocks agree): named whatever the values.
+    // (Threads that meet by chance, as a graph's frontier does, are a few among many.)
     if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
       const StoreMark mark = shadow.store_mark(offset + i);
       const bool same_thread =

@@ -436,6 +436,7 @@ class BlockRunner {
       count_votes();
       if (grid_wait_) {  // grid.sync(): this block has arrived; wait for the others
         grid_wait_ = false;
+        publish_store(0);  // (its last store has landed: nobody waits for this worker to go on)
         state.grid->arrive_and_wait();
         state.launch_stamp = grid_phase_stamp;
         state.stamp = state.launch_stamp + state.block_rank;

@@ -17,7 +17,10 @@
 namespace cudalab::emu {
 
 inline constexpr unsigned kMaxWorkers = 256;
-inline std::atomic<uintptr_t> stores_in_flight[kMaxWorkers];
+struct alignas(64) StoreInFlight {  // (a cache line each: every access of its worker writes it)
+  std::atomic<uintptr_t> address{0};
+};
+inline StoreInFlight stores_in_flight[kMaxWorkers];
 // This worker's entry, claimed when it first runs blocks (claim_store_in_flight); nullptr before,
 // and for a worker past kMaxWorkers (its stores are not waited for).
 inline constinit thread_local std::atomic<uintptr_t>* store_in_flight = nullptr;
@@ -26,7 +29,7 @@ inline void claim_store_in_flight() {
   static std::atomic<unsigned> claimed{0};
   if (store_in_flight != nullptr) return;
   const unsigned slot = claimed.fetch_add(1);
-  if (slot < kMaxWorkers) store_in_flight = &stores_in_flight[slot];
+  if (slot < kMaxWorkers) store_in_flight = &stores_in_flight[slot].address;
 }
 
 [[gnu::always_inline]] inline void publish_store(uintptr_t a) {
