@@ -35,7 +35,7 @@ test: build
 	  exit $$status
 
 bench: configure
-	cmake --build $(BUILD) --target bench_foundation bench_labs -j $(JOBS)
+	cmake --build $(BUILD) --target bench_foundation bench_labs bench_counters -j $(JOBS)
 	$(BUILD)/bench/bench_foundation
 	$(BUILD)/bench/bench_labs $(BUILD)/bench.json
 
