@@ -6,9 +6,10 @@
 // store to those bytes in flight (wait_for_landing, global_checks.cpp).
 //
 // Algorithm: each worker publishes, as each checked access starts (access_fine and check_access),
-// the address of the plain store it makes, or 0; the store lands before the worker's next access
-// starts (x86 keeps a thread's stores in order), and a block's end clears it. A stamp is written
-// after the publication, so a check that sees the stamp sees the publication too.
+// the address of the plain store it makes, or 0, with release order: whoever sees the next
+// publication sees the store before it. A block's end, and a wait at grid.sync(), publish 0. The
+// stamp is written after the publication, with release order too, so a check that sees the stamp
+// sees the publication.
 #pragma once
 
 #include <atomic>
@@ -33,7 +34,7 @@ inline void claim_store_in_flight() {
 }
 
 [[gnu::always_inline]] inline void publish_store(uintptr_t a) {
-  if (store_in_flight != nullptr) store_in_flight->store(a, std::memory_order_relaxed);
+  if (store_in_flight != nullptr) store_in_flight->store(a, std::memory_order_release);
 }
 
 }  // namespace cudalab::emu

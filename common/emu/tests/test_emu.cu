@@ -585,8 +585,7 @@ TEST_F(Emu, TheSameValueWrittenByManyThreadsIsNoRaceButAnotherValueIs) {
 
 // Threads of many blocks set one flag, each where its data says (Rodinia's bfs): the same value
 // from every block is no race. Thread 3 of blocks 0 and 1 reach one node, and thread 0 of blocks 2
-// and 3 another: the same thread of two blocks at one line, once in a block, is no missing
-// blockIdx either.
+// and 3 another: the same thread of two blocks at one line by chance is no missing blockIdx either.
 __global__ void visit(const int* reach, bool* over, int* cost) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (reach[i] >= 0) {
