@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -104,7 +105,8 @@ bool wait_for_landing(uintptr_t a, unsigned size) {
   publish_store(0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   bool landed = true;
-  for (const StoreInFlight& other : stores_in_flight) {
+  const unsigned workers = std::min(stores_claimed.load(std::memory_order_acquire), kMaxWorkers);
+  for (const StoreInFlight& other : std::span(stores_in_flight, workers)) {
     for (unsigned spins = 0; landed; ++spins) {
       const uintptr_t s = other.address.load(std::memory_order_acquire);
       if (s == 0 || s + 32 <= a || s >= a + size) break;  // (a store is at most 32 bytes)
@@ -132,6 +134,15 @@ std::string other_writes(const BlockState& b, const Allocation* r) {
         !line.empty() && lines.find(line) == std::string::npos)
       lines += (lines.empty() ? "" : ", ") + line;
   return lines.empty() ? "" : " (the kernel writes that array at " + lines + ")";
+}
+
+// "element 5 of the array allocated at x.cu:12 (d_A), which block (1,0,0) also wrote in this
+// launch (the kernel writes that array at x.cu:20)": what a race between blocks is about.
+std::string written_by_another_block(const BlockState& b, const Allocation& r, uintptr_t a,
+                                     unsigned size, uint32_t writer) {
+  return element_of(r, a, size) + ", which block " +
+         dim(index_of(writer - b.launch_stamp, b.config->grid)) + " also wrote in this launch" +
+         other_writes(b, &r);
 }
 
 }  // namespace
@@ -200,15 +211,12 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     // first, and a write of this block's own overwrites it in whatever order the blocks ran.
     const bool other_block = plain_write_in_launch(writer, b->launch_stamp) && writer != b->stamp;
     const bool fenced = b->fenced && other_block && b->fenced[writer - b->launch_stamp].load();
-    if (!store && !atomic && other_block && !fenced) {
-      const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
+    if (!store && !atomic && other_block && !fenced)
       fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
-            "a read of " + element_of(*r, a, size) + ", which block " + dim(o) +
-                " also wrote in this launch" + other_writes(*b, r) +
+            "a read of " + written_by_another_block(*b, *r, a, size, writer) +
                 ": blocks run in any order (and at once), so the read sees "
                 "the old or the new value by chance. Read what another block writes in the next "
                 "launch (or after grid.sync()), or write the result to a second array.");
-    }
     // Blocks that store the same value leave the same memory whichever runs last (a flag that
     // many threads set): such a write is judged by value once its store has happened
     // (overwrites.cpp), against what the other block left (once its store has landed:
@@ -220,17 +228,14 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
       const StoreMark mark = shadow.store_mark(offset + i);
       const bool same_thread =
           mark.site() != 0 && mark.thread() == running_thread() && mark.site() == store_site(pc);
-      if (b->writes_over_other_blocks.count(same_thread, a)) {
-        const uint3 o = index_of(writer - b->launch_stamp, b->config->grid);
+      if (b->writes_over_other_blocks.count(same_thread, a))
         fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
-              "a write to " + element_of(*r, a, size) + ", which block " + dim(o) +
-                  " also wrote in this launch" + other_writes(*b, r) +
+              "a write to " + written_by_another_block(*b, *r, a, size, writer) +
                   ", by the same thread at the same line, as most of this block's writes over "
                   "other blocks' were: the blocks write the same elements, so the index leaves "
                   "out blockIdx (i = blockIdx.x * blockDim.x + threadIdx.x) or a grid-stride "
                   "loop steps by blockDim.x instead of gridDim.x * blockDim.x. If the blocks add "
                   "into one result, use atomicAdd.");
-      }
       if (!wait_for_landing(a, size)) break;
       for (unsigned j = i; j < std::min(size, 32u); ++j)
         if (const uint32_t w = shadow.writer(offset + j);

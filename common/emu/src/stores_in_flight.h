@@ -22,14 +22,14 @@ struct alignas(64) StoreInFlight {  // (a cache line each: every access of its w
   std::atomic<uintptr_t> address{0};
 };
 inline StoreInFlight stores_in_flight[kMaxWorkers];
+inline std::atomic<unsigned> stores_claimed{0};  // entries handed out (may pass kMaxWorkers)
 // This worker's entry, claimed when it first runs blocks (claim_store_in_flight); nullptr before,
 // and for a worker past kMaxWorkers (its stores are not waited for).
 inline constinit thread_local std::atomic<uintptr_t>* store_in_flight = nullptr;
 
 inline void claim_store_in_flight() {
-  static std::atomic<unsigned> claimed{0};
   if (store_in_flight != nullptr) return;
-  const unsigned slot = claimed.fetch_add(1);
+  const unsigned slot = stores_claimed.fetch_add(1);
   if (slot < kMaxWorkers) store_in_flight = &stores_in_flight[slot].address;
 }
 
