@@ -59,6 +59,20 @@ and the backend's diagnostics name the student's file and line.
 Local headers that the file includes with quotes and that hold CUDA constructs (a launch,
 __shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included from there; so are
 the workbook's own (common/include, such as "cudalab/textbook_kernels.cuh").
+A kernel whose every access its code proves (grader/cudalab_tools/proven_accesses.py: each is
+`P[i]` with i the thread's global x index under `if (i < n)`) gets, in checked code, a copy
+without the checks' instrumentation and a function that gives its ranges from its arguments:
+
+    #ifdef CUDALAB_EMU_CHECKED
+    #line <the kernel's line> "<input>"
+    __attribute__((no_sanitize("thread"))) inline void cudalab_proven_kernel(params) { ... }
+    ... ::cudalab::emu::ProvenRanges cudalab_proven_ranges_kernel(params) { ... }
+    #endif
+
+and its launches pass all three, `CUDALAB_KERNEL_PROVEN((kernel), (copy), (ranges))`: a block
+whose ranges the launch finds fine runs the copy (common/emu/src/proven_blocks.cpp), any other the
+kernel.
+
 A `(void*)` cast of the kernel given to cudaLaunchKernel or cudaLaunchCooperativeKernel is removed
 (the emu's launch APIs need the kernel's type).
 
@@ -95,6 +109,9 @@ from cudalab_tools import cuda_ast  # noqa: E402
 
 PRELUDE = '#include "cudalab/emu/prelude.h"\n'
 LOOP_FORM_PREFIX = "cudalab_loops_"  # a loop form's name: this and the kernel's (launch.h's too)
+PROVEN_PREFIX = "cudalab_proven_"  # a proven kernel's copy without the checks (proven_form)
+PROVEN_PLAN_PREFIX = "cudalab_proven_ranges_"  # and the function that gives its ranges
+NO_CHECKS = '__attribute__((no_sanitize("thread")))'  # (the checks are ThreadSanitizer's hooks)
 
 
 class TranslateError(Exception):
@@ -191,10 +208,15 @@ def applied(src: str, edits: Iterable[Edit]) -> str:
 
 
 def launch_edits(
-    src: str, sites: list[LaunchSite], checker: bool = False, loop_forms: dict[str, int] | None = None
+    src: str,
+    sites: list[LaunchSite],
+    checker: bool = False,
+    loop_forms: dict[str, int] | None = None,
+    proven: dict[str, int] | None = None,
 ) -> list[Edit]:
     """Every launch, as the module's docstring shows; a launch of a kernel in `loop_forms` (its
-    name: where the form is defined) after that definition passes the loop form too."""
+    name: where the form is defined) after that definition passes the loop form too, and one of a
+    kernel in `proven` (where its proven form is defined) its proven copy and ranges."""
     edits: list[Edit] = []
     for site in sites:
         # The kernel as written, its spaces only where they separate words (`k<long long>`).
@@ -216,6 +238,12 @@ def launch_edits(
                 if form is not None:
                     loops = f"[&](auto&... cudalab_args) {{ return {form}{call}; }}"
                     body = f"CUDALAB_KERNEL_LOOPS(({body}), ({loops}))"
+                elif (copy := loop_form_of(site.name, proven or {}, site.start, PROVEN_PREFIX)) is not None:
+                    ranges = copy.replace(PROVEN_PREFIX, PROVEN_PLAN_PREFIX, 1)
+                    unchecked = "(::cudalab::emu::proven_argument(cudalab_args)...)"
+                    copy_body = f"[&](auto&... cudalab_args) {NO_CHECKS} {{ {copy}{unchecked}; }}"
+                    ranges_body = f"[&](auto&... cudalab_args) {NO_CHECKS} {{ return {ranges}{unchecked}; }}"
+                    body = f"CUDALAB_KERNEL_PROVEN(({body}), ({copy_body}), ({ranges_body}))"
             else:  # an expression: evaluated once, like the function pointer nvcc launches
                 body = f"[cudalab_kernel = ({kernel})](auto&... cudalab_args) {{ cudalab_kernel{call}; }}"
             text = f'::cudalab::emu::Launch("{quoted}", __FILE__, __LINE__, {config})(' + body
@@ -233,14 +261,16 @@ def launch_edits(
     return edits
 
 
-def loop_form_of(name: tuple[str, str, str], loop_forms: dict[str, int], launch: int) -> str | None:
-    """The loop form of the kernel a launch at `launch` names (its qualifier, identifier and
-    template arguments: `ns::k<16>` -> `ns::cudalab_loops_k<16>`), if it has one defined before
-    the launch."""
+def loop_form_of(
+    name: tuple[str, str, str], loop_forms: dict[str, int], launch: int, prefix: str = LOOP_FORM_PREFIX
+) -> str | None:
+    """The loop form (or the copy that `prefix` names) of the kernel a launch at `launch` names (its
+    qualifier, identifier and template arguments: `ns::k<16>` -> `ns::cudalab_loops_k<16>`), if it
+    has one defined before the launch."""
     qualifier, identifier, arguments = name
     if identifier not in loop_forms or launch < loop_forms[identifier]:
         return None
-    return f"{qualifier}{LOOP_FORM_PREFIX}{identifier}{arguments}"
+    return f"{qualifier}{prefix}{identifier}{arguments}"
 
 
 def device_code(source: cuda_ast.Source, file: str) -> list[range]:
@@ -578,9 +608,11 @@ def translate(
     raw: bytes | None = None,
     redirect: Redirect = lambda include: None,
     plans: LoopFormPlans | None = None,
+    header_proven: dict[str, int] | None = None,
 ) -> str:
     """`header_loop_forms`: the kernels with loop forms that local headers define, each with where
-    this file includes the header (a launch after it may run the form); `source`: the front end's
+    this file includes the header (a launch after it may run the form); `header_proven`: the same
+    for kernels with proven forms; `source`: the front end's
     records of the file (and its local headers), read from `raw`, the file's bytes (by default it
     reads `src` alone); `redirect`: what its #includes of local headers name instead; `plans`: the
     file's loop_form_plans, where the caller has them."""
@@ -595,7 +627,12 @@ def translate(
     forms = [loop_form(src, f, offsets, plan, path) for found in plans.values() for f, plan in found]
     launchable = {k: at for k, at in (header_loop_forms or {}).items() if k not in defined}
     launchable |= {name: min(offsets(f.span.end) for f, _ in found) for name, found in plans.items()}
-    edits = launch_edits(src, launch_sites(src, source, file, offsets), loop_forms=launchable)
+    proven = proven_kernels(source, file, raw, plans)
+    forms += [proven_form(src, f, offsets, path) for f in proven.values()]
+    proven_at = {k: at for k, at in (header_proven or {}).items() if k not in defined}
+    proven_at |= {name: offsets(f.span.end) for name, f in proven.items()}
+    sites = launch_sites(src, source, file, offsets)
+    edits = launch_edits(src, sites, loop_forms=launchable, proven=proven_at)
     edits += emu_edits(src, source, file, offsets) + include_edits(source, file, offsets, redirect)
     # (each form's text is the kernel's with the edits inside it made)
     edits += [(at, at, form(edits)) for at, form in forms]
@@ -634,6 +671,27 @@ def loop_form_plans(
     return plans
 
 
+def proven_kernels(
+    source: cuda_ast.Source, file: str, raw: bytes, plans: LoopFormPlans
+) -> dict[str, cuda_ast.Function]:
+    """The kernels of `file` whose accesses their code proves (cuda_ast.Function.proven), by name:
+    those defined once, here, without a loop form."""
+    definitions: dict[str, list[cuda_ast.Function]] = {}
+    for f in source.kernels():
+        if f.defined:
+            definitions.setdefault(f.name, []).append(f)
+    return {
+        name: found[0]
+        for name, found in definitions.items()
+        if len(found) == 1
+        and found[0].proven is not None
+        and found[0].body is not None
+        and found[0].body.file == file
+        and name not in plans
+        and not unread(source, found[0], raw)
+    }
+
+
 def unread(source: cuda_ast.Source, f: cuda_ast.Function, raw: bytes) -> bool:
     """Whether Clang reported an error in the lines of `f`."""
     first = f.span.line
@@ -647,10 +705,62 @@ def loop_form(
     """Where `kernel`'s loop form goes (after the line where the kernel ends), and its text given
     the file's edits (those that lie in the kernel are made in the form too) and the `plan`'s (byte
     offsets); the kernel's own lines keep their numbers (#line)."""
+    return kernel_copy(
+        src, kernel, offsets, path, plan, LOOP_FORM_PREFIX, "::cudalab::emu::ThreadLoops", "ifndef"
+    )
+
+
+def proven_form(
+    src: str, kernel: cuda_ast.Function, offsets: CharacterOffsets, path: str
+) -> tuple[int, Callable[[list[Edit]], str]]:
+    """Where a kernel whose accesses its code proves (kernel.proven) gets, in checked code, its copy
+    without the checks' instrumentation (PROVEN_PREFIX: the block runs it once the launch has checked
+    the block's ranges, common/emu/src/proven_blocks.cpp) and the function that gives the launch
+    those ranges from the kernel's arguments (PROVEN_PLAN_PREFIX)."""
+    assert kernel.proven is not None and kernel.body is not None
+    # (checked code's threadIdx is const, which lets the compiler keep one thread's index for a
+    # whole row of threads once it inlines the copy into the row's loop: the copy reads the
+    # worker's threadIdx through a reference that the loop's stores may change)
+    opening = kernel.body.start + 1
+    index = (opening, opening, " const ::uint3& threadIdx = ::cudalab::emu::thread_index();")
+    # (inline, as its ranges' function: a kernel defined in a header that two files include)
+    head = src[offsets(kernel.span.start) : offsets(kernel.name_at)]
+    inline = "" if re.search(r"\b(inline|__forceinline__|__inline_hint__)\b", head) else "inline "
+    result = f"{NO_CHECKS} {inline}void"
+    parameters = ", ".join(p.declaration() for p in kernel.parameters)
+    names = [p.name for p in kernel.parameters]
+    accesses = ", ".join(
+        f"{{{names[a.parameter]}, {a.element_bytes}, {'true' if a.store else 'false'}, {a.line}}}"
+        for a in kernel.proven.accesses
+    )
+    limit = f"static_cast<long long>({names[kernel.proven.limit]})"
+    ranges = (
+        f"{NO_CHECKS} inline ::cudalab::emu::ProvenRanges {PROVEN_PLAN_PREFIX}{kernel.name}({parameters}) "
+        f"{{ return {{__FILE__, {limit}, {{{accesses}}}, {len(kernel.proven.accesses)}}}; }}"
+    )
+    return kernel_copy(src, kernel, offsets, path, [index], PROVEN_PREFIX, result, "ifdef", ranges + "\n")
+
+
+def kernel_copy(
+    src: str,
+    kernel: cuda_ast.Function,
+    offsets: CharacterOffsets,
+    path: str,
+    plan: list[Edit],
+    prefix: str,
+    result: str,
+    condition: str,
+    after: str = "",
+) -> tuple[int, Callable[[list[Edit]], str]]:
+    """A copy of `kernel` after the line where it ends, named with `prefix`, without `__global__`,
+    its `void` replaced by `result`, followed by `after`, in `#{condition} CUDALAB_EMU_CHECKED`;
+    its text given the file's
+    edits (those that lie in the kernel are made in the copy too) and the `plan`'s (byte offsets);
+    the kernel's own lines keep their numbers (#line)."""
     assert kernel.body is not None
     start, named, end = offsets(kernel.span.start), offsets(kernel.name_at), offsets(kernel.body.end)
     # The head before the name, without `__global__` (where Clang says it is written) and the
-    # blanks after it, its `void` the loop form's type.
+    # blanks after it, its `void` the copy's type.
     head = src[start:named]
     cut = []
     for g in kernel.global_at:
@@ -658,8 +768,8 @@ def loop_form(
         if 0 <= a < b <= len(head):
             cut.append((a, len(head) - len(head[b:].lstrip(" \t")), ""))
     before = applied(head, cut)
-    result = before.rfind("void")
-    before = before[:result] + "::cudalab::emu::ThreadLoops" + before[result + 4 :]
+    void = before.rfind("void")
+    before = before[:void] + result + before[void + 4 :]
     # (from the kernel's name on: its parameters, and its body with the plan's steps)
     steps = [(offsets(a) - named, offsets(b) - named, t) for a, b, t in plan]
     line_end = src.find("\n", end)
@@ -669,8 +779,8 @@ def loop_form(
 
     def text(edits: list[Edit]) -> str:
         inside = [(a - named, b - named, t) for a, b, t in edits if named <= a < end and b <= end]
-        body = before + LOOP_FORM_PREFIX + applied(src[named:end], inside + steps)
-        form = f'#ifndef CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{body}\n#endif\n'
+        body = before + prefix + applied(src[named:end], inside + steps)
+        form = f'#{condition} CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{body}\n{after}#endif\n'
         return f'\n{form}#line {next_line} "{path}"'
 
     return line_end, text
@@ -720,7 +830,10 @@ class Translation:
             else:
                 forms = self.header_loop_forms(source)
                 plans = self.loop_form_plans(source)
-                translated = translate(text, str(source), forms, self.source, raw, self.redirect, plans)
+                proven = self.header_proven(source)
+                translated = translate(
+                    text, str(source), forms, self.source, raw, self.redirect, plans, proven
+                )
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
         except cuda_ast.FrontEndError as e:
@@ -787,9 +900,30 @@ class Translation:
             self.plans[file] = loop_form_plans(self.source, str(file), file.read_bytes(), self.waiting)
         return self.plans[file]
 
-    def header_loop_forms(self, file: Path, seen: set[Path] | None = None) -> dict[str, int]:
+    def header_loop_forms(self, file: Path) -> dict[str, int]:
         """The kernels with loop forms that the local headers `file` includes define (and the
         headers they include), each with where `file` includes it."""
+        return self.header_kernels(file, lambda header: set(self.loop_form_plans(header)))
+
+    def header_proven(self, file: Path) -> dict[str, int]:
+        """The same for the kernels with proven forms (proven_form)."""
+        assert self.source is not None
+        source = self.source
+
+        def proven(header: Path) -> set[str]:
+            return set(
+                proven_kernels(
+                    source, str(header.resolve()), header.read_bytes(), self.loop_form_plans(header)
+                )
+            )
+
+        return self.header_kernels(file, proven)
+
+    def header_kernels(
+        self, file: Path, kernels: Callable[[Path], set[str]], seen: set[Path] | None = None
+    ) -> dict[str, int]:
+        """The kernels that `kernels` finds in the local headers `file` includes (and the headers
+        they include), each with where `file` includes it."""
         assert self.source is not None
         seen = set() if seen is None else seen
         offsets = CharacterOffsets(file.read_bytes())
@@ -801,8 +935,7 @@ class Translation:
             seen.add(header)
             if not self.needs_translation(header):
                 continue  # included as it is: so are the headers it includes (no loop forms)
-            found = set(self.loop_form_plans(header))
-            found |= set(self.header_loop_forms(header, seen))
+            found = kernels(header) | set(self.header_kernels(header, kernels, seen))
             forms |= {name: offsets(include.name.start) for name in found if name not in forms}
         return forms
 
@@ -827,7 +960,16 @@ def write_if_changed(target: Path, text: str, made_from: Iterable[Path] = ()) ->
 
 # The translator's own files: a change to any of them may change every translation (the depfile).
 TRANSLATOR = sorted(
-    {Path(m.__file__) for m in (sys.modules[__name__], thread_loops, cuda_ast, cuda_ast.kernel_statements)}
+    {
+        Path(m.__file__)
+        for m in (
+            sys.modules[__name__],
+            thread_loops,
+            cuda_ast,
+            cuda_ast.kernel_statements,
+            cuda_ast.proven_accesses,
+        )
+    }
 )
 
 

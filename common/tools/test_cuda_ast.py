@@ -196,6 +196,95 @@ class Encodings(unittest.TestCase):
         self.assertEqual(parse(data).errors, [])
 
 
+PROVEN = b"""
+__global__ void add(const float* A, const float* B, float* C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) C[i] = A[i] + B[i];
+}
+__global__ void gelu(float* out, const double* inp, unsigned N) {
+  unsigned i = threadIdx.x + blockDim.x * blockIdx.x;
+  if (N <= i) return;
+  float x = inp[i];
+  out[i] += 0.5f * x * (1.0f + tanhf(0.8f * x));
+}
+__global__ void guard_past_the_end(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = in[i];
+}
+__global__ void no_block(float* out, const float* in, int n) {
+  int i = threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+__global__ void neighbour(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i + 1];
+}
+__global__ void atomic(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&out[i], 1.0f);
+}
+__global__ void two_lines(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    out[i] = 1.0f;
+    out[i] *= 2.0f;
+  }
+}
+__global__ void index_changed(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    i += 1;
+    out[i] = 1.0f;
+  }
+}
+__global__ void a_loop(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < 4; ++k) out[i] = k;
+}
+template <class T>
+__global__ void templated(T* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 0;
+}
+"""
+
+
+class ProvenAccesses(unittest.TestCase):
+    """The kernels whose accesses their code proves (proven_accesses.py), and only those."""
+
+    def test_only_guarded_accesses_at_the_threads_index_are_proven(self) -> None:
+        found = {f.name: f.proven for f in parse(PROVEN).kernels()}
+        add = found.pop("add")
+        assert add is not None
+        self.assertEqual(add.limit, 3)
+        self.assertEqual(
+            [(a.parameter, a.element_bytes, a.store, a.line) for a in add.accesses],
+            [(0, 4, False, 4), (1, 4, False, 4), (2, 4, True, 4)],
+        )
+        gelu = found.pop("gelu")
+        assert gelu is not None
+        self.assertEqual(gelu.limit, 2)
+        self.assertEqual(
+            [(a.parameter, a.element_bytes, a.store, a.line) for a in gelu.accesses],
+            [(0, 4, False, 10), (0, 4, True, 10), (1, 8, False, 9)],
+        )
+        self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
+        self.assertEqual(
+            set(found),
+            {
+                "guard_past_the_end",
+                "no_block",
+                "neighbour",
+                "atomic",
+                "two_lines",
+                "index_changed",
+                "a_loop",
+                "templated",
+            },
+        )
+
+
 class Interface(unittest.TestCase):
     def write(self, header: str, harness: str) -> tuple[Path, Path]:
         folder = Path(tempfile.mkdtemp())

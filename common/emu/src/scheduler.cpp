@@ -62,6 +62,7 @@
 #include "fiber_switch.h"
 #include "launches.h"
 #include "memory.h"
+#include "proven_blocks.h"
 #include "stores_in_flight.h"
 #include "symbolize.h"
 
@@ -1058,6 +1059,7 @@ struct LaunchRun {
     claim_store_in_flight();
     state.host_pointer_args =
         std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer);
+    const ProvenLaunch proven = proven_launch(config, fn.proven, state.host_pointer_args);
     current_block = &state;
     const dim3 g = config.grid;
     for (BlockRange blocks; !failed && take(blocks);) {
@@ -1070,7 +1072,7 @@ struct LaunchRun {
         state.stamp = launch_stamp + static_cast<uint32_t>(b);
         state.made_atomic = false;
         state.writes_over_other_blocks = {};
-        auto e = local.run(config, fn, state);
+        auto e = local.run(config, proven_block(proven, state) ? fn.proven->copy : fn, state);
         publish_store(0);  // (its last store has landed, or a check stopped it before)
         if (!e.second.empty()) record_error(e.first, std::move(e.second));
       }
@@ -1102,6 +1104,8 @@ const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
 }
 
 const ThreadRow* take_row() { return runner->take_row(); }
+
+uint3& thread_index() { return ::threadIdx; }
 
 void* more_block_memory(size_t bytes) { return runner->more_block_memory(bytes); }
 

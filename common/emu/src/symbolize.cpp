@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -94,10 +95,30 @@ std::vector<records::SourceLine> source_lines(const void* pc) {
   return known[pc] = lines;
 }
 
-records::SourceLine source_line(const void* pc) {
-  static std::mutex mutex;
+namespace {
+std::mutex known_mutex;
+std::map<const void*, records::SourceLine>& known_lines() {
   static std::map<const void*, records::SourceLine> known;
-  std::lock_guard<std::mutex> lock(mutex);
+  return known;
+}
+}  // namespace
+
+const void* line_marker(const char* file, unsigned line) {
+  static std::map<records::SourceLine, std::unique_ptr<char>> markers;
+  std::lock_guard<std::mutex> lock(known_mutex);
+  const records::SourceLine at =
+      code_place(file, static_cast<int>(line));  // (as parsed() names it)
+  auto& marker = markers[at];
+  if (marker == nullptr) {
+    marker = std::make_unique<char>();
+    known_lines()[marker.get()] = at;
+  }
+  return marker.get();
+}
+
+records::SourceLine source_line(const void* pc) {
+  std::map<const void*, records::SourceLine>& known = known_lines();
+  std::lock_guard<std::mutex> lock(known_mutex);
   if (auto it = known.find(pc); it != known.end()) return it->second;
   // pc is the return address; with -i the innermost inlined frame comes first: the line of the
   // access itself, unless it is inside the emu's own headers (an atomicAdd, a shuffle): then the

@@ -4,6 +4,7 @@
 #include <cublasLt.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -388,6 +389,85 @@ TEST_F(Emu, AnElementsStoreIsFollowedFromTheKernelToTheHost) {
   ASSERT_TRUE(on_device.has_value());
   EXPECT_EQ(on_device->thread_index.x, 3u);
   cudaFree(d), cudaFree(copy);
+}
+
+// One thread per element, each access P[i] under i < n: a block's ranges are checked once, before
+// it runs (common/emu/src/proven_blocks.cpp), and its threads run without a check per access.
+__global__ void scaled_sum(const float* a, const float* b, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * a[i] + b[i];  // LINE_SCALED_SUM
+}
+
+// Runs scaled_sum on n elements in blocks of 256, a[i] = i and b[i] = 1 copied for the first
+// `written` elements; `out` has room for `room` elements (n when 0), or is `a` shifted by `shift`.
+struct ScaledSum {
+  int n, written = -1, room = 0, shift = 0;
+  cudaError_t status;
+  std::vector<float> out;
+  unsigned long long proven_blocks;
+  std::optional<cudalab::ElementStore> store_of_300;
+};
+ScaledSum run_scaled_sum(ScaledSum s) {
+  const int written = s.written < 0 ? s.n : s.written;
+  std::vector<float> a(s.n), b(s.n, 1.0f);
+  for (int i = 0; i < s.n; ++i) a[i] = static_cast<float>(i);
+  float *da, *db, *dout = nullptr;
+  CUDA_CHECK(cudaMalloc(&da, s.n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&db, s.n * sizeof(float)));
+  if (s.shift == 0) CUDA_CHECK(cudaMalloc(&dout, (s.room ? s.room : s.n) * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(da, a.data(), written * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(db, b.data(), written * sizeof(float), cudaMemcpyHostToDevice));
+  const unsigned long long before = cudalab::emu::proven_blocks_run();
+  scaled_sum<<<(s.n + 255) / 256, 256>>>(da, db, s.shift ? da + s.shift : dout, s.n);
+  s.status = cudaDeviceSynchronize();
+  s.proven_blocks = cudalab::emu::proven_blocks_run() - before;
+  if (s.status == cudaSuccess) {
+    s.out.resize(s.n);
+    CUDA_CHECK(cudaMemcpy(s.out.data(), dout, s.n * sizeof(float), cudaMemcpyDeviceToHost));
+    s.store_of_300 = cudalab::emu::element_store(&s.out[300], sizeof(float));
+  }
+  cudaFree(da), cudaFree(db), cudaFree(dout);
+  return s;
+}
+
+// The blocks after the first run without per-access checks, and their stores are recorded as the
+// checks record them: the report of a wrong result still names an element's thread and line.
+TEST_F(Emu, ProvenBlocksRunWithoutPerAccessChecksAndKeepWhoStoredWhat) {
+  const ScaledSum s = run_scaled_sum({.n = 1000});
+  ASSERT_EQ(s.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < s.n; ++i) ASSERT_EQ(s.out[i], 2.0f * i + 1.0f) << "element " << i;
+  EXPECT_EQ(s.proven_blocks, 3u) << "blocks 1 to 3 (the first block runs checked)";
+  ASSERT_TRUE(s.store_of_300.has_value());
+  EXPECT_EQ(s.store_of_300->kernel, "scaled_sum");
+  EXPECT_EQ(s.store_of_300->block_index.x, 1u);
+  EXPECT_EQ(s.store_of_300->thread_index.x, 44u);
+  EXPECT_EQ(s.store_of_300->store.text(), at("LINE_SCALED_SUM"));
+}
+
+// A block whose ranges the launch cannot pass runs checked, and its first faulting thread is named
+// as always: a load of an element nobody wrote, a store past the array's end.
+TEST_F(Emu, AProvenBlockWithAFaultRunsCheckedAndTheThreadIsNamed) {
+  const ScaledSum unwritten = run_scaled_sum({.n = 512, .written = 300});
+  EXPECT_EQ(unwritten.status, cudaErrorLaunchFailure);
+  EXPECT_EQ(unwritten.proven_blocks, 0u);
+  EXPECT_TRUE(says("block (1,0,0), thread (44,0,0), at " + at("LINE_SCALED_SUM"))) << diagnostic();
+  EXPECT_TRUE(says("element 300 of the array")) << diagnostic();
+  EXPECT_TRUE(says("which nobody wrote since cudaMalloc")) << diagnostic();
+  Reset();
+  const ScaledSum past_the_end = run_scaled_sum({.n = 512, .room = 500});
+  EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
+  EXPECT_EQ(past_the_end.proven_blocks, 0u);
+  EXPECT_TRUE(says("block (1,0,0), thread (244,0,0), at " + at("LINE_SCALED_SUM"))) << diagnostic();
+  EXPECT_TRUE(says("element 500 of the 500-element array")) << diagnostic();
+}
+
+// An output that overlaps an input one element further on: thread t stores what thread t + 1
+// loads. No block of such a launch runs without per-access checks, and the race is named.
+TEST_F(Emu, OverlappingParametersKeepTheirPerAccessChecks) {
+  const ScaledSum shifted = run_scaled_sum({.n = 1000, .shift = 1});
+  EXPECT_EQ(shifted.proven_blocks, 0u);
+  EXPECT_NE(shifted.status, cudaSuccess);
+  EXPECT_TRUE(says(at("LINE_SCALED_SUM"))) << diagnostic();
 }
 
 // c = a * b, n x n, one thread per element, with a mistake: `mistake` 0 none, 1 reads the row of

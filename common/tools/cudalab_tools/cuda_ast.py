@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from . import kernel_statements
+from . import kernel_statements, proven_accesses
 from .kernel_statements import kind_of
 
 HERE = Path(__file__).resolve().parent
@@ -153,6 +153,8 @@ class Function:
     calls: frozenset[str] = frozenset()  # the names of the functions its body calls
     name_at: int = -1  # the offset of its name
     global_at: tuple[Span, ...] = ()  # where `__global__` is written before its name
+    # a kernel's accesses that its code proves (proven_accesses.py), or None
+    proven: proven_accesses.ProvenKernel | None = None
 
     @property
     def kernel(self) -> bool:
@@ -712,9 +714,12 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
     body = span(body_cursor) if body_cursor is not None else None
     statements = None
     calls: frozenset[str] = frozenset()
+    proven = None
     if body_cursor is not None and "global" in spaces:
         statements = kernel_statements.statement_tree(body_cursor, text)
         calls = statements.calls
+        if not template:
+            proven = proven_accesses.proven_kernel(cursor, body_cursor)
     elif body_cursor is not None:
         calls = kernel_statements.called(body_cursor)
     result = cursor.result_type.spelling  # type: ignore[attr-defined]
@@ -733,6 +738,7 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
         calls=calls,
         name_at=location_span(cursor).start,
         global_at=tuple(span(c) for c in children if kind_of(c) == "CUDAGLOBAL_ATTR"),
+        proven=proven,
     )
 
 

@@ -35,6 +35,10 @@ struct DeviceWork {
 };
 DeviceWork device_work(const void* p, size_t bytes);
 
+// How many blocks have run a kernel's copy without per-access checks, their ranges checked once
+// (common/emu/src/proven_blocks.cpp), since the program started.
+unsigned long long proven_blocks_run();
+
 // Who stored the `bytes` bytes at p (device memory, or host memory that a cudaMemcpy filled from
 // the device) last: the launch, the block and thread, the store's line (known where the kernels
 // are instrumented). For bytes no kernel stored, the last launch that stored into their array;

@@ -50,11 +50,38 @@ const ThreadRow* take_row();
 // A fiber's work: run_rows(ctx) runs the kernel body for each thread of each row take_row()
 // gives it; run_thread(ctx) for the thread the scheduler has made current. Or, for a kernel whose
 // threads run as loops between barriers (thread_loops.h), run_block(ctx) runs the block.
+struct ProvenKernel;
 struct ThreadFn {
   void (*run_rows)(void*);
   void (*run_thread)(void*);
   void* ctx;
-  void (*run_block)(void*) = nullptr;  // or a loop form's (thread_loops.h): once per block
+  void (*run_block)(void*) = nullptr;    // or a loop form's (thread_loops.h): once per block
+  const ProvenKernel* proven = nullptr;  // checked code: the kernel's copy for proven blocks
+};
+
+// Checked code: the accesses of a kernel that its code proves (the translator's front end,
+// grader/cudalab_tools/proven_accesses.py, says which kernels): each is `P[i]`, with i the thread's
+// global x index, under the guard i < limit. Given per launch, from the kernel's arguments.
+struct ProvenAccess {
+  const void* base;  // P
+  unsigned element_bytes;
+  bool store;
+  unsigned line;
+};
+struct ProvenRanges {
+  const char* file;  // the kernel's, as its lines name it
+  long long limit;
+  ProvenAccess accesses[8];
+  unsigned count;
+};
+// The worker's threadIdx, as the copy of a proven kernel reads it (const to the rest of checked
+// code).
+[[gnu::const]] uint3& thread_index();
+// A launch of such a kernel: the ranges, and the kernel's copy without the checks' instrumentation,
+// which a block runs where the launch finds its ranges fine (common/emu/src/proven_blocks.cpp).
+struct ProvenKernel {
+  ProvenRanges ranges;
+  ThreadFn copy;
 };
 
 // What a kernel's loop form returns (thread_loops.h).
@@ -70,6 +97,18 @@ template <class T>
 constexpr bool is_loop_form_call = false;
 template <class Start>
 constexpr bool is_loop_form_call<LoopFormCall<Start>> = true;
+// A launch's call of a kernel whose accesses its code proves (CUDALAB_KERNEL_PROVEN): the kernel,
+// its copy without checks, and its ranges.
+template <class Kernel, class Copy, class Ranges>
+struct ProvenCall {
+  Kernel kernel;
+  Copy copy;
+  Ranges ranges;
+};
+template <class T>
+constexpr bool is_proven_call = false;
+template <class Kernel, class Copy, class Ranges>
+constexpr bool is_proven_call<ProvenCall<Kernel, Copy, Ranges>> = true;
 
 // Internal: the number in its block of the GPU thread that runs now on this worker (thread_rank()),
 // running_thread(), and whether its race checks left something to finish when it stops (checks.h;
@@ -145,6 +184,16 @@ template <class T>
 T& kernel_argument(T& argument) {
   return argument;
 }
+// What a proven kernel's copy is called with (its parameters are numbers and pointers), without
+// the checks' instrumentation.
+template <class T>
+__attribute__((no_sanitize("thread"))) T& proven_argument(T& argument) {
+  return argument;
+}
+template <class T>
+__attribute__((no_sanitize("thread"))) T& proven_argument(Bitwise<T>& argument) {
+  return argument.object();
+}
 template <class T>
 T& kernel_argument(Referenced<T>& argument) {
   return *argument.object;
@@ -190,11 +239,22 @@ class Launch {
     config.pointers = pointers;
     config.pointer_count = count;
     ArgumentsOf<Params> arguments(params);
-    Call<Body, Params> call{body, arguments};
-    if constexpr (is_loop_form_call<Body>)
-      execute(config, {nullptr, nullptr, &call, &run_block<Body, Params>});
-    else
-      execute(config, {&run_rows<Body, Params>, &run_thread<Body, Params>, &call});
+    if constexpr (is_proven_call<Body>) {
+      using Kernel = decltype(body.kernel);
+      using Copy = decltype(body.copy);
+      Call<Kernel, Params> call{body.kernel, arguments};
+      Call<Copy, Params> copy{body.copy, arguments};
+      const ProvenKernel proven{call_with<Params>(body.ranges, arguments, Indices<Params>{}),
+                                {&run_rows<Copy, Params>, &run_thread<Copy, Params>, &copy}};
+      execute(config,
+              {&run_rows<Kernel, Params>, &run_thread<Kernel, Params>, &call, nullptr, &proven});
+    } else {
+      Call<Body, Params> call{body, arguments};
+      if constexpr (is_loop_form_call<Body>)
+        execute(config, {nullptr, nullptr, &call, &run_block<Body, Params>});
+      else
+        execute(config, {&run_rows<Body, Params>, &run_thread<Body, Params>, &call});
+    }
   }
 
   // The kernel's arguments as the threads are given them: a record whose fields run_rows reads
@@ -446,10 +506,14 @@ cudaError_t cudaFuncSetSharedMemConfig(F, cudaSharedMemConfig) {
 }
 
 // A launch of a kernel that has a loop form: the form in unchecked code, the kernel in checked
-// code.
+// code. A launch of a kernel whose accesses its code proves: in checked code, the kernel, its copy
+// without checks and its ranges; in unchecked code, the kernel.
 #ifdef CUDALAB_EMU_CHECKED
 #define CUDALAB_KERNEL_LOOPS(fibers, loops) fibers
+#define CUDALAB_KERNEL_PROVEN(kernel, copy, ranges) \
+  ::cudalab::emu::ProvenCall { kernel, copy, ranges }
 #else
 #define CUDALAB_KERNEL_LOOPS(fibers, loops) \
   ::cudalab::emu::LoopFormCall { loops }
+#define CUDALAB_KERNEL_PROVEN(kernel, copy, ranges) kernel
 #endif

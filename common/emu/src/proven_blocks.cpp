@@ -1,0 +1,136 @@
+// Blocks of a kernel whose accesses its code proves, checked once per block.
+//
+// Algorithm. The front end (grader/cudalab_tools/proven_accesses.py) proves that every access of
+// such a kernel is P[i], with i the thread's global x index under the guard i < limit: block bx
+// of a grid of rows touches elements [bx * D, min((bx + 1) * D, limit)) of each P, element
+// bx * D + x by its thread x. So what the per-access checks would find is decided for the whole
+// block before it runs: an element past its array's end, a load of an element nobody wrote, a load
+// or store of an element another block of this launch wrote. Where the block's ranges show none of
+// these, its stores are recorded in the arrays' shadows (writer and mark, as check_global does),
+// and the block runs the kernel's copy without instrumentation; otherwise it runs the checked
+// kernel, which names the thread and the line as always. Across blocks nothing is left to check:
+// the blocks' ranges are disjoint, and the launch refuses the ranges (proven_launch) where a
+// store's elements overlap another parameter's.
+//
+// Limitations: the first block of a launch runs checked (the report of a wrong result keeps what
+// its first threads load); counters, a watched thread and arrays without a shadow leave every block
+// checked.
+#include "proven_blocks.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "checks.h"
+#include "cudalab/emu/inspect.h"
+#include "memory.h"
+#include "shadow.h"
+#include "symbolize.h"
+
+namespace cudalab::emu {
+
+namespace {
+
+std::atomic<unsigned long long> blocks_run{0};
+
+// The elements that the grid's threads may touch: [0, extent).
+long long grid_extent(const LaunchConfig& config, long long limit) {
+  const long long threads = 1ll * config.grid.x * config.block.x;
+  return std::max(0ll, std::min(limit, threads));
+}
+
+// Whether no word of `writers` was written by another block's plain write in the launch of
+// `launch_stamp`, nor holds bytes of several writers (kMixed and kBusy lie among the stamps of the
+// launch), nor for a load is nobody's.
+bool fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store) {
+  const uint32_t launch_stamps = kAtomicBit - launch_stamp;
+  uint32_t refused = 0;
+  if (store)
+    for (size_t w = 0; w < words; ++w) refused |= writers[w] - launch_stamp < launch_stamps;
+  else
+    for (size_t w = 0; w < words; ++w)
+      refused |= (writers[w] - launch_stamp < launch_stamps) | (writers[w] == 0);
+  return refused == 0;
+}
+
+bool overlap(const ProvenAccess& a, const ProvenAccess& b, long long extent) {
+  const auto a0 = reinterpret_cast<uintptr_t>(a.base), b0 = reinterpret_cast<uintptr_t>(b.base);
+  return a0 < b0 + extent * b.element_bytes && b0 < a0 + extent * a.element_bytes;
+}
+
+}  // namespace
+
+ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* proven,
+                           bool host_pointer_args) {
+  ProvenLaunch launch;
+  if (proven == nullptr || counting() || host_pointer_args) return launch;
+  const ProvenRanges& ranges = proven->ranges;
+  if (config.block.y != 1 || config.block.z != 1 || config.grid.y != 1 || config.grid.z != 1)
+    return launch;
+  const long long extent = grid_extent(config, ranges.limit);
+  for (unsigned k = 0; k < ranges.count; ++k) {
+    const ProvenAccess& a = ranges.accesses[k];
+    const Allocation* r = extent == 0 ? nullptr : containing(a.base, false);
+    if (extent > 0 && (r == nullptr || !r->shadow || a.element_bytes % 4 != 0 ||
+                       (reinterpret_cast<uintptr_t>(a.base) & 3) != 0))
+      return launch;
+    launch.arrays[k] = r;
+    if (!a.store) continue;
+    // Another parameter's elements among the store's (a thread could touch another's element),
+    // or another store's (which of the two stores an element's mark names is the thread's order).
+    for (unsigned j = 0; j < ranges.count; ++j) {
+      const ProvenAccess& o = ranges.accesses[j];
+      const bool own_load = !o.store && o.base == a.base && o.element_bytes == a.element_bytes;
+      if (j != k && !own_load && overlap(a, o, extent)) return launch;
+    }
+    launch.sites[k] = StoreMark::site_part(store_site(line_marker(ranges.file, a.line)));
+  }
+  launch.ranges = &ranges;
+  return launch;
+}
+
+bool proven_block(const ProvenLaunch& launch, BlockState& b) {
+  if (launch.ranges == nullptr || b.block_rank == 0 || timed_out() ||
+      watching_a_thread.load(std::memory_order_relaxed))
+    return false;
+  const ProvenRanges& ranges = *launch.ranges;
+  const long long width = b.config->block.x;
+  const long long first = b.block.x * width;
+  const long long end = std::min(first + width, ranges.limit);
+  if (end <= first) return true;  // no thread passes the guard
+  // Every range first: a block whose ranges are not all fine runs checked, and records nothing.
+  // (Plain loads and stores of the shadows: no other worker touches these words while the block
+  // runs, as the blocks' ranges are disjoint; the compiler makes vector loops of them.)
+  for (unsigned k = 0; k < ranges.count; ++k) {
+    const ProvenAccess& a = ranges.accesses[k];
+    const Allocation& r = *launch.arrays[k];
+    const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
+    const size_t words = (end - first) * a.element_bytes / 4;
+    if (offset + 4 * words > r.bytes) return false;  // past the array's end
+    if (!fine(r.shadow.words + offset / 4, words, b.launch_stamp, a.store)) return false;
+  }
+  for (unsigned k = 0; k < ranges.count; ++k) {
+    const ProvenAccess& a = ranges.accesses[k];
+    if (!a.store) continue;
+    const Allocation& r = *launch.arrays[k];
+    const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
+    const unsigned per_element = a.element_bytes / 4;
+    const size_t words = (end - first) * per_element;
+    std::fill_n(r.shadow.words + offset / 4, words, b.stamp);
+    uint32_t* marks = r.shadow.stores + offset / 4;
+    const uint32_t site = launch.sites[k];
+    const auto threads =
+        static_cast<uint32_t>(end - first);  // (an element's mark names its thread)
+    if (per_element == 1)
+      for (uint32_t x = 0; x < threads; ++x) marks[x] = site | x;
+    else
+      for (uint32_t x = 0; x < threads; ++x)
+        for (unsigned w = 0; w < per_element; ++w) marks[x * per_element + w] = site | x;
+    __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
+  }
+  blocks_run.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+unsigned long long proven_blocks_run() { return blocks_run.load(std::memory_order_relaxed); }
+
+}  // namespace cudalab::emu

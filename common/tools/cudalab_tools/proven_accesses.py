@@ -1,0 +1,284 @@
+"""Which accesses of a kernel its code proves, read from Clang's AST, so that checked code on the emu
+checks them once per block instead of once per access (common/emu/src/proven_blocks.cpp).
+
+The algorithm. A kernel is *proven* when every memory access it makes is `P[i]`, where P is one of
+its pointer parameters, and `i` is the thread's global x index, declared first and never changed
+(`int i = blockIdx.x * blockDim.x + threadIdx.x;`, the factors and terms in either order), under
+the guard `if (i < n) ...` (the kernel's last statement) or after `if (i >= n) return;`, with `n`
+an integer parameter. Then the threads of a block touch elements [blockIdx.x * blockDim.x,
+min((blockIdx.x + 1) * blockDim.x, n)) of each array, each element one thread's: the launch can
+check a block's ranges against their arrays and their writers at once, and run the block's threads
+without a check per access. Everything else in the guarded statements must touch no memory: local
+scalars, arithmetic, `if`, `return`, and calls of the math functions of MATH. Each array is stored
+from one line at most (the line a wrong result's report names). The record gives, per parameter
+accessed, its element size, whether the access loads or stores, and its line.
+
+Limitations (the kernel then keeps a check per access): a template kernel; any other index
+(2D, a stride, an offset), loop, pointer, local array, member access, atomic, call of another
+function, or a second guard; a parameter of another type than a pointer to numbers or a number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .kernel_statements import Tokens, children, kind_of
+
+# The thread's global x index, as its initializer's tokens spell it (parentheses left out).
+BLOCK_PART = ({"blockIdx.x*blockDim.x", "blockDim.x*blockIdx.x"}, "threadIdx.x")
+# Calls whose arguments and result are numbers and which touch no memory.
+MATH = frozenset(
+    f + suffix
+    for f in (
+        "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "pow",
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "erf",
+        "erfc", "fabs", "fmax", "fmin", "fma", "floor", "ceil", "round", "trunc", "fmod",
+        "copysign", "hypot", "lgamma", "tgamma",
+    )
+    for suffix in ("", "f")
+) | frozenset(
+    ("max", "min", "abs", "__expf", "__logf", "__powf", "__sinf", "__cosf", "__tanf",
+     "__fdividef", "__saturatef", "rsqrtf", "__frcp_rn", "__fsqrt_rn", "__fmaf_rn")
+)  # fmt: skip
+# The types of a number (Clang's type kinds).
+NUMBERS = frozenset(
+    ("BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG", "CHAR_S", "SCHAR", "SHORT",
+     "INT", "LONG", "LONGLONG", "FLOAT", "DOUBLE")
+)  # fmt: skip
+INTEGERS = NUMBERS - {"FLOAT", "DOUBLE", "BOOL"}
+MAX_ACCESSES = 8  # (the runtime's ProvenRanges holds as many)
+
+
+@dataclass(frozen=True)
+class ProvenAccess:
+    parameter: int  # the pointer parameter's position
+    element_bytes: int
+    store: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class ProvenKernel:
+    limit: int  # the position of the guard's integer parameter `n`
+    accesses: tuple[ProvenAccess, ...]
+
+
+class NotProven(Exception):
+    pass
+
+
+def canonical_kind(type_: object) -> str:
+    return type_.get_canonical().kind.name  # type: ignore[attr-defined]
+
+
+def plain(cursor: object) -> object:
+    """The expression under implicit casts and parentheses."""
+    while kind_of(cursor) in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(children(cursor)) == 1:
+        cursor = children(cursor)[0]
+    return cursor
+
+
+def referenced(cursor: object) -> object | None:
+    c = plain(cursor)
+    return c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+
+
+def same(a: object | None, b: object | None) -> bool:
+    return a is not None and b is not None and a == b
+
+
+def is_thread_index(init: object) -> bool:
+    spelled = "".join(t.spelling for t in init.get_tokens() if t.spelling not in "()")  # type: ignore[attr-defined]
+    products, thread = BLOCK_PART
+    return any(spelled in (f"{p}+{thread}", f"{thread}+{p}") for p in products)
+
+
+class Prover:
+    def __init__(self, parameters: list[object], index: object, tokens: Tokens) -> None:
+        self.parameters = parameters
+        self.index = index
+        self.tokens = tokens
+        self.locals: set[int] = set()  # the guarded statements' own scalars, by offset
+        self.found: dict[tuple[int, bool], set[int]] = {}  # (parameter, store) -> lines
+        self.sizes: dict[int, int] = {}
+
+    def parameter(self, declaration: object) -> int | None:
+        for k, p in enumerate(self.parameters):
+            if same(p, declaration):
+                return k
+        return None
+
+    def subscript(self, cursor: object, load: bool, store: bool) -> None:
+        base, index = children(cursor)
+        k = self.parameter(referenced(base))
+        if k is None or not same(referenced(index), self.index):
+            raise NotProven("an index other than the thread's, or an array other than a parameter")
+        size = cursor.type.get_size()  # type: ignore[attr-defined]
+        if canonical_kind(cursor.type) not in NUMBERS or size % 4 != 0:  # type: ignore[attr-defined]
+            raise NotProven("an element that is not a number of whole words")
+        self.sizes[k] = size
+        line = cursor.extent.start.line  # type: ignore[attr-defined]
+        for kind, happens in ((False, load), (True, store)):
+            if happens:
+                self.found.setdefault((k, kind), set()).add(line)
+
+    def target(self, cursor: object, load: bool) -> None:
+        """The left side of an assignment (`load`: a compound one, or ++/--)."""
+        c = plain(cursor)
+        if kind_of(c) == "ARRAY_SUBSCRIPT_EXPR":
+            self.subscript(c, load, True)
+            return
+        target = referenced(c)
+        if target is None or kind_of(target) != "VAR_DECL" or target.location.offset not in self.locals:  # type: ignore[attr-defined]
+            raise NotProven("an assignment to something other than a local scalar or P[i]")
+
+    def walk(self, cursor: object) -> None:
+        kind = kind_of(cursor)
+        inner = children(cursor)
+        if kind in ("COMPOUND_STMT", "DECL_STMT", "IF_STMT", "NULL_STMT", "PAREN_EXPR", "UNEXPOSED_EXPR",
+                    "CONDITIONAL_OPERATOR", "INTEGER_LITERAL", "FLOATING_LITERAL", "CXX_BOOL_LITERAL_EXPR",
+                    "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
+                    "TYPE_REF"):  # fmt: skip
+            if kind.endswith("CAST_EXPR") and canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
+                raise NotProven("a cast to something other than a number")
+        elif kind == "RETURN_STMT":
+            if inner:
+                raise NotProven("a return with a value")
+        elif kind == "VAR_DECL":
+            if canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
+                raise NotProven("a local that is not a number")
+            self.locals.add(cursor.location.offset)  # type: ignore[attr-defined]
+        elif kind == "DECL_REF_EXPR":
+            target = cursor.referenced  # type: ignore[attr-defined]
+            target_kind = kind_of(target) if target is not None else ""
+            if target_kind == "PARM_DECL" and canonical_kind(target.type) == "POINTER":  # type: ignore[attr-defined]
+                raise NotProven("a pointer used other than as P[i]")
+            if target_kind not in ("PARM_DECL", "VAR_DECL", "ENUM_CONSTANT_DECL"):
+                raise NotProven(f"a name of another kind ({target_kind})")
+            if target_kind == "VAR_DECL" and canonical_kind(target.type) not in NUMBERS:  # type: ignore[attr-defined]
+                raise NotProven("a variable that is not a number")
+        elif kind == "MEMBER_REF_EXPR":
+            base = plain(inner[0]) if inner else None
+            if (
+                base is None
+                or kind_of(base) != "DECL_REF_EXPR"
+                or base.spelling
+                not in (  # type: ignore[attr-defined]
+                    "threadIdx",
+                    "blockIdx",
+                    "blockDim",
+                    "gridDim",
+                )
+            ):
+                raise NotProven("a member access")
+            return
+        elif kind == "ARRAY_SUBSCRIPT_EXPR":
+            self.subscript(cursor, True, False)
+            return
+        elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
+            operator = self.tokens.at_or_after(inner[0].extent.end.offset)  # type: ignore[attr-defined]
+            if kind == "COMPOUND_ASSIGNMENT_OPERATOR" or operator == "=":
+                self.target(inner[0], load=kind == "COMPOUND_ASSIGNMENT_OPERATOR")
+                inner = inner[1:]
+        elif kind == "UNARY_OPERATOR":
+            start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
+            operator = self.tokens.at_or_after(start)
+            if operator in ("*", "&"):
+                raise NotProven("a pointer's dereference or an address")
+            if operator in ("++", "--") or self.tokens.before(end) in ("++", "--"):
+                self.target(inner[0], load=True)
+                return
+        elif kind == "CALL_EXPR":
+            if cursor.spelling not in MATH or canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
+                raise NotProven(f"a call of {cursor.spelling}")  # type: ignore[attr-defined]
+            for argument in cursor.get_arguments():  # type: ignore[attr-defined]
+                if canonical_kind(argument.type) not in NUMBERS:
+                    raise NotProven("a call with an argument that is not a number")
+                self.walk(argument)
+            return
+        else:
+            raise NotProven(f"a {kind}")
+        for child in inner:
+            self.walk(child)
+
+    def accesses(self) -> tuple[ProvenAccess, ...]:
+        found = []
+        for (k, store), lines in sorted(self.found.items()):
+            if store and len(lines) > 1:
+                raise NotProven("an array stored from more than one line")
+            found.append(ProvenAccess(k, self.sizes[k], store, min(lines)))
+        if len(found) > MAX_ACCESSES:
+            raise NotProven("more arrays than the runtime's record holds")
+        return tuple(found)
+
+
+def guard(
+    condition: object, tokens: Tokens, index: object, parameters: list[object]
+) -> tuple[str, int] | None:
+    """`i < n` ("<") or `i >= n` (">="), either way round, with `n` an integer parameter: the
+    operator as `i` comes first, and n's position."""
+    c = plain(condition)
+    if kind_of(c) != "BINARY_OPERATOR":
+        return None
+    left, right = children(c)
+    operator = tokens.at_or_after(left.extent.end.offset)  # type: ignore[attr-defined]
+    flipped = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+    if same(referenced(right), index):
+        left, right, operator = right, left, flipped.get(operator, operator)
+    if not same(referenced(left), index) or operator not in ("<", ">="):
+        return None
+    n = referenced(right)
+    if n is None or kind_of(n) != "PARM_DECL" or canonical_kind(n.type) not in INTEGERS:  # type: ignore[attr-defined]
+        return None
+    return operator, parameters.index(n)
+
+
+def only_return(statement: object) -> bool:
+    if kind_of(statement) == "COMPOUND_STMT":
+        inner = children(statement)
+        return len(inner) == 1 and only_return(inner[0])
+    return kind_of(statement) == "RETURN_STMT" and not children(statement)
+
+
+def proven_kernel(function: object, body: object) -> ProvenKernel | None:
+    """The kernel's proven accesses (the module's docstring says when), or None."""
+    parameters = [c for c in children(function) if kind_of(c) == "PARM_DECL"]
+    for p in parameters:
+        kind = canonical_kind(p.type)  # type: ignore[attr-defined]
+        pointee = p.type.get_canonical().get_pointee() if kind == "POINTER" else None  # type: ignore[attr-defined]
+        if not p.spelling or not (kind in NUMBERS or (pointee is not None and pointee.kind.name in NUMBERS)):  # type: ignore[attr-defined]
+            return None
+    statements = children(body)
+    if len(statements) < 2 or kind_of(statements[0]) != "DECL_STMT":
+        return None
+    declared = children(statements[0])
+    if len(declared) != 1 or kind_of(declared[0]) != "VAR_DECL":
+        return None
+    index = declared[0]
+    init = children(index)
+    if canonical_kind(index.type) not in INTEGERS or len(init) != 1 or not is_thread_index(init[-1]):  # type: ignore[attr-defined]
+        return None
+    if kind_of(statements[1]) != "IF_STMT":
+        return None
+    tokens = Tokens(body)
+    parts = children(statements[1])
+    if len(parts) != 2:  # (an else)
+        return None
+    found = guard(parts[0], tokens, index, parameters)
+    if found is None:
+        return None
+    operator, limit = found
+    if operator == "<" and len(statements) == 2:
+        guarded = [parts[1]]
+    elif operator == ">=" and only_return(parts[1]):
+        guarded = statements[2:]
+    else:
+        return None
+    prover = Prover(parameters, index, tokens)
+    try:
+        for statement in guarded:
+            prover.walk(statement)
+        accesses = prover.accesses()
+    except NotProven:
+        return None
+    return ProvenKernel(limit, accesses) if accesses else None
