@@ -60,7 +60,7 @@ Local headers that the file includes with quotes and that hold CUDA constructs (
 __shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included from there; so are
 the workbook's own (common/include, such as "cudalab/textbook_kernels.cuh").
 A kernel whose every access its code proves (grader/cudalab_tools/proven_accesses.py: each is
-`P[i]` with i the thread's global x index under `if (i < n)`) gets, in checked code, a copy
+`P[i]` with i the thread's global x index under `if (i < n)`, or in a grid-stride loop) gets, in checked code, a copy
 without the checks' instrumentation and a function that gives its ranges from its arguments:
 
     #ifdef CUDALAB_EMU_CHECKED
@@ -734,9 +734,10 @@ def proven_form(
         for a in kernel.proven.accesses
     )
     limit = f"static_cast<long long>({names[kernel.proven.limit]})"
+    stride = "true" if kernel.proven.grid_stride else "false"
     ranges = (
         f"{NO_CHECKS} inline ::cudalab::emu::ProvenRanges {PROVEN_PLAN_PREFIX}{kernel.name}({parameters}) "
-        f"{{ return {{__FILE__, {limit}, {{{accesses}}}, {len(kernel.proven.accesses)}}}; }}"
+        f"{{ return {{__FILE__, {limit}, {{{accesses}}}, {len(kernel.proven.accesses)}, {stride}}}; }}"
     )
     return kernel_copy(src, kernel, offsets, path, [index], PROVEN_PREFIX, result, "ifdef", ranges + "\n")
 

@@ -242,6 +242,28 @@ __global__ void a_loop(float* out, int n) {
   if (i < n)
     for (int k = 0; k < 4; ++k) out[i] = k;
 }
+__global__ void conditional_store(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    if (in[i] > 0) out[i] = in[i];
+  }
+}
+__global__ void return_after_the_guard(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (in[i] < 0) return;
+  out[i] = in[i];
+}
+__global__ void store_in_a_condition(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) in[i] > 0 && (out[i] = 1.0f);
+}
+__global__ void strided(float* out, const float* in, long n) {
+  for (long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i];
+}
+__global__ void strided_by_a_block(float* out, const float* in, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
+}
 template <class T>
 __global__ void templated(T* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -269,6 +291,10 @@ class ProvenAccesses(unittest.TestCase):
             [(a.parameter, a.element_bytes, a.store, a.line) for a in gelu.accesses],
             [(0, 4, False, 10), (0, 4, True, 10), (1, 8, False, 9)],
         )
+        strided = found.pop("strided")
+        assert strided is not None and strided.grid_stride
+        self.assertEqual(strided.limit, 2)
+        self.assertEqual([(a.parameter, a.store) for a in strided.accesses], [(0, True), (1, False)])
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(
             set(found),
@@ -280,6 +306,10 @@ class ProvenAccesses(unittest.TestCase):
                 "two_lines",
                 "index_changed",
                 "a_loop",
+                "conditional_store",
+                "return_after_the_guard",
+                "store_in_a_condition",
+                "strided_by_a_block",
                 "templated",
             },
         )

@@ -3,7 +3,8 @@
 // Algorithm. The front end (grader/cudalab_tools/proven_accesses.py) proves that every access of
 // such a kernel is P[i], with i the thread's global x index under the guard i < limit: block bx
 // of a grid of rows touches elements [bx * D, min((bx + 1) * D, limit)) of each P, element
-// bx * D + x by its thread x. So what the per-access checks would find is decided for the whole
+// bx * D + x by its thread x (in a grid-stride loop, that row and each one grid's threads further
+// on, up to the limit). So what the per-access checks would find is decided for the whole
 // block before it runs: an element past its array's end, a load of an element nobody wrote, a load
 // or store of an element another block of this launch wrote. Where the block's ranges show none of
 // these, its stores are recorded in the arrays' shadows (writer and mark, as check_global does),
@@ -33,9 +34,23 @@ namespace {
 std::atomic<unsigned long long> blocks_run{0};
 
 // The elements that the grid's threads may touch: [0, extent).
-long long grid_extent(const LaunchConfig& config, long long limit) {
+long long grid_extent(const LaunchConfig& config, const ProvenRanges& ranges) {
   const long long threads = 1ll * config.grid.x * config.block.x;
-  return std::max(0ll, std::min(limit, threads));
+  return std::max(0ll, ranges.grid_stride ? ranges.limit : std::min(ranges.limit, threads));
+}
+
+// Calls chunk(first, end) for each row of elements [first, end) that block `b`'s threads touch,
+// thread x element first + x: one row, or in a grid-stride loop one per pass of the grid; stops
+// at the first call that returns false, and says whether none did.
+template <class Chunk>
+bool each_row(const ProvenRanges& ranges, const BlockState& b, Chunk chunk) {
+  const long long width = b.config->block.x;
+  const long long stride = ranges.grid_stride ? width * b.config->grid.x : 0;
+  for (long long first = b.block.x * width; first < ranges.limit; first += stride) {
+    if (!chunk(first, std::min(first + width, ranges.limit))) return false;
+    if (stride == 0) break;
+  }
+  return true;
 }
 
 // Whether no word of `writers` was written by another block's plain write in the launch of
@@ -66,7 +81,7 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
   const ProvenRanges& ranges = proven->ranges;
   if (config.block.y != 1 || config.block.z != 1 || config.grid.y != 1 || config.grid.z != 1)
     return launch;
-  const long long extent = grid_extent(config, ranges.limit);
+  const long long extent = grid_extent(config, ranges);
   for (unsigned k = 0; k < ranges.count; ++k) {
     const ProvenAccess& a = ranges.accesses[k];
     const Allocation* r = extent == 0 ? nullptr : containing(a.base, false);
@@ -93,38 +108,39 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
       watching_a_thread.load(std::memory_order_relaxed))
     return false;
   const ProvenRanges& ranges = *launch.ranges;
-  const long long width = b.config->block.x;
-  const long long first = b.block.x * width;
-  const long long end = std::min(first + width, ranges.limit);
-  if (end <= first) return true;  // no thread passes the guard
   // Every range first: a block whose ranges are not all fine runs checked, and records nothing.
   // (Plain loads and stores of the shadows: no other worker touches these words while the block
   // runs, as the blocks' ranges are disjoint; the compiler makes vector loops of them.)
-  for (unsigned k = 0; k < ranges.count; ++k) {
-    const ProvenAccess& a = ranges.accesses[k];
-    const Allocation& r = *launch.arrays[k];
-    const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
-    const size_t words = (end - first) * a.element_bytes / 4;
-    if (offset + 4 * words > r.bytes) return false;  // past the array's end
-    if (!fine(r.shadow.words + offset / 4, words, b.launch_stamp, a.store)) return false;
-  }
+  const bool ranges_fine = each_row(ranges, b, [&](long long first, long long end) {
+    for (unsigned k = 0; k < ranges.count; ++k) {
+      const ProvenAccess& a = ranges.accesses[k];
+      const Allocation& r = *launch.arrays[k];
+      const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
+      const size_t words = (end - first) * a.element_bytes / 4;
+      if (offset + 4 * words > r.bytes) return false;  // past the array's end
+      if (!fine(r.shadow.words + offset / 4, words, b.launch_stamp, a.store)) return false;
+    }
+    return true;
+  });
+  if (!ranges_fine) return false;
   for (unsigned k = 0; k < ranges.count; ++k) {
     const ProvenAccess& a = ranges.accesses[k];
     if (!a.store) continue;
     const Allocation& r = *launch.arrays[k];
-    const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
-    const unsigned per_element = a.element_bytes / 4;
-    const size_t words = (end - first) * per_element;
-    std::fill_n(r.shadow.words + offset / 4, words, b.stamp);
-    uint32_t* marks = r.shadow.stores + offset / 4;
-    const uint32_t site = launch.sites[k];
-    const auto threads =
-        static_cast<uint32_t>(end - first);  // (an element's mark names its thread)
-    if (per_element == 1)
-      for (uint32_t x = 0; x < threads; ++x) marks[x] = site | x;
-    else
-      for (uint32_t x = 0; x < threads; ++x)
-        for (unsigned w = 0; w < per_element; ++w) marks[x * per_element + w] = site | x;
+    each_row(ranges, b, [&](long long first, long long end) {
+      const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
+      const unsigned per_element = a.element_bytes / 4;
+      std::fill_n(r.shadow.words + offset / 4, (end - first) * per_element, b.stamp);
+      uint32_t* marks = r.shadow.stores + offset / 4;
+      const uint32_t site = launch.sites[k];
+      const auto threads = static_cast<uint32_t>(end - first);  // (a mark names its thread)
+      if (per_element == 1)
+        for (uint32_t x = 0; x < threads; ++x) marks[x] = site | x;
+      else
+        for (uint32_t x = 0; x < threads; ++x)
+          for (unsigned w = 0; w < per_element; ++w) marks[x * per_element + w] = site | x;
+      return true;
+    });
     __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
   }
   blocks_run.fetch_add(1, std::memory_order_relaxed);

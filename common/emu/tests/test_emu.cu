@@ -461,6 +461,30 @@ TEST_F(Emu, AProvenBlockWithAFaultRunsCheckedAndTheThreadIsNamed) {
   EXPECT_TRUE(says("element 500 of the 500-element array")) << diagnostic();
 }
 
+// The same in a grid-stride loop: a block's threads touch one row of elements per pass of the grid.
+__global__ void scaled_sum_by_strides(const float* a, const float* b, float* out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    out[i] = 2.0f * a[i] + b[i];  // LINE_SCALED_SUM_BY_STRIDES
+}
+
+TEST_F(Emu, ProvenBlocksOfAGridStrideLoopKeepWhoStoredWhat) {
+  const int n = 1000;  // 3 blocks of 64 threads: 192 elements per pass, 6 passes
+  std::vector<float> a(n), b(n, 1.0f), out(n);
+  for (int i = 0; i < n; ++i) a[i] = static_cast<float>(i);
+  cudalab::DeviceArray<float> da(a), db(b), dout(n, 0.0f);
+  const unsigned long long before = cudalab::emu::proven_blocks_run();
+  scaled_sum_by_strides<<<3, 64>>>(da.get(), db.get(), dout.get(), n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 2u) << "blocks 1 and 2";
+  CUDA_CHECK(cudaMemcpy(out.data(), dout.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0f * i + 1.0f) << "element " << i;
+  const auto stored = cudalab::emu::element_store(&out[700], sizeof(float));  // 3 * 192 + 64 + 60
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->block_index.x, 1u);
+  EXPECT_EQ(stored->thread_index.x, 60u);
+  EXPECT_EQ(stored->store.text(), at("LINE_SCALED_SUM_BY_STRIDES"));
+}
+
 // An output that overlaps an input one element further on: thread t stores what thread t + 1
 // loads. No block of such a launch runs without per-access checks, and the race is named.
 TEST_F(Emu, OverlappingParametersKeepTheirPerAccessChecks) {

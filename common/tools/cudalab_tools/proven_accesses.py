@@ -5,13 +5,19 @@ The algorithm. A kernel is *proven* when every memory access it makes is `P[i]`,
 its pointer parameters, and `i` is the thread's global x index, declared first and never changed
 (`int i = blockIdx.x * blockDim.x + threadIdx.x;`, the factors and terms in either order), under
 the guard `if (i < n) ...` (the kernel's last statement) or after `if (i >= n) return;`, with `n`
-an integer parameter. Then the threads of a block touch elements [blockIdx.x * blockDim.x,
-min((blockIdx.x + 1) * blockDim.x, n)) of each array, each element one thread's: the launch can
+an integer parameter; or, as the kernel's one statement, in the grid-stride loop
+`for (int i = <that index>; i < n; i += blockDim.x * gridDim.x)`. Then the threads of a block
+touch elements [blockIdx.x * blockDim.x, min((blockIdx.x + 1) * blockDim.x, n)) of each array (and
+the same rows a grid's threads further on, in a grid-stride loop), each element one thread's: the launch can
 check a block's ranges against their arrays and their writers at once, and run the block's threads
 without a check per access. Everything else in the guarded statements must touch no memory: local
-scalars, arithmetic, `if`, `return`, and calls of the math functions of MATH. Each array is stored
-from one line at most (the line a wrong result's report names). The record gives, per parameter
-accessed, its element size, whether the access loads or stores, and its line.
+scalars, arithmetic, `if`, and calls of the math functions of MATH. Each array is stored from one
+line at most (the line a wrong result's report names), and each store is made by every thread that
+passes the guard (not under another `if`, `?:`, `&&` or `||`, and no `return` after the guard): the
+block's stores are recorded before it runs. A load may be conditional (its range is then checked
+for more elements than are read, which can only send the block to the per-access checks). The
+record gives, per parameter accessed, its element size, whether the access loads or stores, and its
+line.
 
 Limitations (the kernel then keeps a check per access): a template kernel; any other index
 (2D, a stride, an offset), loop, pointer, local array, member access, atomic, call of another
@@ -61,6 +67,7 @@ class ProvenAccess:
 class ProvenKernel:
     limit: int  # the position of the guard's integer parameter `n`
     accesses: tuple[ProvenAccess, ...]
+    grid_stride: bool = False  # the accesses are in a grid-stride loop
 
 
 class NotProven(Exception):
@@ -122,19 +129,25 @@ class Prover:
             if happens:
                 self.found.setdefault((k, kind), set()).add(line)
 
-    def target(self, cursor: object, load: bool) -> None:
-        """The left side of an assignment (`load`: a compound one, or ++/--)."""
+    def target(self, cursor: object, load: bool, conditional: bool) -> None:
+        """The left side of an assignment (`load`: a compound one, or ++/--); `conditional`: not
+        every thread that passes the guard makes it."""
         c = plain(cursor)
         if kind_of(c) == "ARRAY_SUBSCRIPT_EXPR":
+            if conditional:  # (the block's stores are recorded before it runs: each must happen)
+                raise NotProven("a store that some threads may not make")
             self.subscript(c, load, True)
             return
         target = referenced(c)
         if target is None or kind_of(target) != "VAR_DECL" or target.location.offset not in self.locals:  # type: ignore[attr-defined]
             raise NotProven("an assignment to something other than a local scalar or P[i]")
 
-    def walk(self, cursor: object) -> None:
+    def walk(self, cursor: object, conditional: bool = False) -> None:
+        """Proves what `cursor` accesses (`conditional`: it runs in some threads only)."""
         kind = kind_of(cursor)
         inner = children(cursor)
+        # (the parts after an `if`'s condition, a `?:`'s, and the right side of && and ||)
+        branches = 1 if kind in ("IF_STMT", "CONDITIONAL_OPERATOR") else len(inner)
         if kind in ("COMPOUND_STMT", "DECL_STMT", "IF_STMT", "NULL_STMT", "PAREN_EXPR", "UNEXPOSED_EXPR",
                     "CONDITIONAL_OPERATOR", "INTEGER_LITERAL", "FLOATING_LITERAL", "CXX_BOOL_LITERAL_EXPR",
                     "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
@@ -142,8 +155,7 @@ class Prover:
             if kind.endswith("CAST_EXPR") and canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
                 raise NotProven("a cast to something other than a number")
         elif kind == "RETURN_STMT":
-            if inner:
-                raise NotProven("a return with a value")
+            raise NotProven("a return after the guard")
         elif kind == "VAR_DECL":
             if canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
                 raise NotProven("a local that is not a number")
@@ -178,15 +190,17 @@ class Prover:
         elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
             operator = self.tokens.at_or_after(inner[0].extent.end.offset)  # type: ignore[attr-defined]
             if kind == "COMPOUND_ASSIGNMENT_OPERATOR" or operator == "=":
-                self.target(inner[0], load=kind == "COMPOUND_ASSIGNMENT_OPERATOR")
+                self.target(inner[0], kind == "COMPOUND_ASSIGNMENT_OPERATOR", conditional)
                 inner = inner[1:]
+            elif operator in ("&&", "||"):
+                branches = 1
         elif kind == "UNARY_OPERATOR":
             start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
             operator = self.tokens.at_or_after(start)
             if operator in ("*", "&"):
                 raise NotProven("a pointer's dereference or an address")
             if operator in ("++", "--") or self.tokens.before(end) in ("++", "--"):
-                self.target(inner[0], load=True)
+                self.target(inner[0], True, conditional)
                 return
         elif kind == "CALL_EXPR":
             if cursor.spelling not in MATH or canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
@@ -194,12 +208,12 @@ class Prover:
             for argument in cursor.get_arguments():  # type: ignore[attr-defined]
                 if canonical_kind(argument.type) not in NUMBERS:
                     raise NotProven("a call with an argument that is not a number")
-                self.walk(argument)
+                self.walk(argument, conditional)
             return
         else:
             raise NotProven(f"a {kind}")
-        for child in inner:
-            self.walk(child)
+        for k, child in enumerate(inner):
+            self.walk(child, conditional or k >= branches)
 
     def accesses(self) -> tuple[ProvenAccess, ...]:
         found = []
@@ -240,6 +254,34 @@ def only_return(statement: object) -> bool:
     return kind_of(statement) == "RETURN_STMT" and not children(statement)
 
 
+def thread_index_declared(statement: object) -> object | None:
+    """The variable `statement` declares, alone, as the thread's global x index, or None."""
+    if kind_of(statement) != "DECL_STMT":
+        return None
+    declared = children(statement)
+    if len(declared) != 1 or kind_of(declared[0]) != "VAR_DECL":
+        return None
+    index = declared[0]
+    init = children(index)
+    if canonical_kind(index.type) not in INTEGERS or len(init) != 1 or not is_thread_index(init[-1]):  # type: ignore[attr-defined]
+        return None
+    return index
+
+
+def grid_stride(step: object, tokens: Tokens, index: object) -> bool:
+    """Whether `step` is `i += blockDim.x * gridDim.x` (the factors either way round)."""
+    if kind_of(step) != "COMPOUND_ASSIGNMENT_OPERATOR":
+        return False
+    target, by = children(step)
+    spelled = "".join(t.spelling for t in by.get_tokens() if t.spelling not in "()")  # type: ignore[attr-defined]
+    operator = tokens.at_or_after(target.extent.end.offset)  # type: ignore[attr-defined]
+    return (
+        same(referenced(target), index)
+        and operator == "+="
+        and spelled in ("blockDim.x*gridDim.x", "gridDim.x*blockDim.x")
+    )
+
+
 def proven_kernel(function: object, body: object) -> ProvenKernel | None:
     """The kernel's proven accesses (the module's docstring says when), or None."""
     parameters = [c for c in children(function) if kind_of(c) == "PARM_DECL"]
@@ -249,31 +291,34 @@ def proven_kernel(function: object, body: object) -> ProvenKernel | None:
         if not p.spelling or not (kind in NUMBERS or (pointee is not None and pointee.kind.name in NUMBERS)):  # type: ignore[attr-defined]
             return None
     statements = children(body)
-    if len(statements) < 2 or kind_of(statements[0]) != "DECL_STMT":
-        return None
-    declared = children(statements[0])
-    if len(declared) != 1 or kind_of(declared[0]) != "VAR_DECL":
-        return None
-    index = declared[0]
-    init = children(index)
-    if canonical_kind(index.type) not in INTEGERS or len(init) != 1 or not is_thread_index(init[-1]):  # type: ignore[attr-defined]
-        return None
-    if kind_of(statements[1]) != "IF_STMT":
-        return None
     tokens = Tokens(body)
-    parts = children(statements[1])
-    if len(parts) != 2:  # (an else)
-        return None
-    found = guard(parts[0], tokens, index, parameters)
-    if found is None:
-        return None
-    operator, limit = found
-    if operator == "<" and len(statements) == 2:
-        guarded = [parts[1]]
-    elif operator == ">=" and only_return(parts[1]):
-        guarded = statements[2:]
+    stride = False
+    if len(statements) == 1 and kind_of(statements[0]) == "FOR_STMT":
+        # for (int i = <the thread's index>; i < n; i += blockDim.x * gridDim.x) <guarded>
+        parts = children(statements[0])
+        if len(parts) != 4:
+            return None
+        index = thread_index_declared(parts[0])
+        found = guard(parts[1], tokens, index, parameters) if index is not None else None
+        if found is None or found[0] != "<" or not grid_stride(parts[2], tokens, index):
+            return None
+        limit, guarded, stride = found[1], [parts[3]], True
     else:
-        return None
+        # int i = <the thread's index>; if (i < n) <guarded>  or  if (i >= n) return; <guarded>
+        index = thread_index_declared(statements[0]) if len(statements) >= 2 else None
+        if index is None or kind_of(statements[1]) != "IF_STMT":
+            return None
+        parts = children(statements[1])
+        found = guard(parts[0], tokens, index, parameters) if len(parts) == 2 else None  # (no else)
+        if found is None:
+            return None
+        operator, limit = found
+        if operator == "<" and len(statements) == 2:
+            guarded = [parts[1]]
+        elif operator == ">=" and only_return(parts[1]):
+            guarded = statements[2:]
+        else:
+            return None
     prover = Prover(parameters, index, tokens)
     try:
         for statement in guarded:
@@ -281,4 +326,4 @@ def proven_kernel(function: object, body: object) -> ProvenKernel | None:
         accesses = prover.accesses()
     except NotProven:
         return None
-    return ProvenKernel(limit, accesses) if accesses else None
+    return ProvenKernel(limit, accesses, stride) if accesses else None

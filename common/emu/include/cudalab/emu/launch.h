@@ -61,7 +61,8 @@ struct ThreadFn {
 
 // Checked code: the accesses of a kernel that its code proves (the translator's front end,
 // grader/cudalab_tools/proven_accesses.py, says which kernels): each is `P[i]`, with i the thread's
-// global x index, under the guard i < limit. Given per launch, from the kernel's arguments.
+// global x index, under the guard i < limit or in a grid-stride loop up to it. Given per launch,
+// from the kernel's arguments.
 struct ProvenAccess {
   const void* base;  // P
   unsigned element_bytes;
@@ -73,6 +74,7 @@ struct ProvenRanges {
   long long limit;
   ProvenAccess accesses[8];
   unsigned count;
+  bool grid_stride;  // i runs on by the grid's threads (for (...; i < limit; i += grid's threads))
 };
 // The worker's threadIdx, as the copy of a proven kernel reads it (const to the rest of checked
 // code).
