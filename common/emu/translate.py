@@ -60,8 +60,9 @@ Local headers that the file includes with quotes and that hold CUDA constructs (
 __shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included from there; so are
 the workbook's own (common/include, such as "cudalab/textbook_kernels.cuh").
 A kernel whose every access its code proves (grader/cudalab_tools/proven_accesses.py: each is
-`P[i]` with i the thread's global x index under `if (i < n)`, or in a grid-stride loop) gets, in checked code, a copy
-without the checks' instrumentation and a function that gives its ranges from its arguments:
+`P[i]` with i the thread's global x index under `if (i < n)`, or in a grid-stride loop) gets, in
+checked code, a copy without the checks' instrumentation and a function that gives its ranges from
+its arguments:
 
     #ifdef CUDALAB_EMU_CHECKED
     #line <the kernel's line> "<input>"
