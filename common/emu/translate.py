@@ -676,15 +676,20 @@ def proven_kernels(
     source: cuda_ast.Source, file: str, raw: bytes, plans: LoopFormPlans
 ) -> dict[str, cuda_ast.Function]:
     """The kernels of `file` whose accesses their code proves (cuda_ast.Function.proven), by name:
-    those defined once, here, without a loop form."""
+    those defined once, here, without a loop form, and not overloaded."""
     definitions: dict[str, list[cuda_ast.Function]] = {}
     for f in source.kernels():
         if f.defined:
             definitions.setdefault(f.name, []).append(f)
+    # (a launch names the kernel as written: a name with overloads could pick another copy)
+    signatures: dict[str, set[tuple[str, ...]]] = {}
+    for f in source.kernels():
+        signatures.setdefault(f.name, set()).add(tuple(p.type for p in f.parameters))
     return {
         name: found[0]
         for name, found in definitions.items()
         if len(found) == 1
+        and len(signatures[name]) == 1
         and found[0].proven is not None
         and found[0].body is not None
         and found[0].body.file == file

@@ -264,6 +264,10 @@ __global__ void strided(float* out, const float* in, long n) {
 __global__ void strided_by_a_block(float* out, const float* in, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
 }
+__global__ void qualified_builtin(unsigned* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = ::threadIdx.x;
+}
 template <class T>
 __global__ void templated(T* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -310,6 +314,7 @@ class ProvenAccesses(unittest.TestCase):
                 "return_after_the_guard",
                 "store_in_a_condition",
                 "strided_by_a_block",
+                "qualified_builtin",
                 "templated",
             },
         )

@@ -289,3 +289,41 @@ class LoopForms(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProvenForms(unittest.TestCase):
+    """A kernel whose accesses its code proves: its copy without checks and its ranges, in checked
+    code, and launches that pass them (the front end decides which kernels: test_cuda_ast.py)."""
+
+    ADD = (
+        "namespace ns {\n"
+        "__global__ void add(const float* a, float* c, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) c[i] = a[i] + 1.0f;\n"
+        "}\n}\n"
+    )
+
+    def test_the_copy_and_its_ranges_follow_the_kernel_and_launches_pass_them(self) -> None:
+        out = body(self.ADD + "void run(const float* a, float* c, int n) { ns::add<<<4, 256>>>(a, c, n); }\n")
+        form = out[out.index("#ifdef CUDALAB_EMU_CHECKED") :]
+        self.assertIn(
+            '#line 2 "lab.cu"\n__attribute__((no_sanitize("thread"))) inline void cudalab_proven_add(', form
+        )
+        self.assertIn("{ const ::uint3& threadIdx = ::cudalab::emu::thread_index();\n", form)
+        self.assertIn(
+            "{ return {__FILE__, static_cast<long long>(n), {{a, 4, false, 4}, {c, 4, true, 4}}, 2, false}; "
+            "}",
+            form,
+        )
+        self.assertIn('#endif\n#line 6 "lab.cu"\n}', form)  # (the namespace's brace, on its line)
+        self.assertIn("CUDALAB_KERNEL_PROVEN(([&](auto&... cudalab_args) { ns::add", out)
+        self.assertIn("ns::cudalab_proven_add(::cudalab::emu::proven_argument(cudalab_args)...)", out)
+        self.assertIn("return ns::cudalab_proven_ranges_add(", out)
+
+    def test_an_overloaded_kernel_keeps_its_checks(self) -> None:
+        other = "namespace ns { __global__ void add(const double* a, double* c, int n); }\n"  # (elsewhere)
+        out = body(
+            self.ADD + other + "void run(const float* a, float* c, int n) { ns::add<<<4, 256>>>(a, c, n); }\n"
+        )
+        self.assertNotIn("cudalab_proven_add", out)
+        self.assertNotIn("CUDALAB_KERNEL_PROVEN", out)

@@ -52,6 +52,7 @@ NUMBERS = frozenset(
      "INT", "LONG", "LONGLONG", "FLOAT", "DOUBLE")
 )  # fmt: skip
 INTEGERS = NUMBERS - {"FLOAT", "DOUBLE", "BOOL"}
+BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 MAX_ACCESSES = 8  # (the runtime's ProvenRanges holds as many)
 
 
@@ -171,18 +172,11 @@ class Prover:
                 raise NotProven("a variable that is not a number")
         elif kind == "MEMBER_REF_EXPR":
             base = plain(inner[0]) if inner else None
-            if (
-                base is None
-                or kind_of(base) != "DECL_REF_EXPR"
-                or base.spelling
-                not in (  # type: ignore[attr-defined]
-                    "threadIdx",
-                    "blockIdx",
-                    "blockDim",
-                    "gridDim",
-                )
-            ):
+            if base is None or kind_of(base) != "DECL_REF_EXPR" or base.spelling not in BUILTINS:  # type: ignore[attr-defined]
                 raise NotProven("a member access")
+            # (the copy reads threadIdx by its own name: `::threadIdx` would be checked code's const)
+            if self.tokens.at_or_after(base.extent.start.offset) == "::":  # type: ignore[attr-defined]
+                raise NotProven("a built-in named with ::")
             return
         elif kind == "ARRAY_SUBSCRIPT_EXPR":
             self.subscript(cursor, True, False)
