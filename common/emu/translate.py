@@ -681,7 +681,9 @@ def proven_kernels(
     for f in source.kernels():
         if f.defined:
             definitions.setdefault(f.name, []).append(f)
-    # (a launch names the kernel as written: a name with overloads could pick another copy)
+    # (a launch names the kernel as written: a name with overloads could pick another copy; and a
+    # device function it calls runs on in the copy's thread, which must not wait at a barrier)
+    waiting = thread_loops.waiting_functions(source)
     signatures: dict[str, set[tuple[str, ...]]] = {}
     for f in source.kernels():
         signatures.setdefault(f.name, set()).add(tuple(p.type for p in f.parameters))
@@ -690,6 +692,7 @@ def proven_kernels(
         for name, found in definitions.items()
         if len(found) == 1
         and len(signatures[name]) == 1
+        and not found[0].calls & waiting
         and found[0].proven is not None
         and found[0].body is not None
         and found[0].body.file == file
@@ -739,7 +742,7 @@ def proven_form(
         f"{{{names[a.parameter]}, {a.element_bytes}, {'true' if a.store else 'false'}, {a.line}}}"
         for a in kernel.proven.accesses
     )
-    limit = f"static_cast<long long>({names[kernel.proven.limit]})"
+    limit = f"static_cast<long long>({kernel.proven.limit})"
     stride = "true" if kernel.proven.grid_stride else "false"
     ranges = (
         f"{NO_CHECKS} inline ::cudalab::emu::ProvenRanges {PROVEN_PLAN_PREFIX}{kernel.name}({parameters}) "

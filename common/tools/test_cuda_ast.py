@@ -264,6 +264,21 @@ __global__ void strided(float* out, const float* in, long n) {
 __global__ void strided_by_a_block(float* out, const float* in, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
 }
+__device__ float twice(float x) { return 2 * x; }
+__global__ void rows_of_a_helper(float* out, const float* in, int B, int T) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < B * T) out[i] = twice(in[i]);
+}
+__global__ void limit_from_memory(float* out, const int* n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n[0]) out[i] = 1.0f;
+}
+__device__ float* table;
+__device__ float from_a_pointer(const float* p) { return *p; }
+__global__ void helper_with_a_pointer(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = from_a_pointer(table);
+}
 __global__ void qualified_builtin(unsigned* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = ::threadIdx.x;
@@ -283,21 +298,23 @@ class ProvenAccesses(unittest.TestCase):
         found = {f.name: f.proven for f in parse(PROVEN).kernels()}
         add = found.pop("add")
         assert add is not None
-        self.assertEqual(add.limit, 3)
+        self.assertEqual(add.limit, "n")
         self.assertEqual(
             [(a.parameter, a.element_bytes, a.store, a.line) for a in add.accesses],
             [(0, 4, False, 4), (1, 4, False, 4), (2, 4, True, 4)],
         )
         gelu = found.pop("gelu")
         assert gelu is not None
-        self.assertEqual(gelu.limit, 2)
+        self.assertEqual(gelu.limit, "N")
         self.assertEqual(
             [(a.parameter, a.element_bytes, a.store, a.line) for a in gelu.accesses],
             [(0, 4, False, 10), (0, 4, True, 10), (1, 8, False, 9)],
         )
         strided = found.pop("strided")
         assert strided is not None and strided.grid_stride
-        self.assertEqual(strided.limit, 2)
+        self.assertEqual(strided.limit, "n")
+        rows = found.pop("rows_of_a_helper")
+        assert rows is not None and rows.limit == "B * T"
         self.assertEqual([(a.parameter, a.store) for a in strided.accesses], [(0, True), (1, False)])
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(
@@ -315,6 +332,8 @@ class ProvenAccesses(unittest.TestCase):
                 "store_in_a_condition",
                 "strided_by_a_block",
                 "qualified_builtin",
+                "limit_from_memory",
+                "helper_with_a_pointer",
                 "templated",
             },
         )

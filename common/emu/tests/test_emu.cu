@@ -485,6 +485,34 @@ TEST_F(Emu, ProvenBlocksOfAGridStrideLoopKeepWhoStoredWhat) {
   EXPECT_EQ(stored->store.text(), at("LINE_SCALED_SUM_BY_STRIDES"));
 }
 
+// A device function that a proven kernel calls is checked code: its own accesses keep their checks
+// (here a read past the end of an 8-element table, from element 800 on: thread 32 of block 3).
+__device__ const float* table_of_eight;
+__device__ float from_the_table(int k) {
+  return table_of_eight[k];  // LINE_FROM_THE_TABLE
+}
+__global__ void scaled_by_the_table(const float* a, float* out, int n, int width) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] * from_the_table(i / width);
+}
+
+TEST_F(Emu, TheDeviceFunctionsAProvenKernelCallsKeepTheirChecks) {
+  const int n = 1024;
+  cudalab::DeviceArray<float> a(n, 1.0f), out(n, 0.0f), table(8, 3.0f);
+  const float* t = table.get();
+  CUDA_CHECK(cudaMemcpyToSymbol(table_of_eight, &t, sizeof t));
+  const unsigned long long before = cudalab::emu::proven_blocks_run();
+  scaled_by_the_table<<<n / 256, 256>>>(a.get(), out.get(), n, 128);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 3u);
+  EXPECT_EQ(out.to_host()[1000], 3.0f);
+  scaled_by_the_table<<<n / 256, 256>>>(a.get(), out.get(), n, 100);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (3,0,0), thread (32,0,0), at " + at("LINE_FROM_THE_TABLE")))
+      << diagnostic();
+  EXPECT_TRUE(says("element 8 of the 8-element array")) << diagnostic();
+}
+
 // An output that overlaps an input one element further on: thread t stores what thread t + 1
 // loads. No block of such a launch runs without per-access checks, and the race is named.
 TEST_F(Emu, OverlappingParametersKeepTheirPerAccessChecks) {

@@ -327,3 +327,14 @@ class ProvenForms(unittest.TestCase):
         )
         self.assertNotIn("cudalab_proven_add", out)
         self.assertNotIn("CUDALAB_KERNEL_PROVEN", out)
+
+    def test_a_kernel_that_calls_a_function_that_waits_keeps_its_checks(self) -> None:
+        src = (
+            "__device__ float after_a_barrier(float x) { __syncthreads(); return x; }\n"
+            "__global__ void k(const float* a, float* c, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) c[i] = after_a_barrier(a[i]);\n"
+            "}\n"
+        )
+        self.assertNotIn("cudalab_proven_k", body(src))
+        self.assertIn("cudalab_proven_k", body(src.replace("__syncthreads(); ", "")))

@@ -3,25 +3,28 @@ checks them once per block instead of once per access (common/emu/src/proven_blo
 
 The algorithm. A kernel is *proven* when every memory access it makes is `P[i]`, where P is one of
 its pointer parameters, and `i` is the thread's global x index, declared first and never changed
-(`int i = blockIdx.x * blockDim.x + threadIdx.x;`, the factors and terms in either order), under
-the guard `if (i < n) ...` (the kernel's last statement) or after `if (i >= n) return;`, with `n`
-an integer parameter; or, as the kernel's one statement, in the grid-stride loop
-`for (int i = <that index>; i < n; i += blockDim.x * gridDim.x)`. Then the threads of a block
-touch elements [blockIdx.x * blockDim.x, min((blockIdx.x + 1) * blockDim.x, n)) of each array (and
-the same rows a grid's threads further on, in a grid-stride loop), each element one thread's: the launch can
-check a block's ranges against their arrays and their writers at once, and run the block's threads
-without a check per access. Everything else in the guarded statements must touch no memory: local
-scalars, arithmetic, `if`, and calls of the math functions of MATH. Each array is stored from one
-line at most (the line a wrong result's report names), and each store is made by every thread that
-passes the guard (not under another `if`, `?:`, `&&` or `||`, and no `return` after the guard): the
-block's stores are recorded before it runs. A load may be conditional (its range is then checked
-for more elements than are read, which can only send the block to the per-access checks). The
-record gives, per parameter accessed, its element size, whether the access loads or stores, and its
-line.
+(`int i = blockIdx.x * blockDim.x + threadIdx.x;`, the factors and terms in either order), under the
+guard `if (i < n) ...` (the kernel's last statement) or after `if (i >= n) return;`, with `n`
+integer arithmetic of integer parameters (`n`, `B * T`); or, as the kernel's one statement, in the
+grid-stride loop `for (int i = <that index>; i < n; i += blockDim.x * gridDim.x)`. Then the threads
+of a block touch elements [blockIdx.x * blockDim.x, min((blockIdx.x + 1) * blockDim.x, n)) of each
+array (and the same rows a grid's threads further on, in a grid-stride loop), each element one
+thread's: the launch can check a block's ranges against their arrays and their writers at once, and
+run the block's threads without a check per access. Everything else in the guarded statements must
+touch no memory: local scalars, arithmetic, `if`, and calls of the math functions of MATH or of the
+program's device functions with numbers for arguments and result (checked code: they keep their own
+checks). Each array is stored from one line at most (the line a wrong result's report names), and
+each store is made by every thread that passes the guard (not under another `if`, `?:`, `&&` or
+`||`, and no `return` after the guard): the block's stores are recorded before it runs. A load may
+be conditional (its range is then checked for more elements than are read, which can only send the
+block to the per-access checks). The record gives, per parameter accessed, its element size, whether
+the access loads or stores, and its line.
 
-Limitations (the kernel then keeps a check per access): a template kernel; any other index
-(2D, a stride, an offset), loop, pointer, local array, member access, atomic, call of another
-function, or a second guard; a parameter of another type than a pointer to numbers or a number.
+Limitations (the kernel then keeps a check per access): a template kernel, or one whose name has
+overloads; any other index (2D, a stride, an offset), loop, pointer, local array, member access,
+atomic, call of a function that is neither math nor the program's device function, or a second
+guard; a parameter of another type than a pointer to numbers or a number; a device function that
+waits (a barrier: the translator leaves such kernels out).
 """
 
 from __future__ import annotations
@@ -53,6 +56,17 @@ NUMBERS = frozenset(
 )  # fmt: skip
 INTEGERS = NUMBERS - {"FLOAT", "DOUBLE", "BOOL"}
 BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+# What a guard's limit may be made of (with integer parameters and literals).
+LIMIT_KINDS = frozenset(
+    (
+        "INTEGER_LITERAL",
+        "BINARY_OPERATOR",
+        "PAREN_EXPR",
+        "UNEXPOSED_EXPR",
+        "CSTYLE_CAST_EXPR",
+        "CXX_STATIC_CAST_EXPR",
+    )
+)
 MAX_ACCESSES = 8  # (the runtime's ProvenRanges holds as many)
 
 
@@ -66,7 +80,7 @@ class ProvenAccess:
 
 @dataclass(frozen=True)
 class ProvenKernel:
-    limit: int  # the position of the guard's integer parameter `n`
+    limit: str  # the guard's `n`, as the kernel writes it (integer arithmetic of its parameters)
     accesses: tuple[ProvenAccess, ...]
     grid_stride: bool = False  # the accesses are in a grid-stride loop
 
@@ -197,7 +211,11 @@ class Prover:
                 self.target(inner[0], True, conditional)
                 return
         elif kind == "CALL_EXPR":
-            if cursor.spelling not in MATH or canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
+            # A math function, or a device function of the program, which is checked code: what it
+            # touches, it touches through its own checks (its arguments and result are numbers).
+            callee = cursor.referenced  # type: ignore[attr-defined]
+            device = callee is not None and any(kind_of(c) == "CUDADEVICE_ATTR" for c in children(callee))
+            if not (cursor.spelling in MATH or device) or canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
                 raise NotProven(f"a call of {cursor.spelling}")  # type: ignore[attr-defined]
             for argument in cursor.get_arguments():  # type: ignore[attr-defined]
                 if canonical_kind(argument.type) not in NUMBERS:
@@ -220,11 +238,27 @@ class Prover:
         return tuple(found)
 
 
-def guard(
-    condition: object, tokens: Tokens, index: object, parameters: list[object]
-) -> tuple[str, int] | None:
-    """`i < n` ("<") or `i >= n` (">="), either way round, with `n` an integer parameter: the
-    operator as `i` comes first, and n's position."""
+def limit_text(expression: object) -> str | None:
+    """The guard's limit as the kernel writes it, where it is integer arithmetic of the kernel's
+    integer parameters and literals (`n`, `B * T`), else None."""
+    for c in expression.walk_preorder():  # type: ignore[attr-defined]
+        kind = kind_of(c)
+        if kind == "DECL_REF_EXPR":
+            target = c.referenced
+            if (
+                target is None
+                or kind_of(target) != "PARM_DECL"
+                or canonical_kind(target.type) not in INTEGERS
+            ):
+                return None
+        elif kind not in LIMIT_KINDS or canonical_kind(c.type) not in INTEGERS:
+            return None
+    return " ".join(t.spelling for t in expression.get_tokens())  # type: ignore[attr-defined]
+
+
+def guard(condition: object, tokens: Tokens, index: object) -> tuple[str, str] | None:
+    """`i < n` ("<") or `i >= n` (">="), either way round, with `n` integer arithmetic of integer
+    parameters: the operator as `i` comes first, and n as the kernel writes it."""
     c = plain(condition)
     if kind_of(c) != "BINARY_OPERATOR":
         return None
@@ -235,10 +269,8 @@ def guard(
         left, right, operator = right, left, flipped.get(operator, operator)
     if not same(referenced(left), index) or operator not in ("<", ">="):
         return None
-    n = referenced(right)
-    if n is None or kind_of(n) != "PARM_DECL" or canonical_kind(n.type) not in INTEGERS:  # type: ignore[attr-defined]
-        return None
-    return operator, parameters.index(n)
+    limit = limit_text(right)
+    return None if limit is None else (operator, limit)
 
 
 def only_return(statement: object) -> bool:
@@ -293,7 +325,7 @@ def proven_kernel(function: object, body: object) -> ProvenKernel | None:
         if len(parts) != 4:
             return None
         index = thread_index_declared(parts[0])
-        found = guard(parts[1], tokens, index, parameters) if index is not None else None
+        found = guard(parts[1], tokens, index) if index is not None else None
         if found is None or found[0] != "<" or not grid_stride(parts[2], tokens, index):
             return None
         limit, guarded, stride = found[1], [parts[3]], True
@@ -303,7 +335,7 @@ def proven_kernel(function: object, body: object) -> ProvenKernel | None:
         if index is None or kind_of(statements[1]) != "IF_STMT":
             return None
         parts = children(statements[1])
-        found = guard(parts[0], tokens, index, parameters) if len(parts) == 2 else None  # (no else)
+        found = guard(parts[0], tokens, index) if len(parts) == 2 else None  # (no else)
         if found is None:
             return None
         operator, limit = found
