@@ -744,9 +744,12 @@ def proven_form(
     )
     limit = f"static_cast<long long>({kernel.proven.limit})"
     stride = "true" if kernel.proven.grid_stride else "false"
+    rows = "-1" if kernel.proven.rows is None else f"static_cast<long long>({kernel.proven.rows})"
+    pitch = "0" if kernel.proven.pitch is None else f"static_cast<long long>({kernel.proven.pitch})"
     ranges = (
         f"{NO_CHECKS} inline ::cudalab::emu::ProvenRanges {PROVEN_PLAN_PREFIX}{kernel.name}({parameters}) "
-        f"{{ return {{__FILE__, {limit}, {{{accesses}}}, {len(kernel.proven.accesses)}, {stride}}}; }}"
+        f"{{ return {{__FILE__, {limit}, {{{accesses}}}, {len(kernel.proven.accesses)}, {stride}, {rows}, "
+        f"{pitch}}}; }}"
     )
     return kernel_copy(src, kernel, offsets, path, [index], PROVEN_PREFIX, result, "ifdef", ranges + "\n")
 

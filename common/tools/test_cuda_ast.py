@@ -264,6 +264,19 @@ __global__ void strided(float* out, const float* in, long n) {
 __global__ void strided_by_a_block(float* out, const float* in, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
 }
+__global__ void picture(const float* in, float* out, int n, int m) {
+  int Row = blockIdx.y * blockDim.y + threadIdx.y;
+  int Col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Row < m && Col < n) out[Row * n + Col] = 2 * in[Row * n + Col];
+}
+__global__ void transposed(float* out, const float* in, int w, int h) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < h && col < w) out[col * h + row] = in[row * w + col];
+}
+__global__ void either_guard(float* out, int w, int h) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < h || col < w) out[row * w + col] = 1.0f;
+}
 __device__ float twice(float x) { return 2 * x; }
 __global__ void rows_of_a_helper(float* out, const float* in, int B, int T) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -316,6 +329,9 @@ class ProvenAccesses(unittest.TestCase):
         rows = found.pop("rows_of_a_helper")
         assert rows is not None and rows.limit == "B * T"
         self.assertEqual([(a.parameter, a.store) for a in strided.accesses], [(0, True), (1, False)])
+        picture = found.pop("picture")
+        assert picture is not None
+        self.assertEqual((picture.limit, picture.rows, picture.pitch), ("n", "m", "n"))
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(
             set(found),
@@ -332,6 +348,8 @@ class ProvenAccesses(unittest.TestCase):
                 "store_in_a_condition",
                 "strided_by_a_block",
                 "qualified_builtin",
+                "transposed",
+                "either_guard",
                 "limit_from_memory",
                 "helper_with_a_pointer",
                 "templated",

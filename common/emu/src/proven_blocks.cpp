@@ -4,14 +4,16 @@
 // such a kernel is P[i], with i the thread's global x index under the guard i < limit: block bx
 // of a grid of rows touches elements [bx * D, min((bx + 1) * D, limit)) of each P, element
 // bx * D + x by its thread x (in a grid-stride loop, that row and each one grid's threads further
-// on, up to the limit). So what the per-access checks would find is decided for the whole
-// block before it runs: an element past its array's end, a load of an element nobody wrote, a load
-// or store of an element another block of this launch wrote. Where the block's ranges show none of
-// these, its stores are recorded in the arrays' shadows (writer and mark, as check_global does),
-// and the block runs the kernel's copy without instrumentation; otherwise it runs the checked
-// kernel, which names the thread and the line as always. Across blocks nothing is left to check:
-// the blocks' ranges are disjoint, and the launch refuses the ranges (proven_launch) where a
-// store's elements overlap another parameter's.
+// on, up to the limit; in a 2D kernel, the same columns of each of the block's rows y of the
+// guard's, elements y * pitch + [bx * D, ...), with a pitch no smaller than the columns' limit). So
+// what the per-access checks would find is decided for the whole block before it runs: an element
+// past its array's end, a load of an element nobody wrote, a load or store of an element another
+// block of this launch wrote. Where the block's ranges show none of these, its stores are recorded
+// in the arrays' shadows (writer and mark, as check_global does), and the block runs the kernel's
+// copy without instrumentation; otherwise it runs the checked kernel, which names the thread and
+// the line as always. Across blocks nothing is left to check: the blocks' ranges are disjoint, and
+// the launch refuses the ranges (proven_launch) where a store's elements overlap another
+// parameter's.
 //
 // Limitations: the first block of a launch runs checked (the report of a wrong result keeps what
 // its first threads load); counters, a watched thread and arrays without a shadow leave every block
@@ -35,19 +37,35 @@ std::atomic<unsigned long long> blocks_run{0};
 
 // The elements that the grid's threads may touch: [0, extent).
 long long grid_extent(const LaunchConfig& config, const ProvenRanges& ranges) {
-  const long long threads = 1ll * config.grid.x * config.block.x;
-  return std::max(0ll, ranges.grid_stride ? ranges.limit : std::min(ranges.limit, threads));
+  const long long columns = std::min(ranges.limit, 1ll * config.grid.x * config.block.x);
+  if (ranges.rows >= 0) {
+    const long long rows = std::min(ranges.rows, 1ll * config.grid.y * config.block.y);
+    return rows > 0 && columns > 0 ? (rows - 1) * ranges.pitch + columns : 0;
+  }
+  return std::max(0ll, ranges.grid_stride ? ranges.limit : columns);
 }
 
-// Calls chunk(first, end) for each row of elements [first, end) that block `b`'s threads touch,
-// thread x element first + x: one row, or in a grid-stride loop one per pass of the grid; stops
-// at the first call that returns false, and says whether none did.
+// Calls chunk(first, end, thread) for each row of elements [first, end) that block `b`'s threads
+// touch, element first + x by the block's thread `thread + x`: one row, in a grid-stride loop one
+// per pass of the grid, in a 2D kernel one per row of the block's threads; stops at the first call
+// that returns false, and says whether none did.
 template <class Chunk>
 bool each_row(const ProvenRanges& ranges, const BlockState& b, Chunk chunk) {
   const long long width = b.config->block.x;
+  const long long column = b.block.x * width;
+  if (ranges.rows >= 0) {
+    const long long end = std::min(column + width, ranges.limit);
+    const long long height = b.config->block.y, first_row = b.block.y * height;
+    const long long last_row = std::min(first_row + height, ranges.rows);
+    for (long long y = first_row; y < last_row && column < end; ++y) {
+      const long long start = y * ranges.pitch;
+      if (!chunk(start + column, start + end, (y - first_row) * width)) return false;
+    }
+    return true;
+  }
   const long long stride = ranges.grid_stride ? width * b.config->grid.x : 0;
-  for (long long first = b.block.x * width; first < ranges.limit; first += stride) {
-    if (!chunk(first, std::min(first + width, ranges.limit))) return false;
+  for (long long first = column; first < ranges.limit; first += stride) {
+    if (!chunk(first, std::min(first + width, ranges.limit), 0ll)) return false;
     if (stride == 0) break;
   }
   return true;
@@ -79,7 +97,12 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
   ProvenLaunch launch;
   if (proven == nullptr || counting() || host_pointer_args) return launch;
   const ProvenRanges& ranges = proven->ranges;
-  if (config.block.y != 1 || config.block.z != 1 || config.grid.y != 1 || config.grid.z != 1)
+  // (a 1D kernel's threads of other rows, or a 2D kernel's of other layers, would touch the same
+  // elements; rows that overlap, too)
+  const bool rows = ranges.rows >= 0;
+  if (config.block.z != 1 || config.grid.z != 1 ||
+      (!rows && (config.block.y != 1 || config.grid.y != 1)) ||
+      (rows && (ranges.pitch < ranges.limit || ranges.pitch < 0)))
     return launch;
   const long long extent = grid_extent(config, ranges);
   for (unsigned k = 0; k < ranges.count; ++k) {
@@ -111,7 +134,7 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
   // Every range first: a block whose ranges are not all fine runs checked, and records nothing.
   // (Plain loads and stores of the shadows: no other worker touches these words while the block
   // runs, as the blocks' ranges are disjoint; the compiler makes vector loops of them.)
-  const bool ranges_fine = each_row(ranges, b, [&](long long first, long long end) {
+  const bool ranges_fine = each_row(ranges, b, [&](long long first, long long end, long long) {
     for (unsigned k = 0; k < ranges.count; ++k) {
       const ProvenAccess& a = ranges.accesses[k];
       const Allocation& r = *launch.arrays[k];
@@ -127,18 +150,19 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
     const ProvenAccess& a = ranges.accesses[k];
     if (!a.store) continue;
     const Allocation& r = *launch.arrays[k];
-    each_row(ranges, b, [&](long long first, long long end) {
+    each_row(ranges, b, [&](long long first, long long end, long long thread) {
       const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
       const unsigned per_element = a.element_bytes / 4;
       std::fill_n(r.shadow.words + offset / 4, (end - first) * per_element, b.stamp);
       uint32_t* marks = r.shadow.stores + offset / 4;
       const uint32_t site = launch.sites[k];
       const auto threads = static_cast<uint32_t>(end - first);  // (a mark names its thread)
+      const uint32_t first_mark = site | static_cast<uint32_t>(thread);
       if (per_element == 1)
-        for (uint32_t x = 0; x < threads; ++x) marks[x] = site | x;
+        for (uint32_t x = 0; x < threads; ++x) marks[x] = first_mark + x;
       else
         for (uint32_t x = 0; x < threads; ++x)
-          for (unsigned w = 0; w < per_element; ++w) marks[x * per_element + w] = site | x;
+          for (unsigned w = 0; w < per_element; ++w) marks[x * per_element + w] = first_mark + x;
       return true;
     });
     __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);

@@ -485,6 +485,38 @@ TEST_F(Emu, ProvenBlocksOfAGridStrideLoopKeepWhoStoredWhat) {
   EXPECT_EQ(stored->store.text(), at("LINE_SCALED_SUM_BY_STRIDES"));
 }
 
+// The same in 2D: each access is P[Row * width + Col], under Row < height && Col < width.
+__global__ void doubled_picture(const float* in, float* out, int width, int height) {
+  int Row = blockIdx.y * blockDim.y + threadIdx.y;
+  int Col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Row < height && Col < width) out[Row * width + Col] = 2 * in[Row * width + Col];  // LINE_2D
+}
+
+TEST_F(Emu, ProvenBlocksOfA2DKernelKeepWhoStoredWhat) {
+  const int width = 100, height = 50;  // blocks of 16 x 16: a grid of 7 x 4, the last ones partial
+  std::vector<float> in(width * height);
+  for (int i = 0; i < width * height; ++i) in[i] = static_cast<float>(i);
+  cudalab::DeviceArray<float> din(in), dout(width * height, 0.0f);
+  const unsigned long long before = cudalab::emu::proven_blocks_run();
+  doubled_picture<<<dim3(7, 4), dim3(16, 16)>>>(din.get(), dout.get(), width, height);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 27u) << "every block but the first";
+  const std::vector<float> out = dout.to_host();
+  for (int i = 0; i < width * height; ++i) ASSERT_EQ(out[i], 2.0f * i) << "element " << i;
+  const auto stored = cudalab::emu::element_store(&out[20 * width + 37], sizeof(float));
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->block_index.x, 2u);
+  EXPECT_EQ(stored->block_index.y, 1u);
+  EXPECT_EQ(stored->thread_index.x, 5u);
+  EXPECT_EQ(stored->thread_index.y, 4u);
+  EXPECT_EQ(stored->store.text(), at("LINE_2D"));
+  // An output ten elements short: the block that stores past its end runs checked and is named.
+  cudalab::DeviceArray<float> short_out(width * height - 10, 0.0f);
+  doubled_picture<<<dim3(7, 4), dim3(16, 16)>>>(din.get(), short_out.get(), width, height);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (5,3,0), thread (10,1,0), at " + at("LINE_2D"))) << diagnostic();
+}
+
 // A device function that a proven kernel calls is checked code: its own accesses keep their checks
 // (here a read past the end of an 8-element table, from element 800 on: thread 32 of block 3).
 __device__ const float* table_of_eight;

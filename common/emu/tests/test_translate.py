@@ -311,8 +311,8 @@ class ProvenForms(unittest.TestCase):
         )
         self.assertIn("{ const ::uint3& threadIdx = ::cudalab::emu::thread_index();\n", form)
         self.assertIn(
-            "{ return {__FILE__, static_cast<long long>(n), {{a, 4, false, 4}, {c, 4, true, 4}}, 2, false}; "
-            "}",
+            "{ return {__FILE__, static_cast<long long>(n), {{a, 4, false, 4}, {c, 4, true, 4}}, 2, false, "
+            "-1, 0}; }",
             form,
         )
         self.assertIn('#endif\n#line 6 "lab.cu"\n}', form)  # (the namespace's brace, on its line)

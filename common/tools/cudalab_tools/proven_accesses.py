@@ -6,22 +6,25 @@ its pointer parameters, and `i` is the thread's global x index, declared first a
 (`int i = blockIdx.x * blockDim.x + threadIdx.x;`, the factors and terms in either order), under the
 guard `if (i < n) ...` (the kernel's last statement) or after `if (i >= n) return;`, with `n`
 integer arithmetic of integer parameters (`n`, `B * T`); or, as the kernel's one statement, in the
-grid-stride loop `for (int i = <that index>; i < n; i += blockDim.x * gridDim.x)`. Then the threads
-of a block touch elements [blockIdx.x * blockDim.x, min((blockIdx.x + 1) * blockDim.x, n)) of each
-array (and the same rows a grid's threads further on, in a grid-stride loop), each element one
-thread's: the launch can check a block's ranges against their arrays and their writers at once, and
-run the block's threads without a check per access. Everything else in the guarded statements must
-touch no memory: local scalars, arithmetic, `if`, and calls of the math functions of MATH or of the
-program's device functions with numbers for arguments and result (checked code: they keep their own
-checks). Each array is stored from one line at most (the line a wrong result's report names), and
-each store is made by every thread that passes the guard (not under another `if`, `?:`, `&&` or
-`||`, and no `return` after the guard): the block's stores are recorded before it runs. A load may
-be conditional (its range is then checked for more elements than are read, which can only send the
-block to the per-access checks). The record gives, per parameter accessed, its element size, whether
-the access loads or stores, and its line.
+grid-stride loop `for (int i = <that index>; i < n; i += blockDim.x * gridDim.x)`; or, in a 2D
+kernel whose y index `row` is declared beside it, `P[row * pitch + i]` (one pitch for all, integer
+arithmetic of the parameters, no smaller than n, which the launch checks) under `if (i < n && row <
+m)` or after `if (i >= n || row >= m) return;`. Then the threads of a block touch elements
+[blockIdx.x * blockDim.x, min((blockIdx.x + 1) * blockDim.x, n)) of each array (and the same rows a
+grid's threads further on, in a grid-stride loop; those columns of each of the block's rows, in 2D),
+each element one thread's: the launch can check a block's ranges against their arrays and their
+writers at once, and run the block's threads without a check per access. Everything else in the
+guarded statements must touch no memory: local scalars, arithmetic, `if`, and calls of the math
+functions of MATH or of the program's device functions with numbers for arguments and result
+(checked code: they keep their own checks). Each array is stored from one line at most (the line a
+wrong result's report names), and each store is made by every thread that passes the guard (not
+under another `if`, `?:`, `&&` or `||`, and no `return` after the guard): the block's stores are
+recorded before it runs. A load may be conditional (its range is then checked for more elements than
+are read, which can only send the block to the per-access checks). The record gives, per parameter
+accessed, its element size, whether the access loads or stores, and its line.
 
 Limitations (the kernel then keeps a check per access): a template kernel, or one whose name has
-overloads; any other index (2D, a stride, an offset), loop, pointer, local array, member access,
+overloads; any other index (another 2D form, a stride, an offset), loop, pointer, local array, member access,
 atomic, call of a function that is neither math nor the program's device function, or a second
 guard; a parameter of another type than a pointer to numbers or a number; a device function that
 waits (a barrier: the translator leaves such kernels out).
@@ -33,8 +36,6 @@ from dataclasses import dataclass
 
 from .kernel_statements import Tokens, children, kind_of
 
-# The thread's global x index, as its initializer's tokens spell it (parentheses left out).
-BLOCK_PART = ({"blockIdx.x*blockDim.x", "blockDim.x*blockIdx.x"}, "threadIdx.x")
 # Calls whose arguments and result are numbers and which touch no memory.
 MATH = frozenset(
     f + suffix
@@ -83,6 +84,9 @@ class ProvenKernel:
     limit: str  # the guard's `n`, as the kernel writes it (integer arithmetic of its parameters)
     accesses: tuple[ProvenAccess, ...]
     grid_stride: bool = False  # the accesses are in a grid-stride loop
+    # a 2D kernel: the guard's limit of the y index, and the pitch of `P[row * pitch + i]`
+    rows: str | None = None
+    pitch: str | None = None
 
 
 class NotProven(Exception):
@@ -109,16 +113,26 @@ def same(a: object | None, b: object | None) -> bool:
     return a is not None and b is not None and a == b
 
 
-def is_thread_index(init: object) -> bool:
+def is_thread_index(init: object, axis: str = "x") -> bool:
+    """Whether `init` is the thread's global index along `axis`, as its tokens spell it (the factors
+    and terms in either order, parentheses left out)."""
     spelled = "".join(t.spelling for t in init.get_tokens() if t.spelling not in "()")  # type: ignore[attr-defined]
-    products, thread = BLOCK_PART
+    thread = f"threadIdx.{axis}"
+    products = (f"blockIdx.{axis}*blockDim.{axis}", f"blockDim.{axis}*blockIdx.{axis}")
     return any(spelled in (f"{p}+{thread}", f"{thread}+{p}") for p in products)
 
 
 class Prover:
-    def __init__(self, parameters: list[object], index: object, tokens: Tokens) -> None:
+    """What a kernel's guarded statements access; `index` the thread's x index, `row` its y index
+    in a 2D kernel (whose accesses are then P[row * pitch + index], one pitch for all)."""
+
+    def __init__(
+        self, parameters: list[object], index: object, tokens: Tokens, row: object | None = None
+    ) -> None:
         self.parameters = parameters
         self.index = index
+        self.row = row
+        self.pitch: str | None = None
         self.tokens = tokens
         self.locals: set[int] = set()  # the guarded statements' own scalars, by offset
         self.found: dict[tuple[int, bool], set[int]] = {}  # (parameter, store) -> lines
@@ -133,7 +147,7 @@ class Prover:
     def subscript(self, cursor: object, load: bool, store: bool) -> None:
         base, index = children(cursor)
         k = self.parameter(referenced(base))
-        if k is None or not same(referenced(index), self.index):
+        if k is None or not self.thread_element(index):
             raise NotProven("an index other than the thread's, or an array other than a parameter")
         size = cursor.type.get_size()  # type: ignore[attr-defined]
         if canonical_kind(cursor.type) not in NUMBERS or size % 4 != 0:  # type: ignore[attr-defined]
@@ -143,6 +157,32 @@ class Prover:
         for kind, happens in ((False, load), (True, store)):
             if happens:
                 self.found.setdefault((k, kind), set()).add(line)
+
+    def thread_element(self, index: object) -> bool:
+        """Whether `index` is the thread's element: i, or in a 2D kernel row * pitch + i."""
+        if self.row is None:
+            return same(referenced(index), self.index)
+        c = plain(index)
+        if (
+            kind_of(c) != "BINARY_OPERATOR"
+            or self.tokens.at_or_after(children(c)[0].extent.end.offset) != "+"
+        ):  # type: ignore[attr-defined]
+            return False
+        terms = [plain(t) for t in children(c)]
+        if same(referenced(terms[0]), self.index):
+            terms.reverse()
+        if not same(referenced(terms[1]), self.index) or kind_of(terms[0]) != "BINARY_OPERATOR":
+            return False
+        factors = [plain(f) for f in children(terms[0])]
+        if self.tokens.at_or_after(factors[0].extent.end.offset) != "*":  # type: ignore[attr-defined]
+            return False
+        if same(referenced(factors[1]), self.row):
+            factors.reverse()
+        pitch = limit_text(factors[1]) if same(referenced(factors[0]), self.row) else None
+        if pitch is None or (self.pitch is not None and pitch != self.pitch):
+            return False
+        self.pitch = pitch
+        return True
 
     def target(self, cursor: object, load: bool, conditional: bool) -> None:
         """The left side of an assignment (`load`: a compound one, or ++/--); `conditional`: not
@@ -280,18 +320,44 @@ def only_return(statement: object) -> bool:
     return kind_of(statement) == "RETURN_STMT" and not children(statement)
 
 
-def thread_index_declared(statement: object) -> object | None:
-    """The variable `statement` declares, alone, as the thread's global x index, or None."""
+def thread_indices(statement: object) -> dict[str, object] | None:
+    """The variables `statement` declares, each the thread's global index along x or y, by axis;
+    None where it declares anything else."""
     if kind_of(statement) != "DECL_STMT":
         return None
-    declared = children(statement)
-    if len(declared) != 1 or kind_of(declared[0]) != "VAR_DECL":
+    found: dict[str, object] = {}
+    for variable in children(statement):
+        init = children(variable)
+        if kind_of(variable) != "VAR_DECL" or canonical_kind(variable.type) not in INTEGERS or len(init) != 1:  # type: ignore[attr-defined]
+            return None
+        axis = next((a for a in ("x", "y") if is_thread_index(init[0], a)), None)
+        if axis is None or axis in found:
+            return None
+        found[axis] = variable
+    return found or None
+
+
+def guards(
+    condition: object, tokens: Tokens, index: object, row: object | None
+) -> tuple[str, str, str | None] | None:
+    """The guard of the thread's x index (guard), and in a 2D kernel of its y index too, joined by
+    && (`<`) or || (`>=`): the operator, the x limit and the y limit (None in 1D)."""
+    if row is None:
+        found = guard(condition, tokens, index)
+        return None if found is None else (found[0], found[1], None)
+    c = plain(condition)
+    if kind_of(c) != "BINARY_OPERATOR":
         return None
-    index = declared[0]
-    init = children(index)
-    if canonical_kind(index.type) not in INTEGERS or len(init) != 1 or not is_thread_index(init[-1]):  # type: ignore[attr-defined]
-        return None
-    return index
+    sides = children(c)
+    joint = tokens.at_or_after(sides[0].extent.end.offset)  # type: ignore[attr-defined]
+    x = [guard(side, tokens, index) for side in sides]
+    y = [guard(side, tokens, row) for side in sides]
+    for k in (0, 1):
+        if x[k] is not None and y[1 - k] is not None and x[k][0] == y[1 - k][0]:
+            operator = x[k][0]
+            if (operator, joint) in (("<", "&&"), (">=", "||")):
+                return operator, x[k][1], y[1 - k][1]
+    return None
 
 
 def grid_stride(step: object, tokens: Tokens, index: object) -> bool:
@@ -324,32 +390,49 @@ def proven_kernel(function: object, body: object) -> ProvenKernel | None:
         parts = children(statements[0])
         if len(parts) != 4:
             return None
-        index = thread_index_declared(parts[0])
+        declared = thread_indices(parts[0])
+        index = declared.get("x") if declared is not None and len(declared) == 1 else None
         found = guard(parts[1], tokens, index) if index is not None else None
         if found is None or found[0] != "<" or not grid_stride(parts[2], tokens, index):
             return None
         limit, guarded, stride = found[1], [parts[3]], True
+        row = rows = None
     else:
-        # int i = <the thread's index>; if (i < n) <guarded>  or  if (i >= n) return; <guarded>
-        index = thread_index_declared(statements[0]) if len(statements) >= 2 else None
-        if index is None or kind_of(statements[1]) != "IF_STMT":
+        # int i = <the thread's x index>; [int row = <its y index>;] then
+        # if (i < n [&& row < m]) <guarded>  or  if (i >= n [|| row >= m]) return; <guarded>
+        indices: dict[str, object] = {}
+        first = 0
+        while first < len(statements) and (declared := thread_indices(statements[first])) is not None:
+            if set(declared) & set(indices):
+                return None
+            indices |= declared
+            first += 1
+        if "x" not in indices or first >= len(statements) or kind_of(statements[first]) != "IF_STMT":
             return None
-        parts = children(statements[1])
-        found = guard(parts[0], tokens, index) if len(parts) == 2 else None  # (no else)
+        index, row = indices["x"], indices.get("y")
+        parts = children(statements[first])
+        found = guards(parts[0], tokens, index, row) if len(parts) == 2 else None  # (no else)
         if found is None:
             return None
-        operator, limit = found
-        if operator == "<" and len(statements) == 2:
+        operator, limit, rows = found
+        rest = statements[first + 1 :]
+        if operator == "<" and not rest:
             guarded = [parts[1]]
         elif operator == ">=" and only_return(parts[1]):
-            guarded = statements[2:]
+            guarded = rest
         else:
             return None
-    prover = Prover(parameters, index, tokens)
+    prover = Prover(parameters, index, tokens, None if stride else row)
     try:
         for statement in guarded:
             prover.walk(statement)
         accesses = prover.accesses()
     except NotProven:
         return None
-    return ProvenKernel(limit, accesses, stride) if accesses else None
+    if not accesses:
+        return None
+    return (
+        ProvenKernel(limit, accesses, stride, rows, prover.pitch)
+        if rows
+        else ProvenKernel(limit, accesses, stride)
+    )

@@ -75,6 +75,9 @@ struct ProvenRanges {
   ProvenAccess accesses[8];
   unsigned count;
   bool grid_stride;  // i runs on by the grid's threads (for (...; i < limit; i += grid's threads))
+  // A 2D kernel: its y index's guard (-1: none), and each access is P[y * pitch + i].
+  long long rows;
+  long long pitch;
 };
 // The worker's threadIdx, as the copy of a proven kernel reads it (const to the rest of checked
 // code).
