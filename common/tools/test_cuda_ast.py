@@ -296,6 +296,27 @@ __global__ void qualified_builtin(unsigned* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = ::threadIdx.x;
 }
+__shared__ float staged;
+__global__ void through_shared(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    __shared__ float mine;
+    mine = in[i];
+    out[i] = mine;
+  }
+}
+__global__ void through_file_shared(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + staged;
+}
+__global__ void a_counting_barrier(int* out, const int* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __syncthreads_count(in[i]);
+}
+__global__ void a_shuffle(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __shfl_down_sync(0xffffffffu, in[i], 1);
+}
 template <class T>
 __global__ void templated(T* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -306,6 +327,18 @@ __global__ void templated(T* out, int n) {
 
 class ProvenAccesses(unittest.TestCase):
     """The kernels whose accesses their code proves (proven_accesses.py), and only those."""
+
+    def test_only_the_programs_own_device_functions_may_be_called(self) -> None:
+        """A device function of a header the front end does not read as the program's (the
+        toolkit's, the emu's) might wait: the kernel that calls it is not proven."""
+        system_or_emu = cuda_ast.system_or_emu
+        cuda_ast.system_or_emu = lambda file: file.endswith("program.cu") or system_or_emu(file)
+        try:
+            found = {f.name: f.proven for f in parse(PROVEN).kernels()}
+        finally:
+            cuda_ast.system_or_emu = system_or_emu
+        self.assertIsNone(found["rows_of_a_helper"])
+        self.assertIsNotNone(found["add"])
 
     def test_only_guarded_accesses_at_the_threads_index_are_proven(self) -> None:
         found = {f.name: f.proven for f in parse(PROVEN).kernels()}
@@ -352,6 +385,10 @@ class ProvenAccesses(unittest.TestCase):
                 "either_guard",
                 "limit_from_memory",
                 "helper_with_a_pointer",
+                "through_shared",
+                "through_file_shared",
+                "a_counting_barrier",
+                "a_shuffle",
                 "templated",
             },
         )

@@ -719,7 +719,7 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
         statements = kernel_statements.statement_tree(body_cursor, text)
         calls = statements.calls
         if not template:
-            proven = proven_accesses.proven_kernel(cursor, body_cursor)
+            proven = proven_accesses.proven_kernel(cursor, body_cursor, lambda f: not system_or_emu(f))
     elif body_cursor is not None:
         calls = kernel_statements.called(body_cursor)
     result = cursor.result_type.spelling  # type: ignore[attr-defined]

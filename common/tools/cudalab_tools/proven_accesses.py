@@ -32,6 +32,7 @@ waits (a barrier: the translator leaves such kernels out).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .kernel_statements import Tokens, children, kind_of
@@ -109,6 +110,11 @@ def referenced(cursor: object) -> object | None:
     return c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
 
 
+def shared(variable: object) -> bool:
+    """Whether a variable lives in shared memory (whose accesses the copy would not check)."""
+    return any(kind_of(c) == "CUDASHARED_ATTR" for c in children(variable))
+
+
 def same(a: object | None, b: object | None) -> bool:
     return a is not None and b is not None and a == b
 
@@ -127,9 +133,15 @@ class Prover:
     in a 2D kernel (whose accesses are then P[row * pitch + index], one pitch for all)."""
 
     def __init__(
-        self, parameters: list[object], index: object, tokens: Tokens, row: object | None = None
+        self,
+        parameters: list[object],
+        index: object,
+        tokens: Tokens,
+        programs: Callable[[str], bool],
+        row: object | None = None,
     ) -> None:
         self.parameters = parameters
+        self.programs = programs  # whether a file is the program's
         self.index = index
         self.row = row
         self.pitch: str | None = None
@@ -212,8 +224,8 @@ class Prover:
         elif kind == "RETURN_STMT":
             raise NotProven("a return after the guard")
         elif kind == "VAR_DECL":
-            if canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
-                raise NotProven("a local that is not a number")
+            if canonical_kind(cursor.type) not in NUMBERS or shared(cursor):  # type: ignore[attr-defined]
+                raise NotProven("a local that is not a number in the thread's registers")
             self.locals.add(cursor.location.offset)  # type: ignore[attr-defined]
         elif kind == "DECL_REF_EXPR":
             target = cursor.referenced  # type: ignore[attr-defined]
@@ -222,8 +234,8 @@ class Prover:
                 raise NotProven("a pointer used other than as P[i]")
             if target_kind not in ("PARM_DECL", "VAR_DECL", "ENUM_CONSTANT_DECL"):
                 raise NotProven(f"a name of another kind ({target_kind})")
-            if target_kind == "VAR_DECL" and canonical_kind(target.type) not in NUMBERS:  # type: ignore[attr-defined]
-                raise NotProven("a variable that is not a number")
+            if target_kind == "VAR_DECL" and (canonical_kind(target.type) not in NUMBERS or shared(target)):  # type: ignore[attr-defined]
+                raise NotProven("a variable that is not a number, or one in shared memory")
         elif kind == "MEMBER_REF_EXPR":
             base = plain(inner[0]) if inner else None
             if base is None or kind_of(base) != "DECL_REF_EXPR" or base.spelling not in BUILTINS:  # type: ignore[attr-defined]
@@ -254,7 +266,12 @@ class Prover:
             # A math function, or a device function of the program, which is checked code: what it
             # touches, it touches through its own checks (its arguments and result are numbers).
             callee = cursor.referenced  # type: ignore[attr-defined]
-            device = callee is not None and any(kind_of(c) == "CUDADEVICE_ATTR" for c in children(callee))
+            device = (
+                callee is not None
+                and any(kind_of(c) == "CUDADEVICE_ATTR" for c in children(callee))
+                and callee.location.file is not None
+                and self.programs(callee.location.file.name)
+            )  # (not the emu's or the toolkit's: a shuffle, a barrier that counts)
             if not (cursor.spelling in MATH or device) or canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
                 raise NotProven(f"a call of {cursor.spelling}")  # type: ignore[attr-defined]
             for argument in cursor.get_arguments():  # type: ignore[attr-defined]
@@ -374,8 +391,9 @@ def grid_stride(step: object, tokens: Tokens, index: object) -> bool:
     )
 
 
-def proven_kernel(function: object, body: object) -> ProvenKernel | None:
-    """The kernel's proven accesses (the module's docstring says when), or None."""
+def proven_kernel(function: object, body: object, programs: Callable[[str], bool]) -> ProvenKernel | None:
+    """The kernel's proven accesses (the module's docstring says when), or None; `programs` says
+    whether a file is the program's (whose device functions it may call)."""
     parameters = [c for c in children(function) if kind_of(c) == "PARM_DECL"]
     for p in parameters:
         kind = canonical_kind(p.type)  # type: ignore[attr-defined]
@@ -422,7 +440,7 @@ def proven_kernel(function: object, body: object) -> ProvenKernel | None:
             guarded = rest
         else:
             return None
-    prover = Prover(parameters, index, tokens, None if stride else row)
+    prover = Prover(parameters, index, tokens, programs, None if stride else row)
     try:
         for statement in guarded:
             prover.walk(statement)
