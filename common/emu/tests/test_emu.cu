@@ -510,11 +510,13 @@ TEST_F(Emu, ProvenBlocksOfA2DKernelKeepWhoStoredWhat) {
   EXPECT_EQ(stored->thread_index.x, 5u);
   EXPECT_EQ(stored->thread_index.y, 4u);
   EXPECT_EQ(stored->store.text(), at("LINE_2D"));
-  // An output ten elements short: the block that stores past its end runs checked and is named.
-  cudalab::DeviceArray<float> short_out(width * height - 10, 0.0f);
+  // An output four elements short (the last four columns of the last row: one block's, so that
+  // one block faults): that block runs checked, and its first faulting thread is named.
+  cudalab::DeviceArray<float> short_out(width * height - 4, 0.0f);
   doubled_picture<<<dim3(7, 4), dim3(16, 16)>>>(din.get(), short_out.get(), width, height);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
-  EXPECT_TRUE(says("block (5,3,0), thread (10,1,0), at " + at("LINE_2D"))) << diagnostic();
+  EXPECT_TRUE(says("block (6,3,0), thread (0,1,0), at " + at("LINE_2D"))) << diagnostic();
+  EXPECT_TRUE(says("element 4996 of the 4996-element array")) << diagnostic();
 }
 
 // A device function that a proven kernel calls is checked code: its own accesses keep their checks
