@@ -75,14 +75,18 @@ bool each_row(const ProvenRanges& ranges, const BlockState& b, Chunk chunk) {
 // `launch_stamp`, nor holds bytes of several writers (kMixed and kBusy lie among the stamps of the
 // launch), nor for a load is nobody's.
 bool fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store) {
-  const uint32_t launch_stamps = kAtomicBit - launch_stamp;
   uint32_t refused = 0;
   if (store)
-    for (size_t w = 0; w < words; ++w) refused |= writers[w] - launch_stamp < launch_stamps;
+    for (size_t w = 0; w < words; ++w) refused |= plain_write_in_launch(writers[w], launch_stamp);
   else
     for (size_t w = 0; w < words; ++w)
-      refused |= (writers[w] - launch_stamp < launch_stamps) | (writers[w] == 0);
+      refused |= plain_write_in_launch(writers[w], launch_stamp) | (writers[w] == 0);
   return refused == 0;
+}
+
+// The byte of access a's array r where element `element` of P lies.
+size_t offset_of(const ProvenAccess& a, const Allocation& r, long long element) {
+  return static_cast<const char*>(a.base) - r.base + element * a.element_bytes;
 }
 
 bool overlap(const ProvenAccess& a, const ProvenAccess& b, long long extent) {
@@ -138,7 +142,7 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
     for (unsigned k = 0; k < ranges.count; ++k) {
       const ProvenAccess& a = ranges.accesses[k];
       const Allocation& r = *launch.arrays[k];
-      const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
+      const size_t offset = offset_of(a, r, first);
       const size_t words = (end - first) * a.element_bytes / 4;
       if (offset + 4 * words > r.bytes) return false;  // past the array's end
       if (!fine(r.shadow.words + offset / 4, words, b.launch_stamp, a.store)) return false;
@@ -151,7 +155,7 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
     if (!a.store) continue;
     const Allocation& r = *launch.arrays[k];
     each_row(ranges, b, [&](long long first, long long end, long long thread) {
-      const size_t offset = static_cast<const char*>(a.base) - r.base + first * a.element_bytes;
+      const size_t offset = offset_of(a, r, first);
       const unsigned per_element = a.element_bytes / 4;
       std::fill_n(r.shadow.words + offset / 4, (end - first) * per_element, b.stamp);
       uint32_t* marks = r.shadow.stores + offset / 4;
