@@ -60,9 +60,9 @@ Local headers that the file includes with quotes and that hold CUDA constructs (
 __shared__, assert) are translated too, into OUTPUT.cpp.headers/, and included from there; so are
 the workbook's own (common/include, such as "cudalab/textbook_kernels.cuh").
 A kernel whose every access its code proves (grader/cudalab_tools/proven_accesses.py: each is
-`P[i]` with i the thread's global x index under `if (i < n)`, or in a grid-stride loop) gets, in
-checked code, a copy without the checks' instrumentation and a function that gives its ranges from
-its arguments:
+`P[i]` with i the thread's global x index under `if (i < n)` or in a grid-stride loop, or
+`P[Row * pitch + Col]` under `if (Row < m && Col < n)`) gets, in checked code, a copy without the
+checks' instrumentation and a function that gives its ranges from its arguments:
 
     #ifdef CUDALAB_EMU_CHECKED
     #line <the kernel's line> "<input>"
@@ -610,13 +610,14 @@ def translate(
     redirect: Redirect = lambda include: None,
     plans: LoopFormPlans | None = None,
     header_proven: dict[str, int] | None = None,
+    proven: dict[str, cuda_ast.Function] | None = None,
 ) -> str:
     """`header_loop_forms`: the kernels with loop forms that local headers define, each with where
     this file includes the header (a launch after it may run the form); `header_proven`: the same
-    for kernels with proven forms; `source`: the front end's
-    records of the file (and its local headers), read from `raw`, the file's bytes (by default it
-    reads `src` alone); `redirect`: what its #includes of local headers name instead; `plans`: the
-    file's loop_form_plans, where the caller has them."""
+    for kernels with proven forms; `source`: the front end's records of the file (and its local
+    headers), read from `raw`, the file's bytes (by default it reads `src` alone); `redirect`: what
+    its #includes of local headers name instead; `plans`: the file's loop_form_plans, where the
+    caller has them; `proven`: its proven_kernels, likewise."""
     if source is None or raw is None:
         raw = src.encode("utf-8", "surrogateescape")
         source = cuda_ast.parse(Path(path), data=raw)
@@ -628,7 +629,8 @@ def translate(
     forms = [loop_form(src, f, offsets, plan, path) for found in plans.values() for f, plan in found]
     launchable = {k: at for k, at in (header_loop_forms or {}).items() if k not in defined}
     launchable |= {name: min(offsets(f.span.end) for f, _ in found) for name, found in plans.items()}
-    proven = proven_kernels(source, file, raw, plans)
+    if proven is None:
+        proven = proven_kernels(source, file, raw, plans)
     forms += [proven_form(src, f, offsets, path) for f in proven.values()]
     proven_at = {k: at for k, at in (header_proven or {}).items() if k not in defined}
     proven_at |= {name: offsets(f.span.end) for name, f in proven.items()}
@@ -655,12 +657,8 @@ def loop_form_plans(
     threads can run as loops between its own waits."""
     if waiting is None:
         waiting = thread_loops.waiting_functions(source)
-    definitions: dict[str, list[cuda_ast.Function]] = {}
-    for f in source.kernels():
-        if f.defined:
-            definitions.setdefault(f.name, []).append(f)
     plans: LoopFormPlans = {}
-    for name, found in definitions.items():
+    for name, found in kernel_definitions(source).items():
         if any(f.body is None or f.body.file != file or f.statements is None for f in found):
             continue
         if any(f.statements.calls & waiting or unread(source, f, raw) for f in found):
@@ -672,24 +670,32 @@ def loop_form_plans(
     return plans
 
 
-def proven_kernels(
-    source: cuda_ast.Source, file: str, raw: bytes, plans: LoopFormPlans
-) -> dict[str, cuda_ast.Function]:
-    """The kernels of `file` whose accesses their code proves (cuda_ast.Function.proven), by name:
-    those defined once, here, without a loop form, and not overloaded."""
+def kernel_definitions(source: cuda_ast.Source) -> dict[str, list[cuda_ast.Function]]:
+    """The definitions of each kernel the front end read, by name."""
     definitions: dict[str, list[cuda_ast.Function]] = {}
     for f in source.kernels():
         if f.defined:
             definitions.setdefault(f.name, []).append(f)
+    return definitions
+
+
+def proven_kernels(
+    source: cuda_ast.Source, file: str, raw: bytes, plans: LoopFormPlans, waiting: set[str] | None = None
+) -> dict[str, cuda_ast.Function]:
+    """The kernels of `file` whose accesses their code proves (cuda_ast.Function.proven), by name:
+    those defined once, here, without a loop form (`plans`: the file's loop_form_plans), and not
+    overloaded, that call no function that waits (`waiting`, by default
+    thread_loops.waiting_functions)."""
     # (a launch names the kernel as written: a name with overloads could pick another copy; and a
     # device function it calls runs on in the copy's thread, which must not wait at a barrier)
-    waiting = thread_loops.waiting_functions(source)
+    if waiting is None:
+        waiting = thread_loops.waiting_functions(source)
     signatures: dict[str, set[tuple[str, ...]]] = {}
     for f in source.kernels():
         signatures.setdefault(f.name, set()).add(tuple(p.type for p in f.parameters))
     return {
         name: found[0]
-        for name, found in definitions.items()
+        for name, found in kernel_definitions(source).items()
         if len(found) == 1
         and len(signatures[name]) == 1
         and not found[0].calls & waiting
@@ -767,9 +773,8 @@ def kernel_copy(
 ) -> tuple[int, Callable[[list[Edit]], str]]:
     """A copy of `kernel` after the line where it ends, named with `prefix`, without `__global__`,
     its `void` replaced by `result`, followed by `after`, in `#{condition} CUDALAB_EMU_CHECKED`;
-    its text given the file's
-    edits (those that lie in the kernel are made in the copy too) and the `plan`'s (byte offsets);
-    the kernel's own lines keep their numbers (#line)."""
+    its text given the file's edits (those that lie in the kernel are made in the copy too) and the
+    `plan`'s (byte offsets); the kernel's own lines keep their numbers (#line)."""
     assert kernel.body is not None
     start, named, end = offsets(kernel.span.start), offsets(kernel.name_at), offsets(kernel.body.end)
     # The head before the name, without `__global__` (where Clang says it is written) and the
@@ -828,6 +833,7 @@ class Translation:
         self.source: cuda_ast.Source | None = None  # the first file's, with its local headers'
         self.waiting: set[str] | None = None  # thread_loops.waiting_functions of self.source
         self.plans: dict[Path, LoopFormPlans] = {}  # loop_form_plans' answers, by file
+        self.proven: dict[Path, dict[str, cuda_ast.Function]] = {}  # and proven_kernels'
 
     def file(self, source: Path, target: Path) -> None:
         self.read.append(source)
@@ -843,9 +849,17 @@ class Translation:
             else:
                 forms = self.header_loop_forms(source)
                 plans = self.loop_form_plans(source)
-                proven = self.header_proven(source)
+                header_proven = self.header_proven(source)
                 translated = translate(
-                    text, str(source), forms, self.source, raw, self.redirect, plans, proven
+                    text,
+                    str(source),
+                    forms,
+                    self.source,
+                    raw,
+                    self.redirect,
+                    plans,
+                    header_proven,
+                    self.proven_kernels(source),
                 )
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
@@ -918,19 +932,18 @@ class Translation:
         headers they include), each with where `file` includes it."""
         return self.header_kernels(file, lambda header: set(self.loop_form_plans(header)))
 
-    def header_proven(self, file: Path) -> dict[str, int]:
-        """The same for the kernels with proven forms (proven_form)."""
+    def proven_kernels(self, file: Path) -> dict[str, cuda_ast.Function]:
+        """proven_kernels of `file`, found once per file, as loop_form_plans."""
         assert self.source is not None
-        source = self.source
+        file = file.resolve()
+        if file not in self.proven:
+            plans = self.loop_form_plans(file)  # (which also reads the call graph once)
+            self.proven[file] = proven_kernels(self.source, str(file), file.read_bytes(), plans, self.waiting)
+        return self.proven[file]
 
-        def proven(header: Path) -> set[str]:
-            return set(
-                proven_kernels(
-                    source, str(header.resolve()), header.read_bytes(), self.loop_form_plans(header)
-                )
-            )
-
-        return self.header_kernels(file, proven)
+    def header_proven(self, file: Path) -> dict[str, int]:
+        """The same as header_loop_forms for the kernels with proven forms (proven_form)."""
+        return self.header_kernels(file, lambda header: set(self.proven_kernels(header)))
 
     def header_kernels(
         self, file: Path, kernels: Callable[[Path], set[str]], seen: set[Path] | None = None
