@@ -8,7 +8,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from cudalab_tools import cuda_ast, interface
+from cudalab_tools import cuda_ast, interface, proven_accesses
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -342,28 +342,27 @@ class ProvenAccesses(unittest.TestCase):
 
     def test_only_guarded_accesses_at_the_threads_index_are_proven(self) -> None:
         found = {f.name: f.proven for f in parse(PROVEN).kernels()}
-        add = found.pop("add")
-        assert add is not None
+
+        def proven(name: str) -> proven_accesses.ProvenKernel:
+            kernel = found.pop(name)
+            assert kernel is not None, name
+            return kernel
+
+        def accesses(kernel: proven_accesses.ProvenKernel) -> list[tuple[int, int, bool, int]]:
+            return [(a.parameter, a.element_bytes, a.store, a.line) for a in kernel.accesses]
+
+        add = proven("add")
         self.assertEqual(add.limit, "n")
-        self.assertEqual(
-            [(a.parameter, a.element_bytes, a.store, a.line) for a in add.accesses],
-            [(0, 4, False, 4), (1, 4, False, 4), (2, 4, True, 4)],
-        )
-        gelu = found.pop("gelu")
-        assert gelu is not None
+        self.assertEqual(accesses(add), [(0, 4, False, 4), (1, 4, False, 4), (2, 4, True, 4)])
+        gelu = proven("gelu")
         self.assertEqual(gelu.limit, "N")
-        self.assertEqual(
-            [(a.parameter, a.element_bytes, a.store, a.line) for a in gelu.accesses],
-            [(0, 4, False, 10), (0, 4, True, 10), (1, 8, False, 9)],
-        )
-        strided = found.pop("strided")
-        assert strided is not None and strided.grid_stride
+        self.assertEqual(accesses(gelu), [(0, 4, False, 10), (0, 4, True, 10), (1, 8, False, 9)])
+        strided = proven("strided")
+        self.assertTrue(strided.grid_stride)
         self.assertEqual(strided.limit, "n")
-        rows = found.pop("rows_of_a_helper")
-        assert rows is not None and rows.limit == "B * T"
         self.assertEqual([(a.parameter, a.store) for a in strided.accesses], [(0, True), (1, False)])
-        picture = found.pop("picture")
-        assert picture is not None
+        self.assertEqual(proven("rows_of_a_helper").limit, "B * T")
+        picture = proven("picture")
         self.assertEqual((picture.limit, picture.rows, picture.pitch), ("n", "m", "n"))
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(

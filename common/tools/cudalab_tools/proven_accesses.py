@@ -119,10 +119,16 @@ def same(a: object | None, b: object | None) -> bool:
     return a is not None and b is not None and a == b
 
 
+def spelled_bare(expression: object) -> str:
+    """An expression's tokens, joined, without parentheses: `(blockIdx.x*blockDim.x)+threadIdx.x`
+    as `blockIdx.x*blockDim.x+threadIdx.x`."""
+    return "".join(t.spelling for t in expression.get_tokens() if t.spelling not in "()")  # type: ignore[attr-defined]
+
+
 def is_thread_index(init: object, axis: str = "x") -> bool:
     """Whether `init` is the thread's global index along `axis`, as its tokens spell it (the factors
     and terms in either order, parentheses left out)."""
-    spelled = "".join(t.spelling for t in init.get_tokens() if t.spelling not in "()")  # type: ignore[attr-defined]
+    spelled = spelled_bare(init)
     thread = f"threadIdx.{axis}"
     products = (f"blockIdx.{axis}*blockDim.{axis}", f"blockDim.{axis}*blockIdx.{axis}")
     return any(spelled in (f"{p}+{thread}", f"{thread}+{p}") for p in products)
@@ -382,7 +388,7 @@ def grid_stride(step: object, tokens: Tokens, index: object) -> bool:
     if kind_of(step) != "COMPOUND_ASSIGNMENT_OPERATOR":
         return False
     target, by = children(step)
-    spelled = "".join(t.spelling for t in by.get_tokens() if t.spelling not in "()")  # type: ignore[attr-defined]
+    spelled = spelled_bare(by)
     operator = tokens.at_or_after(target.extent.end.offset)  # type: ignore[attr-defined]
     return (
         same(referenced(target), index)
