@@ -276,6 +276,9 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
     work.mkdir(parents=True, exist_ok=True)
     objects: list[str] = []
     includes = [f"-I{d}" for d in b.includes] + [f"-I{d}" for d in tc["include"]]
+    # (the emu's CUB: the compiler's system folder, before the system's own; the front end's too)
+    library_includes = tc.get("system_include", [])
+    includes += [f"-isystem{d}" for d in library_includes]
     for s in b.sources:
         suffix = s.suffix.lower()
         if suffix == ".o":
@@ -289,7 +292,7 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
             translated = work / (s.name + ".cpp")
             # (-I and -D: its front end, Clang, reads the file with the program's own flags)
             command = [tc["python"], tc["translate"], str(source), str(translated)]
-            command += [f"-I{d}" for d in b.includes]
+            command += [f"-I{d}" for d in [*b.includes, *library_includes]]
             command += [d for d in b.defines if d.startswith("-D")]
             command.append(f"-DCUDALAB_PROGRAM_CPLUSPLUS={b.standard}L")
             if verbose:

@@ -454,10 +454,14 @@ def parse(
     return source
 
 
+# The build's copy of CUB with the emu's files (common/emu/cub_mirror.py): the emu's headers too.
+EMU_CUB_FOLDER = "cudalab-emu-cub"
+
+
 def system_or_emu(file: str) -> bool:
     """Whether a file is the system's (libstdc++ is found as `/../lib/gcc/...`) or the emu's."""
     path = Path(file).resolve()
-    return path.is_relative_to("/usr") or path.is_relative_to(EMU_INCLUDE)
+    return path.is_relative_to("/usr") or path.is_relative_to(EMU_INCLUDE) or EMU_CUB_FOLDER in path.parts
 
 
 def widened(span: Span, runs: dict[int, int]) -> Span:

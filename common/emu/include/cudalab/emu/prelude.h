@@ -80,8 +80,8 @@
 #define __maxnreg__(n)
 #define __grid_constant__
 #define __cluster_dims__(...)
-#define __align__(n) alignas(n)
-#define __builtin_align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
+#define __builtin_align__(n) __attribute__((aligned(n)))
 #define __device_builtin__
 #define __cudart_builtin__
 #define CUDARTAPI
