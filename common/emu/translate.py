@@ -27,7 +27,7 @@ The same AST gives the other edits, each where Clang says it is written:
          auto& name = ::cudalab::emu::shared<T[N][M]>(cudalab_slot_name);
 
     extern __shared__ T name[];
-      -> auto* const name = reinterpret_cast<::std::remove_extent_t<T[]>*>(
+      -> auto& name = *reinterpret_cast<::std::add_pointer_t<T[]>>(
              ::cudalab::emu::builtins.dynamic_shared);
 
 so that each block's copy lives in the block's checked shared space (see common/emu/src/checks.cpp).
@@ -302,10 +302,8 @@ def macro_shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Ch
                     aligning = w in ("__align__", "alignas") or depth > 0
                 elif w != "__shared__":
                     kept.append(w)
-            element = f"::std::remove_extent_t<{' '.join(kept)}[]{dims}>"
-            text = (
-                f"auto* const {name} = reinterpret_cast<{element}*>(::cudalab::emu::builtins.dynamic_shared);"
-            )
+            array = f"::std::add_pointer_t<{' '.join(kept)}[]{dims}>"
+            text = f"auto& {name} = *reinterpret_cast<{array}>(::cudalab::emu::builtins.dynamic_shared);"
             start, end = offsets(body[first].span.start), offsets(body[last].span.end)
             edits.append((start, end, text + " \\\n" * src.count("\n", start, end)))
     return edits
@@ -438,7 +436,7 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
     """Each `__shared__` variable of `file` (with no initializer) in the block's checked shared
     space: one of fixed size in a slot, an `extern` array at the start of the launch's dynamic
     shared memory (its type as Clang reads it). In a function, the declaration statement becomes
-    the slots and a reference to each (a pointer for an `extern` array); at file scope the
+    the slots and a reference to each; at file scope the
     declaration becomes the slots (nothing for an `extern` array), and each use of the variable the
     current block's copy. A declaration written by a macro stays as written (the prelude's
     thread_local: right, since a worker runs one block at a time, but unchecked)."""
@@ -454,19 +452,16 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
         return f'cudalab_slot_{v.name}{{"{v.name}", __FILE__, __LINE__}}'
 
     def copy(v: cuda_ast.Variable) -> str:
-        """The current block's copy: a reference (an array of dynamic size: a pointer)."""
+        """The current block's copy (an `extern` array: the array of unknown size at the start of
+        the dynamic shared memory, so that `reinterpret_cast<T&>(name)` means what it does on a GPU)."""
         if v.extern:
-            element = f"::std::remove_extent_t<{v.type}>"
-            return f"reinterpret_cast<{element}*>(::cudalab::emu::builtins.dynamic_shared)"
+            return f"*reinterpret_cast<::std::add_pointer_t<{v.type}>>(::cudalab::emu::builtins.dynamic_shared)"
         return f"::cudalab::emu::shared<{v.type}>(cudalab_slot_{v.name})"
 
     def local(v: cuda_ast.Variable) -> str:
         if v.extern:
-            return f"auto* const {v.name} = {copy(v)};"
+            return f"auto& {v.name} = {copy(v)};"
         return f"static ::cudalab::emu::SharedSlot {slot(v)}; auto& {v.name} = {copy(v)};"
-
-    def lines(start: int, end: int) -> str:
-        return "\n" * src.count("\n", start, end)
 
     shared = [v for v in source.variables if v.space == "shared"]
     readable = [
@@ -483,18 +478,24 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
         where = v.statement or v.span
         declarations.setdefault((where.file, v.statement.start if v.statement else where.start), []).append(v)
     rewritten = [vs for vs in declarations.values() if all(v in readable for v in vs)]
+    def type_defined(v: cuda_ast.Variable) -> str:
+        """The class the declaration defines (`__shared__ union U {...} u;`), which stays: `union U
+        {...}; `."""
+        d = v.type_definition
+        return "" if d is None else src[offsets(d.start) : offsets(d.end)].replace("__shared__", "") + "; "
+
     edits: list[Edit] = []
     for variables in rewritten:
         if variables[0].span.file != file:
             continue
         if variables[0].statement is not None:  # in a function: `static Slot s; auto& v = ...;`
             start, end = offsets(variables[0].statement.start), offsets(variables[0].statement.end)
-            text = " ".join(local(v) for v in variables)
+            text = type_defined(variables[0]) + " ".join(local(v) for v in variables)
         else:  # at file scope: `static Slot s, t` (the `;` stays), and its uses are rewritten
             start, end = offsets(variables[0].span.start), offsets(max(v.span.end for v in variables))
             slots = [slot(v) for v in variables if not v.extern]
-            text = "static ::cudalab::emu::SharedSlot " + ", ".join(slots) if slots else ""
-        edits.append((start, end, text + lines(start, end)))
+            text = type_defined(variables[0]) + ("static ::cudalab::emu::SharedSlot " + ", ".join(slots) if slots else "")
+        edits.append((start, end, text + "\n" * (src.count("\n", start, end) - text.count("\n"))))
     shared_at_file_scope = {v.name_span: v for vs in rewritten for v in vs if v.statement is None}
     for use in source.references:
         v = shared_at_file_scope.get(use.variable)

@@ -193,6 +193,8 @@ class Variable:
     span: Span  # the declaration, from its first token to the end of its declarator
     name_span: Span  # the declarator's name
     statement: Span | None  # in a function: the declaration statement, to its `;` (else None)
+    # The class, union or enum that the declaration itself defines (`__shared__ union U {...} u;`)
+    type_definition: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -819,7 +821,19 @@ def variable(cursor: object, statement: Span | None) -> Variable | None:
         where,
         name,
         statement if inside and not at_file_scope else None,
+        type_defined_in(cursor, statement if inside else where),
     )
+
+
+def type_defined_in(cursor: object, declaration: Span | None) -> Span | None:
+    """The definition of a variable's class, union or enum type where it lies in the variable's
+    declaration (`struct S {...} s;`), else None."""
+    declared = cursor.type.get_declaration()  # type: ignore[attr-defined]
+    if declaration is None or kind_of(declared) == "NO_DECL_FOUND" or not declared.is_definition():
+        return None
+    defined = span(declared)
+    inside = defined.file == declaration.file and declaration.start <= defined.start
+    return defined if inside and defined.end <= declaration.end else None
 
 
 def invalid_declaration(cursor: object) -> bool:

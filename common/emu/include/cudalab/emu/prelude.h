@@ -62,6 +62,18 @@
 #ifndef THRUST_DEVICE_SYSTEM
 #define THRUST_DEVICE_SYSTEM 4  // THRUST_DEVICE_SYSTEM_CPP
 #endif
+// CUB (the system's, with the emu's PTX layer and device-wide algorithms: common/emu/cub) names
+// itself `cub`, not `::cub`, from outside its namespace: GCC rejects a class head such as
+// `template <> struct ::cub::FpLimits<T>`, which nvcc's front end accepts.
+#if !defined(CUB_NS_QUALIFIER) && !defined(CUB_WRAPPED_NAMESPACE)
+#define CUB_NS_QUALIFIER cub
+#endif
+// CUB's calls of the runtime (occupancy, device attributes) are allowed, as in host code and
+// relocatable device code: code here is both, with __CUDA_ARCH__ defined.
+#ifndef CUB_RUNTIME_FUNCTION
+#define CUB_RUNTIME_ENABLED
+#define CUB_RUNTIME_FUNCTION __host__ __device__
+#endif
 
 // Execution-space qualifiers: every function is a host function here (and Clang's attributes when
 // the front end parses: front_end.h).
