@@ -1,7 +1,9 @@
 // __shared__ forms: the dynamic array declared in a kernel (aligned, with the qualifier after the
 // type, as rows of a 2D array, at file scope, inside a macro's body), several arrays in one
 // declaration of a template kernel, a static volatile variable declared across lines, an array
-// of a template's type, an explicitly aligned array, and file-scope variables (each block's own).
+// of a template's type, an explicitly aligned array, file-scope variables (each block's own), a
+// union that its declaration defines (CUB's `__shared__ union TempStorage {...} temp;`) and the
+// dynamic array reinterpreted as an object (`reinterpret_cast<T&>(smem)`).
 // expect: reversed: 7 6 5 4 3 2 1 0
 // expect: rows: 0 17 34 51
 // expect: file scope dynamic: 3 2 1 0
@@ -12,6 +14,8 @@
 // expect: pairs: 3 4.5
 // expect: aligned: 30
 // expect: per block: 6 66 126
+// expect: defined in the declaration: 9 6 3 0
+// expect: reinterpreted: 104 103 102 101
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -122,6 +126,28 @@ __global__ void per_block(int* totals) {
   if (threadIdx.x == 0) totals[blockIdx.x] = block_total - 4 * last[1];
 }
 
+template <int N>
+__global__ void defined_in_declaration(int* out) {
+  __shared__ union Storage {
+    int ints[N];
+    float floats[N];
+  } storage;
+  storage.ints[threadIdx.x] = static_cast<int>(threadIdx.x) * 3;
+  __syncthreads();
+  out[threadIdx.x] = storage.ints[N - 1 - threadIdx.x];
+}
+
+struct Quad {
+  int v[4];
+};
+__global__ void reinterpreted(int* out) {
+  extern __shared__ __align__(alignof(Quad)) char bytes[];
+  auto& quad = reinterpret_cast<Quad&>(bytes);
+  quad.v[threadIdx.x] = 100 + static_cast<int>(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = reinterpret_cast<int*>(bytes)[3 - threadIdx.x] + 1;
+}
+
 int main() {
   int* ints = nullptr;
   cudaMallocManaged(&ints, 16 * sizeof(int));
@@ -172,6 +198,14 @@ int main() {
   per_block<<<3, 4>>>(ints);
   cudaDeviceSynchronize();
   std::printf("per block: %d %d %d\n", ints[0], ints[1], ints[2]);
+
+  defined_in_declaration<4><<<1, 4>>>(ints);
+  cudaDeviceSynchronize();
+  std::printf("defined in the declaration: %d %d %d %d\n", ints[0], ints[1], ints[2], ints[3]);
+
+  reinterpreted<<<1, 4, sizeof(Quad)>>>(ints);
+  cudaDeviceSynchronize();
+  std::printf("reinterpreted: %d %d %d %d\n", ints[0], ints[1], ints[2], ints[3]);
   cudaFree(fs);
   cudaFree(ds);
   cudaFree(ints);

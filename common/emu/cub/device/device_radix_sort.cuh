@@ -1,8 +1,9 @@
 // cub::DeviceRadixSort for the emu backend: CUB 1.17's interface, each call one stable sort on the
-// stream (emu_algorithm.cuh says how). The order is CUB's: keys compared by the bits
-// [begin_bit, end_bit) of their radix form (cub::Traits<KeyT>::TwiddleIn: -0.0 before +0.0,
-// negative numbers before positive ones), equal keys in their input order, descending sorts by
-// the complemented bits. A DoubleBuffer's result is left in its current buffer.
+// stream (emu_algorithm.cuh says how). The order is CUDA 13's CUB's: keys compared by the bits
+// [begin_bit, end_bit) of their radix form (cub::Traits<KeyT>::TwiddleIn: negative numbers before
+// positive ones), -0.0 as +0.0 (CUB 1.17 put -0.0 first; CUDA 13's CUB, on an H200, keeps the
+// two in their input order), equal keys in their input order, descending sorts by the
+// complemented bits. A DoubleBuffer's result is left in its current buffer.
 #pragma once
 
 #include <thrust/sort.h>
@@ -29,7 +30,9 @@ void radix_sort(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, Va
   std::vector<UnsignedBits> radix(static_cast<std::size_t>(n));
   std::vector<long long> order(static_cast<std::size_t>(n));
   for (long long i = 0; i < n; ++i) {
-    const KeyT value = keys_in[i];  // (a read the checks see: memcpy's are not)
+    KeyT value = keys_in[i];  // (a read the checks see: memcpy's are not)
+    if constexpr (Traits<KeyT>::CATEGORY == FLOATING_POINT)
+      if (value == KeyT(0)) value = KeyT(0);  // -0.0 sorts as +0.0
     UnsignedBits key;
     std::memcpy(&key, &value, sizeof key);
     key = Traits<KeyT>::TwiddleIn(key);
