@@ -11,6 +11,7 @@ packages=(
   clang clang-format      # instrumented builds of student code; code style
   libopenblas-dev         # the CPU backend's cuBLAS subset (its arithmetic)
   libthrust-dev           # Thrust for programs on the CPU backend (its C++ system)
+  libcub-dev              # CUB for programs on the CPU backend (with the emu's own PTX layer)
   python3 python3-matplotlib python3-numpy  # make check's summary, the grader's plots
   python3-jinja2          # make check's report page (HTML)
   python3-pytest          # the grader's tests

@@ -36,6 +36,9 @@ struct BlockState {
   // that sees it, then its writes): blocks that fenced, and whether this block made an atomic.
   std::atomic<bool>* fenced = nullptr;  // per block of the launch, or nullptr (too many blocks)
   bool made_atomic = false;
+  // The host-pointer check composes its report: the accesses of its own strings (code the
+  // checks' instrumentation may reach, next to the host array on the heap) are not the kernel's.
+  bool reporting_host_pointer = false;
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;
   uint32_t block_rank = 0;
