@@ -455,8 +455,15 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
         """The current block's copy (an `extern` array: the array of unknown size at the start of
         the dynamic shared memory, so that `reinterpret_cast<T&>(name)` means what it does on a GPU)."""
         if v.extern:
-            return f"*reinterpret_cast<::std::add_pointer_t<{v.type}>>(::cudalab::emu::builtins.dynamic_shared)"
+            return (
+                f"*reinterpret_cast<::std::add_pointer_t<{v.type}>>(::cudalab::emu::builtins.dynamic_shared)"
+            )
         return f"::cudalab::emu::shared<{v.type}>(cudalab_slot_{v.name})"
+
+    def type_defined(v: cuda_ast.Variable) -> str:
+        """The class that the declaration defines (`__shared__ union U {...} u;`), which stays."""
+        d = v.type_definition
+        return "" if d is None else src[offsets(d.start) : offsets(d.end)] + "; "
 
     def local(v: cuda_ast.Variable) -> str:
         if v.extern:
@@ -478,12 +485,6 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
         where = v.statement or v.span
         declarations.setdefault((where.file, v.statement.start if v.statement else where.start), []).append(v)
     rewritten = [vs for vs in declarations.values() if all(v in readable for v in vs)]
-    def type_defined(v: cuda_ast.Variable) -> str:
-        """The class the declaration defines (`__shared__ union U {...} u;`), which stays: `union U
-        {...}; `."""
-        d = v.type_definition
-        return "" if d is None else src[offsets(d.start) : offsets(d.end)].replace("__shared__", "") + "; "
-
     edits: list[Edit] = []
     for variables in rewritten:
         if variables[0].span.file != file:
@@ -494,7 +495,9 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
         else:  # at file scope: `static Slot s, t` (the `;` stays), and its uses are rewritten
             start, end = offsets(variables[0].span.start), offsets(max(v.span.end for v in variables))
             slots = [slot(v) for v in variables if not v.extern]
-            text = type_defined(variables[0]) + ("static ::cudalab::emu::SharedSlot " + ", ".join(slots) if slots else "")
+            text = type_defined(variables[0]) + (
+                "static ::cudalab::emu::SharedSlot " + ", ".join(slots) if slots else ""
+            )
         edits.append((start, end, text + "\n" * (src.count("\n", start, end) - text.count("\n"))))
     shared_at_file_scope = {v.name_span: v for vs in rewritten for v in vs if v.statement is None}
     for use in source.references:
