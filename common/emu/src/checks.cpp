@@ -82,8 +82,10 @@ void warn_once(const BlockState& b, const void* pc, const char* check, const std
 
 void thread_fence() {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (BlockState* b = current_block; b != nullptr && b->fenced != nullptr)
-    b->fenced[b->block_rank].store(true);
+  BlockState* b = current_block;
+  if (b == nullptr) return;
+  if (b->fenced != nullptr) b->fenced[b->block_rank].store(true);
+  if (checked_code_linked()) note_sync(*b, true);
 }
 
 std::string thread_named(const BlockState& b, uint32_t rank) {
@@ -126,7 +128,10 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
   const auto a = reinterpret_cast<uintptr_t>(address);
   BlockState* b = current_block;
   if (b != nullptr) publish_store(store && !atomic ? a : 0);
-  if (atomic && b != nullptr) b->made_atomic = true;  // on any memory: __device__ counters too
+  if (atomic && b != nullptr) {  // on any memory: __device__ counters too
+    b->made_atomic = true;
+    note_sync(*b, false);
+  }
   if (b != nullptr && timed_out()) {
     if (std::find(b->stuck_at.begin(), b->stuck_at.end(), pc) == b->stuck_at.end() &&
         b->stuck_at.size() < 64)

@@ -111,6 +111,9 @@ struct FirstWrite {
 void wait_for_overwrite(BlockState& b, const Allocation* r, uintptr_t a, unsigned size,
                         uint32_t bytes, const FirstWrite& first, const void* pc);
 void judge_overwrite();
+// A __threadfence() (`fence`) or an atomic of the running thread: what orders threads that take
+// turns through a lock (global_races.cpp).
+void note_sync(BlockState& b, bool fence);
 // Races inside a block on global memory (global_races.cpp): called for each plain access by a
 // block, a read only when the block itself wrote the bytes or reads_watched(b.launch_stamp, r).
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,

@@ -19,6 +19,13 @@
 // table is open addressing keyed by the word; entries of earlier epochs (before the barrier, or
 // another block) count as free, so a barrier empties the table and the log at no cost.
 //
+// Threads that take turns through a lock are ordered without a barrier: a thread's accesses before
+// its `__threadfence()` happen before what another thread does after an atomic of its own made
+// after that fence (the lock of CUDA by Example's hash table: atomicCAS then __threadfence() to
+// take it, __threadfence() then atomicExch to give it back). Each worker keeps a clock that the
+// block's fences and atomics advance, each thread's last fence and last atomic on it, and each
+// write and read the clock's value when it was made; such a pair is no race, whatever the values.
+//
 // Limitations: the table grows to 2^15 entries; a block that touches more words between two
 // barriers (a grid-stride loop of a small grid over a large array) forgets some of them, and a
 // race on one of those is not seen. A read is watched from the launch's first store into its
@@ -50,6 +57,8 @@ struct WordWrite {
   uint16_t reader[2] = {kNobody, kNobody};  // two of the threads that read it
   uint8_t bytes = 0;                        // which bytes of the word the writer wrote
   uint8_t read_bytes[2] = {0, 0};
+  uint32_t written_at = 0;       // the block's sync clock at the write
+  uint32_t read_at[2] = {0, 0};  // and at each reader's read
 };
 
 class BlockWrites {
@@ -95,7 +104,24 @@ class BlockWrites {
     if (bytes == 0xF)
       fresh_store_run = {.epoch = epoch, .first_word = word, .first_writer = writer, .pc = pc};
     else
-      log_.push_back({word, pc, writer, bytes, 1});
+      log_.push_back({word, pc, writer, bytes, 1, sync_clock_});
+  }
+
+  // A fence or an atomic of thread `me` (in barrier epoch `epoch`): the clock moves on, and an open
+  // run of fresh stores ends (its stores were made before).
+  void note_sync(uint32_t epoch, unsigned me, bool fence) {
+    start_epoch(epoch);
+    close_run();
+    ThreadSync& s = sync_[me];
+    if (s.epoch != epoch) s = {.epoch = epoch};
+    (fence ? s.last_fence : s.last_atomic) = ++sync_clock_;
+  }
+  uint32_t sync_clock() const { return sync_clock_; }
+  // Whether what thread `first` did at clock `at` happens before what thread `then` does now:
+  // `first` fenced after it, and `then` made an atomic after that fence.
+  bool ordered(uint32_t epoch, unsigned first, uint32_t at, unsigned then) const {
+    const ThreadSync &f = sync_[first], &t = sync_[then];
+    return f.epoch == epoch && t.epoch == epoch && f.last_fence > at && t.last_atomic > f.last_fence;
   }
   // Whether the table holds a read of this epoch (a store must then look for its readers).
   bool holds_reads(uint32_t epoch) const { return read_epoch_ == epoch; }
@@ -108,14 +134,19 @@ class BlockWrites {
     uint16_t writer;
     uint8_t bytes;
     uint32_t count;
+    uint32_t clock;  // the sync clock at the stores
+  };
+  struct ThreadSync {
+    uint32_t epoch = 0;
+    uint32_t last_fence = 0, last_atomic = 0;  // the sync clock at them
   };
   // The open run of fresh stores goes into the log (a run of an earlier epoch is dropped).
   void close_run() {
     FreshStoreRun& run = fresh_store_run;
     if (run.epoch == 0) return;
     if (run.epoch == epoch_)
-      log_.push_back(
-          {run.first_word, run.pc, static_cast<uint16_t>(run.first_writer), 0xF, run.count});
+      log_.push_back({run.first_word, run.pc, static_cast<uint16_t>(run.first_writer), 0xF,
+                      run.count, sync_clock_});
     run.epoch = 0;
   }
   void start_epoch(uint32_t epoch) {
@@ -134,6 +165,7 @@ class BlockWrites {
         w.pc = s.pc;
         w.writer = static_cast<uint16_t>(s.writer + k);
         w.bytes = s.bytes;
+        w.written_at = s.clock;
       }
     log.clear();
     log.swap(log_);  // keeps its memory
@@ -157,6 +189,8 @@ class BlockWrites {
   std::vector<LoggedStore> log_;
   uint32_t epoch_ = 0, read_epoch_ = 0;
   size_t used_ = 0;
+  uint32_t sync_clock_ = 0;  // advanced by the fences and atomics of the blocks this worker runs
+  ThreadSync sync_[1024];    // per thread of the block
 };
 
 // Bits of `word_bytes` (bit j: byte word + j) as bits of an access at `a` (bit i: byte a + i).
@@ -205,6 +239,7 @@ void note_read(WordWrite& w, uint16_t me, uint8_t bytes, const void* pc) {
   w.reader[slot] = me;
   w.read_pc[slot] = pc;
   w.read_bytes[slot] |= bytes;
+  w.read_at[slot] = worker_writes->sync_clock();
 }
 
 // A watched read of a word the table does not hold yet, kept out of it until the thread's next
@@ -229,6 +264,12 @@ void record_waiting_read() {
 }
 
 }  // namespace
+
+void note_sync(BlockState& b, bool fence) {
+  if (race_checks_waiting) finish_race_checks();  // (what waits was made before the sync)
+  if (worker_writes == nullptr) worker_writes = new BlockWrites;
+  worker_writes->note_sync(b.epoch, running_thread(), fence);
+}
 
 void finish_race_checks() {
   race_checks_waiting = false;
@@ -278,24 +319,29 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     }
     if (store) {
       for (int i = 0; i < 2; ++i)
-        if (w->reader[i] != WordWrite::kNobody && w->reader[i] != me && (w->read_bytes[i] & bytes))
+        if (w->reader[i] != WordWrite::kNobody && w->reader[i] != me && (w->read_bytes[i] & bytes) &&
+            !writes.ordered(b.epoch, w->reader[i], w->read_at[i], me))
           report_write_after_read(b, r, a, size, w->reader[i], w->read_pc[i], pc);
       if (w->pc != nullptr && w->writer == me) {
         w->bytes |= bytes;
       } else {
-        if (w->pc != nullptr && (w->bytes & bytes) && overwritten == 0) {
+        const bool after_lock =
+            w->pc != nullptr && writes.ordered(b.epoch, w->writer, w->written_at, me);
+        if (w->pc != nullptr && (w->bytes & bytes) && overwritten == 0 && !after_lock) {
           first_writer = w->writer;
           first_pc = w->pc;
         }
-        if (w->pc != nullptr) overwritten |= access_bytes(word, a, w->bytes & bytes);
+        if (w->pc != nullptr && !after_lock) overwritten |= access_bytes(word, a, w->bytes & bytes);
         w->pc = pc;
         w->writer = me;
         w->bytes = bytes;
       }
+      w->written_at = writes.sync_clock();
       remember_last_write(b, word, me, w->bytes);
       continue;
     }
-    if (w->pc != nullptr && w->writer != me && (w->bytes & bytes))
+    if (w->pc != nullptr && w->writer != me && (w->bytes & bytes) &&
+        !writes.ordered(b.epoch, w->writer, w->written_at, me))
       report_read_after_write(b, r, a, size, *w, pc);
     if (watch_reads) note_read(*w, me, bytes, pc);
   }

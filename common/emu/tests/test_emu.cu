@@ -4,6 +4,7 @@
 #include <cublasLt.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -747,6 +748,52 @@ TEST_F(Emu, TheSameValueWrittenByManyThreadsIsNoRaceButAnotherValueIs) {
   EXPECT_TRUE(says("which thread (0,0,0) of this block wrote at")) << diagnostic();
   EXPECT_TRUE(says("with another value")) << diagnostic();
   EXPECT_TRUE(says(at("LINE_TWO_WRITERS"))) << diagnostic();
+}
+
+// The threads of a block push their nodes onto one list, taking turns through a lock as CUDA by
+// Example's hash table does: atomicCAS then __threadfence() to take it, __threadfence() then
+// atomicExch to give it back. What a thread wrote before giving the lock back happens before what
+// the next thread reads after taking it: no race. Without the fence before the release (a relaxed
+// atomicExch publishes nothing), the next thread's read of the head is a race.
+__global__ void push_under_lock(int* mutex, int* head, int* next, bool fence_to_release) {
+  const int me = static_cast<int>(threadIdx.x);
+  while (atomicCAS(mutex, 0, 1) != 0) {
+  }
+  __threadfence();
+  next[me] = *head;  // LINE_READ_HEAD
+  *head = me;
+  if (fence_to_release) __threadfence();
+  atomicExch(mutex, 0);
+}
+
+TEST_F(Emu, ThreadsThatTakeTurnsThroughALockAreOrderedAndWithoutAFenceAreNot) {
+  for (const bool fence : {true, false}) {
+    Reset();
+    int *mutex, *head, *next;
+    CUDA_CHECK(cudaMalloc(&mutex, sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&head, sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&next, 64 * sizeof(int)));
+    CUDA_CHECK(cudaMemset(mutex, 0, sizeof(int)));
+    CUDA_CHECK(cudaMemset(head, 0xFF, sizeof(int)));  // -1: the empty list
+    push_under_lock<<<1, 64>>>(mutex, head, next, fence);
+    if (!fence) {
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+      EXPECT_TRUE(says("which thread (0,0,0) of this block wrote at")) << diagnostic();
+      EXPECT_TRUE(says("at " + at("LINE_READ_HEAD"))) << diagnostic();
+      break;
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+    int first = 0;
+    std::vector<int> links(64);
+    CUDA_CHECK(cudaMemcpy(&first, head, sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(links.data(), next, 64 * sizeof(int), cudaMemcpyDeviceToHost));
+    std::vector<bool> seen(64, false);
+    int length = 0;
+    for (int node = first; node >= 0 && length <= 64; node = links[node], ++length)
+      seen[node] = true;
+    EXPECT_EQ(length, 64);
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 64);
+  }
 }
 
 // Threads of many blocks set one flag, each where its data says (Rodinia's bfs): the same value
