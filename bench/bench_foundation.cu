@@ -194,20 +194,23 @@ int main() {
       expected[g] = sum;
     }
   };
+  auto matmul_loop = [&] {
+    sized(W * W);
+    for (int Row = 0; Row < W; ++Row)
+      for (int Col = 0; Col < W; ++Col) {
+        float sum = 0;
+        for (int k = 0; k < W; ++k) sum += M[Row * W + k] * N[k * W + Col];
+        expected[Row * W + Col] = sum;
+      }
+  };
   const std::vector<Case> cases = {
       vector_add(small, "2^20"),
       vector_add(large, "2^24"),
+      {"naive matmul, 16 x 16", "512^2",
+       [=](const FoundationKernels& k) { return k.naive_matmul(dM, dN, dOut, W); }, matmul_loop,
+       dOut, &expected, W},
       {"tiled matmul, T16", "512^2",
-       [=](const FoundationKernels& k) { return k.tiled_matmul(dM, dN, dOut, W); },
-       [&] {
-         sized(W * W);
-         for (int Row = 0; Row < W; ++Row)
-           for (int Col = 0; Col < W; ++Col) {
-             float sum = 0;
-             for (int k = 0; k < W; ++k) sum += M[Row * W + k] * N[k * W + Col];
-             expected[Row * W + Col] = sum;
-           }
-       },
+       [=](const FoundationKernels& k) { return k.tiled_matmul(dM, dN, dOut, W); }, matmul_loop,
        dOut, &expected, W},
       {"1D stencil, halo", "2^20",
        [=](const FoundationKernels& k) { return k.stencil_1d(dX, dOut, small); },

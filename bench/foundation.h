@@ -7,6 +7,7 @@
 
 struct FoundationKernels {
   cudaError_t (*vector_add)(const float* A, const float* B, float* C, int n);
+  cudaError_t (*naive_matmul)(const float* M, const float* N, float* P, int Width);  // 16 x 16
   cudaError_t (*tiled_matmul)(const float* M, const float* N, float* P, int Width);  // TILE 16
   cudaError_t (*stencil_1d)(const float* in, float* out, int n);                     // radius 3
   cudaError_t (*block_reduce)(const float* in, float* partial, int n);  // a sum per 256

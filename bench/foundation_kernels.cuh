@@ -16,7 +16,7 @@ constexpr int TILE_WIDTH = 16;
 constexpr int BLOCK_SIZE = 256;
 constexpr int RADIUS = 3;
 
-#include "cudalab/textbook_kernels.cuh"  // vectorAdd, tiledMatMul<TILE_WIDTH>
+#include "cudalab/textbook_kernels.cuh"  // vectorAdd, naiveMatMul, tiledMatMul<TILE_WIDTH>
 
 // out[i] = sum of in[i - RADIUS .. i + RADIUS] (zero outside), the block's inputs and halo staged
 // in shared memory.
@@ -62,6 +62,12 @@ cudaError_t vector_add(const float* A, const float* B, float* C, int n) {
   vectorAdd<<<(n + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(A, B, C, n);
   return cudaDeviceSynchronize();
 }
+cudaError_t naive_matmul(const float* M, const float* N, float* P, int Width) {
+  dim3 block(TILE_WIDTH, TILE_WIDTH),
+      grid((Width + TILE_WIDTH - 1) / TILE_WIDTH, (Width + TILE_WIDTH - 1) / TILE_WIDTH);
+  naiveMatMul<<<grid, block>>>(M, N, P, Width);
+  return cudaDeviceSynchronize();
+}
 cudaError_t tiled_matmul(const float* M, const float* N, float* P, int Width) {
   dim3 block(TILE_WIDTH, TILE_WIDTH), grid(Width / TILE_WIDTH, Width / TILE_WIDTH);
   tiledMatMul<TILE_WIDTH><<<grid, block>>>(M, N, P, Width);
@@ -80,7 +86,7 @@ cudaError_t warp_reduce(const float* in, float* partial, int n) {
   return cudaDeviceSynchronize();
 }
 
-extern const FoundationKernels kernels = {vector_add, tiled_matmul, stencil_1d, block_reduce,
-                                          warp_reduce};
+extern const FoundationKernels kernels = {vector_add, naive_matmul, tiled_matmul,
+                                          stencil_1d, block_reduce, warp_reduce};
 
 }  // namespace FOUNDATION_VARIANT

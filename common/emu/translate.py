@@ -748,10 +748,16 @@ def proven_form(
     result = f"{NO_CHECKS} {inline}void"
     parameters = ", ".join(p.declaration() for p in kernel.parameters)
     names = [p.name for p in kernel.parameters]
-    accesses = ", ".join(
-        f"{{{names[a.parameter]}, {a.element_bytes}, {'true' if a.store else 'false'}, {a.line}}}"
-        for a in kernel.proven.accesses
-    )
+
+    def access(a: cuda_ast.proven_accesses.ProvenAccess) -> str:
+        fields = [names[a.parameter], str(a.element_bytes), "true" if a.store else "false", str(a.line)]
+        if a.index is not None:  # a load at another element: its index's coefficients
+            i = a.index
+            terms = (i.constant, i.column, i.row, i.step, i.first, i.end)
+            fields += ["true", *(f"static_cast<long long>({term})" for term in terms)]
+        return "{" + ", ".join(fields) + "}"
+
+    accesses = ", ".join(access(a) for a in kernel.proven.accesses)
     limit = f"static_cast<long long>({kernel.proven.limit})"
     stride = "true" if kernel.proven.grid_stride else "false"
     rows = "-1" if kernel.proven.rows is None else f"static_cast<long long>({kernel.proven.rows})"

@@ -322,6 +322,51 @@ __global__ void templated(T* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = 0;
 }
+__global__ void product(const float* M, const float* N, float* P, int Width) {
+  int Row = blockIdx.y * blockDim.y + threadIdx.y;
+  int Col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Row < Width && Col < Width) {
+    float Pvalue = 0;
+    for (int k = 0; k < Width; ++k) Pvalue += M[Row * Width + k] * N[k * Width + Col];
+    P[Row * Width + Col] = Pvalue;
+  }
+}
+__global__ void counter_changed(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0;
+    for (int k = 0; k < n; ++k) s += in[k++];
+    out[i] = s;
+  }
+}
+__global__ void nested_loops(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0;
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j) s += in[k * n + j];
+    out[i] = s;
+  }
+}
+__global__ void squared_index(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0;
+    for (int k = 0; k < n; ++k) s += in[k * k];
+    out[i] = s;
+  }
+}
+__global__ void bound_from_memory(float* out, const float* in, const int* n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 64) {
+    float s = 0;
+    for (int k = 0; k < n[0]; ++k) s += in[k];
+    out[i] = s;
+  }
+}
+__global__ void strided_neighbour(float* out, const float* in, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = in[i + 1];
+}
 """
 
 
@@ -364,13 +409,22 @@ class ProvenAccesses(unittest.TestCase):
         self.assertEqual(proven("rows_of_a_helper").limit, "B * T")
         picture = proven("picture")
         self.assertEqual((picture.limit, picture.rows, picture.pitch), ("n", "m", "n"))
+        # Loads at other elements: each index's terms, the loop's counter from 0 up to Width.
+        (neighbour,) = [a.index for a in proven("neighbour").accesses if a.index is not None]
+        self.assertEqual((neighbour.constant, neighbour.column, neighbour.step), ("(0) + (1)", "1", "0"))
+        product = proven("product")
+        self.assertEqual((product.limit, product.rows, product.pitch), ("Width", "Width", "Width"))
+        self.assertEqual(accesses(product), [(2, 4, True, 133), (0, 4, False, 132), (1, 4, False, 132)])
+        row, column = (a.index for a in product.accesses[1:])
+        self.assertEqual((row.row, row.column, row.step), ("(Width) * (1)", "0", "(0) + (1)"))
+        self.assertEqual((column.row, column.column, column.step), ("0", "(0) + (1)", "(Width) * (1)"))
+        self.assertEqual((row.first, row.end, column.first, column.end), ("0", "Width", "0", "Width"))
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(
             set(found),
             {
                 "guard_past_the_end",
                 "no_block",
-                "neighbour",
                 "atomic",
                 "two_lines",
                 "index_changed",
@@ -389,6 +443,11 @@ class ProvenAccesses(unittest.TestCase):
                 "a_counting_barrier",
                 "a_shuffle",
                 "templated",
+                "counter_changed",
+                "nested_loops",
+                "squared_index",
+                "bound_from_memory",
+                "strided_neighbour",
             },
         )
 

@@ -121,7 +121,8 @@ class BlockWrites {
   // `first` fenced after it, and `then` made an atomic after that fence.
   bool ordered(uint32_t epoch, unsigned first, uint32_t at, unsigned then) const {
     const ThreadSync &f = sync_[first], &t = sync_[then];
-    return f.epoch == epoch && t.epoch == epoch && f.last_fence > at && t.last_atomic > f.last_fence;
+    return f.epoch == epoch && t.epoch == epoch && f.last_fence > at &&
+           t.last_atomic > f.last_fence;
   }
   // Whether the table holds a read of this epoch (a store must then look for its readers).
   bool holds_reads(uint32_t epoch) const { return read_epoch_ == epoch; }
@@ -319,8 +320,8 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     }
     if (store) {
       for (int i = 0; i < 2; ++i)
-        if (w->reader[i] != WordWrite::kNobody && w->reader[i] != me && (w->read_bytes[i] & bytes) &&
-            !writes.ordered(b.epoch, w->reader[i], w->read_at[i], me))
+        if (w->reader[i] != WordWrite::kNobody && w->reader[i] != me &&
+            (w->read_bytes[i] & bytes) && !writes.ordered(b.epoch, w->reader[i], w->read_at[i], me))
           report_write_after_read(b, r, a, size, w->reader[i], w->read_pc[i], pc);
       if (w->pc != nullptr && w->writer == me) {
         w->bytes |= bytes;

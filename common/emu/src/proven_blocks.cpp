@@ -15,6 +15,13 @@
 // the launch refuses the ranges (proven_launch) where a store's elements overlap another
 // parameter's.
 //
+// A load at another element (`affine`, an index the front end wrote as constant + column * x + row
+// * y + step * k: a matrix product's rows and columns, a stencil's neighbours) stores nothing, so
+// its elements need only be in the array, written before the launch and by no other block of it:
+// the block checks, for each of its rows and each value of the loop's counter, the segment of
+// elements its threads' columns read (or, where the counter is the unit step, the segment the loop
+// reads), once however many rows share it.
+//
 // Limitations: the first block of a launch runs checked (the report of a wrong result keeps what
 // its first threads load); counters, a watched thread and arrays without a shadow leave every block
 // checked.
@@ -89,9 +96,78 @@ size_t offset_of(const ProvenAccess& a, const Allocation& r, long long element) 
   return static_cast<const char*>(a.base) - r.base + element * a.element_bytes;
 }
 
-bool overlap(const ProvenAccess& a, const ProvenAccess& b, long long extent) {
-  const auto a0 = reinterpret_cast<uintptr_t>(a.base), b0 = reinterpret_cast<uintptr_t>(b.base);
-  return a0 < b0 + extent * b.element_bytes && b0 < a0 + extent * a.element_bytes;
+// The elements [first, end) of P that access a may touch in the grid (an affine load's from its
+// terms' extremes).
+struct Span {
+  long long first, end;
+};
+Span span_of(const ProvenAccess& a, long long extent, long long columns, long long rows) {
+  if (!a.affine) return {0, extent};
+  if (columns <= 0 || rows <= 0 || a.end_step <= a.first_step) return {0, 0};
+  long long low = a.constant, high = a.constant;
+  const auto term = [&](long long coefficient, long long first, long long last) {
+    low += std::min(coefficient * first, coefficient * last);
+    high += std::max(coefficient * first, coefficient * last);
+  };
+  term(a.column, 0, columns - 1);
+  term(a.row, 0, rows - 1);
+  term(a.step, a.first_step, a.end_step - 1);
+  return {low, high + 1};
+}
+
+bool overlap(const ProvenAccess& a, Span sa, const ProvenAccess& b, Span sb) {
+  const auto a0 = reinterpret_cast<intptr_t>(a.base), b0 = reinterpret_cast<intptr_t>(b.base);
+  return a0 + sa.first * a.element_bytes < b0 + sb.end * b.element_bytes &&
+         b0 + sb.first * b.element_bytes < a0 + sa.end * a.element_bytes;
+}
+
+// Whether the elements that block b's threads read through the affine load `a` lie in its array r
+// and are fine (no other block of the launch wrote them, and somebody wrote them before).
+bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges& ranges,
+                 const BlockState& b) {
+  const long long width = b.config->block.x, x0 = b.block.x * width;
+  long long x1 = std::min(x0 + width, ranges.limit);
+  long long y0 = 0, y1 = 1;
+  if (ranges.rows >= 0) {
+    const long long height = b.config->block.y;
+    y0 = b.block.y * height;
+    y1 = std::min(y0 + height, ranges.rows);
+  }
+  if (x1 <= x0 || y1 <= y0 || a.end_step <= a.first_step) return true;
+  const long long base = static_cast<const char*>(a.base) - r.base;
+  // Elements [first, first + count * stride) by `stride`, each checked.
+  const auto segment = [&](long long first, long long count, long long stride) {
+    const long long last = first + (count - 1) * stride;
+    const long long low = std::min(first, last), high = std::max(first, last);
+    if (base + low * a.element_bytes < 0 ||
+        base + (high + 1) * a.element_bytes > static_cast<long long>(r.bytes))
+      return false;
+    const unsigned per_element = a.element_bytes / 4;
+    const uint32_t* words = r.shadow.words + (base + first * a.element_bytes) / 4;
+    if (stride == 1) return fine(words, count * per_element, b.launch_stamp, false);
+    for (long long e = 0; e < count; ++e)
+      if (!fine(words + e * stride * per_element, per_element, b.launch_stamp, false)) return false;
+    return true;
+  };
+  // (a term whose coefficient is 0 takes one value: its rows, or columns, share their elements)
+  if (a.row == 0) y1 = y0 + 1;
+  if (a.column == 0) x1 = x0 + 1;
+  const bool along_steps = a.column != 1 && a.step != 0;  // the loop's elements as the segment
+  for (long long y = y0; y < y1; ++y) {
+    const long long at_row = a.constant + a.row * y;
+    if (along_steps) {
+      for (long long x = x0; x < x1; ++x)
+        if (!segment(at_row + a.column * x + a.step * a.first_step, a.end_step - a.first_step,
+                     a.step))
+          return false;
+    } else {
+      for (long long k = a.first_step; k < a.end_step; ++k) {
+        if (!segment(at_row + a.column * x0 + a.step * k, x1 - x0, a.column)) return false;
+        if (a.step == 0) break;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -103,12 +179,15 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
   const ProvenRanges& ranges = proven->ranges;
   // (a 1D kernel's threads of other rows, or a 2D kernel's of other layers, would touch the same
   // elements; rows that overlap, too)
-  const bool rows = ranges.rows >= 0;
+  const bool rows_form = ranges.rows >= 0;
   if (config.block.z != 1 || config.grid.z != 1 ||
-      (!rows && (config.block.y != 1 || config.grid.y != 1)) ||
-      (rows && (ranges.pitch < ranges.limit || ranges.pitch < 0)))
+      (!rows_form && (config.block.y != 1 || config.grid.y != 1)) ||
+      (rows_form && (ranges.pitch < ranges.limit || ranges.pitch < 0)))
     return launch;
   const long long extent = grid_extent(config, ranges);
+  const long long columns = std::min(ranges.limit, 1ll * config.grid.x * config.block.x);
+  const long long rows =
+      rows_form ? std::min(ranges.rows, 1ll * config.grid.y * config.block.y) : 1;
   for (unsigned k = 0; k < ranges.count; ++k) {
     const ProvenAccess& a = ranges.accesses[k];
     const Allocation* r = extent == 0 ? nullptr : containing(a.base, false);
@@ -118,11 +197,15 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
     launch.arrays[k] = r;
     if (!a.store) continue;
     // Another parameter's elements among the store's (a thread could touch another's element),
-    // or another store's (which of the two stores an element's mark names is the thread's order).
+    // or another store's (which of the two stores an element's mark names is the thread's order),
+    // or elements of the stored array that a load reads at another element than its thread's.
     for (unsigned j = 0; j < ranges.count; ++j) {
       const ProvenAccess& o = ranges.accesses[j];
-      const bool own_load = !o.store && o.base == a.base && o.element_bytes == a.element_bytes;
-      if (j != k && !own_load && overlap(a, o, extent)) return launch;
+      const bool own_load =
+          !o.store && !o.affine && o.base == a.base && o.element_bytes == a.element_bytes;
+      if (j != k && !own_load &&
+          overlap(a, span_of(a, extent, columns, rows), o, span_of(o, extent, columns, rows)))
+        return launch;
     }
     launch.sites[k] = StoreMark::site_part(store_site(line_marker(ranges.file, a.line)));
   }
@@ -138,9 +221,13 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
   // Every range first: a block whose ranges are not all fine runs checked, and records nothing.
   // (Plain loads and stores of the shadows: no other worker touches these words while the block
   // runs, as the blocks' ranges are disjoint; the compiler makes vector loops of them.)
+  for (unsigned k = 0; k < ranges.count; ++k)
+    if (ranges.accesses[k].affine && !affine_fine(ranges.accesses[k], *launch.arrays[k], ranges, b))
+      return false;
   const bool ranges_fine = each_row(ranges, b, [&](long long first, long long end, long long) {
     for (unsigned k = 0; k < ranges.count; ++k) {
       const ProvenAccess& a = ranges.accesses[k];
+      if (a.affine) continue;
       const Allocation& r = *launch.arrays[k];
       const size_t offset = offset_of(a, r, first);
       const size_t words = (end - first) * a.element_bytes / 4;

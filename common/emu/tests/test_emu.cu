@@ -548,6 +548,54 @@ TEST_F(Emu, TheDeviceFunctionsAProvenKernelCallsKeepTheirChecks) {
   EXPECT_TRUE(says("element 8 of the 8-element array")) << diagnostic();
 }
 
+// The PMPP book's matrix product: each thread reads a row of M and a column of N in a loop. The
+// blocks check the rows and columns they read once (a segment per row of M, one per k of N) and
+// run without per-access checks; a block whose rows or columns reach past an array's end runs
+// checked, and the first thread to read there is named, at its line.
+__global__ void row_times_column(const float* M, const float* N, float* P, int Width) {
+  int Row = blockIdx.y * blockDim.y + threadIdx.y;
+  int Col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Row < Width && Col < Width) {
+    float Pvalue = 0;
+    for (int k = 0; k < Width; ++k) Pvalue += M[Row * Width + k] * N[k * Width + Col];  // LINE_RXC
+    P[Row * Width + Col] = Pvalue;
+  }
+}
+
+TEST_F(Emu, ProvenBlocksOfAMatrixProductReadRowsAndColumnsInBulk) {
+  const int width = 40;  // 3 x 3 blocks of 16 x 16 threads, the last ones partly outside
+  std::vector<float> m(width * width), n(width * width);
+  for (int i = 0; i < width * width; ++i) m[i] = static_cast<float>(i % 7), n[i] = (i % 5) - 2.0f;
+  const dim3 block(16, 16), grid(3, 3);
+  {  // (the arrays go before the device is reset)
+    cudalab::DeviceArray<float> dm(m), dn(n), dp(width * width, 0.0f);
+    const unsigned long long before = cudalab::emu::proven_blocks_run();
+    row_times_column<<<grid, block>>>(dm.get(), dn.get(), dp.get(), width);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+    EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 8u) << "all but block (0,0)";
+    const std::vector<float> p = dp.to_host();
+    for (int row = 0; row < width; ++row)
+      for (int col = 0; col < width; ++col) {
+        double want = 0;
+        for (int k = 0; k < width; ++k) want += double(m[row * width + k]) * n[k * width + col];
+        ASSERT_EQ(p[row * width + col], static_cast<float>(want)) << row << "," << col;
+      }
+    const auto stored = cudalab::emu::element_store(&p[37 * width + 20], sizeof(float));
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_EQ(stored->block_index.x, 1u);
+    EXPECT_EQ(stored->block_index.y, 2u);
+  }
+  Reset();
+  // M one element short: the threads of the last row read past its end in their last step, in
+  // each of the three blocks that hold that row (block (x,2)'s thread (0,7) first, whichever x).
+  const std::vector<float> m_short(m.begin(), m.end() - 1);
+  cudalab::DeviceArray<float> short_m(m_short), whole_n(n), out(width * width, 0.0f);
+  row_times_column<<<grid, block>>>(short_m.get(), whole_n.get(), out.get(), width);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says(",2,0), thread (0,7,0), at " + at("LINE_RXC"))) << diagnostic();
+  EXPECT_TRUE(says("element 1599 of the 1599-element array")) << diagnostic();
+}
+
 // An output that overlaps an input one element further on: thread t stores what thread t + 1
 // loads. No block of such a launch runs without per-access checks, and the race is named.
 TEST_F(Emu, OverlappingParametersKeepTheirPerAccessChecks) {

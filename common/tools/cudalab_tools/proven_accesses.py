@@ -20,14 +20,22 @@ functions of MATH or of the program's device functions with numbers for argument
 wrong result's report names), and each store is made by every thread that passes the guard (not
 under another `if`, `?:`, `&&` or `||`, and no `return` after the guard): the block's stores are
 recorded before it runs. A load may be conditional (its range is then checked for more elements than
-are read, which can only send the block to the per-access checks). The record gives, per parameter
-accessed, its element size, whether the access loads or stores, and its line.
+are read, which can only send the block to the per-access checks). A load may also read another
+element than the thread's, at an index that is integer arithmetic of the parameters times the
+thread's indices and the counter of the loop it is in (`M[Row * Width + k]`, `N[k * Width + Col]`,
+`in[i + 1]`), in a loop `for (int k = first; k < end; ++k)` whose bounds are integer arithmetic of
+the parameters and whose body changes k nowhere and stores nothing (a store in a loop is made as
+many times as the loop runs): its elements are checked as the segments each row of the block's
+threads reads. The record gives, per parameter accessed, its element size, whether the access loads
+or stores, and its line, and for such a load its index's terms.
 
 Limitations (the kernel then keeps a check per access): a template kernel, or one whose name has
-overloads; any other index (another 2D form, a stride, an offset), loop, pointer, local array, member access,
-atomic, call of a function that is neither math nor the program's device function, or a second
-guard; a parameter of another type than a pointer to numbers or a number; a device function that
-waits (a barrier: the translator leaves such kernels out).
+overloads; a store at another element than the thread's; any other index (a product of two
+indices, a local variable), a loop in a loop, a loop of another form, a pointer, local array,
+member access, atomic, call of a function that is neither math nor the program's device function,
+or a second guard; a load at another element in a grid-stride loop; a parameter of another type
+than a pointer to numbers or a number; a device function that waits (a barrier: the translator
+leaves such kernels out).
 """
 
 from __future__ import annotations
@@ -73,11 +81,26 @@ MAX_ACCESSES = 8  # (the runtime's ProvenRanges holds as many)
 
 
 @dataclass(frozen=True)
+class AffineIndex:
+    """A load's index as integer arithmetic of the kernel's parameters (each term's coefficient as
+    the kernel writes it): constant + column * x + row * y + step * k, with x and y the thread's
+    global indices and k the counter of the loop around the load, from `first` up to `end`."""
+
+    constant: str = "0"
+    column: str = "0"
+    row: str = "0"
+    step: str = "0"
+    first: str = "0"
+    end: str = "1"
+
+
+@dataclass(frozen=True)
 class ProvenAccess:
     parameter: int  # the pointer parameter's position
     element_bytes: int
     store: bool
     line: int
+    index: AffineIndex | None = None  # a load at another element than the thread's own
 
 
 @dataclass(frozen=True)
@@ -155,6 +178,9 @@ class Prover:
         self.locals: set[int] = set()  # the guarded statements' own scalars, by offset
         self.found: dict[tuple[int, bool], set[int]] = {}  # (parameter, store) -> lines
         self.sizes: dict[int, int] = {}
+        self.affine: dict[tuple[int, AffineIndex], int] = {}  # loads at other elements -> line
+        # The loop the walk is in: its counter and its bounds (as the kernel writes them).
+        self.loop: tuple[object, str, str] | None = None
 
     def parameter(self, declaration: object) -> int | None:
         for k, p in enumerate(self.parameters):
@@ -165,16 +191,112 @@ class Prover:
     def subscript(self, cursor: object, load: bool, store: bool) -> None:
         base, index = children(cursor)
         k = self.parameter(referenced(base))
-        if k is None or not self.thread_element(index):
-            raise NotProven("an index other than the thread's, or an array other than a parameter")
+        if k is None:
+            raise NotProven("an array other than a parameter")
         size = cursor.type.get_size()  # type: ignore[attr-defined]
         if canonical_kind(cursor.type) not in NUMBERS or size % 4 != 0:  # type: ignore[attr-defined]
             raise NotProven("an element that is not a number of whole words")
-        self.sizes[k] = size
+        if self.sizes.setdefault(k, size) != size:
+            raise NotProven("an array read as elements of two sizes")
         line = cursor.extent.start.line  # type: ignore[attr-defined]
+        if store and self.loop is not None:
+            raise NotProven("a store in a loop (made as many times as the loop runs)")
+        if not self.thread_element(index):
+            affine = self.affine_index(index) if load and not store else None
+            if affine is None:
+                raise NotProven("an index other than the thread's, or a store at another element")
+            self.affine.setdefault((k, affine), line)
+            return
         for kind, happens in ((False, load), (True, store)):
             if happens:
                 self.found.setdefault((k, kind), set()).add(line)
+
+    def affine_index(self, index: object) -> AffineIndex | None:
+        """`index` as constant + column * x + row * y + step * k (x, y the thread's indices, k the
+        counter of the loop the load is in), each coefficient integer arithmetic of parameters."""
+        terms = self.terms(index)
+        if terms is None:
+            return None
+        first, end = ("0", "1") if self.loop is None or "step" not in terms else self.loop[1:]
+        return AffineIndex(
+            terms.get("constant", "0"),
+            terms.get("column", "0"),
+            terms.get("row", "0"),
+            terms.get("step", "0"),
+            first,
+            end,
+        )
+
+    def terms(self, expression: object) -> dict[str, str] | None:
+        """An expression's terms by variable ("constant", "column", "row", "step"), each its
+        coefficient's text; None where it is not such a sum."""
+        c = plain(expression)
+        variable = referenced(c)
+        counter = self.loop[0] if self.loop is not None else None
+        for name, declared in (("column", self.index), ("row", self.row), ("step", counter)):
+            if same(variable, declared):
+                return {name: "1"}
+        if kind_of(c) == "BINARY_OPERATOR":
+            left, right = children(c)
+            operator = self.tokens.at_or_after(left.extent.end.offset)  # type: ignore[attr-defined]
+            a, b = self.terms(left), self.terms(right)
+            if a is None or b is None:
+                return None
+            if operator in ("+", "-"):
+                sign = "-" if operator == "-" else "+"
+                joined = dict(a)
+                for name, coefficient in b.items():
+                    joined[name] = f"({joined.get(name, '0')}) {sign} ({coefficient})"
+                return joined
+            if operator == "*" and (set(a) == {"constant"} or set(b) == {"constant"}):
+                factor, other = (a["constant"], b) if set(a) == {"constant"} else (b["constant"], a)
+                return {name: f"({factor}) * ({coefficient})" for name, coefficient in other.items()}
+            return None
+        text = limit_text(c)
+        return None if text is None else {"constant": text}
+
+    def loop_over(self, statement: object) -> None:
+        """`for (int k = first; k < end; ++k) body` (or `k <= last`, `k++`, `k += 1`), first and
+        end integer arithmetic of parameters, k unchanged in the body: the body is walked with k
+        as the counter of its loads' indices."""
+        if self.loop is not None:
+            raise NotProven("a loop in a loop")
+        parts = children(statement)
+        if len(parts) != 4 or kind_of(parts[0]) != "DECL_STMT" or len(children(parts[0])) != 1:
+            raise NotProven("a loop of another form")
+        counter = children(parts[0])[0]
+        init = children(counter)
+        first = limit_text(init[0]) if len(init) == 1 else None
+        condition = guard(parts[1], self.tokens, counter)
+        bound = None if condition is None or condition[0] != "<" else condition[1]
+        if bound is None and kind_of(plain(parts[1])) == "BINARY_OPERATOR":
+            left, right = children(plain(parts[1]))
+            operator = self.tokens.at_or_after(left.extent.end.offset)  # type: ignore[attr-defined]
+            last = limit_text(right)
+            if operator == "<=" and same(referenced(left), counter) and last is not None:
+                bound = f"({last}) + 1"
+        if first is None or bound is None or not self.counts_up(parts[2], counter):
+            raise NotProven("a loop of another form")
+        self.locals.add(counter.location.offset)  # type: ignore[attr-defined]
+        self.loop = (counter, first, bound)
+        try:
+            self.walk(parts[3])
+        finally:
+            self.loop = None
+
+    def counts_up(self, step: object, counter: object) -> bool:
+        """Whether `step` is ++k, k++ or k += 1."""
+        c = plain(step)
+        start, end = c.extent.start.offset, c.extent.end.offset  # type: ignore[attr-defined]
+        inner = children(c)
+        if not inner or not same(referenced(inner[0]), counter):
+            return False
+        if kind_of(c) == "UNARY_OPERATOR":
+            return "++" in (self.tokens.at_or_after(start), self.tokens.before(end))
+        if kind_of(c) == "COMPOUND_ASSIGNMENT_OPERATOR":
+            operator = self.tokens.at_or_after(inner[0].extent.end.offset)  # type: ignore[attr-defined]
+            return operator == "+=" and spelled_bare(inner[1]) == "1"
+        return False
 
     def thread_element(self, index: object) -> bool:
         """Whether `index` is the thread's element: i, or in a 2D kernel row * pitch + i."""
@@ -214,6 +336,8 @@ class Prover:
         target = referenced(c)
         if target is None or kind_of(target) != "VAR_DECL" or target.location.offset not in self.locals:  # type: ignore[attr-defined]
             raise NotProven("an assignment to something other than a local scalar or P[i]")
+        if self.loop is not None and same(target, self.loop[0]):
+            raise NotProven("a loop whose counter its body changes")
 
     def walk(self, cursor: object, conditional: bool = False) -> None:
         """Proves what `cursor` accesses (`conditional`: it runs in some threads only)."""
@@ -229,6 +353,9 @@ class Prover:
                 raise NotProven("a cast to something other than a number")
         elif kind == "RETURN_STMT":
             raise NotProven("a return after the guard")
+        elif kind == "FOR_STMT":
+            self.loop_over(cursor)
+            return
         elif kind == "VAR_DECL":
             if canonical_kind(cursor.type) not in NUMBERS or shared(cursor):  # type: ignore[attr-defined]
                 raise NotProven("a local that is not a number in the thread's registers")
@@ -296,6 +423,8 @@ class Prover:
             if store and len(lines) > 1:
                 raise NotProven("an array stored from more than one line")
             found.append(ProvenAccess(k, self.sizes[k], store, min(lines)))
+        for (k, index), line in self.affine.items():
+            found.append(ProvenAccess(k, self.sizes[k], False, line, index))
         if len(found) > MAX_ACCESSES:
             raise NotProven("more arrays than the runtime's record holds")
         return tuple(found)
@@ -453,7 +582,7 @@ def proven_kernel(function: object, body: object, programs: Callable[[str], bool
         accesses = prover.accesses()
     except NotProven:
         return None
-    if not accesses:
+    if not accesses or (stride and any(a.index is not None for a in accesses)):
         return None
     return (
         ProvenKernel(limit, accesses, stride, rows, prover.pitch)

@@ -4,9 +4,10 @@
 // dynamic parallelism.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cub/util_arch.cuh>
 #include <cub/util_namespace.cuh>
-#include <cuda_runtime_api.h>
 
 CUB_NAMESPACE_BEGIN
 namespace detail {

@@ -68,6 +68,10 @@ struct ProvenAccess {
   unsigned element_bytes;
   bool store;
   unsigned line;
+  // A load of another element than the thread's own (`affine`): P[constant + column * x + row * y
+  // + step * k], x and y the thread's global indices, k a loop's counter in [first_step, end_step).
+  bool affine = false;
+  long long constant = 0, column = 0, row = 0, step = 0, first_step = 0, end_step = 1;
 };
 struct ProvenRanges {
   const char* file;  // the kernel's, as its lines name it
