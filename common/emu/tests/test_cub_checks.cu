@@ -8,23 +8,12 @@
 
 #include "cudalab/cuda_check.h"
 #include "cudalab/emu/inspect.h"
+#include "emu_fixture.h"
 
 namespace {
 
-bool told(const std::string& text) {
-  return cudalab::emu::last_diagnostic().find(text) != std::string::npos;
-}
-
-// Each test starts and ends with a device that no fault has stopped.
-class CubChecks : public ::testing::Test {
- protected:
-  void SetUp() override { Reset(); }
-  void TearDown() override { Reset(); }
-  static void Reset() {
-    cudaDeviceReset();
-    cudalab::emu::clear_diagnostic();
-  }
-};
+// (named for what they test; Emu's device reset around each test)
+class CubChecks : public Emu {};
 
 // Sums `n` ints of an array of `room` ints, of which the first `written` were copied in.
 cudaError_t sum(int n, int room, int written, int& line, std::string& array_line) {
@@ -55,20 +44,20 @@ TEST_F(CubChecks, AnInputPastItsArrayIsNamedAtTheCall) {
   const std::string call =
       "kernel 'cub::DeviceReduce::Sum' (launched at test_cub_checks.cu:" + std::to_string(line) +
       ")";
-  EXPECT_TRUE(told(call)) << cudalab::emu::last_diagnostic();
-  EXPECT_TRUE(told("element 1000 of the 1000-element array")) << cudalab::emu::last_diagnostic();
-  EXPECT_TRUE(told("allocated at " + array_line + " (in)")) << cudalab::emu::last_diagnostic();
+  EXPECT_TRUE(says(call)) << diagnostic();
+  EXPECT_TRUE(says("element 1000 of the 1000-element array")) << diagnostic();
+  EXPECT_TRUE(says("allocated at " + array_line + " (in)")) << diagnostic();
 }
 
 TEST_F(CubChecks, AnInputNobodyWroteIsNamedAtTheCall) {
   int line = 0;
   std::string array_line;
   EXPECT_EQ(sum(1000, 1000, 600, line, array_line), cudaErrorLaunchFailure);
-  EXPECT_TRUE(told("kernel 'cub::DeviceReduce::Sum' (launched at test_cub_checks.cu:" +
+  EXPECT_TRUE(says("kernel 'cub::DeviceReduce::Sum' (launched at test_cub_checks.cu:" +
                    std::to_string(line) + ")"))
-      << cudalab::emu::last_diagnostic();
-  EXPECT_TRUE(told("element 600 of the array")) << cudalab::emu::last_diagnostic();
-  EXPECT_TRUE(told("which nobody wrote since cudaMalloc")) << cudalab::emu::last_diagnostic();
+      << diagnostic();
+  EXPECT_TRUE(says("element 600 of the array")) << diagnostic();
+  EXPECT_TRUE(says("which nobody wrote since cudaMalloc")) << diagnostic();
 }
 
 // Temporary storage that is not device memory is named, as CUB's own kernels would fault on it.
@@ -83,7 +72,7 @@ TEST_F(CubChecks, HostTemporaryStorageIsNamed) {
   cudalab::emu::clear_diagnostic();
   cub::DeviceReduce::Sum(host.data(), bytes, in, out, 4);
   EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_TRUE(told("cub::DeviceReduce::Sum")) << cudalab::emu::last_diagnostic();
-  EXPECT_TRUE(told("a write to host memory through argument 1")) << cudalab::emu::last_diagnostic();
+  EXPECT_TRUE(says("cub::DeviceReduce::Sum")) << diagnostic();
+  EXPECT_TRUE(says("a write to host memory through argument 1")) << diagnostic();
   cudaFree(in), cudaFree(out);
 }

@@ -14,6 +14,7 @@
 #include "cudalab/device_array.h"
 #include "cudalab/emu/inspect.h"
 #include "cudalab/testing.h"
+#include "emu_fixture.h"
 
 namespace {
 
@@ -98,18 +99,6 @@ int line_of(const std::string& marker) {
 std::string at(const std::string& marker) {
   return "test_emu.cu:" + std::to_string(line_of(marker));
 }
-
-class Emu : public ::testing::Test {
- protected:
-  void SetUp() override { Reset(); }
-  void TearDown() override { Reset(); }
-  static void Reset() {
-    cudaDeviceReset();
-    cudalab::emu::clear_diagnostic();
-  }
-  const std::string diagnostic() { return cudalab::emu::last_diagnostic(); }
-  bool says(const std::string& text) { return diagnostic().find(text) != std::string::npos; }
-};
 
 TEST_F(Emu, EarlyReturnBeforeBarrierIsAnErrorNotAHang) {
   int* d;
