@@ -364,6 +364,10 @@ __global__ void bound_from_memory(float* out, const float* in, const int* n) {
     out[i] = s;
   }
 }
+__global__ void unsigned_neighbour(float* out, const float* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i - 1];
+}
 __global__ void strided_neighbour(float* out, const float* in, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = in[i + 1];
 }
@@ -448,6 +452,7 @@ class ProvenAccesses(unittest.TestCase):
                 "squared_index",
                 "bound_from_memory",
                 "strided_neighbour",
+                "unsigned_neighbour",
             },
         )
 

@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 
 #include "checks.h"
 #include "cudalab/emu/inspect.h"
@@ -139,6 +140,8 @@ bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges&
   const auto segment = [&](long long first, long long count, long long stride) {
     const long long last = first + (count - 1) * stride;
     const long long low = std::min(first, last), high = std::max(first, last);
+    // (an index that a 32-bit int could not hold wraps in the kernel's arithmetic, not here)
+    if (low < INT32_MIN || high > INT32_MAX) return false;
     if (base + low * a.element_bytes < 0 ||
         base + (high + 1) * a.element_bytes > static_cast<long long>(r.bytes))
       return false;

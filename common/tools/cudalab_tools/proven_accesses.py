@@ -33,7 +33,8 @@ Limitations (the kernel then keeps a check per access): a template kernel, or on
 overloads; a store at another element than the thread's; any other index (a product of two
 indices, a local variable), a loop in a loop, a loop of another form, a pointer, local array,
 member access, atomic, call of a function that is neither math nor the program's device function,
-or a second guard; a load at another element in a grid-stride loop; a parameter of another type
+or a second guard; a load at another element in a grid-stride loop, or at an index of an unsigned
+type (whose arithmetic wraps below 0); a parameter of another type
 than a pointer to numbers or a number; a device function that waits (a barrier: the translator
 leaves such kernels out).
 """
@@ -65,6 +66,9 @@ NUMBERS = frozenset(
      "INT", "LONG", "LONGLONG", "FLOAT", "DOUBLE")
 )  # fmt: skip
 INTEGERS = NUMBERS - {"FLOAT", "DOUBLE", "BOOL"}
+# The index types whose arithmetic the runtime's (in 64 bits, signed) follows where it fits in 32
+# bits: an unsigned index that wraps below 0 reads elsewhere than its terms say.
+SIGNED = frozenset(("CHAR_S", "SCHAR", "SHORT", "INT", "LONG", "LONGLONG"))
 BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 # What a guard's limit may be made of (with integer parameters and literals).
 LIMIT_KINDS = frozenset(
@@ -202,7 +206,8 @@ class Prover:
         if store and self.loop is not None:
             raise NotProven("a store in a loop (made as many times as the loop runs)")
         if not self.thread_element(index):
-            affine = self.affine_index(index) if load and not store else None
+            signed = canonical_kind(index.type) in SIGNED  # type: ignore[attr-defined]
+            affine = self.affine_index(index) if load and not store and signed else None
             if affine is None:
                 raise NotProven("an index other than the thread's, or a store at another element")
             self.affine.setdefault((k, affine), line)
