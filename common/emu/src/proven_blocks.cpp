@@ -43,14 +43,33 @@ namespace {
 
 std::atomic<unsigned long long> blocks_run{0};
 
+// The columns and rows of elements that the grid's threads may touch (a 1D kernel: one row).
+struct GridSize {
+  long long columns, rows;
+};
+GridSize grid_size(const LaunchConfig& config, const ProvenRanges& ranges) {
+  return {std::min(ranges.limit, 1ll * config.grid.x * config.block.x),
+          ranges.rows >= 0 ? std::min(ranges.rows, 1ll * config.grid.y * config.block.y) : 1};
+}
+
 // The elements that the grid's threads may touch: [0, extent).
-long long grid_extent(const LaunchConfig& config, const ProvenRanges& ranges) {
-  const long long columns = std::min(ranges.limit, 1ll * config.grid.x * config.block.x);
-  if (ranges.rows >= 0) {
-    const long long rows = std::min(ranges.rows, 1ll * config.grid.y * config.block.y);
-    return rows > 0 && columns > 0 ? (rows - 1) * ranges.pitch + columns : 0;
-  }
-  return std::max(0ll, ranges.grid_stride ? ranges.limit : columns);
+long long grid_extent(const GridSize& grid, const ProvenRanges& ranges) {
+  if (ranges.rows >= 0)
+    return grid.rows > 0 && grid.columns > 0 ? (grid.rows - 1) * ranges.pitch + grid.columns : 0;
+  return std::max(0ll, ranges.grid_stride ? ranges.limit : grid.columns);
+}
+
+// The columns [x0, x1) and rows [y0, y1) of elements that block b's threads touch in one pass (a
+// 1D kernel: row 0); empty where the block lies past the limits.
+struct BlockBox {
+  long long x0, x1, y0, y1;
+};
+BlockBox block_box(const ProvenRanges& ranges, const BlockState& b) {
+  const long long width = b.config->block.x, x0 = b.block.x * width;
+  const long long x1 = std::min(x0 + width, ranges.limit);
+  if (ranges.rows < 0) return {x0, x1, 0, 1};
+  const long long height = b.config->block.y, y0 = b.block.y * height;
+  return {x0, x1, y0, std::min(y0 + height, ranges.rows)};
 }
 
 // Calls chunk(first, end, thread) for each row of elements [first, end) that block `b`'s threads
@@ -60,19 +79,16 @@ long long grid_extent(const LaunchConfig& config, const ProvenRanges& ranges) {
 template <class Chunk>
 bool each_row(const ProvenRanges& ranges, const BlockState& b, Chunk chunk) {
   const long long width = b.config->block.x;
-  const long long column = b.block.x * width;
+  const BlockBox box = block_box(ranges, b);
   if (ranges.rows >= 0) {
-    const long long end = std::min(column + width, ranges.limit);
-    const long long height = b.config->block.y, first_row = b.block.y * height;
-    const long long last_row = std::min(first_row + height, ranges.rows);
-    for (long long y = first_row; y < last_row && column < end; ++y) {
+    for (long long y = box.y0; y < box.y1 && box.x0 < box.x1; ++y) {
       const long long start = y * ranges.pitch;
-      if (!chunk(start + column, start + end, (y - first_row) * width)) return false;
+      if (!chunk(start + box.x0, start + box.x1, (y - box.y0) * width)) return false;
     }
     return true;
   }
   const long long stride = ranges.grid_stride ? width * b.config->grid.x : 0;
-  for (long long first = column; first < ranges.limit; first += stride) {
+  for (long long first = box.x0; first < ranges.limit; first += stride) {
     if (!chunk(first, std::min(first + width, ranges.limit), 0ll)) return false;
     if (stride == 0) break;
   }
@@ -102,16 +118,16 @@ size_t offset_of(const ProvenAccess& a, const Allocation& r, long long element) 
 struct Span {
   long long first, end;
 };
-Span span_of(const ProvenAccess& a, long long extent, long long columns, long long rows) {
+Span span_of(const ProvenAccess& a, long long extent, const GridSize& grid) {
   if (!a.affine) return {0, extent};
-  if (columns <= 0 || rows <= 0 || a.end_step <= a.first_step) return {0, 0};
+  if (grid.columns <= 0 || grid.rows <= 0 || a.end_step <= a.first_step) return {0, 0};
   long long low = a.constant, high = a.constant;
   const auto term = [&](long long coefficient, long long first, long long last) {
     low += std::min(coefficient * first, coefficient * last);
     high += std::max(coefficient * first, coefficient * last);
   };
-  term(a.column, 0, columns - 1);
-  term(a.row, 0, rows - 1);
+  term(a.column, 0, grid.columns - 1);
+  term(a.row, 0, grid.rows - 1);
   term(a.step, a.first_step, a.end_step - 1);
   return {low, high + 1};
 }
@@ -126,14 +142,7 @@ bool overlap(const ProvenAccess& a, Span sa, const ProvenAccess& b, Span sb) {
 // and are fine (no other block of the launch wrote them, and somebody wrote them before).
 bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges& ranges,
                  const BlockState& b) {
-  const long long width = b.config->block.x, x0 = b.block.x * width;
-  long long x1 = std::min(x0 + width, ranges.limit);
-  long long y0 = 0, y1 = 1;
-  if (ranges.rows >= 0) {
-    const long long height = b.config->block.y;
-    y0 = b.block.y * height;
-    y1 = std::min(y0 + height, ranges.rows);
-  }
+  auto [x0, x1, y0, y1] = block_box(ranges, b);
   if (x1 <= x0 || y1 <= y0 || a.end_step <= a.first_step) return true;
   const long long base = static_cast<const char*>(a.base) - r.base;
   // Elements [first, first + count * stride) by `stride`, each checked.
@@ -187,10 +196,8 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
       (!rows_form && (config.block.y != 1 || config.grid.y != 1)) ||
       (rows_form && (ranges.pitch < ranges.limit || ranges.pitch < 0)))
     return launch;
-  const long long extent = grid_extent(config, ranges);
-  const long long columns = std::min(ranges.limit, 1ll * config.grid.x * config.block.x);
-  const long long rows =
-      rows_form ? std::min(ranges.rows, 1ll * config.grid.y * config.block.y) : 1;
+  const GridSize grid = grid_size(config, ranges);
+  const long long extent = grid_extent(grid, ranges);
   for (unsigned k = 0; k < ranges.count; ++k) {
     const ProvenAccess& a = ranges.accesses[k];
     const Allocation* r = extent == 0 ? nullptr : containing(a.base, false);
@@ -206,8 +213,7 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
       const ProvenAccess& o = ranges.accesses[j];
       const bool own_load =
           !o.store && !o.affine && o.base == a.base && o.element_bytes == a.element_bytes;
-      if (j != k && !own_load &&
-          overlap(a, span_of(a, extent, columns, rows), o, span_of(o, extent, columns, rows)))
+      if (j != k && !own_load && overlap(a, span_of(a, extent, grid), o, span_of(o, extent, grid)))
         return launch;
     }
     launch.sites[k] = StoreMark::site_part(store_site(line_marker(ranges.file, a.line)));
