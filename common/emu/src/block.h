@@ -74,6 +74,12 @@ struct BlockState {
       return by_the_same_thread >= kEnough && 2 * by_the_same_thread > all;
     }
   } writes_over_other_blocks;
+  // The pattern found (the diagnosis, at the write that completed it), told when the block ends
+  // unless its threads also wrote over each other's global elements in it (threads_overwrote):
+  // then every thread writes the same elements (a softmax whose threads each write the whole row),
+  // the blocks' writes agree as its threads' do, and each is judged by its value instead.
+  Diagnostic blocks_agree;
+  bool threads_overwrote = false;
   // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
   std::vector<const void*> stuck_at;
   unsigned stuck_samples = 0;

@@ -222,20 +222,23 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     // (overwrites.cpp), against what the other block left (once its store has landed:
     // stores_in_flight.h). But a block whose writes over other blocks' are mostly the same
     // thread's at the same line is the mark of an index without blockIdx (planted bugs
-    // index_without_block, grid_stride_by_block, whose blocks agree): named whatever the values.
+    // index_without_block, grid_stride_by_block, whose blocks agree): named whatever the values
+    // when the block ends, unless its threads also wrote over each other's elements
+    // (BlockState::blocks_agree).
     // (Threads that meet by chance, as a graph's frontier does, are a few among many.)
     if (store && !atomic && other_block && !(b->made_atomic && fenced)) {
       const StoreMark mark = shadow.store_mark(offset + i);
       const bool same_thread =
           mark.site() != 0 && mark.thread() == running_thread() && mark.site() == store_site(pc);
-      if (b->writes_over_other_blocks.count(same_thread, a))
-        fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
-              "a write to " + written_by_another_block(*b, *r, a, size, writer) +
-                  ", by the same thread at the same line, as most of this block's writes over "
-                  "other blocks' were: the blocks write the same elements, so the index leaves "
-                  "out blockIdx (i = blockIdx.x * blockDim.x + threadIdx.x) or a grid-stride "
-                  "loop steps by blockDim.x instead of gridDim.x * blockDim.x. If the blocks add "
-                  "into one result, use atomicAdd.");
+      if (b->writes_over_other_blocks.count(same_thread, a) && b->blocks_agree.empty())
+        b->blocks_agree = found_here(
+            *b, place_of(pc), "race_between_blocks",
+            "a write to " + written_by_another_block(*b, *r, a, size, writer) +
+                ", by the same thread at the same line, as most of this block's writes over "
+                "other blocks' were: the blocks write the same elements, so the index leaves "
+                "out blockIdx (i = blockIdx.x * blockDim.x + threadIdx.x) or a grid-stride "
+                "loop steps by blockDim.x instead of gridDim.x * blockDim.x. If the blocks add "
+                "into one result, use atomicAdd.");
       if (!wait_for_landing(a, size)) break;
       for (unsigned j = i; j < std::min(size, 32u); ++j)
         if (const uint32_t w = shadow.writer(offset + j);

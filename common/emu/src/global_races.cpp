@@ -346,8 +346,10 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
       report_read_after_write(b, r, a, size, *w, pc);
     if (watch_reads) note_read(*w, me, bytes, pc);
   }
-  if (overwritten != 0)
+  if (overwritten != 0) {
+    b.threads_overwrote = true;
     wait_for_overwrite(b, &r, a, size, overwritten, {first_writer, first_pc}, pc);
+  }
 }
 
 }  // namespace cudalab::emu

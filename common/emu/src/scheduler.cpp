@@ -454,6 +454,8 @@ class BlockRunner {
       run_round();
     }
     no_unwritten_read(state);
+    if (error_.empty() && !state.blocks_agree.empty() && !state.threads_overwrote)
+      error_ = state.blocks_agree;
     count_block_end();
     if (!error_.empty()) restart_fibers();  // gives up the threads of the failed block
     return {error_code_, error_};
@@ -1072,6 +1074,8 @@ struct LaunchRun {
         state.stamp = launch_stamp + static_cast<uint32_t>(b);
         state.made_atomic = false;
         state.writes_over_other_blocks = {};
+        state.blocks_agree.clear();
+        state.threads_overwrote = false;
         auto e = local.run(config, proven_block(proven, state) ? fn.proven->copy : fn, state);
         publish_store(0);  // (its last store has landed, or a check stopped it before)
         if (!e.second.empty()) record_error(e.first, std::move(e.second));

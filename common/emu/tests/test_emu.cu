@@ -873,6 +873,33 @@ TEST_F(Emu, TheSameValueFromManyBlocksIsNoRaceButAnotherValueIs) {
   EXPECT_TRUE(says(at("LINE_LAST_BLOCK_WINS"))) << diagnostic();
 }
 
+// Every block fills one table, each thread a window of it that overlaps the next thread's by one
+// element, all with the same values (the form of a softmax whose every thread writes its whole
+// row): the same thread of two blocks writes the same elements at one line, as where an index
+// leaves out blockIdx, but its block's threads also write over each other's, so the blocks' writes
+// are judged by their values, which agree. With another value per block, the write is named.
+__global__ void fill_table(float* table, int offset) {
+  const int first = 4 * static_cast<int>(threadIdx.x);
+  for (int e = first; e <= first + 4; ++e)
+    table[e] = static_cast<float>(e) + (offset ? static_cast<float>(blockIdx.x) : 0.0f);
+}
+
+TEST_F(Emu, BlocksWhoseThreadsAllWriteTheSameTableAgreeByValue) {
+  float* table;
+  CUDA_CHECK(cudaMalloc(&table, (4 * 32 + 1) * sizeof(float)));
+  for (int run = 0; run < 4; ++run) {
+    fill_table<<<16, 32>>>(table, 0);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "run " << run << ": " << diagnostic();
+  }
+  float h[4 * 32 + 1];
+  CUDA_CHECK(cudaMemcpy(h, table, sizeof h, cudaMemcpyDeviceToHost));
+  for (int e = 0; e < 4 * 32 + 1; ++e) EXPECT_EQ(h[e], static_cast<float>(e)) << "element " << e;
+  fill_table<<<16, 32>>>(table, 1);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
+  EXPECT_TRUE(says("with another value")) << diagnostic();
+}
+
 }  // namespace
 
 // What the cuBLAS and cuBLASLt subsets do not model is refused with NOT_SUPPORTED and a message
