@@ -89,6 +89,17 @@ class Run(unittest.TestCase):
         self.assertIn("past its last element", r.stderr)
         self.assertIn("a check stopped a kernel", r.stderr)
 
+    def test_a_line_is_named_in_a_folder_whose_name_holds_a_space(self) -> None:
+        folder = self.out / "03 Profiling"
+        folder.mkdir()
+        for name in ("vector_add.cu", "vector_add_kernel.cuh"):
+            (folder / name).write_text((PROGRAMS / name).read_text())
+        r = cudalab("run", "-DPAST_THE_END", str(folder / "vector_add.cu"), "-o", str(folder / "va"))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        header = (PROGRAMS / "vector_add_kernel.cuh").read_text().splitlines()
+        bug = next(n for n, text in enumerate(header, 1) if "the planted bug" in text)
+        self.assertIn(f"vector_add_kernel.cuh:{bug}: a read of memory outside every array", r.stderr)
+
     def test_a_check_stops_a_thread_that_holds_an_object_with_a_destructor(self) -> None:
         program = PROGRAMS / "device_destructor.cu"
         r = cudalab("run", str(program), "-o", str(self.out / "dd"))

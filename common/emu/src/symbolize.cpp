@@ -72,9 +72,11 @@ std::string symbol_name(const void* function) {
 }
 
 namespace {
-// "file:line" (addr2line's text of a frame, up to its first space) as a line of the program.
+// "file:line" (addr2line's text of a frame, less a " (discriminator n)" after it) as a line of the
+// program. (The file's path may hold spaces.)
 records::SourceLine parsed(std::string text) {
-  text = text.substr(0, text.find(' '));
+  if (const auto discriminator = text.find(" (discriminator "); discriminator != std::string::npos)
+    text.resize(discriminator);
   const auto colon = text.rfind(':');
   if (colon == std::string::npos || text.compare(0, 2, "??") == 0 ||
       text.compare(colon, 2, ":?") == 0 || text.compare(colon, 2, ":0") == 0)
