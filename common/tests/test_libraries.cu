@@ -209,6 +209,44 @@ TEST(CublasTyped, GemmExOnHalfAndBfloat16) {
   cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dX), cudaFree(dY), cudaFree(dZ);
 }
 
+// cublasHgemm: half matrices, half scalars, a half result. Every partial sum is a multiple of 1/16
+// below 64 in magnitude, exact in half, so any order of the additions gives the same bits.
+TEST(CublasTyped, HgemmOnHalves) {
+  const int m = 9, n = 7, k = 16, batches = 2;
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  auto A = quarters(static_cast<size_t>(m) * k * batches, 21);
+  auto B = quarters(static_cast<size_t>(k) * n * batches, 22);
+  __half *dA = to_device_as<__half>(A), *dB = to_device_as<__half>(B);
+  __half* dC = to_device_as<__half>(std::vector<float>(size_t(m) * n * batches, 1.0f));
+  const __half one = __float2half(1.0f), zero = __float2half(0.0f);
+  CUBLAS_CHECK(cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dA, m, dB, k, &zero, dC, m));
+  std::vector<__half> c(size_t(m) * n * batches);
+  CUDA_CHECK(cudaMemcpy(c.data(), dC, c.size() * sizeof(c[0]), cudaMemcpyDeviceToHost));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      ASSERT_EQ(__half2float(c[j * m + i]), product(A, m, false, B, k, false, k, i, j))
+          << i << "," << j;
+  CUBLAS_CHECK(cublasHgemmStridedBatched(
+      h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dA, m, static_cast<long long>(m) * k, dB, k,
+      static_cast<long long>(k) * n, &one, dC, m, static_cast<long long>(m) * n, batches));
+  CUDA_CHECK(cudaMemcpy(c.data(), dC, c.size() * sizeof(c[0]), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < batches; ++b) {
+    const std::vector<float> Ab(A.begin() + b * m * k, A.begin() + (b + 1) * m * k);
+    const std::vector<float> Bb(B.begin() + b * k * n, B.begin() + (b + 1) * k * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        // (batch 0's C holds the first product, which beta = 1 adds again; batch 1's holds 1)
+        const double before = b == 0 ? product(Ab, m, false, Bb, k, false, k, i, j) : 1.0;
+        ASSERT_EQ(__half2float(c[b * m * n + j * m + i]),
+                  product(Ab, m, false, Bb, k, false, k, i, j) + before)
+            << b << ":" << i << "," << j;
+      }
+  }
+  cublasDestroy(h);
+  cudaFree(dA), cudaFree(dB), cudaFree(dC);
+}
+
 // C = alpha A^T + beta B (a transpose with a sum), A n x m, B and C m x n.
 TEST(CublasTyped, GeamAddsAndTransposes) {
   const int m = 13, n = 7;

@@ -1,10 +1,10 @@
 // A cuBLAS subset (cublas_v2.h) on the emu backend: handles and streams, the level-1 routines a
 // course meets (axpy, dot, nrm2, scal, copy, swap, asum, iamax), gemv, gemm (plain, batched and
 // strided batched) and geam in single and double precision, column-major as cuBLAS is, the vector
-// and matrix copies, and the typed products (cublasGemmEx and its batched forms) on half, bfloat16,
-// float and double matrices. The arithmetic is OpenBLAS's (src/cublas.cpp, src/typed_gemm.cpp); the
-// pointers are device memory, checked. As NVIDIA's cublas_api.h, this brings in cuda_fp16.h,
-// cuda_bf16.h and library_types.h.
+// and matrix copies, and the typed products (cublasGemmEx and its batched forms, cublasHgemm and
+// its) on half, bfloat16, float and double matrices. The arithmetic is OpenBLAS's (src/cublas.cpp,
+// src/typed_gemm.cpp); the pointers are device memory, checked. As NVIDIA's cublas_api.h, this
+// brings in cuda_fp16.h, cuda_bf16.h and library_types.h.
 #pragma once
 
 #include <cstdint>
@@ -141,6 +141,36 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
                                    const void* beta, void* const Carray[], cudaDataType_t Ctype,
                                    int ldc, int batchCount, cublasComputeType_t computeType,
                                    cublasGemmAlgo_t algo);
+// The half-precision products (cuBLAS's cublasHgemm and its batched forms): the typed product of
+// half matrices that computes in half, alpha and beta halves.
+inline cublasStatus_t cublasHgemm(cublasHandle_t h, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k,
+                                  const __half* alpha, const __half* A, int lda, const __half* B,
+                                  int ldb, const __half* beta, __half* C, int ldc) {
+  return cublasGemmEx(h, transa, transb, m, n, k, alpha, A, CUDA_R_16F, lda, B, CUDA_R_16F, ldb,
+                      beta, C, CUDA_R_16F, ldc, CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
+}
+inline cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t h, cublasOperation_t transa,
+                                                cublasOperation_t transb, int m, int n, int k,
+                                                const __half* alpha, const __half* A, int lda,
+                                                long long strideA, const __half* B, int ldb,
+                                                long long strideB, const __half* beta, __half* C,
+                                                int ldc, long long strideC, int batchCount) {
+  return cublasGemmStridedBatchedEx(h, transa, transb, m, n, k, alpha, A, CUDA_R_16F, lda, strideA,
+                                    B, CUDA_R_16F, ldb, strideB, beta, C, CUDA_R_16F, ldc, strideC,
+                                    batchCount, CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
+}
+inline cublasStatus_t cublasHgemmBatched(cublasHandle_t h, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const __half* alpha, const __half* const A[], int lda,
+                                         const __half* const B[], int ldb, const __half* beta,
+                                         __half* const C[], int ldc, int batchCount) {
+  return cublasGemmBatchedEx(h, transa, transb, m, n, k, alpha,
+                             reinterpret_cast<const void* const*>(A), CUDA_R_16F, lda,
+                             reinterpret_cast<const void* const*>(B), CUDA_R_16F, ldb, beta,
+                             reinterpret_cast<void* const*>(C), CUDA_R_16F, ldc, batchCount,
+                             CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
+}
 namespace cudalab::emu {
 // CUDA 10's typed products took their compute type as a cudaDataType_t (cuBLAS keeps that form
 // for C++ callers); the compute type it stands for, or none (a value no product accepts).
