@@ -112,6 +112,7 @@ PRELUDE = '#include "cudalab/emu/prelude.h"\n'
 LOOP_FORM_PREFIX = "cudalab_loops_"  # a loop form's name: this and the kernel's (launch.h's too)
 PROVEN_PREFIX = "cudalab_proven_"  # a proven kernel's copy without the checks (proven_form)
 PROVEN_PLAN_PREFIX = "cudalab_proven_ranges_"  # and the function that gives its ranges
+UNBOUNDED = "0x7fffffffffffffffLL"  # a proven kernel's limit where it has no guard
 NO_CHECKS = '__attribute__((no_sanitize("thread")))'  # (the checks are ThreadSanitizer's hooks)
 
 
@@ -758,9 +759,13 @@ def proven_form(
         return "{" + ", ".join(fields) + "}"
 
     accesses = ", ".join(access(a) for a in kernel.proven.accesses)
-    limit = f"static_cast<long long>({kernel.proven.limit})"
+
+    def bound(text: str) -> str:  # (no guard: every thread of the grid)
+        return UNBOUNDED if text == cuda_ast.proven_accesses.UNGUARDED else f"static_cast<long long>({text})"
+
+    limit = bound(kernel.proven.limit)
     stride = "true" if kernel.proven.grid_stride else "false"
-    rows = "-1" if kernel.proven.rows is None else f"static_cast<long long>({kernel.proven.rows})"
+    rows = "-1" if kernel.proven.rows is None else bound(kernel.proven.rows)
     pitch = "0" if kernel.proven.pitch is None else f"static_cast<long long>({kernel.proven.pitch})"
     ranges = (
         f"{NO_CHECKS} inline ::cudalab::emu::ProvenRanges {PROVEN_PLAN_PREFIX}{kernel.name}({parameters}) "

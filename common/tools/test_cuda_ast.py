@@ -371,6 +371,26 @@ __global__ void unsigned_neighbour(float* out, const float* in, unsigned n) {
 __global__ void strided_neighbour(float* out, const float* in, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = in[i + 1];
 }
+__global__ void unguarded(float* out, const float* in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = 2 * in[i];
+}
+__global__ void unguarded_product(const float* A, const float* B, float* C, int M, int K, float beta) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  float sum = 0.f;
+  for (int i = 0; i < K; ++i) sum += A[row * K + i] * B[i * K + col];
+  C[row * M + col] = sum + beta * C[row * M + col];
+}
+__global__ void unguarded_conditional_store(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (in[i] > 0) out[i] = 1;
+}
+__global__ void unguarded_return(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n) return;
+  out[i] = in[i];
+}
 """
 
 
@@ -423,6 +443,16 @@ class ProvenAccesses(unittest.TestCase):
         self.assertEqual((row.row, row.column, row.step), ("(Width) * (1)", "0", "(0) + (1)"))
         self.assertEqual((column.row, column.column, column.step), ("0", "(0) + (1)", "(Width) * (1)"))
         self.assertEqual((row.first, row.end, column.first, column.end), ("0", "Width", "0", "Width"))
+        # No guard: every thread of the grid touches its element (the launch checks the ranges).
+        unguarded = proven("unguarded")
+        self.assertEqual((unguarded.limit, unguarded.rows), (proven_accesses.UNGUARDED, None))
+        self.assertEqual([(a.parameter, a.store) for a in unguarded.accesses], [(0, True), (1, False)])
+        sgemm = proven("unguarded_product")
+        self.assertEqual((sgemm.limit, sgemm.rows, sgemm.pitch), (proven_accesses.UNGUARDED,) * 2 + ("M",))
+        loads_and_stores = [(a.parameter, a.store, a.index is None) for a in sgemm.accesses]
+        self.assertEqual(
+            loads_and_stores, [(2, False, True), (2, True, True), (0, False, False), (1, False, False)]
+        )
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(
             set(found),
@@ -453,6 +483,8 @@ class ProvenAccesses(unittest.TestCase):
                 "bound_from_memory",
                 "strided_neighbour",
                 "unsigned_neighbour",
+                "unguarded_conditional_store",
+                "unguarded_return",
             },
         )
 

@@ -5,7 +5,8 @@
 // of a grid of rows touches elements [bx * D, min((bx + 1) * D, limit)) of each P, element
 // bx * D + x by its thread x (in a grid-stride loop, that row and each one grid's threads further
 // on, up to the limit; in a 2D kernel, the same columns of each of the block's rows y of the
-// guard's, elements y * pitch + [bx * D, ...), with a pitch no smaller than the columns' limit). So
+// guard's, elements y * pitch + [bx * D, ...), with a pitch no smaller than the columns the grid's
+// threads touch; a kernel without a guard has no limit but the grid's). So
 // what the per-access checks would find is decided for the whole block before it runs: an element
 // past its array's end, a load of an element nobody wrote, a load or store of an element another
 // block of this launch wrote. Where the block's ranges show none of these, its stores are recorded
@@ -192,11 +193,11 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
   // (a 1D kernel's threads of other rows, or a 2D kernel's of other layers, would touch the same
   // elements; rows that overlap, too)
   const bool rows_form = ranges.rows >= 0;
+  const GridSize grid = grid_size(config, ranges);
   if (config.block.z != 1 || config.grid.z != 1 ||
       (!rows_form && (config.block.y != 1 || config.grid.y != 1)) ||
-      (rows_form && (ranges.pitch < ranges.limit || ranges.pitch < 0)))
+      (rows_form && (ranges.pitch < grid.columns || ranges.pitch < 0)))
     return launch;
-  const GridSize grid = grid_size(config, ranges);
   const long long extent = grid_extent(grid, ranges);
   for (unsigned k = 0; k < ranges.count; ++k) {
     const ProvenAccess& a = ranges.accesses[k];

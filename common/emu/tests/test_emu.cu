@@ -585,6 +585,45 @@ TEST_F(Emu, ProvenBlocksOfAMatrixProductReadRowsAndColumnsInBulk) {
   EXPECT_TRUE(says("element 1599 of the 1599-element array")) << diagnostic();
 }
 
+// A product without a guard, its grid covering the matrices exactly (Packt's sgemm): every thread
+// of the grid has its element, and the launch checks the whole grid's ranges. With an output one
+// element short, only the last block's last thread stores past its end, and is named.
+__global__ void product_without_guard(const float* A, const float* B, float* C, int M, int K) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  float sum = 0.f;
+  for (int i = 0; i < K; ++i) sum += A[row * K + i] * B[i * M + col];
+  C[row * M + col] = sum;  // LINE_UNGUARDED_STORE
+}
+
+TEST_F(Emu, ProvenBlocksOfAKernelWithoutAGuardCoverTheGrid) {
+  const int width = 32;  // 2 x 2 blocks of 16 x 16 threads
+  std::vector<float> a(width * width), b(width * width);
+  for (int i = 0; i < width * width; ++i) a[i] = static_cast<float>(i % 9), b[i] = (i % 4) - 1.5f;
+  const dim3 block(16, 16), grid(2, 2);
+  {
+    cudalab::DeviceArray<float> da(a), db(b), dc(width * width, 0.0f);
+    const unsigned long long before = cudalab::emu::proven_blocks_run();
+    product_without_guard<<<grid, block>>>(da.get(), db.get(), dc.get(), width, width);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+    EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 3u) << "all but block (0,0)";
+    const std::vector<float> c = dc.to_host();
+    for (int row = 0; row < width; ++row)
+      for (int col = 0; col < width; ++col) {
+        double want = 0;
+        for (int k = 0; k < width; ++k) want += double(a[row * width + k]) * b[k * width + col];
+        ASSERT_EQ(c[row * width + col], static_cast<float>(want)) << row << "," << col;
+      }
+  }
+  Reset();
+  cudalab::DeviceArray<float> da(a), db(b), short_c(width * width - 1, 0.0f);
+  product_without_guard<<<grid, block>>>(da.get(), db.get(), short_c.get(), width, width);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (1,1,0), thread (15,15,0), at " + at("LINE_UNGUARDED_STORE")))
+      << diagnostic();
+  EXPECT_TRUE(says("element 1023 of the 1023-element array")) << diagnostic();
+}
+
 // An output that overlaps an input one element further on: thread t stores what thread t + 1
 // loads. No block of such a launch runs without per-access checks, and the race is named.
 TEST_F(Emu, OverlappingParametersKeepTheirPerAccessChecks) {

@@ -9,9 +9,12 @@ integer arithmetic of integer parameters (`n`, `B * T`); or, as the kernel's one
 grid-stride loop `for (int i = <that index>; i < n; i += blockDim.x * gridDim.x)`; or, in a 2D
 kernel whose y index `row` is declared beside it, `P[row * pitch + i]` (one pitch for all, integer
 arithmetic of the parameters, no smaller than n, which the launch checks) under `if (i < n && row <
-m)` or after `if (i >= n || row >= m) return;`. Then the threads of a block touch elements
-[blockIdx.x * blockDim.x, min((blockIdx.x + 1) * blockDim.x, n)) of each array (and the same rows a
-grid's threads further on, in a grid-stride loop; those columns of each of the block's rows, in 2D),
+m)` or after `if (i >= n || row >= m) return;`; or with no guard at all, where every thread of the
+grid has its element (a grid that covers the arrays exactly: the launch checks the whole grid's
+ranges, and a block whose ranges reach past an array runs checked). Then the threads of a block
+touch elements [blockIdx.x * blockDim.x, min((blockIdx.x + 1) * blockDim.x, n)) of each array (and
+the same rows a grid's threads further on, in a grid-stride loop; those columns of each of the
+block's rows, in 2D),
 each element one thread's: the launch can check a block's ranges against their arrays and their
 writers at once, and run the block's threads without a check per access. Everything else in the
 guarded statements must touch no memory: local scalars, arithmetic, `if`, and calls of the math
@@ -105,6 +108,9 @@ class ProvenAccess:
     store: bool
     line: int
     index: AffineIndex | None = None  # a load at another element than the thread's own
+
+
+UNGUARDED = ""  # a kernel without a guard: its limits (every thread of the grid has its element)
 
 
 @dataclass(frozen=True)
@@ -565,19 +571,20 @@ def proven_kernel(function: object, body: object, programs: Callable[[str], bool
                 return None
             indices |= declared
             first += 1
-        if "x" not in indices or first >= len(statements) or kind_of(statements[first]) != "IF_STMT":
+        if "x" not in indices or first >= len(statements):
             return None
         index, row = indices["x"], indices.get("y")
         parts = children(statements[first])
-        found = guards(parts[0], tokens, index, row) if len(parts) == 2 else None  # (no else)
-        if found is None:
-            return None
-        operator, limit, rows = found
+        found = None
+        if kind_of(statements[first]) == "IF_STMT" and len(parts) == 2:  # (no else)
+            found = guards(parts[0], tokens, index, row)
         rest = statements[first + 1 :]
-        if operator == "<" and not rest:
-            guarded = [parts[1]]
-        elif operator == ">=" and only_return(parts[1]):
-            guarded = rest
+        if found is None:  # no guard: every thread of the grid has its element
+            limit, rows, guarded = UNGUARDED, None if row is None else UNGUARDED, statements[first:]
+        elif found[0] == "<" and not rest:
+            limit, rows, guarded = found[1], found[2], [parts[1]]
+        elif found[0] == ">=" and only_return(parts[1]):
+            limit, rows, guarded = found[1], found[2], rest
         else:
             return None
     prover = Prover(parameters, index, tokens, programs, None if stride else row)
@@ -591,6 +598,6 @@ def proven_kernel(function: object, body: object, programs: Callable[[str], bool
         return None
     return (
         ProvenKernel(limit, accesses, stride, rows, prover.pitch)
-        if rows
+        if rows is not None
         else ProvenKernel(limit, accesses, stride)
     )

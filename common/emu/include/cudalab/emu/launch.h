@@ -75,11 +75,12 @@ struct ProvenAccess {
 };
 struct ProvenRanges {
   const char* file;  // the kernel's, as its lines name it
-  long long limit;
+  long long limit;   // (a kernel without a guard: the largest long long)
   ProvenAccess accesses[8];
   unsigned count;
   bool grid_stride;  // i runs on by the grid's threads (for (...; i < limit; i += grid's threads))
-  // A 2D kernel: its y index's guard (-1: none), and each access is P[y * pitch + i].
+  // A 2D kernel: its y index's guard (-1: a 1D kernel; the largest long long: no guard), and
+  // each access is P[y * pitch + i].
   long long rows;
   long long pitch;
 };
