@@ -391,6 +391,39 @@ __global__ void unguarded_return(float* out, const float* in, int n) {
   if (i > n) return;
   out[i] = in[i];
 }
+__global__ void aliased_picture(const float* in, float* out, int w, int h) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int idx = row * w + col;
+  if (row < h && col < w) out[idx] = 2 * in[idx];
+}
+__global__ void aliased_window(const float* in, float* out, int n, int width) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int start = i - (width / 2);
+    float sum = 0;
+    for (int j = 0; j < width; j++) sum += in[start + j];
+    out[i] = sum;
+  }
+}
+__global__ void alias_changed(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int idx = i;
+    idx += 1;
+    out[idx] = in[i];
+  }
+}
+__global__ void alias_from_memory(float* out, const float* in, const int* map, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = map[i];
+  if (i < n) out[i] = in[j];
+}
+__global__ void load_before_the_guard(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = static_cast<int>(in[i]);
+  if (i < n) out[i] = v;
+}
 """
 
 
@@ -453,6 +486,17 @@ class ProvenAccesses(unittest.TestCase):
         self.assertEqual(
             loads_and_stores, [(2, False, True), (2, True, True), (0, False, False), (1, False, False)]
         )
+        # Integers that one initializer gives and nothing changes stand for their initializers.
+        picture = proven("aliased_picture")
+        self.assertEqual((picture.limit, picture.rows, picture.pitch), ("w", "h", "w"))
+        self.assertEqual(
+            [(a.parameter, a.store, a.index) for a in picture.accesses], [(0, False, None), (1, True, None)]
+        )
+        (window,) = [a.index for a in proven("aliased_window").accesses if a.index is not None]
+        self.assertEqual(
+            (window.constant, window.column, window.step), ("(0) - (width / 2)", "1", "(0) + (1)")
+        )
+        self.assertEqual((window.first, window.end), ("0", "width"))
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(
             set(found),
@@ -485,6 +529,9 @@ class ProvenAccesses(unittest.TestCase):
                 "unsigned_neighbour",
                 "unguarded_conditional_store",
                 "unguarded_return",
+                "alias_changed",
+                "alias_from_memory",
+                "load_before_the_guard",
             },
         )
 

@@ -482,31 +482,53 @@ __global__ void doubled_picture(const float* in, float* out, int width, int heig
   if (Row < height && Col < width) out[Row * width + Col] = 2 * in[Row * width + Col];  // LINE_2D
 }
 
+// The same with the element's index in a variable before the guard (`int idx = Row * width +
+// Col;`, never changed): the variable stands for its initializer.
+__global__ void doubled_picture_by_index(const float* in, float* out, int width, int height) {
+  int Row = blockIdx.y * blockDim.y + threadIdx.y;
+  int Col = blockIdx.x * blockDim.x + threadIdx.x;
+  int idx = Row * width + Col;
+  if (Row < height && Col < width) out[idx] = 2 * in[idx];  // LINE_2D_BY_INDEX
+}
+
 TEST_F(Emu, ProvenBlocksOfA2DKernelKeepWhoStoredWhat) {
   const int width = 100, height = 50;  // blocks of 16 x 16: a grid of 7 x 4, the last ones partial
+  const dim3 grid(7, 4), block(16, 16);
   std::vector<float> in(width * height);
   for (int i = 0; i < width * height; ++i) in[i] = static_cast<float>(i);
-  cudalab::DeviceArray<float> din(in), dout(width * height, 0.0f);
-  const unsigned long long before = cudalab::emu::proven_blocks_run();
-  doubled_picture<<<dim3(7, 4), dim3(16, 16)>>>(din.get(), dout.get(), width, height);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
-  EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 27u) << "every block but the first";
-  const std::vector<float> out = dout.to_host();
-  for (int i = 0; i < width * height; ++i) ASSERT_EQ(out[i], 2.0f * i) << "element " << i;
-  const auto stored = cudalab::emu::element_store(&out[20 * width + 37], sizeof(float));
-  ASSERT_TRUE(stored.has_value());
-  EXPECT_EQ(stored->block_index.x, 2u);
-  EXPECT_EQ(stored->block_index.y, 1u);
-  EXPECT_EQ(stored->thread_index.x, 5u);
-  EXPECT_EQ(stored->thread_index.y, 4u);
-  EXPECT_EQ(stored->store.text(), at("LINE_2D"));
-  // An output four elements short (the last four columns of the last row: one block's, so that
-  // one block faults): that block runs checked, and its first faulting thread is named.
-  cudalab::DeviceArray<float> short_out(width * height - 4, 0.0f);
-  doubled_picture<<<dim3(7, 4), dim3(16, 16)>>>(din.get(), short_out.get(), width, height);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
-  EXPECT_TRUE(says("block (6,3,0), thread (0,1,0), at " + at("LINE_2D"))) << diagnostic();
-  EXPECT_TRUE(says("element 4996 of the 4996-element array")) << diagnostic();
+  // Each form of the kernel: its launch (input, output), and its store's line.
+  const auto each_form = [&](auto launch, const std::string& line) {
+    {  // (the arrays go before the device is reset)
+      cudalab::DeviceArray<float> din(in), dout(width * height, 0.0f);
+      const unsigned long long before = cudalab::emu::proven_blocks_run();
+      launch(din.get(), dout.get());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+      EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 27u) << "every block but the first";
+      const std::vector<float> out = dout.to_host();
+      for (int i = 0; i < width * height; ++i) ASSERT_EQ(out[i], 2.0f * i) << "element " << i;
+      const auto stored = cudalab::emu::element_store(&out[20 * width + 37], sizeof(float));
+      ASSERT_TRUE(stored.has_value());
+      EXPECT_EQ(stored->block_index.x, 2u);
+      EXPECT_EQ(stored->block_index.y, 1u);
+      EXPECT_EQ(stored->thread_index.x, 5u);
+      EXPECT_EQ(stored->thread_index.y, 4u);
+      EXPECT_EQ(stored->store.text(), line);
+      // An output four elements short (the last four columns of the last row: one block's, so
+      // that one block faults): that block runs checked, and its first faulting thread is named.
+      cudalab::DeviceArray<float> short_out(width * height - 4, 0.0f);
+      launch(din.get(), short_out.get());
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+      EXPECT_TRUE(says("block (6,3,0), thread (0,1,0), at " + line)) << diagnostic();
+      EXPECT_TRUE(says("element 4996 of the 4996-element array")) << diagnostic();
+    }
+    Reset();
+  };
+  each_form([&](const float* din,
+                float* out) { doubled_picture<<<grid, block>>>(din, out, width, height); },
+            at("LINE_2D"));
+  each_form([&](const float* din,
+                float* out) { doubled_picture_by_index<<<grid, block>>>(din, out, width, height); },
+            at("LINE_2D_BY_INDEX"));
 }
 
 // A device function that a proven kernel calls is checked code: its own accesses keep their checks

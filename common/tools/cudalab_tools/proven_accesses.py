@@ -32,15 +32,18 @@ many times as the loop runs): its elements are checked as the segments each row 
 threads reads. The record gives, per parameter accessed, its element size, whether the access loads
 or stores, and its line, and for such a load its index's terms.
 
+A signed integer local that one initializer gives and nothing changes after (`int idx = row * width
++ col;`, `int start = i - r;`) stands for its initializer; such integers of arithmetic alone may also
+come between the thread's indices and the guard.
+
 Limitations (the kernel then keeps a check per access): a template kernel, or one whose name has
-overloads; a store at another element than the thread's; any other index (a product of two
-indices, a local variable), a loop in a loop, a loop of another form, a pointer, local array,
-member access, atomic, call of a function that is neither math nor the program's device function,
-or a second guard; a load at another element in a grid-stride loop, or at an index of an unsigned
-type (whose arithmetic wraps below 0); a parameter of another type
-than a pointer to numbers or a number; a device function that waits (a barrier: the translator
-leaves such kernels out).
-"""
+overloads; a store at another element than the thread's; any other index (a product of two indices,
+a local variable that something changes), a loop in a loop, a loop of another form, a pointer, local
+array, member access, atomic, call of a function that is neither math nor the program's device
+function, or a second guard; a load at another element in a grid-stride loop, or at an index of an
+unsigned type (whose arithmetic wraps below 0); a parameter of another type than a pointer to
+numbers or a number; a device function that waits (a barrier: the translator leaves such kernels
+out)."""
 
 from __future__ import annotations
 
@@ -186,6 +189,10 @@ class Prover:
         self.pitch: str | None = None
         self.tokens = tokens
         self.locals: set[int] = set()  # the guarded statements' own scalars, by offset
+        # Their integers that name an index (`int idx = row * width + col;`, never changed after):
+        # the index is their initializer's, by offset.
+        self.aliases: dict[int, object] = {}
+        self.changed: set[int] = set()  # the variables an assignment or ++/-- changes, by offset
         self.found: dict[tuple[int, bool], set[int]] = {}  # (parameter, store) -> lines
         self.sizes: dict[int, int] = {}
         self.affine: dict[tuple[int, AffineIndex], int] = {}  # loads at other elements -> line
@@ -241,12 +248,14 @@ class Prover:
     def terms(self, expression: object) -> dict[str, str] | None:
         """An expression's terms by variable ("constant", "column", "row", "step"), each its
         coefficient's text; None where it is not such a sum."""
-        c = plain(expression)
+        c = plain(self.unaliased(expression))
         variable = referenced(c)
         counter = self.loop[0] if self.loop is not None else None
         for name, declared in (("column", self.index), ("row", self.row), ("step", counter)):
             if same(variable, declared):
                 return {name: "1"}
+        if kind_of(c) == "BINARY_OPERATOR" and (text := limit_text(c)) is not None:
+            return {"constant": text}  # (arithmetic of the parameters alone: `Mask_Width / 2`)
         if kind_of(c) == "BINARY_OPERATOR":
             left, right = children(c)
             operator = self.tokens.at_or_after(left.extent.end.offset)  # type: ignore[attr-defined]
@@ -309,8 +318,17 @@ class Prover:
             return operator == "+=" and spelled_bare(inner[1]) == "1"
         return False
 
+    def unaliased(self, expression: object) -> object:
+        """The expression, or where it names an alias, the alias's initializer (and so on)."""
+        variable = referenced(expression)
+        while variable is not None and variable.location.offset in self.aliases:  # type: ignore[attr-defined]
+            expression = self.aliases[variable.location.offset]  # type: ignore[attr-defined]
+            variable = referenced(expression)
+        return expression
+
     def thread_element(self, index: object) -> bool:
         """Whether `index` is the thread's element: i, or in a 2D kernel row * pitch + i."""
+        index = self.unaliased(index)
         if self.row is None:
             return same(referenced(index), self.index)
         c = plain(index)
@@ -370,7 +388,10 @@ class Prover:
         elif kind == "VAR_DECL":
             if canonical_kind(cursor.type) not in NUMBERS or shared(cursor):  # type: ignore[attr-defined]
                 raise NotProven("a local that is not a number in the thread's registers")
-            self.locals.add(cursor.location.offset)  # type: ignore[attr-defined]
+            offset = cursor.location.offset  # type: ignore[attr-defined]
+            self.locals.add(offset)
+            if len(inner) == 1 and canonical_kind(cursor.type) in SIGNED and offset not in self.changed:  # type: ignore[attr-defined]
+                self.aliases[offset] = inner[0]
         elif kind == "DECL_REF_EXPR":
             target = cursor.referenced  # type: ignore[attr-defined]
             target_kind = kind_of(target) if target is not None else ""
@@ -439,6 +460,50 @@ class Prover:
         if len(found) > MAX_ACCESSES:
             raise NotProven("more arrays than the runtime's record holds")
         return tuple(found)
+
+
+def arithmetic_only(statement: object) -> bool:
+    """Whether `statement` declares integers from arithmetic alone (no memory, no call): what may
+    come before the guard, which every thread runs."""
+    if kind_of(statement) != "DECL_STMT":
+        return False
+    for variable in children(statement):
+        if kind_of(variable) != "VAR_DECL" or canonical_kind(variable.type) not in INTEGERS:  # type: ignore[attr-defined]
+            return False
+        for c in variable.walk_preorder():  # type: ignore[attr-defined]
+            kind = kind_of(c)
+            base = children(c)[:1] if kind == "MEMBER_REF_EXPR" else []
+            builtin = bool(base) and plain(base[0]).spelling in BUILTINS  # type: ignore[attr-defined]
+            if (
+                kind in ("ARRAY_SUBSCRIPT_EXPR", "CALL_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR")
+                and not builtin
+            ):
+                return False
+    return True
+
+
+def changed_variables(body: object, tokens: Tokens) -> set[int]:
+    """The variables that an assignment, a compound assignment or ++/-- in `body` changes (or whose
+    address it takes), by offset."""
+    found = set()
+    for c in body.walk_preorder():  # type: ignore[attr-defined]
+        kind, inner = kind_of(c), children(c)
+        if not inner:
+            continue
+        start, end = c.extent.start.offset, c.extent.end.offset  # type: ignore[attr-defined]
+        if kind == "COMPOUND_ASSIGNMENT_OPERATOR" or (
+            kind == "BINARY_OPERATOR" and tokens.at_or_after(inner[0].extent.end.offset) == "="  # type: ignore[attr-defined]
+        ):
+            target = referenced(inner[0])
+        elif kind == "UNARY_OPERATOR" and (
+            tokens.at_or_after(start) in ("++", "--", "&") or tokens.before(end) in ("++", "--")
+        ):
+            target = referenced(inner[0])
+        else:
+            continue
+        if target is not None:
+            found.add(target.location.offset)  # type: ignore[attr-defined]
+    return found
 
 
 def limit_text(expression: object) -> str | None:
@@ -571,6 +636,10 @@ def proven_kernel(function: object, body: object, programs: Callable[[str], bool
                 return None
             indices |= declared
             first += 1
+        # (integers of arithmetic alone before the guard: `int idx = row * width + col;`)
+        arithmetic = first
+        while first < len(statements) and arithmetic_only(statements[first]):
+            first += 1
         if "x" not in indices or first >= len(statements):
             return None
         index, row = indices["x"], indices.get("y")
@@ -578,16 +647,17 @@ def proven_kernel(function: object, body: object, programs: Callable[[str], bool
         found = None
         if kind_of(statements[first]) == "IF_STMT" and len(parts) == 2:  # (no else)
             found = guards(parts[0], tokens, index, row)
-        rest = statements[first + 1 :]
+        before, rest = statements[arithmetic:first], statements[first + 1 :]
         if found is None:  # no guard: every thread of the grid has its element
-            limit, rows, guarded = UNGUARDED, None if row is None else UNGUARDED, statements[first:]
+            limit, rows, guarded = UNGUARDED, None if row is None else UNGUARDED, statements[arithmetic:]
         elif found[0] == "<" and not rest:
-            limit, rows, guarded = found[1], found[2], [parts[1]]
+            limit, rows, guarded = found[1], found[2], [*before, parts[1]]
         elif found[0] == ">=" and only_return(parts[1]):
-            limit, rows, guarded = found[1], found[2], rest
+            limit, rows, guarded = found[1], found[2], [*before, *rest]
         else:
             return None
     prover = Prover(parameters, index, tokens, programs, None if stride else row)
+    prover.changed = changed_variables(body, tokens)
     try:
         for statement in guarded:
             prover.walk(statement)
