@@ -891,6 +891,60 @@ TEST(Surface, DeviceIntrinsics) {
   cudaFree(in), cudaFree(streamed), cudaFree(r);
 }
 
+// The integer dot products of sm_61 (__dp4a, __dp2a_lo, __dp2a_hi), signed and unsigned, on words
+// and on vectors, against a host reference that takes the bytes apart with shifts.
+__global__ void dot_products(int a, int b, int c, int* signed_out, unsigned* unsigned_out) {
+  const char4 a4 = *reinterpret_cast<const char4*>(&a), b4 = *reinterpret_cast<const char4*>(&b);
+  const short2 a2 = *reinterpret_cast<const short2*>(&a);
+  signed_out[0] = __dp4a(a, b, c);
+  signed_out[1] = __dp4a(a4, b4, c);
+  signed_out[2] = __dp2a_lo(a, b, c);
+  signed_out[3] = __dp2a_hi(a2, b4, c);
+  const unsigned ua = static_cast<unsigned>(a), ub = static_cast<unsigned>(b);
+  unsigned_out[0] = __dp4a(ua, ub, static_cast<unsigned>(c));
+  unsigned_out[1] = __dp2a_lo(ua, ub, static_cast<unsigned>(c));
+  unsigned_out[2] = __dp2a_hi(ua, ub, static_cast<unsigned>(c));
+}
+
+long long byte_of(unsigned w, int k, bool is_signed) {
+  const unsigned v = (w >> (8 * k)) & 0xFFu;
+  return is_signed && v >= 0x80u ? static_cast<long long>(v) - 0x100 : v;
+}
+long long half_of(unsigned w, int k, bool is_signed) {
+  const unsigned v = (w >> (16 * k)) & 0xFFFFu;
+  return is_signed && v >= 0x8000u ? static_cast<long long>(v) - 0x10000 : v;
+}
+
+TEST(Surface, IntegerDotProducts) {
+  const unsigned a = 0x80FF7F01u, b = 0x02FE8003u;  // bytes at both ends of each range
+  const int c = 10;
+  int* signed_out;
+  unsigned* unsigned_out;
+  CUDA_CHECK(cudaMallocManaged(&signed_out, 4 * sizeof(int)));
+  CUDA_CHECK(cudaMallocManaged(&unsigned_out, 3 * sizeof(unsigned)));
+  dot_products<<<1, 1>>>(static_cast<int>(a), static_cast<int>(b), c, signed_out, unsigned_out);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (const bool is_signed : {true, false}) {
+    long long four = c, low = c, high = c;
+    for (int k = 0; k < 4; ++k) four += byte_of(a, k, is_signed) * byte_of(b, k, is_signed);
+    for (int k = 0; k < 2; ++k) {
+      low += half_of(a, k, is_signed) * byte_of(b, k, is_signed);
+      high += half_of(a, k, is_signed) * byte_of(b, k + 2, is_signed);
+    }
+    if (is_signed) {
+      EXPECT_EQ(signed_out[0], four);
+      EXPECT_EQ(signed_out[1], four) << "char4";
+      EXPECT_EQ(signed_out[2], low);
+      EXPECT_EQ(signed_out[3], high) << "short2, char4";
+    } else {
+      EXPECT_EQ(unsigned_out[0], static_cast<unsigned>(four));
+      EXPECT_EQ(unsigned_out[1], static_cast<unsigned>(low));
+      EXPECT_EQ(unsigned_out[2], static_cast<unsigned>(high));
+    }
+  }
+  cudaFree(signed_out), cudaFree(unsigned_out);
+}
+
 // A split barrier (libcu++): each thread arrives, does other work, then waits for the block.
 __global__ void split_barrier_sum(const int* in, int* out) {
   __shared__ cuda::barrier<cuda::thread_scope_block> bar;

@@ -1,12 +1,15 @@
 // CUDA's device intrinsics beyond plain C++: cache-hinted loads and stores, bit casts, directed
-// rounding, integer bit tricks, clocks and fast math. The CPU has no caches to steer or fast
-// approximations to pick: hints are plain accesses and the fast functions are the exact ones.
+// rounding, integer bit tricks and dot products, clocks and fast math. The CPU has no caches to
+// steer or fast approximations to pick: hints are plain accesses and the fast functions are the
+// exact ones.
 #pragma once
 
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+
+#include "cudalab/emu/vector_types.h"
 
 // ---- loads and stores with cache hints ---------------------------------------------------
 #define CUDALAB_LOAD(name)    \
@@ -192,6 +195,62 @@ inline unsigned __sad(int a, int b, unsigned c) {
   return c + static_cast<unsigned>(a > b ? a - b : b - a);
 }
 inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
+
+// ---- integer dot products (sm_61): four bytes of a by four of b, or two halves of a by two bytes
+// of b (the low pair, _lo, or the high pair, _hi), summed into c; signed for int, unsigned else.
+namespace cudalab::emu {
+template <class Part, class Whole>
+Part part(Whole w, int k) {  // the k-th piece of w's bytes, as the piece's type
+  Part p;
+  std::memcpy(&p, reinterpret_cast<const char*>(&w) + k * sizeof(Part), sizeof(Part));
+  return p;
+}
+template <class Half, class Byte, class Whole>
+Whole dot_pair(Whole a, Whole b, Whole c, int first_byte) {
+  return c + static_cast<Whole>(part<Half>(a, 0) * part<Byte>(b, first_byte) +
+                                part<Half>(a, 1) * part<Byte>(b, first_byte + 1));
+}
+}  // namespace cudalab::emu
+inline int __dp4a(int a, int b, int c) {
+  using cudalab::emu::part;
+  for (int k = 0; k < 4; ++k) c += part<int8_t>(a, k) * part<int8_t>(b, k);
+  return c;
+}
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  using cudalab::emu::part;
+  for (int k = 0; k < 4; ++k) c += static_cast<unsigned>(part<uint8_t>(a, k) * part<uint8_t>(b, k));
+  return c;
+}
+inline int __dp4a(char4 a, char4 b, int c) {
+  return __dp4a(cudalab::emu::part<int>(a, 0), cudalab::emu::part<int>(b, 0), c);
+}
+inline unsigned __dp4a(uchar4 a, uchar4 b, unsigned c) {
+  return __dp4a(cudalab::emu::part<unsigned>(a, 0), cudalab::emu::part<unsigned>(b, 0), c);
+}
+inline int __dp2a_lo(int a, int b, int c) {
+  return cudalab::emu::dot_pair<int16_t, int8_t>(a, b, c, 0);
+}
+inline int __dp2a_hi(int a, int b, int c) {
+  return cudalab::emu::dot_pair<int16_t, int8_t>(a, b, c, 2);
+}
+inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) {
+  return cudalab::emu::dot_pair<uint16_t, uint8_t>(a, b, c, 0);
+}
+inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) {
+  return cudalab::emu::dot_pair<uint16_t, uint8_t>(a, b, c, 2);
+}
+inline int __dp2a_lo(short2 a, char4 b, int c) {
+  return __dp2a_lo(cudalab::emu::part<int>(a, 0), cudalab::emu::part<int>(b, 0), c);
+}
+inline int __dp2a_hi(short2 a, char4 b, int c) {
+  return __dp2a_hi(cudalab::emu::part<int>(a, 0), cudalab::emu::part<int>(b, 0), c);
+}
+inline unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) {
+  return __dp2a_lo(cudalab::emu::part<unsigned>(a, 0), cudalab::emu::part<unsigned>(b, 0), c);
+}
+inline unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) {
+  return __dp2a_hi(cudalab::emu::part<unsigned>(a, 0), cudalab::emu::part<unsigned>(b, 0), c);
+}
 
 // ---- clocks: nanoseconds of the CPU's steady clock (the emulated device runs at 1 GHz) -------
 long long clock64();  // (clocks.cpp)
