@@ -891,6 +891,27 @@ TEST(Surface, DeviceIntrinsics) {
   cudaFree(in), cudaFree(streamed), cudaFree(r);
 }
 
+// Memory that the host may write directly (managed, page-locked) starts as zeros, as the fresh
+// pages a GPU's driver maps for it do: a kernel that adds into it before anyone wrote it (Packt's
+// recursion sample counts on this) finds 0 on both backends. (Device memory from cudaMalloc starts
+// poisoned on emu, and a read of it before any write is named.)
+__global__ void add_one(int* counts) { counts[threadIdx.x] += 1; }
+
+TEST(Surface, ManagedAndPageLockedMemoryStartAsZeros) {
+  const int n = 256;
+  int *managed, *page_locked;
+  CUDA_CHECK(cudaMallocManaged(&managed, n * sizeof(int)));
+  CUDA_CHECK(cudaMallocHost(&page_locked, n * sizeof(int)));
+  add_one<<<1, n>>>(managed);
+  add_one<<<1, n>>>(page_locked);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(managed[i], 1) << "managed, element " << i;
+    ASSERT_EQ(page_locked[i], 1) << "page-locked, element " << i;
+  }
+  cudaFree(managed), cudaFreeHost(page_locked);
+}
+
 // The integer dot products of sm_61 (__dp4a, __dp2a_lo, __dp2a_hi), signed and unsigned, on words
 // and on vectors, against a host reference that takes the bytes apart with shifts.
 __global__ void dot_products(int a, int b, int c, int* signed_out, unsigned* unsigned_out) {

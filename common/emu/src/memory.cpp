@@ -248,7 +248,10 @@ using namespace cudalab::emu;
 
 namespace cudalab::emu {
 // Places `size` bytes in the arena: poisoned, with a red zone behind and a shadow of who wrote
-// each byte. Memory the host may write directly (managed, page-locked) counts as written.
+// each byte. Memory the host may write directly (managed, page-locked) counts as written, since the
+// host's writes are not all seen (a library's memcpy, fread): it starts as zeros, as the fresh
+// pages a GPU's driver maps for it do, so that a program that counts on them reads what it would
+// read there instead of the poison.
 cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source_location& where) {
   if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (ptr == nullptr) return set_last_error(cudaErrorInvalidValue);
@@ -269,7 +272,10 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
     return set_last_error(cudaErrorMemoryAllocation);
   next_free += span;
   // New device memory holds the poison, so that results nobody wrote are recognised as such.
-  cudalab::fill_with_poison(p, size);
+  if (kind == MemoryKind::device)
+    cudalab::fill_with_poison(p, size);
+  else
+    std::memset(p, 0, size);
   std::memset(p + size, kRedByte, kRedZone);
   Shadow shadow;
   if (shadowed_size(size)) shadow = Shadow::make(size, kind != MemoryKind::device ? kHostStamp : 0);
