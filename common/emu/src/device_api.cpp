@@ -1,6 +1,7 @@
 // The emulated device: its properties and attributes, versions, flags and limits.
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 #include "cudalab/emu/inspect.h"
@@ -212,13 +213,15 @@ long attribute(cudaDeviceAttr a, const cudaDeviceProp& p) {
 }  // namespace
 
 // In a kernel (dynamic parallelism), CUDA 12 removed the wait for child grids: refused, since a
-// child grid runs after its parent here.
+// child grid runs after its parent here (said once: every thread that calls it gets the error).
 cudaError_t cudaDeviceSynchronize() {
   if (in_kernel()) {
-    diagnose(
-        "cudaDeviceSynchronize() in a kernel: CUDA 12 removed waiting for child grids in device "
-        "code (compute capability 9.0); use tail launches (cudaStreamTailLaunch) or a later "
-        "kernel");
+    static std::atomic<bool> told{false};
+    if (!told.exchange(true))
+      diagnose(
+          "cudaDeviceSynchronize() in a kernel: CUDA 12 removed waiting for child grids in device "
+          "code (compute capability 9.0); use tail launches (cudaStreamTailLaunch) or a later "
+          "kernel");
     return set_last_error(cudaErrorNotSupported);
   }
   return set_last_error(cudaSuccess);

@@ -963,6 +963,26 @@ TEST_F(Emu, BlocksWhoseThreadsAllWriteTheSameTableAgreeByValue) {
 
 }  // namespace
 
+// cudaDeviceSynchronize() in a kernel, which CUDA 12 removed (nvcc 13 refuses it): every thread
+// that calls it gets cudaErrorNotSupported, and the program is told once, with the replacement.
+__global__ void waits_for_children(int* status) {
+  status[threadIdx.x] = static_cast<int>(cudaDeviceSynchronize());
+}
+
+TEST_F(Emu, DeviceSideSynchronizeIsRefusedAndToldOnce) {
+  cudalab::DeviceArray<int> status(4, -1);
+  testing::internal::CaptureStderr();
+  waits_for_children<<<1, 4>>>(status.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::string told = testing::internal::GetCapturedStderr();
+  for (const int s : status.to_host()) EXPECT_EQ(s, static_cast<int>(cudaErrorNotSupported));
+  const std::string message = "cudaDeviceSynchronize() in a kernel: CUDA 12 removed";
+  ASSERT_NE(told.find(message), std::string::npos) << told;
+  EXPECT_EQ(told.find(message, told.find(message) + 1), std::string::npos)
+      << "told twice: " << told;
+  EXPECT_NE(told.find("cudaStreamTailLaunch"), std::string::npos) << told;
+}
+
 // What the cuBLAS and cuBLASLt subsets do not model is refused with NOT_SUPPORTED and a message
 // naming it (a GPU runs these): a row-major layout, a backward epilogue, an integer product.
 TEST_F(Emu, LibraryCallsTheEmuDoesNotModelAreRefusedByName) {
