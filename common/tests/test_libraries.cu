@@ -162,6 +162,11 @@ double product(const std::vector<float>& A, int lda, bool ta, const std::vector<
   return sum;
 }
 
+// Batch b of a strided batch of matrices of `size` elements each.
+std::vector<float> batch(const std::vector<float>& all, int b, int size) {
+  return {all.begin() + b * size, all.begin() + (b + 1) * size};
+}
+
 // Half inputs with a float result, bfloat16 inputs with a bfloat16 result (rounded once from the
 // float sum, as a GPU rounds it), each batch of a strided product at its own offset.
 TEST(CublasTyped, GemmExOnHalfAndBfloat16) {
@@ -197,8 +202,7 @@ TEST(CublasTyped, GemmExOnHalfAndBfloat16) {
   std::vector<__nv_bfloat16> z(size_t(m) * n * batches);
   CUDA_CHECK(cudaMemcpy(z.data(), dZ, z.size() * sizeof(z[0]), cudaMemcpyDeviceToHost));
   for (int b = 0; b < batches; ++b) {
-    const std::vector<float> Xb(X.begin() + b * m * k, X.begin() + (b + 1) * m * k);
-    const std::vector<float> Yb(Y.begin() + b * k * n, Y.begin() + (b + 1) * k * n);
+    const std::vector<float> Xb = batch(X, b, m * k), Yb = batch(Y, b, k * n);
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < m; ++i) {
         const float want = __float2bfloat16(float(product(Xb, m, false, Yb, k, false, k, i, j)));
@@ -232,8 +236,7 @@ TEST(CublasTyped, HgemmOnHalves) {
       static_cast<long long>(k) * n, &one, dC, m, static_cast<long long>(m) * n, batches));
   CUDA_CHECK(cudaMemcpy(c.data(), dC, c.size() * sizeof(c[0]), cudaMemcpyDeviceToHost));
   for (int b = 0; b < batches; ++b) {
-    const std::vector<float> Ab(A.begin() + b * m * k, A.begin() + (b + 1) * m * k);
-    const std::vector<float> Bb(B.begin() + b * k * n, B.begin() + (b + 1) * k * n);
+    const std::vector<float> Ab = batch(A, b, m * k), Bb = batch(B, b, k * n);
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < m; ++i) {
         // (batch 0's C holds the first product, which beta = 1 adds again; batch 1's holds 1)

@@ -559,6 +559,18 @@ TEST_F(Emu, TheDeviceFunctionsAProvenKernelCallsKeepTheirChecks) {
   EXPECT_TRUE(says("element 8 of the 8-element array")) << diagnostic();
 }
 
+// That p is the product of the width x width matrices m and n: each element the float nearest the
+// product's double sum.
+void expect_product(const std::vector<float>& p, const std::vector<float>& m,
+                    const std::vector<float>& n, int width) {
+  for (int row = 0; row < width; ++row)
+    for (int col = 0; col < width; ++col) {
+      double want = 0;
+      for (int k = 0; k < width; ++k) want += double(m[row * width + k]) * n[k * width + col];
+      ASSERT_EQ(p[row * width + col], static_cast<float>(want)) << row << "," << col;
+    }
+}
+
 // The PMPP book's matrix product: each thread reads a row of M and a column of N in a loop. The
 // blocks check the rows and columns they read once (a segment per row of M, one per k of N) and
 // run without per-access checks; a block whose rows or columns reach past an array's end runs
@@ -585,12 +597,7 @@ TEST_F(Emu, ProvenBlocksOfAMatrixProductReadRowsAndColumnsInBulk) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
     EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 8u) << "all but block (0,0)";
     const std::vector<float> p = dp.to_host();
-    for (int row = 0; row < width; ++row)
-      for (int col = 0; col < width; ++col) {
-        double want = 0;
-        for (int k = 0; k < width; ++k) want += double(m[row * width + k]) * n[k * width + col];
-        ASSERT_EQ(p[row * width + col], static_cast<float>(want)) << row << "," << col;
-      }
+    expect_product(p, m, n, width);
     const auto stored = cudalab::emu::element_store(&p[37 * width + 20], sizeof(float));
     ASSERT_TRUE(stored.has_value());
     EXPECT_EQ(stored->block_index.x, 1u);
@@ -629,13 +636,7 @@ TEST_F(Emu, ProvenBlocksOfAKernelWithoutAGuardCoverTheGrid) {
     product_without_guard<<<grid, block>>>(da.get(), db.get(), dc.get(), width, width);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
     EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 3u) << "all but block (0,0)";
-    const std::vector<float> c = dc.to_host();
-    for (int row = 0; row < width; ++row)
-      for (int col = 0; col < width; ++col) {
-        double want = 0;
-        for (int k = 0; k < width; ++k) want += double(a[row * width + k]) * b[k * width + col];
-        ASSERT_EQ(c[row * width + col], static_cast<float>(want)) << row << "," << col;
-      }
+    expect_product(dc.to_host(), a, b, width);
   }
   Reset();
   cudalab::DeviceArray<float> da(a), db(b), short_c(width * width - 1, 0.0f);
