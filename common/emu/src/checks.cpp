@@ -142,10 +142,21 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
     if (watching_a_thread.load(std::memory_order_relaxed) && b != nullptr && !store && !atomic)
       note_watched_load(*b, a, size, pc);
     check_global(b, a, size, store, atomic, pc);
-  } else if (b != nullptr && b->shared != nullptr && b->shared->contains(a))
+  } else if (b != nullptr && b->shared != nullptr && b->shared->contains(a)) {
     b->shared->access(*b, a, size, store, atomic, pc);
-  else if (b != nullptr)
+  } else if (b != nullptr && a < kNullPages) {
+    char where[32];
+    std::snprintf(where, sizeof where, "%#lx", static_cast<unsigned long>(a));
+    fault(*b, pc, cudaErrorIllegalAddress, "null_pointer",
+          std::string(atomic  ? "an atomic on"
+                      : store ? "a write to"
+                              : "a read of") +
+              " address " + where +
+              ", through a null pointer: an argument or variable that should hold an array's "
+              "address (from cudaMalloc) holds 0 (NULL, nullptr)");
+  } else if (b != nullptr) {
     check_host(*b, a, store, pc);
+  }
   if (b != nullptr && counting()) count_checked_access(a, size, store, atomic, pc);  // a kernel's
 }
 

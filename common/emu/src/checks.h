@@ -10,10 +10,10 @@
 
 namespace cudalab::emu {
 
-// The code addresses the first threads of a launch's first block load from (at most kSites
-// each): the lines a wrong element stored by one of them came from (provenance.cpp keeps them with
-// the launch). The threads that store a wrong result's first elements are most often these: the
-// first two rows of a block 32 threads wide, the first four of one 16 wide.
+// The code addresses the first threads of a launch's first block load global memory from (at most
+// kSites each): the lines a wrong element stored by one of them came from (provenance.cpp keeps
+// them with the launch). The threads that store a wrong result's first elements are most often
+// these: the first two rows of a block 32 threads wide, the first four of one 16 wide.
 struct LoadSites {
   static constexpr unsigned kSites = 16;
   const void* pcs[kSites] = {};
@@ -142,6 +142,9 @@ struct FreshStoreRun {
   const void* pc = nullptr;
 };
 inline constinit thread_local FreshStoreRun fresh_store_run;
+// Addresses below this lie in pages nothing maps (Linux's mmap_min_addr): an access there goes
+// through a null pointer.
+constexpr uintptr_t kNullPages = 64 * 1024;
 // Whether `a` lies on the running thread's stack or in its kernel's arguments: memory a kernel
 // always may touch. Inlined, so the frame is the caller's, on the same stack.
 [[gnu::always_inline]] inline bool stack_or_arguments(const LaunchConfig& c, uintptr_t a) {

@@ -179,13 +179,16 @@ extern const BuiltinsPlace builtins_place;
   const auto a = reinterpret_cast<uintptr_t>(address);
   publish_store(store ? a : 0);
   if (timed_out() || watching_a_thread.load(std::memory_order_relaxed)) return false;
-  if (!store && b->stamp == b->launch_stamp && running_thread() < FirstThreadsLoads::kThreads &&
-      first_threads_loads != nullptr) [[unlikely]]  // a load of the first block's first threads
-    first_threads_loads->thread[running_thread()].add(pc);
-  if (a - reserved_arena.base < reserved_arena.size)
+  if (a - reserved_arena.base < reserved_arena.size) {
+    if (!store && b->stamp == b->launch_stamp && running_thread() < FirstThreadsLoads::kThreads &&
+        first_threads_loads != nullptr)
+        [[unlikely]]  // a global load of the first block's first threads
+      first_threads_loads->thread[running_thread()].add(pc);
     return global_access_fine(*b, a, size, store, pc);
+  }
   if (b->shared != nullptr && b->shared->contains(a))
     return b->shared->access_fine(*b, a, size, store, pc);
+  if (a < kNullPages) return false;        // through a null pointer
   if (!b->host_pointer_args) return true;  // check_host looks for nothing else
   const auto builtins = reinterpret_cast<uintptr_t>(&::threadIdx) + builtins_place.first;
   return a - builtins < builtins_place.bytes || stack_or_arguments(*b->config, a);

@@ -964,6 +964,31 @@ TEST_F(Emu, BlocksWhoseThreadsAllWriteTheSameTableAgreeByValue) {
 
 }  // namespace
 
+// A kernel given a null pointer for its output (Packt's cuda_error lesson passes NULL): the first
+// thread's write is named, whether the launch writes NULL itself (which the compiler knows) or
+// passes a variable that holds it.
+__global__ void doubled_into(const float* in, float* out) {
+  out[threadIdx.x] = 2 * in[threadIdx.x];  // LINE_NULL_OUTPUT
+}
+
+TEST_F(Emu, AWriteThroughANullPointerIsNamed) {
+  float* in;
+  CUDA_CHECK(cudaMalloc(&in, 32 * sizeof(float)));
+  CUDA_CHECK(cudaMemset(in, 0, 32 * sizeof(float)));
+  doubled_into<<<1, 32>>>(in, nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_NULL_OUTPUT") + ": a write to address 0, " +
+                   "through a null pointer"))
+      << diagnostic();
+  Reset();
+  CUDA_CHECK(cudaMalloc(&in, 32 * sizeof(float)));
+  CUDA_CHECK(cudaMemset(in, 0, 32 * sizeof(float)));
+  float* volatile out = nullptr;
+  doubled_into<<<1, 32>>>(in, out);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("through a null pointer")) << diagnostic();
+}
+
 // cudaDeviceSynchronize() in a kernel, which CUDA 12 removed (nvcc 13 refuses it): every thread
 // that calls it gets cudaErrorNotSupported, and the program is told once, with the replacement.
 __global__ void waits_for_children(int* status) {

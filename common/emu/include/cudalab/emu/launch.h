@@ -192,6 +192,11 @@ decltype(auto) by_reference(T&& argument) {
 // What the kernel is called with: the launch's copy of an argument, or the object of by_reference.
 template <class T>
 T& kernel_argument(T& argument) {
+#ifdef CUDALAB_EMU_CHECKED
+  // (a pointer the compiler knows, NULL written at the launch, would let it drop the kernel's
+  // accesses through it as undefined, unseen by the checks: it is read as the launch stored it)
+  if constexpr (std::is_pointer_v<T>) asm volatile("" : "+r"(argument));
+#endif
   return argument;
 }
 // What a proven kernel's copy is called with (its parameters are numbers and pointers), without
