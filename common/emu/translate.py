@@ -750,23 +750,21 @@ def proven_form(
     parameters = ", ".join(p.declaration() for p in kernel.parameters)
     names = [p.name for p in kernel.parameters]
 
+    def long_long(text: str) -> str:  # the kernel's integer arithmetic (no guard: every thread)
+        return UNBOUNDED if text == cuda_ast.proven_accesses.UNGUARDED else f"static_cast<long long>({text})"
+
     def access(a: cuda_ast.proven_accesses.ProvenAccess) -> str:
         fields = [names[a.parameter], str(a.element_bytes), "true" if a.store else "false", str(a.line)]
         if a.index is not None:  # a load at another element: its index's coefficients
             i = a.index
-            terms = (i.constant, i.column, i.row, i.step, i.first, i.end)
-            fields += ["true", *(f"static_cast<long long>({term})" for term in terms)]
+            fields += ["true", *map(long_long, (i.constant, i.column, i.row, i.step, i.first, i.end))]
         return "{" + ", ".join(fields) + "}"
 
     accesses = ", ".join(access(a) for a in kernel.proven.accesses)
-
-    def bound(text: str) -> str:  # (no guard: every thread of the grid)
-        return UNBOUNDED if text == cuda_ast.proven_accesses.UNGUARDED else f"static_cast<long long>({text})"
-
-    limit = bound(kernel.proven.limit)
+    limit = long_long(kernel.proven.limit)
     stride = "true" if kernel.proven.grid_stride else "false"
-    rows = "-1" if kernel.proven.rows is None else bound(kernel.proven.rows)
-    pitch = "0" if kernel.proven.pitch is None else f"static_cast<long long>({kernel.proven.pitch})"
+    rows = "-1" if kernel.proven.rows is None else long_long(kernel.proven.rows)
+    pitch = "0" if kernel.proven.pitch is None else long_long(kernel.proven.pitch)
     ranges = (
         f"{NO_CHECKS} inline ::cudalab::emu::ProvenRanges {PROVEN_PLAN_PREFIX}{kernel.name}({parameters}) "
         f"{{ return {{__FILE__, {limit}, {{{accesses}}}, {len(kernel.proven.accesses)}, {stride}, {rows}, "

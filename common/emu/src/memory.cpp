@@ -272,13 +272,14 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
     return set_last_error(cudaErrorMemoryAllocation);
   next_free += span;
   // New device memory holds the poison, so that results nobody wrote are recognised as such.
-  if (kind == MemoryKind::device)
-    cudalab::fill_with_poison(p, size);
-  else
+  const bool host_writes = kind != MemoryKind::device;
+  if (host_writes)
     std::memset(p, 0, size);
+  else
+    cudalab::fill_with_poison(p, size);
   std::memset(p + size, kRedByte, kRedZone);
   Shadow shadow;
-  if (shadowed_size(size)) shadow = Shadow::make(size, kind != MemoryKind::device ? kHostStamp : 0);
+  if (shadowed_size(size)) shadow = Shadow::make(size, host_writes ? kHostStamp : 0);
   allocations().push_back(
       {p, size, span, allocation_site(where.file_name(), where.line()), {}, false, shadow, kind});
   ++allocations_changed;

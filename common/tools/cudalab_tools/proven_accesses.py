@@ -181,6 +181,7 @@ class Prover:
         tokens: Tokens,
         programs: Callable[[str], bool],
         row: object | None = None,
+        changed: frozenset[int] = frozenset(),
     ) -> None:
         self.parameters = parameters
         self.programs = programs  # whether a file is the program's
@@ -192,7 +193,7 @@ class Prover:
         # Their integers that name an index (`int idx = row * width + col;`, never changed after):
         # the index is their initializer's, by offset.
         self.aliases: dict[int, object] = {}
-        self.changed: set[int] = set()  # the variables an assignment or ++/-- changes, by offset
+        self.changed = changed  # the variables an assignment or ++/-- changes, by offset
         self.found: dict[tuple[int, bool], set[int]] = {}  # (parameter, store) -> lines
         self.sizes: dict[int, int] = {}
         self.affine: dict[tuple[int, AffineIndex], int] = {}  # loads at other elements -> line
@@ -254,8 +255,8 @@ class Prover:
         for name, declared in (("column", self.index), ("row", self.row), ("step", counter)):
             if same(variable, declared):
                 return {name: "1"}
-        if kind_of(c) == "BINARY_OPERATOR" and (text := limit_text(c)) is not None:
-            return {"constant": text}  # (arithmetic of the parameters alone: `Mask_Width / 2`)
+        if (text := limit_text(c)) is not None:
+            return {"constant": text}  # (arithmetic of the parameters alone: `n`, `Mask_Width / 2`)
         if kind_of(c) == "BINARY_OPERATOR":
             left, right = children(c)
             operator = self.tokens.at_or_after(left.extent.end.offset)  # type: ignore[attr-defined]
@@ -271,9 +272,7 @@ class Prover:
             if operator == "*" and (set(a) == {"constant"} or set(b) == {"constant"}):
                 factor, other = (a["constant"], b) if set(a) == {"constant"} else (b["constant"], a)
                 return {name: f"({factor}) * ({coefficient})" for name, coefficient in other.items()}
-            return None
-        text = limit_text(c)
-        return None if text is None else {"constant": text}
+        return None
 
     def loop_over(self, statement: object) -> None:
         """`for (int k = first; k < end; ++k) body` (or `k <= last`, `k++`, `k += 1`), first and
@@ -482,7 +481,7 @@ def arithmetic_only(statement: object) -> bool:
     return True
 
 
-def changed_variables(body: object, tokens: Tokens) -> set[int]:
+def changed_variables(body: object, tokens: Tokens) -> frozenset[int]:
     """The variables that an assignment, a compound assignment or ++/-- in `body` changes (or whose
     address it takes), by offset."""
     found = set()
@@ -503,7 +502,7 @@ def changed_variables(body: object, tokens: Tokens) -> set[int]:
             continue
         if target is not None:
             found.add(target.location.offset)  # type: ignore[attr-defined]
-    return found
+    return frozenset(found)
 
 
 def limit_text(expression: object) -> str | None:
@@ -656,8 +655,9 @@ def proven_kernel(function: object, body: object, programs: Callable[[str], bool
             limit, rows, guarded = found[1], found[2], [*before, *rest]
         else:
             return None
-    prover = Prover(parameters, index, tokens, programs, None if stride else row)
-    prover.changed = changed_variables(body, tokens)
+    prover = Prover(
+        parameters, index, tokens, programs, None if stride else row, changed_variables(body, tokens)
+    )
     try:
         for statement in guarded:
             prover.walk(statement)
