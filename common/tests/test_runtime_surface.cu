@@ -1188,6 +1188,48 @@ TEST(Surface, KernelsLaunchKernels) {
   cudaFree(data);
 }
 
+// Thread 0 of each block allocates the block's part with the device runtime's cudaMalloc, the
+// block fills it; a second launch sums each part and frees it there (cdpBezierTessellation). With
+// many blocks every worker of the emu makes such calls while the launch is running.
+__global__ void allocate_parts(int** parts, int count) {
+  if (threadIdx.x == 0) {
+    int* part = nullptr;
+    parts[blockIdx.x] = cudaMalloc(&part, count * sizeof(int)) == cudaSuccess ? part : nullptr;
+  }
+  __syncthreads();
+  int* part = parts[blockIdx.x];
+  if (part != nullptr && threadIdx.x < count) part[threadIdx.x] = blockIdx.x * 1000 + threadIdx.x;
+}
+
+__global__ void sum_and_free_parts(int** parts, int count, long long* sums) {
+  if (threadIdx.x != 0) return;
+  int* part = parts[blockIdx.x];
+  long long sum = -1;
+  if (part != nullptr) {
+    sum = 0;
+    for (int i = 0; i < count; ++i) sum += part[i];
+    if (cudaFree(part) != cudaSuccess) sum = -2;
+  }
+  sums[blockIdx.x] = sum;
+}
+
+TEST(Surface, KernelsAllocateAndFreeDeviceMemory) {
+  const int blocks = 256, count = 50;
+  int** parts;
+  long long* sums;
+  CUDA_CHECK(cudaMallocManaged(&parts, blocks * sizeof(int*)));
+  CUDA_CHECK(cudaMallocManaged(&sums, blocks * sizeof(long long)));
+  allocate_parts<<<blocks, 64>>>(parts, count);
+  CUDA_CHECK(cudaGetLastError());
+  sum_and_free_parts<<<blocks, 32>>>(parts, count, sums);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (long long b = 0; b < blocks; ++b)
+    ASSERT_EQ(sums[b], b * 1000 * count + count * (count - 1) / 2) << "block " << b;
+  cudaFree(parts);
+  cudaFree(sums);
+}
+
 // ---- textures and surfaces -----------------------------------------------------------------
 
 __global__ void sample_2d(cudaTextureObject_t tex, const float2* at, float* out, int n) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -35,7 +36,10 @@ constexpr size_t kShadowLimit = size_t{512} << 20;  // larger arrays get no shad
 // (`cudalab run --unchecked`) keeps none, and neither does a very large array.
 bool shadowed_size(size_t bytes) { return bytes <= kShadowLimit && checked_code_linked(); }
 
-std::mutex mutex;  // guards the allocations; kernels only read them (no cudaMalloc during a kernel)
+std::mutex mutex;  // guards the allocations; kernels' checks read them without it
+// Records a launch keeps room for, so that a kernel's own cudaMalloc never moves the records that
+// other workers' checks are reading (as a GPU's device heap, it has a limit).
+constexpr size_t kKernelAllocations = 4096;
 struct InjectedFailure {
   unsigned successes = 0;
   cudaError_t error = cudaSuccess;
@@ -206,6 +210,20 @@ std::recursive_mutex& device_mutex() {
   return m;
 }
 
+std::unique_lock<std::recursive_mutex> lock_device_from_host() {
+  std::unique_lock<std::recursive_mutex> device(device_mutex(), std::defer_lock);
+  if (!in_kernel()) device.lock();
+  return device;
+}
+
+void make_room_for_kernel_allocations() {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& all = allocations();
+  if (all.capacity() - all.size() >= kKernelAllocations) return;
+  all.reserve(all.size() + 2 * kKernelAllocations);
+  ++allocations_changed;  // the records moved: what workers remember of them is stale
+}
+
 void free_all_allocations() {
   std::lock_guard<std::recursive_mutex> device(device_mutex());
   std::lock_guard<std::mutex> lock(mutex);
@@ -261,8 +279,20 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
     return cudaSuccess;
   }
   if (size > device_memory_bytes()) return set_last_error(cudaErrorMemoryAllocation);
-  std::lock_guard<std::recursive_mutex> device(device_mutex());
+  auto device = lock_device_from_host();
   std::lock_guard<std::mutex> lock(mutex);
+  if (in_kernel() && allocations().size() == allocations().capacity()) {
+    static std::once_flag told;
+    std::call_once(told, [] {
+      std::fprintf(
+          stderr,
+          "cudalab emu: a launch's kernels allocated more than %zu arrays with cudaMalloc; "
+          "the next ones fail with cudaErrorMemoryAllocation, as when a GPU's device heap "
+          "is full\n",
+          kKernelAllocations);
+    });
+    return set_last_error(cudaErrorMemoryAllocation);
+  }
   const Arena& a = arena();
   size_t span = round_up(size + kRedZone, page());
   if (next_free == nullptr || span > a.base + a.size - reinterpret_cast<uintptr_t>(next_free))
@@ -292,7 +322,7 @@ cudaError_t deallocate(void* ptr, MemoryKind kind, const char* call,
                        const std::source_location& where) {
   if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (ptr == nullptr) return cudaSuccess;
-  std::lock_guard<std::recursive_mutex> device(device_mutex());
+  auto device = lock_device_from_host();
   std::lock_guard<std::mutex> lock(mutex);
   Allocation* r = containing(ptr, true);
   const bool host_call = kind == MemoryKind::host;

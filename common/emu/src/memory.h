@@ -20,6 +20,11 @@ namespace cudalab::emu {
 // allocate concurrently (a GPU takes them in some order), and a kernel's checks read the arrays
 // of device arrays without a lock of their own.
 std::recursive_mutex& device_mutex();
+// device_mutex(), locked unless the caller is a kernel (whose launch holds it): a kernel's own
+// cudaMalloc and cudaFree must not wait for the launch that waits for them.
+std::unique_lock<std::recursive_mutex> lock_device_from_host();
+// Called by a launch before its kernels run: room for the records of the arrays they allocate.
+void make_room_for_kernel_allocations();
 
 // The address range that holds every cudaMalloc array.
 struct Arena {
@@ -93,7 +98,7 @@ inline bool host_pointer(const void* p) { return p != nullptr && !arena().contai
 // Every array since the last cudaDeviceReset, in address order (freed ones too).
 std::vector<Allocation>& allocations();
 // Counts the changes to the arrays (placed, freed, revived, reset): what a worker remembers of them
-// (fast_path.h) holds while the count stays the same. Never during a kernel (device_mutex()).
+// (fast_path.h) holds while the count stays the same (a kernel's own cudaMalloc changes it too).
 inline std::atomic<uint32_t> allocations_changed{0};
 // The first record whose array starts after address `a` (the one before it may hold `a`).
 std::vector<Allocation>::iterator first_allocation_after(uintptr_t a);

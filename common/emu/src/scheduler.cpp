@@ -1202,6 +1202,7 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
     return;
   }
   std::lock_guard<std::recursive_mutex> device(device_mutex());  // one launch at a time
+  make_room_for_kernel_allocations();
   const dim3 g = config.grid;
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
   LaunchRun launch{config, fn, take_stamps(blocks)};
