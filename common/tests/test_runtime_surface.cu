@@ -19,12 +19,16 @@
 #include <vector_types.h>  // NVIDIA's is on the default path of some machines: the emu's is found
 
 #include <algorithm>
+#include <cfenv>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <cuda/atomic>
 #include <cuda/barrier>
 #include <cuda/pipeline>
+#include <limits>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "cudalab/cuda_check.h"
@@ -808,6 +812,164 @@ __global__ void intrinsics(const float* in, float* streamed, Intrinsics* r) {
   r->byte_perm = __byte_perm(0x33221100u, 0x77665544u, 0x4321);
   r->pi = CUDART_PI_F;
   r->vector = make_uint4(1, 2, 3, 4);
+}
+
+// ---- directed rounding -----------------------------------------------------------------------
+
+// Each rounding intrinsic in each of its four modes, against the host's processor set to that mode
+// (fesetround), on operands from a printed seed: near 1, across the whole range of exponents
+// (subnormal to near overflow), pairs that cancel, and zeros, infinities and NaNs.
+enum RoundingOp { kAdd, kSub, kMul, kDiv, kFma, kSqrt, kRcp, kRoundingOps };
+constexpr int kRoundingModes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
+
+#define FLOAT_ROUNDED(k, s)                 \
+  o[kAdd * 4 + k] = __fadd_##s(x, y);       \
+  o[kSub * 4 + k] = __fsub_##s(x, y);       \
+  o[kMul * 4 + k] = __fmul_##s(x, y);       \
+  o[kDiv * 4 + k] = __fdiv_##s(x, y);       \
+  o[kFma * 4 + k] = __fmaf_##s(x, y, z);    \
+  o[kSqrt * 4 + k] = __fsqrt_##s(fabsf(x)); \
+  o[kRcp * 4 + k] = __frcp_##s(x);
+#define DOUBLE_ROUNDED(k, s)               \
+  o[kAdd * 4 + k] = __dadd_##s(x, y);      \
+  o[kSub * 4 + k] = __dsub_##s(x, y);      \
+  o[kMul * 4 + k] = __dmul_##s(x, y);      \
+  o[kDiv * 4 + k] = __ddiv_##s(x, y);      \
+  o[kFma * 4 + k] = __fma_##s(x, y, z);    \
+  o[kSqrt * 4 + k] = __dsqrt_##s(fabs(x)); \
+  o[kRcp * 4 + k] = __drcp_##s(x);
+
+__global__ void rounded_floats(const float* a, const float* b, const float* c, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float x = a[i], y = b[i], z = c[i];
+  float* o = out + i * kRoundingOps * 4;
+  FLOAT_ROUNDED(0, rn) FLOAT_ROUNDED(1, rz) FLOAT_ROUNDED(2, ru) FLOAT_ROUNDED(3, rd)
+}
+
+__global__ void rounded_doubles(const double* a, const double* b, const double* c, double* out,
+                                int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double x = a[i], y = b[i], z = c[i];
+  double* o = out + i * kRoundingOps * 4;
+  DOUBLE_ROUNDED(0, rn) DOUBLE_ROUNDED(1, rz) DOUBLE_ROUNDED(2, ru) DOUBLE_ROUNDED(3, rd)
+}
+
+// The operation on the host with its processor in `mode` (the empty asm statements keep the
+// compiler from moving the arithmetic across the mode's change).
+template <class T>
+T host_rounded(int mode, int op, T x, T y, T z) {
+  const int saved = std::fegetround();
+  std::fesetround(mode);
+  asm volatile("" : "+x"(x), "+x"(y), "+x"(z));
+  T r = 0;
+  switch (op) {
+    case kAdd:
+      r = x + y;
+      break;
+    case kSub:
+      r = x - y;
+      break;
+    case kMul:
+      r = x * y;
+      break;
+    case kDiv:
+      r = x / y;
+      break;
+    case kFma:
+      r = std::fma(x, y, z);
+      break;
+    case kSqrt:
+      r = std::sqrt(std::fabs(x));
+      break;
+    case kRcp:
+      r = T(1) / x;
+      break;
+  }
+  asm volatile("" : "+x"(r));
+  std::fesetround(saved);
+  return r;
+}
+
+template <class T>
+std::vector<T> rounding_operands(std::mt19937_64& gen, int n) {
+  using limits = std::numeric_limits<T>;
+  const T special[] = {0,
+                       -T(0),
+                       limits::infinity(),
+                       -limits::infinity(),
+                       limits::quiet_NaN(),
+                       limits::denorm_min(),
+                       limits::min(),
+                       limits::max(),
+                       1,
+                       -1,
+                       3};
+  std::uniform_int_distribution<int> kind(0, 9), sign(0, 1);
+  std::uniform_int_distribution<int> any_exponent(limits::min_exponent - limits::digits,
+                                                  limits::max_exponent);
+  std::uniform_int_distribution<int> near_one(-4, 4);
+  std::uniform_int_distribution<size_t> pick(0, std::size(special) - 1);
+  std::uniform_real_distribution<double> mantissa(1, 2);
+  std::vector<T> v(n);
+  for (T& x : v) {
+    const int k = kind(gen);
+    if (k == 0) {
+      x = special[pick(gen)];
+      continue;
+    }
+    const T m = static_cast<T>(sign(gen) ? -mantissa(gen) : mantissa(gen));
+    x = std::ldexp(m, k < 6 ? near_one(gen) : any_exponent(gen));
+  }
+  return v;
+}
+
+template <class T>
+void expect_rounding_as_host(void (*kernel)(const T*, const T*, const T*, T*, int), unsigned seed) {
+  const int n = 3000;
+  std::mt19937_64 gen(seed);
+  std::vector<T> a = rounding_operands<T>(gen, n), b = rounding_operands<T>(gen, n),
+                 c = rounding_operands<T>(gen, n);
+  for (int i = 0; i < n; i += 7) b[i] = -a[i];  // sums that cancel exactly
+  for (int i = 3; i < n; i += 11) b[i] = a[i];  // exact quotients and differences
+  T *da, *db, *dc, *out;
+  CUDA_CHECK(cudaMalloc(&da, n * sizeof(T)));
+  CUDA_CHECK(cudaMalloc(&db, n * sizeof(T)));
+  CUDA_CHECK(cudaMalloc(&dc, n * sizeof(T)));
+  CUDA_CHECK(cudaMallocManaged(&out, size_t{n} * kRoundingOps * 4 * sizeof(T)));
+  CUDA_CHECK(cudaMemcpy(da, a.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(db, b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dc, c.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  kernel<<<(n + 127) / 128, 128>>>(da, db, dc, out, n);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const char* names[] = {"add", "sub", "mul", "div", "fma", "sqrt", "rcp"};
+  const char* modes[] = {"rn", "rz", "ru", "rd"};
+  int wrong = 0;
+  for (int i = 0; i < n && wrong < 10; ++i)
+    for (int op = 0; op < kRoundingOps; ++op)
+      for (int m = 0; m < 4; ++m) {
+        const T expected = host_rounded(kRoundingModes[m], op, a[i], b[i], c[i]);
+        const T got = out[(i * kRoundingOps + op) * 4 + m];
+        if (std::isnan(expected) && std::isnan(got)) continue;
+        if (std::memcmp(&expected, &got, sizeof(T)) == 0) continue;
+        ADD_FAILURE() << names[op] << "_" << modes[m] << "(" << a[i] << ", " << b[i] << ", " << c[i]
+                      << "): " << got << ", the host's " << expected << " (seed " << seed
+                      << ", operands " << i << ")";
+        ++wrong;
+      }
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  cudaFree(out);
+}
+
+TEST(Surface, DirectedRoundingAsTheProcessorsModes) {
+  const unsigned seed = 20261130;
+  std::printf("operands from seed %u\n", seed);
+  expect_rounding_as_host<float>(rounded_floats, seed);
+  expect_rounding_as_host<double>(rounded_doubles, seed + 1);
 }
 
 // bfloat16 on the device: conversions round to nearest even (ties at 1 + 2^-8 and 1 + 3 * 2^-8), a

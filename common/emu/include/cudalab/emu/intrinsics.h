@@ -102,6 +102,7 @@ float from_unsigned(int mode, unsigned long long a);
     return cudalab::emu::rounded(mode, 'f', a, b, c);                                           \
   }                                                                                             \
   inline double __dsqrt_##suffix(double a) { return cudalab::emu::rounded(mode, 's', a); }      \
+  inline double __drcp_##suffix(double a) { return cudalab::emu::rounded(mode, 'r', a); }       \
   inline int __float2int_##suffix(float a) {                                                    \
     return static_cast<int>(cudalab::emu::rounded(mode, 'n', a));                               \
   }                                                                                             \
