@@ -758,6 +758,8 @@ def proven_form(
         if a.index is not None:  # a load at another element: its index's coefficients
             i = a.index
             fields += ["true", *map(long_long, (i.constant, i.column, i.row, i.step, i.first, i.end))]
+        elif a.loop is not None:  # a store in a loop: the loop's bounds
+            fields += ["false", "0", "0", "0", "0", *map(long_long, a.loop)]
         return "{" + ", ".join(fields) + "}"
 
     accesses = ", ".join(access(a) for a in kernel.proven.accesses)

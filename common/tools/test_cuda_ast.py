@@ -424,6 +424,21 @@ __global__ void load_before_the_guard(float* out, const float* in, int n) {
   int v = static_cast<int>(in[i]);
   if (i < n) out[i] = v;
 }
+__global__ void repeated(int* g_data, int* factor, int num_iterations) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = 0; i < num_iterations; i++) {
+    g_data[idx] += *factor;
+  }
+}
+__global__ void store_through_a_dereference(int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) *out = i;
+}
+__global__ void store_in_a_loop_elsewhere(int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < 4; ++k) out[4 * i + k] = k;
+}
 """
 
 
@@ -497,6 +512,20 @@ class ProvenAccesses(unittest.TestCase):
             (window.constant, window.column, window.step), ("(0) - (width / 2)", "1", "(0) + (1)")
         )
         self.assertEqual((window.first, window.end), ("0", "width"))
+        # A store in a loop is at the thread's element, made where the loop runs; `*P` is P[0].
+        (stored,) = [a for a in proven("a_loop").accesses if a.store]
+        self.assertEqual((stored.line, stored.loop), (45, ("0", "4")))
+        repeated = proven("repeated")
+        self.assertEqual(repeated.limit, proven_accesses.UNGUARDED)
+        loads_and_stores = [(a.parameter, a.store, a.index, a.loop) for a in repeated.accesses]
+        self.assertEqual(
+            loads_and_stores,
+            [
+                (0, False, None, None),
+                (0, True, None, ("0", "num_iterations")),
+                (1, False, proven_accesses.AffineIndex(), None),
+            ],
+        )
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(
             set(found),
@@ -506,7 +535,6 @@ class ProvenAccesses(unittest.TestCase):
                 "atomic",
                 "two_lines",
                 "index_changed",
-                "a_loop",
                 "conditional_store",
                 "return_after_the_guard",
                 "store_in_a_condition",
@@ -532,6 +560,8 @@ class ProvenAccesses(unittest.TestCase):
                 "alias_changed",
                 "alias_from_memory",
                 "load_before_the_guard",
+                "store_through_a_dereference",
+                "store_in_a_loop_elsewhere",
             },
         )
 

@@ -23,6 +23,9 @@
 // elements its threads' columns read (or, where the counter is the unit step, the segment the loop
 // reads), once however many rows share it.
 //
+// A store in a loop is at the thread's own element, the same however often the loop runs; a launch
+// whose loop does not run at all runs its blocks checked (the store is not made).
+//
 // Limitations: the first block of a launch runs checked (the report of a wrong result keeps what
 // its first threads load); counters, a watched thread and arrays without a shadow leave every block
 // checked.
@@ -207,6 +210,7 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
       return launch;
     launch.arrays[k] = r;
     if (!a.store) continue;
+    if (a.end_step <= a.first_step) return launch;  // a store in a loop that does not run
     // Another parameter's elements among the store's (a thread could touch another's element),
     // or another store's (which of the two stores an element's mark names is the thread's order),
     // or elements of the stored array that a load reads at another element than its thread's.

@@ -647,6 +647,48 @@ TEST_F(Emu, ProvenBlocksOfAKernelWithoutAGuardCoverTheGrid) {
   EXPECT_TRUE(says("element 1023 of the 1023-element array")) << diagnostic();
 }
 
+// A store in a loop at the thread's own element, and a load through `*P` (simpleStreams'
+// `g_data[idx] += *factor` in a loop): the blocks are proven where the loop runs; where it runs no
+// time the store is not made, so the blocks run checked and the elements stay unwritten (a later
+// read of them is named).
+__global__ void store_repeatedly(int* data, const int* factor, int times) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < times; k++) {
+    data[idx] = (k + 1) * *factor;
+  }
+}
+
+__global__ void copy_ints(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[i];  // LINE_COPY_INTS
+}
+
+TEST_F(Emu, ProvenBlocksOfAStoreInALoopAreThoseWhoseLoopRuns) {
+  const int n = 4 * 256;
+  {
+    cudalab::DeviceArray<int> data(n, 5), factor(1, 2);
+    const unsigned long long before = cudalab::emu::proven_blocks_run();
+    store_repeatedly<<<4, 256>>>(data.get(), factor.get(), 3);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+    EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 3u) << "all but block 0";
+    const std::vector<int> back = data.to_host();
+    for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], 3 * 2) << "element " << i;
+  }
+  Reset();
+  int *unwritten, *out;
+  CUDA_CHECK(cudaMalloc(&unwritten, n * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&out, n * sizeof(int)));
+  cudalab::DeviceArray<int> factor(1, 2);
+  const unsigned long long before = cudalab::emu::proven_blocks_run();
+  store_repeatedly<<<4, 256>>>(unwritten, factor.get(), 0);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 0u) << "a loop that runs no time";
+  copy_ints<<<4, 256>>>(unwritten, out);
+  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(says("which nobody wrote since cudaMalloc")) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_COPY_INTS"))) << diagnostic();
+}
+
 // An output that overlaps an input one element further on: thread t stores what thread t + 1
 // loads. No block of such a launch runs without per-access checks, and the race is named.
 TEST_F(Emu, OverlappingParametersKeepTheirPerAccessChecks) {

@@ -27,10 +27,12 @@ are read, which can only send the block to the per-access checks). A load may al
 element than the thread's, at an index that is integer arithmetic of the parameters times the
 thread's indices and the counter of the loop it is in (`M[Row * Width + k]`, `N[k * Width + Col]`,
 `in[i + 1]`), in a loop `for (int k = first; k < end; ++k)` whose bounds are integer arithmetic of
-the parameters and whose body changes k nowhere and stores nothing (a store in a loop is made as
-many times as the loop runs): its elements are checked as the segments each row of the block's
-threads reads. The record gives, per parameter accessed, its element size, whether the access loads
-or stores, and its line, and for such a load its index's terms.
+the parameters and whose body changes k nowhere: its elements are checked as the segments each row
+of the block's threads reads. `*P` is P[0]. A store in such a loop is at the thread's own element
+(the same element however often the loop runs), made where the loop runs at least once (the launch
+runs the blocks checked where it does not). The record gives, per parameter accessed, its element
+size, whether the access loads or stores, and its line, and for such a load its index's terms, for
+such a store its loop's bounds.
 
 A signed integer local that one initializer gives and nothing changes after (`int idx = row * width
 + col;`, `int start = i - r;`) stands for its initializer; such integers of arithmetic alone may also
@@ -111,6 +113,8 @@ class ProvenAccess:
     store: bool
     line: int
     index: AffineIndex | None = None  # a load at another element than the thread's own
+    # a store in a loop: the loop's bounds (first, end), as the kernel writes them
+    loop: tuple[str, str] | None = None
 
 
 UNGUARDED = ""  # a kernel without a guard: its limits (every thread of the grid has its element)
@@ -197,6 +201,7 @@ class Prover:
         self.found: dict[tuple[int, bool], set[int]] = {}  # (parameter, store) -> lines
         self.sizes: dict[int, int] = {}
         self.affine: dict[tuple[int, AffineIndex], int] = {}  # loads at other elements -> line
+        self.store_loops: dict[int, tuple[str, str]] = {}  # parameter -> its store's loop's bounds
         # The loop the walk is in: its counter and its bounds (as the kernel writes them).
         self.loop: tuple[object, str, str] | None = None
 
@@ -208,6 +213,14 @@ class Prover:
 
     def subscript(self, cursor: object, load: bool, store: bool) -> None:
         base, index = children(cursor)
+        self.element(cursor, base, index, load, store)
+
+    def dereference(self, cursor: object) -> None:
+        """`*P`, read: P[0]."""
+        self.element(cursor, children(cursor)[0], None, True, False)
+
+    def element(self, cursor: object, base: object, index: object | None, load: bool, store: bool) -> None:
+        """The access `cursor` of base[index] (index None: element 0)."""
         k = self.parameter(referenced(base))
         if k is None:
             raise NotProven("an array other than a parameter")
@@ -217,8 +230,9 @@ class Prover:
         if self.sizes.setdefault(k, size) != size:
             raise NotProven("an array read as elements of two sizes")
         line = cursor.extent.start.line  # type: ignore[attr-defined]
-        if store and self.loop is not None:
-            raise NotProven("a store in a loop (made as many times as the loop runs)")
+        if index is None:
+            self.affine.setdefault((k, AffineIndex()), line)
+            return
         if not self.thread_element(index):
             signed = canonical_kind(index.type) in SIGNED  # type: ignore[attr-defined]
             affine = self.affine_index(index) if load and not store and signed else None
@@ -226,6 +240,8 @@ class Prover:
                 raise NotProven("an index other than the thread's, or a store at another element")
             self.affine.setdefault((k, affine), line)
             return
+        if store and self.loop is not None:  # (the same element however often the loop runs)
+            self.store_loops[k] = self.loop[1:]
         for kind, happens in ((False, load), (True, store)):
             if happens:
                 self.found.setdefault((k, kind), set()).add(line)
@@ -421,6 +437,9 @@ class Prover:
         elif kind == "UNARY_OPERATOR":
             start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
             operator = self.tokens.at_or_after(start)
+            if operator == "*" and kind_of(plain(inner[0])) == "DECL_REF_EXPR":
+                self.dereference(cursor)
+                return
             if operator in ("*", "&"):
                 raise NotProven("a pointer's dereference or an address")
             if operator in ("++", "--") or self.tokens.before(end) in ("++", "--"):
@@ -453,7 +472,8 @@ class Prover:
         for (k, store), lines in sorted(self.found.items()):
             if store and len(lines) > 1:
                 raise NotProven("an array stored from more than one line")
-            found.append(ProvenAccess(k, self.sizes[k], store, min(lines)))
+            loop = self.store_loops.get(k) if store else None
+            found.append(ProvenAccess(k, self.sizes[k], store, min(lines), loop=loop))
         for (k, index), line in self.affine.items():
             found.append(ProvenAccess(k, self.sizes[k], False, line, index))
         if len(found) > MAX_ACCESSES:

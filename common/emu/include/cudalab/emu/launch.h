@@ -70,6 +70,8 @@ struct ProvenAccess {
   unsigned line;
   // A load of another element than the thread's own (`affine`): P[constant + column * x + row * y
   // + step * k], x and y the thread's global indices, k a loop's counter in [first_step, end_step).
+  // A store in a loop (at the thread's own element) is made where [first_step, end_step) holds a
+  // step.
   bool affine = false;
   long long constant = 0, column = 0, row = 0, step = 0, first_step = 0, end_step = 1;
 };
