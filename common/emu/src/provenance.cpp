@@ -142,10 +142,38 @@ void remember_delivery(void* dst, const void* src, size_t count) {
              __atomic_load_n(&from->stored_in_launch, __ATOMIC_RELAXED)};
   std::memcpy(d.bytes.data(), src, count);
   const size_t first = offset_in(*from, src);
-  for (size_t i = 0; i < count; ++i) d.by_kernels[i] = by_kernel(from->shadow.writer(first + i));
-  for (size_t w = 0; w < d.writers.size(); ++w) {
-    d.writers[w] = from->shadow.writer(first + 4 * w);
-    d.marks[w] = from->shadow.store_mark(first + 4 * w).value;
+  // Runs of bytes that kernels wrote, found a whole word at a time where its bytes have one writer,
+  // and set at once (std::fill sets a vector<bool>'s whole words).
+  for (size_t i = 0; i < count;) {
+    const bool kernels = by_kernel(from->shadow.writer(first + i));
+    size_t end = i + 1;
+    while (end < count) {
+      const size_t word = (first + end) / 4;
+      const uint32_t writer = __atomic_load_n(from->shadow.words + word, __ATOMIC_ACQUIRE);
+      if ((first + end) % 4 == 0 && count - end >= 4 && writer != kMixed && writer != kBusy) {
+        if (by_kernel(writer) != kernels) break;
+        end += 4;
+      } else {
+        if (by_kernel(from->shadow.writer(first + end)) != kernels) break;
+        ++end;
+      }
+    }
+    if (kernels) std::fill(d.by_kernels.begin() + i, d.by_kernels.begin() + end, true);
+    i = end;
+  }
+  if (first % 4 == 0) {  // (the shadow's words themselves, where a word has one writer)
+    const uint32_t* words = from->shadow.words + first / 4;
+    std::memcpy(d.marks.data(), from->shadow.stores + first / 4, d.marks.size() * 4);
+    for (size_t w = 0; w < d.writers.size(); ++w) {
+      const uint32_t writer = __atomic_load_n(words + w, __ATOMIC_ACQUIRE);
+      d.writers[w] =
+          writer == kMixed || writer == kBusy ? from->shadow.writer(first + 4 * w) : writer;
+    }
+  } else {
+    for (size_t w = 0; w < d.writers.size(); ++w) {
+      d.writers[w] = from->shadow.writer(first + 4 * w);
+      d.marks[w] = from->shadow.store_mark(first + 4 * w).value;
+    }
   }
   std::lock_guard<std::mutex> lock(mutex);
   delivered_bytes += d.held();
