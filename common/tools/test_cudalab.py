@@ -139,6 +139,21 @@ class Run(unittest.TestCase):
         self.assertIn("x[threadIdx.x] > 0", r.stderr)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
+    def test_host_code_may_touch_managed_memory_and_is_stopped_at_device_memory(self) -> None:
+        """Host code of a checked file reads and writes managed memory freely (remembered a few
+        arrays at a time), and a write to cudaMalloc memory is named with its line."""
+        (self.out / "host.cu").write_text(
+            "#include <cstdio>\nint main() {\n  int *managed, *device;\n"
+            "  cudaMallocManaged(&managed, 64 * sizeof(int));\n  cudaMalloc(&device, 64 * sizeof(int));\n"
+            "  for (int i = 0; i < 64; ++i) managed[i] = i;\n  int sum = 0;\n"
+            "  for (int i = 0; i < 64; ++i) sum += managed[i];\n"
+            '  printf("sum %d\\n", sum);\n  fflush(stdout);\n  device[3] = sum;\n  return 0;\n}\n'
+        )
+        r = cudalab("run", str(self.out / "host.cu"), "-o", str(self.out / "host"))
+        self.assertIn("sum 2016", r.stdout)
+        self.assertIn("host.cu:11 makes a write to device memory", r.stderr)
+        self.assertNotEqual(r.returncode, 0)
+
     def test_what_cuda_13_removed_runs_with_a_warning_naming_the_replacement(self) -> None:
         """cudaThreadSynchronize and cudaDeviceProp::clockRate, which nvcc 13 refuses: the call is
         told once when it runs, the field when the program is compiled, each with what replaces it."""

@@ -41,6 +41,28 @@ struct RecentArrays {
 };
 inline thread_local RecentArrays recent_arrays;
 
+// The spans of managed or page-locked arrays that this thread's host code touched last
+// (global_checks.cpp fills it): host code of a translated file makes long runs of accesses to a few
+// arrays (a Thrust algorithm on its C++ system sorting a device vector).
+struct HostArrays {
+  static constexpr unsigned kEntries = 4;
+  uintptr_t base[kEntries] = {}, span[kEntries] = {};
+  uint32_t changes = 0;  // allocations_changed when filled
+  unsigned next = 0;
+};
+inline thread_local HostArrays host_arrays;
+
+// Whether host code's access of `a` needs no look: the host's own memory, or an array it may touch
+// that it touched last (device memory it may not touch: the full check says so).
+[[gnu::always_inline]] inline bool host_access_fine(uintptr_t a) {
+  if (a - reserved_arena.base >= reserved_arena.size) return true;
+  const HostArrays& recent = host_arrays;
+  if (recent.changes != allocations_changed.load(std::memory_order_relaxed)) return false;
+  for (unsigned k = 0; k < HostArrays::kEntries; ++k)
+    if (a - recent.base[k] < recent.span[k]) return true;
+  return false;
+}
+
 // A live array with a shadow that an access of this worker passed the full check in.
 inline void remember_array(const Allocation& r) {
   RecentArrays& recent = recent_arrays;
@@ -175,8 +197,8 @@ extern const BuiltinsPlace builtins_place;
 [[gnu::always_inline]] inline bool access_fine(const void* address, unsigned size, bool store,
                                                const void* pc) {
   BlockState* b = current_block;
-  if (b == nullptr) return false;
   const auto a = reinterpret_cast<uintptr_t>(address);
+  if (b == nullptr) return host_access_fine(a);
   publish_store(store ? a : 0);
   if (timed_out() || watching_a_thread.load(std::memory_order_relaxed)) return false;
   if (a - reserved_arena.base < reserved_arena.size) {

@@ -168,19 +168,34 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   return true;
 }
 
+namespace {
+// Host code of a translated file touches the arena: managed and page-locked memory are its to
+// touch, device memory is not.
+void check_host_code(uintptr_t a, bool store, bool atomic, const void* pc) {
+  HostArrays& recent = host_arrays;
+  const uint32_t changes = allocations_changed.load(std::memory_order_relaxed);
+  if (recent.changes != changes) recent = HostArrays{.changes = changes};
+  const Allocation* r = span_holding(a);
+  if (r != nullptr && r->kind != MemoryKind::device) {  // managed or page-locked memory
+    recent.base[recent.next] = reinterpret_cast<uintptr_t>(r->base);
+    recent.span[recent.next] = r->span;
+    recent.next = (recent.next + 1) % HostArrays::kEntries;
+    return;
+  }
+  const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
+  diagnose(std::string("host code at ") + at(pc) + " makes " + verb + " device memory" +
+           (r ? " (the array allocated at " + r->where + ")" : std::string()) +
+           ". The host cannot touch device memory (on a GPU this is a segmentation fault): copy it "
+           "with cudaMemcpy, or do the work in a kernel.");
+  std::abort();
+}
+}  // namespace
+
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
                   const void* pc) {
+  if (b == nullptr) return check_host_code(a, store, atomic, pc);  // the student's host code
   const Allocation* r = span_holding(a);
   const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
-  if (b == nullptr) {                                           // host code of the student's file
-    if (r != nullptr && r->kind != MemoryKind::device) return;  // managed or page-locked memory
-    diagnose(
-        std::string("host code at ") + at(pc) + " makes " + verb + " device memory" +
-        (r ? " (the array allocated at " + r->where + ")" : std::string()) +
-        ". The host cannot touch device memory (on a GPU this is a segmentation fault): copy it "
-        "with cudaMemcpy, or do the work in a kernel.");
-    std::abort();
-  }
   if (r == nullptr || a - reinterpret_cast<uintptr_t>(r->base) + size > r->bytes)
     fault(*b, pc, cudaErrorIllegalAddress, "global_out_of_bounds",
           std::string(verb) + " memory outside every array: " + missed(r, a, size) +

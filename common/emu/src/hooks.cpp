@@ -30,7 +30,7 @@ namespace {
 [[gnu::always_inline]] inline void access(void* a, unsigned size, bool store, const void* pc) {
   if (!access_fine(a, size, store, pc))
     check_access(a, size, store, false, pc);
-  else if (counting())
+  else if (counting() && current_block != nullptr)  // (a kernel's: host code is not counted)
     count_checked_access(reinterpret_cast<uintptr_t>(a), size, store, false, pc);
 }
 
