@@ -822,22 +822,20 @@ __global__ void intrinsics(const float* in, float* streamed, Intrinsics* r) {
 enum RoundingOp { kAdd, kSub, kMul, kDiv, kFma, kSqrt, kRcp, kRoundingOps };
 constexpr int kRoundingModes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
 
-#define FLOAT_ROUNDED(k, s)                 \
-  o[kAdd * 4 + k] = __fadd_##s(x, y);       \
-  o[kSub * 4 + k] = __fsub_##s(x, y);       \
-  o[kMul * 4 + k] = __fmul_##s(x, y);       \
-  o[kDiv * 4 + k] = __fdiv_##s(x, y);       \
-  o[kFma * 4 + k] = __fmaf_##s(x, y, z);    \
-  o[kSqrt * 4 + k] = __fsqrt_##s(fabsf(x)); \
-  o[kRcp * 4 + k] = __frcp_##s(x);
-#define DOUBLE_ROUNDED(k, s)               \
-  o[kAdd * 4 + k] = __dadd_##s(x, y);      \
-  o[kSub * 4 + k] = __dsub_##s(x, y);      \
-  o[kMul * 4 + k] = __dmul_##s(x, y);      \
-  o[kDiv * 4 + k] = __ddiv_##s(x, y);      \
-  o[kFma * 4 + k] = __fma_##s(x, y, z);    \
-  o[kSqrt * 4 + k] = __dsqrt_##s(fabs(x)); \
-  o[kRcp * 4 + k] = __drcp_##s(x);
+// Each operation of one type in mode `s` (rn, rz, ru, rd), into o[op * 4 + k]; `add` ... `rcp` the
+// intrinsics' names without the mode.
+#define ROUNDED(k, s, add, sub, mul, div, fma, sqrt, rcp, abs) \
+  o[kAdd * 4 + k] = add##s(x, y);                              \
+  o[kSub * 4 + k] = sub##s(x, y);                              \
+  o[kMul * 4 + k] = mul##s(x, y);                              \
+  o[kDiv * 4 + k] = div##s(x, y);                              \
+  o[kFma * 4 + k] = fma##s(x, y, z);                           \
+  o[kSqrt * 4 + k] = sqrt##s(abs(x));                          \
+  o[kRcp * 4 + k] = rcp##s(x);
+#define FLOAT_ROUNDED(k, s) \
+  ROUNDED(k, s, __fadd_, __fsub_, __fmul_, __fdiv_, __fmaf_, __fsqrt_, __frcp_, fabsf)
+#define DOUBLE_ROUNDED(k, s) \
+  ROUNDED(k, s, __dadd_, __dsub_, __dmul_, __ddiv_, __fma_, __dsqrt_, __drcp_, fabs)
 
 __global__ void rounded_floats(const float* a, const float* b, const float* c, float* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

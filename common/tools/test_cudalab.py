@@ -24,6 +24,11 @@ class Run(unittest.TestCase):
     def setUp(self) -> None:
         self.out = Path(tempfile.mkdtemp())
 
+    def run_source(self, name: str, source: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        """`cudalab run` on a program of one file, `source`, written as `name`."""
+        (self.out / name).write_text(source)
+        return cudalab("run", str(self.out / name), *flags, "-o", str(self.out / Path(name).stem))
+
     def test_a_correct_program_runs_with_its_arguments(self) -> None:
         r = cudalab("run", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"), "--", "777")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -126,15 +131,15 @@ class Run(unittest.TestCase):
     def test_a_device_assert_the_program_handles_leaves_it_the_exit_status(self) -> None:
         """A failed device assert stops its kernel as on a GPU (the message, cudaErrorAssert); a
         program that expects it and exits 0 is not failed by cudalab run."""
-        (self.out / "asserts.cu").write_text(
+        r = self.run_source(
+            "asserts.cu",
             "#include <cassert>\n#include <cstdio>\n"
             "__global__ void positive(const int* x) { assert(x[threadIdx.x] > 0); }\n"
             "int main() {\n  int* d;\n  cudaMalloc(&d, 4 * sizeof(int));\n"
             "  cudaMemset(d, 0, 4 * sizeof(int));\n  positive<<<1, 4>>>(d);\n"
             "  cudaError_t e = cudaDeviceSynchronize();\n"
-            '  printf("%s\\n", cudaGetErrorName(e));\n  return e == cudaErrorAssert ? 0 : 1;\n}\n'
+            '  printf("%s\\n", cudaGetErrorName(e));\n  return e == cudaErrorAssert ? 0 : 1;\n}\n',
         )
-        r = cudalab("run", str(self.out / "asserts.cu"), "-o", str(self.out / "a"))
         self.assertIn("cudaErrorAssert", r.stdout)
         self.assertIn("x[threadIdx.x] > 0", r.stderr)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -142,14 +147,14 @@ class Run(unittest.TestCase):
     def test_host_code_may_touch_managed_memory_and_is_stopped_at_device_memory(self) -> None:
         """Host code of a checked file reads and writes managed memory freely (remembered a few
         arrays at a time), and a write to cudaMalloc memory is named with its line."""
-        (self.out / "host.cu").write_text(
+        r = self.run_source(
+            "host.cu",
             "#include <cstdio>\nint main() {\n  int *managed, *device;\n"
             "  cudaMallocManaged(&managed, 64 * sizeof(int));\n  cudaMalloc(&device, 64 * sizeof(int));\n"
             "  for (int i = 0; i < 64; ++i) managed[i] = i;\n  int sum = 0;\n"
             "  for (int i = 0; i < 64; ++i) sum += managed[i];\n"
-            '  printf("sum %d\\n", sum);\n  fflush(stdout);\n  device[3] = sum;\n  return 0;\n}\n'
+            '  printf("sum %d\\n", sum);\n  fflush(stdout);\n  device[3] = sum;\n  return 0;\n}\n',
         )
-        r = cudalab("run", str(self.out / "host.cu"), "-o", str(self.out / "host"))
         self.assertIn("sum 2016", r.stdout)
         self.assertIn("host.cu:11 makes a write to device memory", r.stderr)
         self.assertNotEqual(r.returncode, 0)
@@ -157,12 +162,12 @@ class Run(unittest.TestCase):
     def test_what_cuda_13_removed_runs_with_a_warning_naming_the_replacement(self) -> None:
         """cudaThreadSynchronize and cudaDeviceProp::clockRate, which nvcc 13 refuses: the call is
         told once when it runs, the field when the program is compiled, each with what replaces it."""
-        (self.out / "old.cu").write_text(
+        r = self.run_source(
+            "old.cu",
             "#include <cstdio>\n__global__ void k() {}\nint main() {\n  cudaDeviceProp p;\n"
             "  cudaGetDeviceProperties(&p, 0);\n  k<<<1, 1>>>();\n  cudaThreadSynchronize();\n"
-            '  printf("clock %d\\n", p.clockRate > 0);\n}\n'
+            '  printf("clock %d\\n", p.clockRate > 0);\n}\n',
         )
-        r = cudalab("run", str(self.out / "old.cu"), "-o", str(self.out / "old"))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("clock 1", r.stdout)
         self.assertIn("cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, device)", r.stderr)
@@ -240,15 +245,15 @@ class Run(unittest.TestCase):
         top border), in the program's first array: 8 KiB before the arena's first byte of data is
         still the emu's, so the check names the access instead of the program crashing; unchecked,
         the crash comes with the advice to run it checked."""
-        (self.out / "above.cu").write_text(
+        r = self.run_source(
+            "above.cu",
             "__global__ void north(const float* image, float* out, int cols) {\n"
             "  int j = threadIdx.x;\n  out[j] = image[j - cols];\n}\n"
             "int main() {\n  const int cols = 2048;\n  float *image, *out;\n"
             "  cudaMalloc(&image, 4 * cols * sizeof(float));\n  cudaMalloc(&out, cols * sizeof(float));\n"
             "  cudaMemset(image, 0, 4 * cols * sizeof(float));\n"
-            "  north<<<1, 32>>>(image, out, cols);\n  return cudaDeviceSynchronize() != cudaSuccess;\n}\n"
+            "  north<<<1, 32>>>(image, out, cols);\n  return cudaDeviceSynchronize() != cudaSuccess;\n}\n",
         )
-        r = cudalab("run", str(self.out / "above.cu"), "-o", str(self.out / "above"))
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("2048 element(s) of 4 bytes before the first element of the array", r.stderr)
         self.assertIn("above.cu:3", r.stderr)
