@@ -159,6 +159,28 @@ class Run(unittest.TestCase):
         self.assertIn("host.cu:11 makes a write to device memory", r.stderr)
         self.assertNotEqual(r.returncode, 0)
 
+    def test_a_c_file_calls_the_runtime_as_with_nvcc(self) -> None:
+        """A .c file includes <cuda_runtime.h> and calls the runtime's calls with plain arguments
+        (Rodinia's b+tree sets its device from main.c); the kernels stay in the .cu file."""
+        (self.out / "main.c").write_text(
+            "#include <cuda_runtime.h>\n#include <stdio.h>\nint launch_fill(int n);\n"
+            "int main(void) {\n  int count = 0;\n  cudaGetDeviceCount(&count);\n"
+            "  cudaSetDevice(0);\n  int wrong = launch_fill(100);\n"
+            "  cudaError_t e = cudaDeviceSynchronize();\n"
+            '  printf("%d device(s), %s, %d wrong\\n", count, cudaGetErrorName(e), wrong);\n'
+            "  return e != cudaSuccess || wrong != 0;\n}\n"
+        )
+        (self.out / "fill.cu").write_text(
+            "__global__ void fill(int* x, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] = i;\n}\n"
+            'extern "C" int launch_fill(int n) {\n  int* x;\n  cudaMallocManaged(&x, n * sizeof(int));\n'
+            "  fill<<<(n + 63) / 64, 64>>>(x, n);\n  cudaDeviceSynchronize();\n  int wrong = 0;\n"
+            "  for (int i = 0; i < n; ++i) wrong += x[i] != i;\n  cudaFree(x);\n  return wrong;\n}\n"
+        )
+        r = cudalab("run", str(self.out / "main.c"), str(self.out / "fill.cu"), "-o", str(self.out / "m"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("1 device(s), cudaSuccess, 0 wrong", r.stdout)
+
     def test_what_cuda_13_removed_runs_with_a_warning_naming_the_replacement(self) -> None:
         """cudaThreadSynchronize and cudaDeviceProp::clockRate, which nvcc 13 refuses: the call is
         told once when it runs, the field when the program is compiled, each with what replaces it."""

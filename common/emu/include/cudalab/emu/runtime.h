@@ -121,22 +121,24 @@ cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType
 cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value);
 
 // ---- device (device_api.cpp) -----------------------------------------------------------------
+// (C linkage: a program's .c files call these as well, as they may with nvcc: c_runtime.h)
+extern "C" {
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaDeviceReset();
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 const char* cudaGetErrorString(cudaError_t error);
 const char* cudaGetErrorName(cudaError_t error);
-
 cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaSetDevice(int device);
+cudaError_t cudaDriverGetVersion(int* driverVersion);
+cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
+}
 cudaError_t cudaInitDevice(int device, unsigned deviceFlags = 0, unsigned flags = 0);
 cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
-cudaError_t cudaDriverGetVersion(int* driverVersion);
-cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
 cudaError_t cudaSetDeviceFlags(unsigned flags);
 cudaError_t cudaGetDeviceFlags(unsigned* flags);
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
