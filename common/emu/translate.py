@@ -467,9 +467,12 @@ def shared_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
         return "" if d is None else src[offsets(d.start) : offsets(d.end)] + "; "
 
     def local(v: cuda_ast.Variable) -> str:
+        # (by its type where it is no array: `auto&` of a call would make the type of a template's
+        # own class dependent, whose member templates C++ then wants named with `template`)
+        reference = "auto&" if v.type.endswith("]") else f"{v.type}&"
         if v.extern:
-            return f"auto& {v.name} = {copy(v)};"
-        return f"static ::cudalab::emu::SharedSlot {slot(v)}; auto& {v.name} = {copy(v)};"
+            return f"{reference} {v.name} = {copy(v)};"
+        return f"static ::cudalab::emu::SharedSlot {slot(v)}; {reference} {v.name} = {copy(v)};"
 
     shared = [v for v in source.variables if v.space == "shared"]
     readable = [

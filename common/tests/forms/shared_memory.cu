@@ -3,7 +3,9 @@
 // declaration of a template kernel, a static volatile variable declared across lines, an array
 // of a template's type, an explicitly aligned array, file-scope variables (each block's own), a
 // union that its declaration defines (CUB's `__shared__ union TempStorage {...} temp;`) and the
-// dynamic array reinterpreted as an object (`reinterpret_cast<T&>(smem)`).
+// dynamic array reinterpreted as an object (`reinterpret_cast<T&>(smem)`), and a class template
+// whose static member function keeps an object of its own class in shared memory and calls its
+// member template (Rodinia's dwt2d: `__shared__ FDWT53<X, Y> fdwt53; fdwt53.transform<true>(...)`).
 // expect: reversed: 7 6 5 4 3 2 1 0
 // expect: rows: 0 17 34 51
 // expect: file scope dynamic: 3 2 1 0
@@ -16,6 +18,7 @@
 // expect: per block: 6 66 126
 // expect: defined in the declaration: 9 6 3 0
 // expect: reinterpreted: 104 103 102 101
+// expect: own class: 3 4 5 6
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -148,6 +151,25 @@ __global__ void reinterpreted(int* out) {
   out[threadIdx.x] = reinterpret_cast<int*>(bytes)[3 - threadIdx.x] + 1;
 }
 
+template <int N>
+class Window {
+  int values[N];
+
+ public:
+  template <bool SHIFTED>
+  __device__ void fill(int* out) {
+    values[threadIdx.x] = threadIdx.x + (SHIFTED ? N - 1 : 0);
+    __syncthreads();
+    out[threadIdx.x] = values[threadIdx.x];
+  }
+  __device__ static void run(int* out) {
+    __shared__ Window<N> window;
+    window.fill<true>(out);
+  }
+};
+
+__global__ void own_class(int* out) { Window<4>::run(out); }
+
 int main() {
   int* ints = nullptr;
   cudaMallocManaged(&ints, 16 * sizeof(int));
@@ -206,6 +228,10 @@ int main() {
   reinterpreted<<<1, 4, sizeof(Quad)>>>(ints);
   cudaDeviceSynchronize();
   std::printf("reinterpreted: %d %d %d %d\n", ints[0], ints[1], ints[2], ints[3]);
+
+  own_class<<<1, 4>>>(ints);
+  cudaDeviceSynchronize();
+  std::printf("own class: %d %d %d %d\n", ints[0], ints[1], ints[2], ints[3]);
   cudaFree(fs);
   cudaFree(ds);
   cudaFree(ints);
