@@ -398,6 +398,33 @@ def assert_edits(src: str, source: cuda_ast.Source, file: str, offsets: Characte
     return edits
 
 
+SHIFTS = {
+    "<<": "shift_left",
+    ">>": "shift_right",
+    "<<=": "shift_left_assign",
+    ">>=": "shift_right_assign",
+}
+
+
+def shift_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
+    """A shift in device code by an amount that is not a literal, `a << n` ->
+    `::cudalab::emu::shift_left(a, n)`: a GPU's shift by the operand's width or more gives 0 (or
+    the sign, for a negative number shifted right), which C++ leaves undefined and an x86 processor
+    computes otherwise (1 << 32 is 1 there). Outer shifts first, so that nested ones nest."""
+    device = device_code(source, file)
+    edits = []
+    for s in sorted(source.shifts, key=lambda s: (s.left.start, -s.right.end)):
+        if s.left.file != file or not any(offsets(s.operator.start) in r for r in device):
+            continue
+        start, end = offsets(s.operator.start), offsets(s.operator.end)
+        if src[start:end] != s.spelling:
+            continue  # (written by a macro)
+        edits.append((offsets(s.left.start), offsets(s.left.start), f"::cudalab::emu::{SHIFTS[s.spelling]}("))
+        edits.append((start, end, ","))
+        edits.append((offsets(s.right.end), offsets(s.right.end), ")"))
+    return edits
+
+
 def clock_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
     """clock() in device code -> the device's clock (the C library's clock() counts the process's
     CPU time in microseconds, not the device's cycles)."""
@@ -526,6 +553,7 @@ EDITS = (
     shared_edits,
     macro_shared_edits,
     assert_edits,
+    shift_edits,
     clock_edits,
     ptx_edits,
     void_cast_edits,

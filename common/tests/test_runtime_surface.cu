@@ -970,6 +970,93 @@ TEST(Surface, DirectedRoundingAsTheProcessorsModes) {
   expect_rounding_as_host<double>(rounded_doubles, seed + 1);
 }
 
+// ---- shifts -------------------------------------------------------------------------------
+
+// Shifts by amounts from memory, some of them the operand's width or more, or negative: a GPU's
+// shift instructions clamp the amount (every bit shifted out: 0, or the sign of a negative number
+// shifted right), in a kernel, in a device function and as compound assignments.
+constexpr int kShiftAmounts[] = {-1, 0, 1, 7, 31, 32, 33, 63, 64, 65, 100};
+constexpr int kShiftCount = sizeof(kShiftAmounts) / sizeof(kShiftAmounts[0]);
+constexpr int kShiftResults = 12;  // per amount
+
+__device__ long long shifted_by_a_function(long long v, int n) { return v >> n; }
+
+__global__ void shifts(const int* amounts, long long* out) {
+  const int i = threadIdx.x;
+  if (i >= kShiftCount) return;
+  const int n = amounts[i];
+  int positive = 5, negative = -5;
+  unsigned u = 0x80000001u;
+  long long wide = -3;
+  unsigned long long uwide = 0x8000000000000001ull;
+  unsigned char byte = 1;
+  long long* o = out + i * kShiftResults;
+  o[0] = positive << n;
+  o[1] = negative >> n;
+  o[2] = positive >> n;
+  o[3] = u << n;
+  o[4] = u >> n;
+  o[5] = static_cast<long long>(wide << n);
+  o[6] = shifted_by_a_function(wide, n);
+  o[7] = static_cast<long long>(uwide >> n);
+  o[8] = byte << n;  // (promoted to int: 32 bits)
+  u <<= n;
+  o[9] = u;
+  wide >>= n;
+  o[10] = wide;
+  o[11] = (1 << n) - 1;  // a mask of n bits (Rodinia's huffman with n = 32)
+}
+
+// What a GPU gives: the amount clamped to the width (value << n for n within it).
+long long expected_left(long long value, int n, int width) {
+  if (n < 0 || n >= width) return 0;
+  const unsigned long long bits = static_cast<unsigned long long>(value) << n;
+  return width == 32 ? static_cast<int>(static_cast<unsigned>(bits)) : static_cast<long long>(bits);
+}
+long long expected_right(long long value, int n, int width, bool is_signed) {
+  if (n < 0 || n >= width) return is_signed && value < 0 ? -1 : 0;
+  if (!is_signed)
+    return static_cast<long long>(
+        (width == 32 ? static_cast<unsigned long long>(static_cast<unsigned>(value))
+                     : static_cast<unsigned long long>(value)) >>
+        n);
+  return value >> n;
+}
+
+TEST(Surface, ShiftsByTheWidthOrMoreClampAsOnTheGpu) {
+  int* amounts;
+  long long* out;
+  CUDA_CHECK(cudaMalloc(&amounts, sizeof(kShiftAmounts)));
+  CUDA_CHECK(cudaMallocManaged(&out, kShiftCount * kShiftResults * sizeof(long long)));
+  CUDA_CHECK(cudaMemcpy(amounts, kShiftAmounts, sizeof(kShiftAmounts), cudaMemcpyHostToDevice));
+  shifts<<<1, 32>>>(amounts, out);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < kShiftCount; ++i) {
+    const int n = kShiftAmounts[i];
+    const long long* o = out + i * kShiftResults;
+    const long long u_left = expected_left(0x80000001u, n, 32);
+    const long long expected[kShiftResults] = {
+        expected_left(5, n, 32),
+        expected_right(-5, n, 32, true),
+        expected_right(5, n, 32, true),
+        static_cast<unsigned>(u_left),
+        expected_right(0x80000001u, n, 32, false),
+        expected_left(-3, n, 64),
+        expected_right(-3, n, 64, true),
+        expected_right(static_cast<long long>(0x8000000000000001ull), n, 64, false),
+        expected_left(1, n, 32),
+        static_cast<unsigned>(u_left),
+        expected_right(-3, n, 64, true),
+        static_cast<int>(static_cast<unsigned>(expected_left(1, n, 32)) - 1u),  // (32-bit int)
+    };
+    for (int k = 0; k < kShiftResults; ++k)
+      EXPECT_EQ(o[k], expected[k]) << "result " << k << ", amount " << n;
+  }
+  cudaFree(amounts);
+  cudaFree(out);
+}
+
 // bfloat16 on the device: conversions round to nearest even (ties at 1 + 2^-8 and 1 + 3 * 2^-8), a
 // NaN becomes the canonical 0x7FFF, FLT_MAX rounds up to infinity; _rz truncates; one addition
 // rounds once (1 + 2^-8 is a tie: 1); atomics on bfloat16 add exactly while the sum is small.

@@ -115,6 +115,21 @@ class DeviceCode(unittest.TestCase):
         self.assertEqual(e.exception.line, 2)
         self.assertIn("inline PTX", str(e.exception))
 
+    def test_device_codes_shifts_by_an_amount_from_a_variable_shift_as_a_gpus(self) -> None:
+        """Shifts by a variable amount in device code become the GPU's (which the runtime test
+        Surface.ShiftsByTheWidthOrMoreClampAsOnTheGpu proves); by a literal, and in host code,
+        they stay as written."""
+        translated = body(
+            "__global__ void k(unsigned* x, int n) { x[0] = (1u << n) - 1; x[1] <<= n + 1; "
+            "x[2] = x[3] >> 4; }\n"
+            "int host(int a, int n) { return a << n; }\n"
+        )
+        kernel, host = translated.splitlines()[:2]
+        self.assertIn("x[0] = (::cudalab::emu::shift_left(1u , n)) - 1;", kernel)
+        self.assertIn("::cudalab::emu::shift_left_assign(x[1] , n + 1);", kernel)
+        self.assertIn("x[2] = x[3] >> 4;", kernel)
+        self.assertEqual(host, "int host(int a, int n) { return a << n; }")
+
 
 class LoopForms(unittest.TestCase):
     """Which kernels run as loops between their waits when unchecked (thread_loops.py), and which

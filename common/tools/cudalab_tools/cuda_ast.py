@@ -268,6 +268,17 @@ class Diagnostic:
     message: str
 
 
+@dataclass(frozen=True)
+class Shift:
+    """A shift by an amount that is not a literal (`a << n`, `x >>= n`): its operands' spans and its
+    operator's (`<<`, `>>`, `<<=` or `>>=`)."""
+
+    left: Span
+    operator: Span
+    right: Span
+    spelling: str
+
+
 @dataclass
 class Source:
     path: Path
@@ -287,6 +298,7 @@ class Source:
     unread_launches: list[Span] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
     includes: list[Include] = field(default_factory=list)
+    shifts: list[Shift] = field(default_factory=list)
 
     def kernels(self) -> list[Function]:
         return [f for f in self.functions if f.kernel]
@@ -434,6 +446,12 @@ def parse(
                 source.launches.append(found)
             elif (found_call := call(cursor)) is not None:
                 source.calls.append(found_call)
+        elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
+            file = cursor.location.file.name
+            if file not in texts:
+                texts[file] = Path(file).read_bytes()
+            if (found_shift := shift(cursor, texts[file])) is not None:
+                source.shifts.append(found_shift)
         elif kind == "ASM_STMT":
             source.assembly.append(span(cursor))
         elif kind == "INCLUSION_DIRECTIVE":
@@ -454,6 +472,32 @@ def parse(
                 source.shared_in_macros.append(definition[1:])
     source.unread_launches = unread_launches(ci, tu, path, source, runs, macro_uses)
     return source
+
+
+SHIFT_OPERATORS = (b"<<=", b">>=", b"<<", b">>")
+
+
+def shift(cursor: object, text: bytes) -> Shift | None:
+    """A built-in shift whose amount is not an integer literal, written in the file as Clang reads
+    it (not in a macro's expansion), or None."""
+    operands = list(cursor.get_children())  # type: ignore[attr-defined]
+    if len(operands) != 2:
+        return None
+    left, right = span(operands[0]), span(operands[1])
+    if left.file != right.file or not left.end <= right.start <= len(text):
+        return None
+    between = text[left.end : right.start]
+    spelling = next((o for o in SHIFT_OPERATORS if between.strip() == o), None)
+    if spelling is None:
+        return None
+    amount = operands[1]
+    while amount.kind.name in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(list(amount.get_children())) == 1:
+        amount = next(amount.get_children())
+    if amount.kind.name == "INTEGER_LITERAL":
+        return None
+    start = left.end + between.index(spelling)
+    operator = Span(left.file, left.line, start, start + len(spelling))
+    return Shift(left, operator, right, spelling.decode())
 
 
 # The build's copy of CUB with the emu's files (common/emu/cub_mirror.py): the emu's headers too.

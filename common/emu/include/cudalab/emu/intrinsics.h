@@ -8,8 +8,60 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cudalab/emu/vector_types.h"
+
+// ---- shifts as a GPU makes them ----------------------------------------------------------
+// A GPU's shift instructions (PTX shl, shr) clamp the amount to the operand's width: a shift by
+// the width or more (or by a negative amount, which they read as a large unsigned one) moves every
+// bit out, leaving 0, or the sign of a negative number shifted right. C++ leaves such a shift
+// undefined, and an x86 processor keeps the amount's low bits (1 << 32 is 1 there, 0 on a GPU).
+// The translator writes device code's shifts by amounts that are not literals as these calls.
+namespace cudalab::emu {
+// Whether `amount` shifts every bit of a `P` out.
+template <class P, class B>
+constexpr bool shifts_out(B amount) {
+  if constexpr (std::is_signed_v<B>)
+    if (amount < 0) return true;
+  return static_cast<unsigned long long>(amount) >= sizeof(P) * 8;
+}
+template <class A, class B>
+constexpr auto shift_left(A a, B amount) {
+  if constexpr (std::is_integral_v<A> && std::is_integral_v<B>) {
+    using P = decltype(+a);
+    return shifts_out<P>(amount) ? P(0) : static_cast<P>(a << amount);
+  } else {
+    return a << amount;
+  }
+}
+template <class A, class B>
+constexpr auto shift_right(A a, B amount) {
+  if constexpr (std::is_integral_v<A> && std::is_integral_v<B>) {
+    using P = decltype(+a);
+    if (shifts_out<P>(amount)) return P(std::is_signed_v<P> && a < 0 ? -1 : 0);
+    return static_cast<P>(a >> amount);
+  } else {
+    return a >> amount;
+  }
+}
+template <class A, class B>
+constexpr A& shift_left_assign(A& a, B amount) {
+  if constexpr (std::is_integral_v<std::remove_cv_t<A>> && std::is_integral_v<B>)
+    a = static_cast<std::remove_cv_t<A>>(shift_left(static_cast<std::remove_cv_t<A>>(a), amount));
+  else
+    a <<= amount;
+  return a;
+}
+template <class A, class B>
+constexpr A& shift_right_assign(A& a, B amount) {
+  if constexpr (std::is_integral_v<std::remove_cv_t<A>> && std::is_integral_v<B>)
+    a = static_cast<std::remove_cv_t<A>>(shift_right(static_cast<std::remove_cv_t<A>>(a), amount));
+  else
+    a >>= amount;
+  return a;
+}
+}  // namespace cudalab::emu
 
 // ---- loads and stores with cache hints ---------------------------------------------------
 #define CUDALAB_LOAD(name)    \
