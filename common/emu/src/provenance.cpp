@@ -161,20 +161,12 @@ void remember_delivery(void* dst, const void* src, size_t count) {
     if (kernels) std::fill(d.by_kernels.begin() + i, d.by_kernels.begin() + end, true);
     i = end;
   }
-  if (first % 4 == 0) {  // (the shadow's words themselves, where a word has one writer)
-    const uint32_t* words = from->shadow.words + first / 4;
+  for (size_t w = 0; w < d.writers.size(); ++w) d.writers[w] = from->shadow.writer(first + 4 * w);
+  if (first % 4 == 0)  // (the shadow's marks themselves)
     std::memcpy(d.marks.data(), from->shadow.stores + first / 4, d.marks.size() * 4);
-    for (size_t w = 0; w < d.writers.size(); ++w) {
-      const uint32_t writer = __atomic_load_n(words + w, __ATOMIC_ACQUIRE);
-      d.writers[w] =
-          writer == kMixed || writer == kBusy ? from->shadow.writer(first + 4 * w) : writer;
-    }
-  } else {
-    for (size_t w = 0; w < d.writers.size(); ++w) {
-      d.writers[w] = from->shadow.writer(first + 4 * w);
+  else
+    for (size_t w = 0; w < d.marks.size(); ++w)
       d.marks[w] = from->shadow.store_mark(first + 4 * w).value;
-    }
-  }
   std::lock_guard<std::mutex> lock(mutex);
   delivered_bytes += d.held();
   deliveries.push_back(std::move(d));
