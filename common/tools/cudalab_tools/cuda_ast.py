@@ -447,10 +447,7 @@ def parse(
             elif (found_call := call(cursor)) is not None:
                 source.calls.append(found_call)
         elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
-            file = cursor.location.file.name
-            if file not in texts:
-                texts[file] = Path(file).read_bytes()
-            if (found_shift := shift(cursor, texts[file])) is not None:
+            if (found_shift := shift(cursor, texts)) is not None:
                 source.shifts.append(found_shift)
         elif kind == "ASM_STMT":
             source.assembly.append(span(cursor))
@@ -477,14 +474,19 @@ def parse(
 SHIFT_OPERATORS = (b"<<=", b">>=", b"<<", b">>")
 
 
-def shift(cursor: object, text: bytes) -> Shift | None:
+def shift(cursor: object, texts: dict[str, bytes]) -> Shift | None:
     """A built-in shift whose amount is not an integer literal, written in the file as Clang reads
-    it (not in a macro's expansion), or None."""
+    it (not in a macro's expansion), or None; `texts` holds the files read so far, by name."""
     operands = list(cursor.get_children())  # type: ignore[attr-defined]
     if len(operands) != 2:
         return None
     left, right = span(operands[0]), span(operands[1])
-    if left.file != right.file or not left.end <= right.start <= len(text):
+    if left.file != right.file:
+        return None
+    if left.file not in texts:
+        texts[left.file] = Path(left.file).read_bytes()
+    text = texts[left.file]
+    if not left.end <= right.start <= len(text):
         return None
     between = text[left.end : right.start]
     spelling = next((o for o in SHIFT_OPERATORS if between.strip() == o), None)
