@@ -439,6 +439,12 @@ __global__ void store_in_a_loop_elsewhere(int* out, int n) {
   if (i < n)
     for (int k = 0; k < 4; ++k) out[4 * i + k] = k;
 }
+#define REPEAT 10
+__global__ void repeated_by_a_macro(int* out, const int* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < REPEAT; k++) out[i] = in[i] + k;
+}
 """
 
 
@@ -515,6 +521,9 @@ class ProvenAccesses(unittest.TestCase):
         # A store in a loop is at the thread's element, made where the loop runs; `*P` is P[0].
         (stored,) = [a for a in proven("a_loop").accesses if a.store]
         self.assertEqual((stored.line, stored.loop), (45, ("0", "4")))
+        # A bound a macro gives is written as the kernel writes it (its name, not its definition's).
+        (by_a_macro,) = [a for a in proven("repeated_by_a_macro").accesses if a.store]
+        self.assertEqual(by_a_macro.loop, ("0", "REPEAT"))
         repeated = proven("repeated")
         self.assertEqual(repeated.limit, proven_accesses.UNGUARDED)
         loads_and_stores = [(a.parameter, a.store, a.index, a.loop) for a in repeated.accesses]

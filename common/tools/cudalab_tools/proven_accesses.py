@@ -49,8 +49,10 @@ out)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from .kernel_statements import Tokens, children, kind_of
 
@@ -540,7 +542,28 @@ def limit_text(expression: object) -> str | None:
                 return None
         elif kind not in LIMIT_KINDS or canonical_kind(c.type) not in INTEGERS:
             return None
-    return " ".join(t.spelling for t in expression.get_tokens())  # type: ignore[attr-defined]
+    return written(expression)
+
+
+@functools.cache
+def file_text(name: str) -> bytes:
+    return Path(name).read_bytes()
+
+
+def written(expression: object) -> str:
+    """An expression's tokens, joined by spaces; where a macro's expansion begins it (a bound
+    `N_REPEAT`), Clang's tokens of its range start in the macro's definition, so the text written
+    at the use (the macro's name) instead."""
+    extent = expression.extent  # type: ignore[attr-defined]
+    tokens = list(expression.get_tokens())  # type: ignore[attr-defined]
+    if (
+        tokens
+        and tokens[0].extent.start.offset == extent.start.offset
+        and all(t.extent.end.offset <= extent.end.offset for t in tokens)
+    ):
+        return " ".join(t.spelling for t in tokens)
+    text = file_text(extent.start.file.name)[extent.start.offset : extent.end.offset]
+    return " ".join(text.decode("utf-8", "replace").split())
 
 
 def guard(condition: object, tokens: Tokens, index: object) -> tuple[str, str] | None:
