@@ -761,6 +761,9 @@ TEST(Surface, OccupancyAndAttributes) {
   size_t fifo = 0;
   CUDA_CHECK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
   EXPECT_EQ(fifo, 1u << 20);
+  cudaSharedMemConfig banks = cudaSharedMemBankSizeDefault;
+  CUDA_CHECK(cudaDeviceGetSharedMemConfig(&banks));
+  EXPECT_EQ(banks, cudaSharedMemBankSizeFourByte);
 }
 
 TEST(Surface, DynamicSharedMemoryBeyond48KiBNeedsOptIn) {

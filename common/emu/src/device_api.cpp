@@ -332,6 +332,11 @@ cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
 }
 
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config) {
+  if (config == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *config = cudaSharedMemBankSizeFourByte;  // (a GPU's banks since Maxwell: 4 bytes)
+  return cudaSuccess;
+}
 
 // CUDA's range on an H100: 0 (least) to -5 (greatest).
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {

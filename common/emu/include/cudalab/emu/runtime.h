@@ -154,6 +154,7 @@ cudaError_t cudaThreadGetLimit(size_t* value, cudaLimit limit, CUDALAB_HERE);
 cudaError_t cudaThreadSetCacheConfig(cudaFuncCache config, CUDALAB_HERE);
 cudaError_t cudaThreadGetCacheConfig(cudaFuncCache* config, CUDALAB_HERE);
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config);
 cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
 cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice);
 cudaError_t cudaProfilerStart();
