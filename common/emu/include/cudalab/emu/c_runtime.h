@@ -11,14 +11,4 @@ typedef enum cudaError {
 #undef CUDALAB_ERROR
 } cudaError_t;
 
-cudaError_t cudaDeviceSynchronize(void);
-cudaError_t cudaDeviceReset(void);
-cudaError_t cudaGetLastError(void);
-cudaError_t cudaPeekAtLastError(void);
-const char* cudaGetErrorString(cudaError_t error);
-const char* cudaGetErrorName(cudaError_t error);
-cudaError_t cudaGetDeviceCount(int* count);
-cudaError_t cudaGetDevice(int* device);
-cudaError_t cudaSetDevice(int device);
-cudaError_t cudaDriverGetVersion(int* driverVersion);
-cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
+#include "cudalab/emu/c_calls.h"

@@ -123,17 +123,7 @@ cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType
 // ---- device (device_api.cpp) -----------------------------------------------------------------
 // (C linkage: a program's .c files call these as well, as they may with nvcc: c_runtime.h)
 extern "C" {
-cudaError_t cudaDeviceSynchronize();
-cudaError_t cudaDeviceReset();
-cudaError_t cudaGetLastError();
-cudaError_t cudaPeekAtLastError();
-const char* cudaGetErrorString(cudaError_t error);
-const char* cudaGetErrorName(cudaError_t error);
-cudaError_t cudaGetDeviceCount(int* count);
-cudaError_t cudaGetDevice(int* device);
-cudaError_t cudaSetDevice(int device);
-cudaError_t cudaDriverGetVersion(int* driverVersion);
-cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
+#include "cudalab/emu/c_calls.h"
 }
 cudaError_t cudaInitDevice(int device, unsigned deviceFlags = 0, unsigned flags = 0);
 cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
