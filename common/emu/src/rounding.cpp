@@ -7,7 +7,7 @@
 // error's sign says on which side of the exact value the nearest result lies, and the directed
 // result is that one or its neighbour toward the mode's side (std::nextafter). These exact
 // operations need no change of the processor's rounding mode, which costs more than the arithmetic
-// (the interval sample spent 85% of its time in fesetround and fegetround).
+// itself (fesetround and fegetround, twice per operation).
 //
 // Limitations: where the error might not be exact or the result's sign of zero depends on the mode
 // (results and operands near the smallest normal numbers or near overflow, zeros, infinities,
