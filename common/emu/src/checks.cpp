@@ -148,10 +148,7 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
     char where[32];
     std::snprintf(where, sizeof where, "%#lx", static_cast<unsigned long>(a));
     fault(*b, pc, cudaErrorIllegalAddress, "null_pointer",
-          std::string(atomic  ? "an atomic on"
-                      : store ? "a write to"
-                              : "a read of") +
-              " address " + where +
+          std::string(access_verb(store, atomic)) + " address " + where +
               ", through a null pointer: an argument or variable that should hold an array's "
               "address (from cudaMalloc) holds 0 (NULL, nullptr)");
   } else if (b != nullptr) {

@@ -53,6 +53,10 @@ std::string at(const void* pc);
 Diagnostic found_here(const BlockState& b, const records::SourceLine& where, const char* check,
                       const std::string& what);
 std::string bytes_of(unsigned size);
+// What an access does, as the messages say it: "an atomic on", "a write to" or "a read of".
+inline const char* access_verb(bool store, bool atomic) {
+  return atomic ? "an atomic on" : store ? "a write to" : "a read of";
+}
 // A read of memory nobody wrote stops the kernel (the labs' tests), or, with
 // CUDALAB_EMU_UNWRITTEN=warn (as `cudalab run` sets), is told once per source line and the kernel
 // goes on: real programs sometimes read garbage they then ignore.

@@ -182,7 +182,7 @@ void check_host_code(uintptr_t a, bool store, bool atomic, const void* pc) {
     recent.next = (recent.next + 1) % HostArrays::kEntries;
     return;
   }
-  const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
+  const char* verb = access_verb(store, atomic);
   diagnose(std::string("host code at ") + at(pc) + " makes " + verb + " device memory" +
            (r ? " (the array allocated at " + r->where + ")" : std::string()) +
            ". The host cannot touch device memory (on a GPU this is a segmentation fault): copy it "
@@ -195,7 +195,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
                   const void* pc) {
   if (b == nullptr) return check_host_code(a, store, atomic, pc);  // the student's host code
   const Allocation* r = span_holding(a);
-  const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
+  const char* verb = access_verb(store, atomic);
   if (r == nullptr || a - reinterpret_cast<uintptr_t>(r->base) + size > r->bytes)
     fault(*b, pc, cudaErrorIllegalAddress, "global_out_of_bounds",
           std::string(verb) + " memory outside every array: " + missed(r, a, size) +

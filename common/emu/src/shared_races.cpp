@@ -20,7 +20,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
   uint32_t overwritten = 0;  // bytes of this write over another thread's (bit i: byte a + i)
   uint16_t first_writer = kNobody;
   const void* first_pc = nullptr;
-  const char* verb = atomic ? "an atomic on" : store ? "a write to" : "a read of";
+  const char* verb = access_verb(store, atomic);
   for (uintptr_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
     Word& s = words_[w];
     const uint8_t bytes = bytes_touched(4 * w, offset, size);
