@@ -24,10 +24,17 @@ class Run(unittest.TestCase):
     def setUp(self) -> None:
         self.out = Path(tempfile.mkdtemp())
 
+    def run_files(self, files: dict[str, str], *flags: str) -> subprocess.CompletedProcess[str]:
+        """`cudalab run` on a program whose files (name -> text) are written first; its sources (.cu,
+        .c, .cpp) are built in the order given, the others are headers they include."""
+        for name, text in files.items():
+            (self.out / name).write_text(text)
+        sources = [str(self.out / n) for n in files if Path(n).suffix in (".cu", ".c", ".cpp")]
+        return cudalab("run", *sources, *flags, "-o", str(self.out / Path(sources[0]).stem))
+
     def run_source(self, name: str, source: str, *flags: str) -> subprocess.CompletedProcess[str]:
         """`cudalab run` on a program of one file, `source`, written as `name`."""
-        (self.out / name).write_text(source)
-        return cudalab("run", str(self.out / name), *flags, "-o", str(self.out / Path(name).stem))
+        return self.run_files({name: source}, *flags)
 
     def test_a_correct_program_runs_with_its_arguments(self) -> None:
         r = cudalab("run", str(PROGRAMS / "vector_add.cu"), "-o", str(self.out / "va"), "--", "777")
@@ -162,22 +169,21 @@ class Run(unittest.TestCase):
     def test_a_c_file_calls_the_runtime_as_with_nvcc(self) -> None:
         """A .c file includes <cuda_runtime.h> and calls the runtime's calls with plain arguments
         (Rodinia's b+tree sets its device from main.c); the kernels stay in the .cu file."""
-        (self.out / "main.c").write_text(
-            "#include <cuda_runtime.h>\n#include <stdio.h>\nint launch_fill(int n);\n"
-            "int main(void) {\n  int count = 0;\n  cudaGetDeviceCount(&count);\n"
-            "  cudaSetDevice(0);\n  int wrong = launch_fill(100);\n"
-            "  cudaError_t e = cudaDeviceSynchronize();\n"
-            '  printf("%d device(s), %s, %d wrong\\n", count, cudaGetErrorName(e), wrong);\n'
-            "  return e != cudaSuccess || wrong != 0;\n}\n"
+        r = self.run_files(
+            {
+                "main.c": "#include <cuda_runtime.h>\n#include <stdio.h>\nint launch_fill(int n);\n"
+                "int main(void) {\n  int count = 0;\n  cudaGetDeviceCount(&count);\n"
+                "  cudaSetDevice(0);\n  int wrong = launch_fill(100);\n"
+                "  cudaError_t e = cudaDeviceSynchronize();\n"
+                '  printf("%d device(s), %s, %d wrong\\n", count, cudaGetErrorName(e), wrong);\n'
+                "  return e != cudaSuccess || wrong != 0;\n}\n",
+                "fill.cu": "__global__ void fill(int* x, int n) {\n"
+                "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] = i;\n}\n"
+                'extern "C" int launch_fill(int n) {\n  int* x;\n  cudaMallocManaged(&x, n * sizeof(int));\n'
+                "  fill<<<(n + 63) / 64, 64>>>(x, n);\n  cudaDeviceSynchronize();\n  int wrong = 0;\n"
+                "  for (int i = 0; i < n; ++i) wrong += x[i] != i;\n  cudaFree(x);\n  return wrong;\n}\n",
+            }
         )
-        (self.out / "fill.cu").write_text(
-            "__global__ void fill(int* x, int n) {\n"
-            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] = i;\n}\n"
-            'extern "C" int launch_fill(int n) {\n  int* x;\n  cudaMallocManaged(&x, n * sizeof(int));\n'
-            "  fill<<<(n + 63) / 64, 64>>>(x, n);\n  cudaDeviceSynchronize();\n  int wrong = 0;\n"
-            "  for (int i = 0; i < n; ++i) wrong += x[i] != i;\n  cudaFree(x);\n  return wrong;\n}\n"
-        )
-        r = cudalab("run", str(self.out / "main.c"), str(self.out / "fill.cu"), "-o", str(self.out / "m"))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("1 device(s), cudaSuccess, 0 wrong", r.stdout)
 
@@ -212,23 +218,22 @@ class Run(unittest.TestCase):
         """The program's folder serves its quoted includes only: its own unistd.h does not hide the
         system's <unistd.h> (nvcc's search); a .c file is C in the host compiler's own dialect
         (struct timeval, which strict C11 leaves undeclared)."""
-        (self.out / "unistd.h").write_text("#error \"the program's own unistd.h, not the system's\"\n")
-        (self.out / "size.h").write_text("#define SIZE 5\n")
-        (self.out / "clock.c").write_text(
-            "#include <stddef.h>\n#include <sys/time.h>\n"
-            "double seconds(void) {\n  struct timeval tv;\n  gettimeofday(&tv, NULL);\n"
-            "  return tv.tv_sec + tv.tv_usec * 1e-6;\n}\n"
+        r = self.run_files(
+            {
+                "unistd.h": "#error \"the program's own unistd.h, not the system's\"\n",
+                "size.h": "#define SIZE 5\n",
+                "main.cu": '#include <unistd.h>\n#include <cstdio>\n#include "size.h"\n'
+                'extern "C" double seconds(void);\n'
+                "__global__ void fill(int* x) { x[threadIdx.x] = threadIdx.x; }\n"
+                "int main() {\n  int* d;\n  cudaMalloc(&d, SIZE * sizeof(int));\n  fill<<<1, SIZE>>>(d);\n"
+                "  int h[SIZE];\n  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+                '  printf("last %d, pid %d, clock %d\\n", h[SIZE - 1], getpid() > 0, seconds() > 0);\n'
+                "  cudaFree(d);\n}\n",
+                "clock.c": "#include <stddef.h>\n#include <sys/time.h>\n"
+                "double seconds(void) {\n  struct timeval tv;\n  gettimeofday(&tv, NULL);\n"
+                "  return tv.tv_sec + tv.tv_usec * 1e-6;\n}\n",
+            }
         )
-        (self.out / "main.cu").write_text(
-            '#include <unistd.h>\n#include <cstdio>\n#include "size.h"\n'
-            'extern "C" double seconds(void);\n'
-            "__global__ void fill(int* x) { x[threadIdx.x] = threadIdx.x; }\n"
-            "int main() {\n  int* d;\n  cudaMalloc(&d, SIZE * sizeof(int));\n  fill<<<1, SIZE>>>(d);\n"
-            "  int h[SIZE];\n  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
-            '  printf("last %d, pid %d, clock %d\\n", h[SIZE - 1], getpid() > 0, seconds() > 0);\n'
-            "  cudaFree(d);\n}\n"
-        )
-        r = cudalab("run", str(self.out / "main.cu"), str(self.out / "clock.c"), "-o", str(self.out / "m"))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("last 4, pid 1, clock 1", r.stdout)
 
