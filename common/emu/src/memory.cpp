@@ -40,6 +40,7 @@ std::mutex mutex;  // guards the allocations; kernels' checks read them without 
 // Records a launch keeps room for, so that a kernel's own cudaMalloc never moves the records that
 // other workers' checks are reading (as a GPU's device heap, it has a limit).
 constexpr size_t kKernelAllocations = 4096;
+size_t launch_first_record = 0;  // the records before the running launch's (guarded by mutex)
 struct InjectedFailure {
   unsigned successes = 0;
   cudaError_t error = cudaSuccess;
@@ -219,6 +220,7 @@ std::unique_lock<std::recursive_mutex> lock_device_from_host() {
 void make_room_for_kernel_allocations() {
   std::lock_guard<std::mutex> lock(mutex);
   auto& all = allocations();
+  launch_first_record = all.size();
   if (all.capacity() - all.size() >= kKernelAllocations) return;
   all.reserve(all.size() + 2 * kKernelAllocations);
   ++allocations_changed;  // the records moved: what workers remember of them is stale
@@ -281,15 +283,16 @@ cudaError_t allocate(void** ptr, size_t size, MemoryKind kind, const std::source
   if (size > device_memory_bytes()) return set_last_error(cudaErrorMemoryAllocation);
   auto device = lock_device_from_host();
   std::lock_guard<std::mutex> lock(mutex);
-  if (in_kernel() && allocations().size() == allocations().capacity()) {
+  if (in_kernel() && allocations().size() - launch_first_record >= kKernelAllocations) {
     static std::once_flag told;
-    std::call_once(told, [] {
-      std::fprintf(
-          stderr,
-          "cudalab emu: a launch's kernels allocated more than %zu arrays with cudaMalloc; "
-          "the next ones fail with cudaErrorMemoryAllocation, as when a GPU's device heap "
-          "is full\n",
-          kKernelAllocations);
+    std::call_once(told, [] {  // a warning, as the other calls told once (removed_api.cpp)
+      const Diagnostic found("device_heap",
+                             "a launch's kernels allocated more than " +
+                                 std::to_string(kKernelAllocations) +
+                                 " arrays with cudaMalloc: the next ones fail with "
+                                 "cudaErrorMemoryAllocation, as when a GPU's device heap is full");
+      records::write(found.record(cudaSuccess).text("severity", "warning"));
+      std::fprintf(stderr, "cudalab emu: warning: %s (told once)\n", found.problem.c_str());
     });
     return set_last_error(cudaErrorMemoryAllocation);
   }

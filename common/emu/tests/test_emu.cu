@@ -1051,6 +1051,33 @@ TEST_F(Emu, DeviceSideSynchronizeIsRefusedAndToldOnce) {
   EXPECT_NE(told.find("cudaStreamTailLaunch"), std::string::npos) << told;
 }
 
+// A launch's kernels may allocate 4096 arrays with the device runtime's cudaMalloc (the records
+// of the arrays stay put while other workers' checks read them); the next fail as on a GPU whose
+// device heap is full, told once. (A GPU's default 8 MB heap holds more 4-byte arrays: an emu
+// limit, not a conformance test.)
+__global__ void allocate_many(int count, int* failed) {
+  for (int i = 0; i < count; ++i) {
+    int* p = nullptr;
+    if (cudaMalloc(&p, sizeof(int)) != cudaSuccess) ++*failed;
+  }
+}
+
+TEST_F(Emu, ALaunchsKernelsAllocateAtMost4096Arrays) {
+  cudalab::DeviceArray<int> failed(1, 0);
+  allocate_many<<<1, 1>>>(10, failed.get());  // (the next launch has room for more than 4096)
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(failed.to_host()[0], 0);
+  allocate_many<<<1, 1>>>(4096, failed.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(failed.to_host()[0], 0);
+  testing::internal::CaptureStderr();
+  allocate_many<<<1, 1>>>(4098, failed.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::string told = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(failed.to_host()[0], 2) << "the 4097th and 4098th of the second launch";
+  EXPECT_NE(told.find("more than 4096 arrays with cudaMalloc"), std::string::npos) << told;
+}
+
 // What the cuBLAS and cuBLASLt subsets do not model is refused with NOT_SUPPORTED and a message
 // naming it (a GPU runs these): a row-major layout, a backward epilogue, an integer product.
 TEST_F(Emu, LibraryCallsTheEmuDoesNotModelAreRefusedByName) {
