@@ -22,6 +22,7 @@ namespace cudalab::emu {
 [[noreturn]] void stop_thread(cudaError_t code, Diagnostic found);
 
 class SharedSpace;
+class LaunchReplay;
 
 struct BlockState {
   const LaunchConfig* config = nullptr;
@@ -80,6 +81,10 @@ struct BlockState {
   // the blocks' writes agree as its threads' do, and each is judged by its value instead.
   Diagnostic blocks_agree;
   bool threads_overwrote = false;
+  // The launch's replay (replay.h), nullptr when it has none; and whether this run starts the
+  // threads of each block last first (the replay's second run).
+  LaunchReplay* replay = nullptr;
+  bool reversed = false;
   // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
   std::vector<const void*> stuck_at;
   unsigned stuck_samples = 0;

@@ -20,6 +20,7 @@
 
 #include "errors.h"
 #include "memory.h"
+#include "replay.h"
 #include "stores_in_flight.h"
 #include "symbolize.h"
 
@@ -72,6 +73,8 @@ bool unwritten_reads_stop() {
 void warn_once(const BlockState& b, const void* pc, const char* check, const std::string& what) {
   static std::mutex mutex;
   static std::set<records::SourceLine> told;
+  if (b.replay != nullptr && b.replay->second_run()) return;  // (told in the first run)
+  const ComposingReport composing;
   const records::SourceLine line = place_of(pc);
   std::lock_guard<std::mutex> lock(mutex);
   if (!told.insert(line).second) return;
@@ -152,6 +155,7 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
               ", through a null pointer: an argument or variable that should hold an array's "
               "address (from cudaMalloc) holds 0 (NULL, nullptr)");
   } else if (b != nullptr) {
+    if (store || atomic) note_store_outside_arrays(*b, a);
     check_host(*b, a, store, pc);
   }
   if (b != nullptr && counting()) count_checked_access(a, size, store, atomic, pc);  // a kernel's

@@ -20,6 +20,7 @@
 #include "block.h"
 #include "checks.h"
 #include "memory.h"
+#include "replay.h"
 #include "stores_in_flight.h"
 
 namespace cudalab::emu {
@@ -102,7 +103,8 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
                                                            unsigned size, const void* pc) {
   FreshStoreRun& run = fresh_store_run;
   if (size != 4 || run.epoch != b.epoch || a != run.first_word + 4 * run.count ||
-      running_thread() != run.first_writer + run.count || pc != run.pc || race_checks_waiting)
+      running_thread() != run.first_writer + run.count || pc != run.pc || race_checks_waiting ||
+      (a & (kKeptPage - 1)) == 0)  // (a new page: kept for a replay by log_fresh_store)
     return false;
   ++run.count;
   remember_last_write(b, a, running_thread(), 0xF);
@@ -210,7 +212,9 @@ extern const BuiltinsPlace builtins_place;
   }
   if (b->shared != nullptr && b->shared->contains(a))
     return b->shared->access_fine(*b, a, size, store, pc);
-  if (a < kNullPages) return false;        // through a null pointer
+  if (a < kNullPages) return false;  // through a null pointer
+  // A store into the program's image (a __device__ variable), which no replay can undo (replay.h).
+  if (store && b->replay != nullptr && program_global(address)) return false;
   if (!b->host_pointer_args) return true;  // check_host looks for nothing else
   const auto builtins = reinterpret_cast<uintptr_t>(&::threadIdx) + builtins_place.first;
   return a - builtins < builtins_place.bytes || stack_or_arguments(*b->config, a);

@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "fast_path.h"
 #include "memory.h"
+#include "replay.h"
 #include "stores_in_flight.h"
 #include "symbolize.h"
 
@@ -205,6 +206,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     fault(*b, pc, cudaErrorIllegalAddress, "use_after_free",
           std::string(verb) + " the array allocated at " + r->where + " after cudaFree at " +
               r->freed_where + " released it");
+  if (store && (atomic || !r->shadow)) keep_before_store(*b, a, size);  // (others: races')
   if (!r->shadow) return;
   Shadow shadow = r->shadow;
   const size_t offset = a - base;

@@ -43,6 +43,7 @@
 #include "cudalab/emu/device.h"
 #include "errors.h"
 #include "memory.h"
+#include "replay.h"
 
 namespace cudalab::emu {
 namespace {
@@ -206,29 +207,31 @@ uint32_t access_bytes(uintptr_t word, uintptr_t a, uint8_t word_bytes) {
 // that reaching it costs no check of whether it was constructed.
 constinit thread_local BlockWrites* worker_writes = nullptr;
 
-// Out of the hot path: the words of the report.
-[[noreturn, gnu::cold, gnu::noinline]] void report_read_after_write(BlockState& b,
-                                                                    const Allocation& r,
-                                                                    uintptr_t a, unsigned size,
-                                                                    const WordWrite& w,
-                                                                    const void* pc) {
-  fault(b, pc, cudaErrorLaunchFailure, "global_race",
-        "a read of " + element_of(r, a, size) + ", which " + thread_named(b, w.writer) +
-            " of this block wrote at " + at(w.pc) +
-            " with no __syncthreads() in between: the result depends on which thread runs "
-            "first. Put a __syncthreads() between the write and the read, or read from another "
-            "array than the one written.");
+// Out of the hot path: the words of the report (put off while the launch may judge the race by
+// running again: replay.cpp).
+[[gnu::cold, gnu::noinline]] void report_read_after_write(BlockState& b, const Allocation& r,
+                                                          uintptr_t a, unsigned size,
+                                                          const WordWrite& w, const void* pc) {
+  race_found(b, pc, "global_race", [&] {
+    return "a read of " + element_of(r, a, size) + ", which " + thread_named(b, w.writer) +
+           " of this block wrote at " + at(w.pc) +
+           " with no __syncthreads() in between: the result depends on which thread runs "
+           "first. Put a __syncthreads() between the write and the read, or read from another "
+           "array than the one written.";
+  });
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void report_write_after_read(
-    BlockState& b, const Allocation& r, uintptr_t a, unsigned size, unsigned reader,
-    const void* read_pc, const void* pc) {
-  fault(b, pc, cudaErrorLaunchFailure, "global_race",
-        "a write to " + element_of(r, a, size) + ", which " + thread_named(b, reader) +
-            " of this block read at " + at(read_pc) +
-            " with no __syncthreads() in between: the reader sees the old or the new value "
-            "depending on which thread runs first. Put a __syncthreads() between the read and "
-            "the write, or write to another array than the one read.");
+[[gnu::cold, gnu::noinline]] void report_write_after_read(BlockState& b, const Allocation& r,
+                                                          uintptr_t a, unsigned size,
+                                                          unsigned reader, const void* read_pc,
+                                                          const void* pc) {
+  race_found(b, pc, "global_race", [&] {
+    return "a write to " + element_of(r, a, size) + ", which " + thread_named(b, reader) +
+           " of this block read at " + at(read_pc) +
+           " with no __syncthreads() in between: the reader sees the old or the new value "
+           "depending on which thread runs first. Put a __syncthreads() between the read and "
+           "the write, or write to another array than the one read.";
+  });
 }
 
 // Keeps thread `me` as a reader of `bytes` of w: in the slot it has, else a free one, else the
@@ -280,6 +283,7 @@ void finish_race_checks() {
 
 bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc) {
   if (race_checks_waiting || (a & 3) + size > 4) return false;
+  keep_before_store(b, a, size);
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   if (worker_writes->holds_reads(b.epoch)) return false;
   const uintptr_t word = a & ~uintptr_t{3};
@@ -300,6 +304,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     finish_race_checks();
   }
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
+  if (store) keep_before_store(b, a, size);
   BlockWrites& writes = *worker_writes;
   const auto me = static_cast<uint16_t>(running_thread());
   const bool watch_reads = !store && reads_watched(b.launch_stamp, r);

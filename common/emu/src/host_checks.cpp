@@ -30,11 +30,4 @@ void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc) {
   }
 }
 
-extern "C" char __executable_start[], _end[];  // the linker's: where the program's image lies
-
-bool program_global(const void* p) {
-  return reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(__executable_start) <
-         static_cast<uintptr_t>(_end - __executable_start);
-}
-
 }  // namespace cudalab::emu

@@ -114,7 +114,12 @@ cudaError_t check_range(const void* p, size_t count, const std::string& call, co
 // themselves before main()).
 bool checked_code_linked();
 // Whether p lies in the program's own image: its globals, __constant__ and __device__ variables.
-bool program_global(const void* p);
+// (__executable_start and _end are the linker's.)
+extern "C" char __executable_start[], _end[];
+inline bool program_global(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(__executable_start) <
+         static_cast<uintptr_t>(_end - __executable_start);
+}
 // Marks bytes as written by `writer` (kHostStamp: cudaMemcpy, cudaMemset; kEarlierKernelStamp:
 // a library's device work), or (forget_writers) every written byte by a kernel long ago.
 void mark_written(const void* p, size_t count, uint32_t writer);

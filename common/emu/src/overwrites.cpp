@@ -21,6 +21,7 @@
 #include "checks.h"
 #include "errors.h"
 #include "memory.h"
+#include "replay.h"
 
 namespace cudalab::emu {
 namespace {
@@ -83,12 +84,14 @@ void judge_overwrite() {
                   " with another value and no __syncthreads() in between: the result depends on "
                   "which thread runs first. Put a __syncthreads() between the write and the "
                   "reads.");
-      fault(*current_block, w.pc, cudaErrorLaunchFailure, "global_race",
-            "a write to " + element_of(*w.array, w.address, w.size) + ", which " + first +
-                " of this block wrote" + where +
-                " with another value and no __syncthreads() in between: the element keeps the "
-                "value of whichever thread writes last. Give each element one writer between two "
-                "barriers, or combine the values with an atomic.");
+      race_found(*current_block, w.pc, "global_race", [&] {
+        return "a write to " + element_of(*w.array, w.address, w.size) + ", which " + first +
+               " of this block wrote" + where +
+               " with another value and no __syncthreads() in between: the element keeps the "
+               "value of whichever thread writes last. Give each element one writer between two "
+               "barriers, or combine the values with an atomic.";
+      });
+      return;
     }
 }
 

@@ -63,6 +63,7 @@
 #include "launches.h"
 #include "memory.h"
 #include "proven_blocks.h"
+#include "replay.h"
 #include "stores_in_flight.h"
 #include "symbolize.h"
 
@@ -403,7 +404,8 @@ class BlockRunner {
     threads_ = config.block.x * config.block.y * config.block.z;
     next_ = 0;
     next_index_ = {0, 0, 0};
-    threads_stop_ = false;
+    reversed_ = state.reversed;
+    threads_stop_ = reversed_;  // (the threads of a reversed block start one at a time)
     waiting_fibers_ = 0;
     barrier_.start_block(threads_);
     // Each thread's mark and vote goes back to 0 when it is used; only a block that failed
@@ -605,6 +607,7 @@ class BlockRunner {
   // own loop costs less than a row (the kernel's body is called last, so it returns straight to
   // this loop: one return fewer after each switch back).
   void take_thread(Fiber& f) {
+    if (reversed_) return take_thread_from_the_end(f);
     const uint3 i = next_index_;
     f.thread = next_++;
     f.index = i;
@@ -618,6 +621,15 @@ class BlockRunner {
     }
     ::threadIdx = i;
     running_thread_base = f.thread_base = f.thread - i.x;
+  }
+
+  // The same for a reversed block (a replay's second run, replay.cpp): the last thread not
+  // started.
+  void take_thread_from_the_end(Fiber& f) {
+    f.thread = threads_ - 1 - next_++;
+    f.index = index_of(f.thread, config_->block);
+    ::threadIdx = f.index;
+    running_thread_base = f.thread_base = f.thread - f.index.x;
   }
 
   // The running thread stops (at a barrier or a warp-level call): its fiber writes down which
@@ -662,7 +674,7 @@ class BlockRunner {
   unsigned finished() const { return next_ - waiting_fibers_; }
   const std::vector<uint8_t>& finished_flags() {
     finished_flag_.assign(threads_, 0);
-    std::fill_n(finished_flag_.begin(), next_, 1);
+    std::fill_n(reversed_ ? finished_flag_.end() - next_ : finished_flag_.begin(), next_, 1);
     for (auto& f : fibers_)
       if (!f->parked) finished_flag_[f->thread] = 0;
     return finished_flag_;
@@ -841,6 +853,7 @@ class BlockRunner {
   unsigned threads_ = 0, next_ = 0;     // threads: in the block, started
   uint3 next_index_{};                  // threadIdx of the next thread to start
   bool threads_stop_ = false;           // a thread of this block stopped before the end of its row
+  bool reversed_ = false;               // its threads start last first (BlockState::reversed)
   unsigned waiting_fibers_ = 0;         // not parked: each has a thread that has not finished
   std::vector<uint8_t> finished_flag_;  // finished_flags()
   std::vector<std::unique_ptr<Fiber>> fibers_;  // fibers hold references to their own records
@@ -1040,6 +1053,8 @@ struct LaunchRun {
   std::pair<cudaError_t, Diagnostic> error{cudaSuccess, {}};
   std::barrier<void (*)() noexcept>* grid = nullptr;
   std::unique_ptr<std::atomic<bool>[]> fenced;  // blocks that made a __threadfence()
+  LaunchReplay* replay = nullptr;               // (replay.h)
+  bool reversed = false;                        // the replay's second run
 
   template <class Take>
   void run_blocks(Take take) {
@@ -1061,6 +1076,8 @@ struct LaunchRun {
     claim_store_in_flight();
     state.host_pointer_args =
         std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer);
+    state.replay = replay;
+    state.reversed = reversed;
     const ProvenLaunch proven = proven_launch(config, fn.proven, state.host_pointer_args);
     current_block = &state;
     const dim3 g = config.grid;
@@ -1189,6 +1206,44 @@ unsigned worker_count() { return workers().size(); }
 
 bool in_kernel() { return current_block != nullptr; }
 
+namespace {
+// A launch's blocks on the pool of workers.
+void run_on_workers(LaunchRun& launch, unsigned long long blocks) {
+  const dim3& b = launch.config.block;
+  BlockQueue queue(blocks, b.x * b.y * b.z, worker_count());
+  workers().run([&] { launch.run_blocks([&](BlockRange& range) { return queue.take(range); }); });
+}
+
+// The first run of `launch` put a race off (replay.cpp): the launch runs again, each block's
+// threads last first, and the race stops the launch unless both runs leave the same bytes. Without
+// a second run (the launch did what it cannot undo, or failed another check), the race is told.
+void judge_race(LaunchRun& launch, LaunchReplay& replay, uint32_t allocations_at_start) {
+  const auto told = [&] { launch.error = {cudaErrorLaunchFailure, replay.race()}; };
+  // (a kernel's own cudaMalloc or cudaFree changes the arrays: not undone)
+  if (!launch.error.second.empty() || !replay.possible() ||
+      allocations_changed.load() != allocations_at_start)
+    return told();
+  const LaunchConfig& config = launch.config;
+  const dim3 g = config.grid;
+  const unsigned long long blocks = 1ull * g.x * g.y * g.z;
+  replay.start_second_run();
+  LaunchRun again{config, launch.fn, take_stamps(blocks)};
+  remember_launch(config, again.launch_stamp);
+  if (launch.fenced) again.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
+  again.replay = &replay;
+  again.reversed = true;
+  watch_launch(config, blocks);
+  {
+    QuietOutput quiet;  // (the kernel's printf, told once in the first run)
+    run_on_workers(again, blocks);
+  }
+  launch_finished();
+  const bool failed =
+      !again.error.second.empty() || allocations_changed.load() != allocations_at_start;
+  if (!replay.same_result(failed)) told();
+}
+}  // namespace
+
 void execute(const LaunchConfig& config, ThreadFn fn) {
   if (cudaError_t e = sticky_error()) {
     skipped_after_error();
@@ -1208,6 +1263,12 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   LaunchRun launch{config, fn, take_stamps(blocks)};
   remember_launch(config, launch.launch_stamp);
   if (blocks <= (1u << 24)) launch.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
+  LaunchReplay replay;
+  if (LaunchReplay::wanted(
+          config,
+          std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer)))
+    launch.replay = &replay;
+  const uint32_t allocations_at_start = allocations_changed.load();
 
   watch_launch(config, blocks);
   if (config.cooperative) {
@@ -1243,11 +1304,12 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
       });
     for (auto& t : block_threads) t.join();
   } else {
-    BlockQueue queue(blocks, config.block.x * config.block.y * config.block.z, worker_count());
-    workers().run([&] { launch.run_blocks([&](BlockRange& range) { return queue.take(range); }); });
+    run_on_workers(launch, blocks);
   }
   launch_finished();
   count_launch_end(config);
+  if (replay.race_waits()) judge_race(launch, replay, allocations_at_start);
+  replay.end();
 
   if (!launch.error.second.empty()) return fail(launch.error.first, launch.error.second);
   if (std::string overrun = check_redzones(config); !overrun.empty())

@@ -22,6 +22,7 @@
 #include "errors.h"
 #include "launches.h"
 #include "memory.h"
+#include "replay.h"
 #include "symbolize.h"
 
 using namespace cudalab::emu;
@@ -96,6 +97,7 @@ std::deque<std::unique_ptr<Work>> children;  // grids launched by kernels, to ru
 
 void enqueue(cudaStream_t stream, void (*work)(void*), void* context, void (*release)(void*)) {
   if (in_kernel()) {
+    if (current_block->replay != nullptr) current_block->replay->give_up();  // (not launched twice)
     std::lock_guard<std::mutex> lock(child_mutex);
     children.push_back(std::make_unique<Work>(work, context, release));
     return;

@@ -12,6 +12,7 @@
 #include "block.h"
 #include "errors.h"
 #include "memory.h"
+#include "replay.h"
 #include "symbolize.h"
 
 struct cudaArray {
@@ -293,6 +294,8 @@ void surface_access(cudaSurfaceObject_t surf, long long x_bytes, long long y, lo
   }
   const long long l = layer < 0 ? 0 : layer;
   unsigned char* p = t.base + (l * t.depth + z) * t.slice + y * t.pitch + x;
+  if (store && current_block != nullptr && current_block->replay != nullptr)
+    current_block->replay->give_up();  // (texels the checks do not see: no replay undoes them)
   if (store)
     std::memcpy(p, texel, bytes);
   else

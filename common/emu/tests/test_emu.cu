@@ -341,6 +341,80 @@ TEST_F(Emu, SubscriptsAreBlamedOnlyWhereTheRowsAreNarrowerThanTheBlock) {
   cudaDeviceReset();
 }
 
+// A race inside a block whose two orders leave the same memory (NVIDIA's segmentationTreeThrust):
+// vertices 2k and 2k + 1 are each other's successor, and the thread of each breaks the cycle by
+// making the smaller its own successor. Thread 2k + 1 reads successors[2k], which thread 2k
+// writes with no barrier between; whichever runs first, successors[2k] ends as 2k. The emu runs
+// such a launch again with each block's threads last first and reports the race only if the
+// memory differs. `marks`, when given, is a __device__ variable the kernel writes: no second run
+// can undo that, and the race is reported as found.
+__device__ int cycles_marked;
+__global__ void break_two_cycles(unsigned* successors, unsigned n, bool mark) {
+  const unsigned v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n) return;
+  if (v == 0) printf("breaking cycles\n");
+  if (mark && v == 0) cycles_marked = 1;
+  const unsigned successor = successors[v];
+  if (successors[successor] == v) {  // LINE_CYCLE_READ
+    if (v < successor)
+      successors[v] = v;  // LINE_CYCLE_WRITE
+    else
+      successors[successor] = successor;
+  }
+}
+
+TEST_F(Emu, ARaceWhoseOrdersAgreeIsNoAlarm) {
+  const unsigned n = 1000;
+  std::vector<unsigned> pairs(n);
+  for (unsigned v = 0; v < n; ++v) pairs[v] = v ^ 1u;
+  unsigned* successors;
+  CUDA_CHECK(cudaMalloc(&successors, n * sizeof(unsigned)));
+  CUDA_CHECK(cudaMemcpy(successors, pairs.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
+  testing::internal::CaptureStdout();
+  break_two_cycles<<<(n + 255) / 256, 256>>>(successors, n, false);
+  const cudaError_t error = cudaDeviceSynchronize();
+  const std::string printed = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(error, cudaSuccess) << diagnostic();
+  EXPECT_EQ(printed, "breaking cycles\n") << "the second run prints nothing";
+  std::vector<unsigned> after(n);
+  CUDA_CHECK(cudaMemcpy(after.data(), successors, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  for (unsigned v = 0; v < n; ++v) ASSERT_EQ(after[v], v & ~1u) << "vertex " << v;
+  int marked = -1;
+  CUDA_CHECK(cudaMemcpyFromSymbol(&marked, cycles_marked, sizeof marked));
+  EXPECT_EQ(marked, 0);
+
+  // The same race in a launch that writes a __device__ variable: reported where it was found.
+  CUDA_CHECK(cudaMemcpy(successors, pairs.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
+  break_two_cycles<<<(n + 255) / 256, 256>>>(successors, n, true);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("thread (1,0,0)")) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_CYCLE_READ"))) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_CYCLE_WRITE"))) << diagnostic();
+  cudaDeviceReset();
+}
+
+// A race whose orders differ: each thread adds its neighbour's element to its own, in place. The
+// second run (last thread first) reads the elements before they change; the first, after. The
+// race is reported as the first run found it, and the array holds what the first run left.
+__global__ void add_left_neighbour(float* a, int n) {
+  const int i = threadIdx.x;
+  if (i > 0 && i < n) a[i] += a[i - 1];  // LINE_ADD_LEFT
+}
+
+TEST_F(Emu, ARaceWhoseOrdersDifferIsNamedAsFound) {
+  const int n = 64;
+  float* a;
+  CUDA_CHECK(cudaMalloc(&a, n * sizeof(float)));
+  std::vector<float> ones(n, 1.0f);
+  CUDA_CHECK(cudaMemcpy(a, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  add_left_neighbour<<<1, n>>>(a, n);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("a read of element 1 of the array")) << diagnostic();
+  EXPECT_TRUE(says("thread (2,0,0)")) << diagnostic();
+  EXPECT_TRUE(says(at("LINE_ADD_LEFT"))) << diagnostic();
+  cudaDeviceReset();
+}
+
 __global__ void fill_from_block(float* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n / 2) out[i] = 2.0f * i;  // LINE_FILL_FROM_BLOCK
