@@ -85,6 +85,14 @@ struct BlockState {
   // threads of each block last first (the replay's second run).
   LaunchReplay* replay = nullptr;
   bool reversed = false;
+  // The last read of global memory that another thread of the block wrote, put off for the replay
+  // (global_races.cpp): the same thread writing the word back is a lost update, told at once.
+  struct RacedRead {
+    uintptr_t word = 0;
+    uint32_t epoch = 0;
+    unsigned thread = 0, writer = 0;
+    const void *write_pc = nullptr, *read_pc = nullptr;
+  } raced_read;
   // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
   std::vector<const void*> stuck_at;
   unsigned stuck_samples = 0;

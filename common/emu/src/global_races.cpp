@@ -212,6 +212,7 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
 [[gnu::cold, gnu::noinline]] void report_read_after_write(BlockState& b, const Allocation& r,
                                                           uintptr_t a, unsigned size,
                                                           const WordWrite& w, const void* pc) {
+  b.raced_read = {w.word, b.epoch, running_thread(), w.writer, w.pc, pc};
   race_found(b, pc, "global_race", [&] {
     return "a read of " + element_of(r, a, size) + ", which " + thread_named(b, w.writer) +
            " of this block wrote at " + at(w.pc) +
@@ -232,6 +233,22 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
            "depending on which thread runs first. Put a __syncthreads() between the read and "
            "the write, or write to another array than the one read.";
   });
+}
+
+// The thread writes back a word it read after another thread wrote it (BlockState::raced_read): a
+// read-modify-write by several threads, which loses updates when they run at once whatever their
+// order (a histogram without atomics), so no replay can judge it (whose second run is quiet).
+[[gnu::cold, gnu::noinline]] void report_lost_update(BlockState& b, const Allocation& r,
+                                                     uintptr_t a, unsigned size, const void* pc) {
+  if (b.replay != nullptr && b.replay->second_run()) return;
+  const BlockState::RacedRead& read = b.raced_read;
+  fault(b, pc, cudaErrorLaunchFailure, "global_race",
+        "a write to " + element_of(r, a, size) + ", which this thread read at " + at(read.read_pc) +
+            " after " + thread_named(b, read.writer) + " of this block wrote it at " +
+            at(read.write_pc) +
+            ", with no __syncthreads() in between: threads that read an element, change it and "
+            "write it back lose each other's updates when they run at once (a warp's threads "
+            "do). Use an atomic (atomicAdd), or give each thread an element of its own.");
 }
 
 // Keeps thread `me` as a reader of `bytes` of w: in the slot it has, else a free one, else the
@@ -324,6 +341,8 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
       w = writes.find(word, b.epoch, true);
     }
     if (store) {
+      if (b.raced_read.word == word && b.raced_read.thread == me && b.raced_read.epoch == b.epoch)
+        report_lost_update(b, r, a, size, pc);
       for (int i = 0; i < 2; ++i)
         if (w->reader[i] != WordWrite::kNobody && w->reader[i] != me &&
             (w->read_bytes[i] & bytes) && !writes.ordered(b.epoch, w->reader[i], w->read_at[i], me))

@@ -1216,9 +1216,11 @@ void run_on_workers(LaunchRun& launch, unsigned long long blocks) {
 
 // The first run of `launch` put a race off (replay.cpp): the launch runs again, each block's
 // threads last first, and the race stops the launch unless both runs leave the same bytes. Without
-// a second run (the launch did what it cannot undo, or failed another check), the race is told.
+// a second run (the launch did what it cannot undo, or failed another check), the race is told;
+// a race the first run told at once (a lost update) keeps its own words.
 void judge_race(LaunchRun& launch, LaunchReplay& replay, uint32_t allocations_at_start) {
   const auto told = [&] { launch.error = {cudaErrorLaunchFailure, replay.race()}; };
+  if (launch.error.second.check == "global_race") return;
   // (a kernel's own cudaMalloc or cudaFree changes the arrays: not undone)
   if (!launch.error.second.empty() || !replay.possible() ||
       allocations_changed.load() != allocations_at_start)
