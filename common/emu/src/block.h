@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -85,12 +86,14 @@ struct BlockState {
   // threads of each block last first (the replay's second run).
   LaunchReplay* replay = nullptr;
   bool reversed = false;
-  // The last read of global memory that another thread of the block wrote, put off for the replay
-  // (global_races.cpp): the same thread writing the word back is a lost update, told at once.
+  // The last read of global memory that another thread of the block (or another block) wrote, put
+  // off for the replay: the same thread writing the word back is a lost update, told at once
+  // (report_lost_update, global_races.cpp).
   struct RacedRead {
     uintptr_t word = 0;
     uint32_t epoch = 0;
-    unsigned thread = 0, writer = 0;
+    unsigned thread = 0, writer = 0;  // the reader, and the thread that wrote (of this block)
+    uint32_t other_block = 0;         // or the stamp of the other block that wrote it
     const void *write_pc = nullptr, *read_pc = nullptr;
   } raced_read;
   // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
@@ -166,7 +169,10 @@ void count_launch_end(const LaunchConfig& config);
 // The launch watchdog (watchdog.cpp): set when the running launch passed its time limit.
 inline std::atomic<bool> launch_expired{false};
 inline bool timed_out() { return launch_expired.load(std::memory_order_relaxed); }
-void watch_launch(const LaunchConfig& config, unsigned long long blocks);
+// `limit`: this launch's own time limit (a replay's second run: replay.cpp), or 0 for the
+// program's (CUDALAB_EMU_TIMEOUT).
+void watch_launch(const LaunchConfig& config, unsigned long long blocks,
+                  std::chrono::seconds limit = std::chrono::seconds(0));
 // Blocks of the running launch have finished (for the progress report of long launches).
 void blocks_finished(unsigned long long count);
 void launch_finished();

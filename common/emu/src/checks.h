@@ -108,6 +108,9 @@ struct FirstWrite {
   uint32_t thread = 0;
   const void* pc = nullptr;
   uint32_t other_block = 0;
+  // The writing thread read the bytes after that write (BlockState::raced_read) and writes them
+  // back: another value is a lost update (report_lost_update).
+  bool lost_update = false;
 };
 // overwrites.cpp: `bytes` (bit i: byte a + i) of this write go over what `first` wrote, in array
 // `r` (nullptr: shared memory); the write waits to be judged by value (judge_overwrite, once its
@@ -122,6 +125,13 @@ void note_sync(BlockState& b, bool fence);
 // block, a read only when the block itself wrote the bytes or reads_watched(b.launch_stamp, r).
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc);
+// Whether a store by the running thread to `word` writes back what it read after another thread
+// or block wrote it (BlockState::raced_read); and, once such a store changed the value, the lost
+// update (a read-modify-write by threads or blocks that run at once, which no order of whole
+// threads shows) stops the kernel, except in a replay's second run (global_races.cpp).
+bool writes_back_a_raced_read(const BlockState& b, uintptr_t word);
+void report_lost_update(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
+                        const void* pc);
 // The same for a store within one word into which the block has not written in this launch, when
 // nothing in the race table can race with it (no read of this epoch, none waiting): logs the store
 // and returns true; false: call check_global_race.

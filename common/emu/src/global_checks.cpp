@@ -228,12 +228,20 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
     // first, and a write of this block's own overwrites it in whatever order the blocks ran.
     const bool other_block = plain_write_in_launch(writer, b->launch_stamp) && writer != b->stamp;
     const bool fenced = b->fenced && other_block && b->fenced[writer - b->launch_stamp].load();
-    if (!store && !atomic && other_block && !fenced)
-      fault(*b, pc, cudaErrorLaunchFailure, "race_between_blocks",
-            "a read of " + written_by_another_block(*b, *r, a, size, writer) +
-                ": blocks run in any order (and at once), so the read sees "
-                "the old or the new value by chance. Read what another block writes in the next "
-                "launch (or after grid.sync()), or write the result to a second array.");
+    if (!store && !atomic && other_block && !fenced) {
+      b->raced_read = {.word = a & ~uintptr_t{3},
+                       .epoch = b->epoch,
+                       .thread = running_thread(),
+                       .other_block = writer,
+                       .read_pc = pc};
+      race_found(*b, pc, "race_between_blocks", [&] {
+        return "a read of " + written_by_another_block(*b, *r, a, size, writer) +
+               ": blocks run in any order (and at once), so the read sees the old or the new "
+               "value by chance. Read what another block writes in the next launch (or after "
+               "grid.sync()), or write the result to a second array.";
+      });
+      break;  // (put off for the replay: replay.cpp)
+    }
     // Blocks that store the same value leave the same memory whichever runs last (a flag that
     // many threads set): such a write is judged by value once its store has happened
     // (overwrites.cpp), against what the other block left (once its store has landed:
@@ -247,7 +255,10 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
       const StoreMark mark = shadow.store_mark(offset + i);
       const bool same_thread =
           mark.site() != 0 && mark.thread() == running_thread() && mark.site() == store_site(pc);
-      if (b->writes_over_other_blocks.count(same_thread, a) && b->blocks_agree.empty())
+      // (a write back of what the thread read there is judged by value, as a lost update)
+      const bool writes_back = writes_back_a_raced_read(*b, a & ~uintptr_t{3});
+      if (!writes_back && b->writes_over_other_blocks.count(same_thread, a) &&
+          b->blocks_agree.empty())
         b->blocks_agree = found_here(
             *b, place_of(pc), "race_between_blocks",
             "a write to " + written_by_another_block(*b, *r, a, size, writer) +
@@ -261,7 +272,7 @@ void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool at
         if (const uint32_t w = shadow.writer(offset + j);
             plain_write_in_launch(w, b->launch_stamp) && w != b->stamp)
           other_blocks_bytes |= 1u << j;
-      other_block_write = {mark.thread(), store_site_pc(mark.site()), writer};
+      other_block_write = {mark.thread(), store_site_pc(mark.site()), writer, writes_back};
       break;
     }
   }

@@ -212,7 +212,12 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
 [[gnu::cold, gnu::noinline]] void report_read_after_write(BlockState& b, const Allocation& r,
                                                           uintptr_t a, unsigned size,
                                                           const WordWrite& w, const void* pc) {
-  b.raced_read = {w.word, b.epoch, running_thread(), w.writer, w.pc, pc};
+  b.raced_read = {.word = w.word,
+                  .epoch = b.epoch,
+                  .thread = running_thread(),
+                  .writer = w.writer,
+                  .write_pc = w.pc,
+                  .read_pc = pc};
   race_found(b, pc, "global_race", [&] {
     return "a read of " + element_of(r, a, size) + ", which " + thread_named(b, w.writer) +
            " of this block wrote at " + at(w.pc) +
@@ -233,22 +238,6 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
            "depending on which thread runs first. Put a __syncthreads() between the read and "
            "the write, or write to another array than the one read.";
   });
-}
-
-// The thread writes back a word it read after another thread wrote it (BlockState::raced_read): a
-// read-modify-write by several threads, which loses updates when they run at once whatever their
-// order (a histogram without atomics), so no replay can judge it (whose second run is quiet).
-[[gnu::cold, gnu::noinline]] void report_lost_update(BlockState& b, const Allocation& r,
-                                                     uintptr_t a, unsigned size, const void* pc) {
-  if (b.replay != nullptr && b.replay->second_run()) return;
-  const BlockState::RacedRead& read = b.raced_read;
-  fault(b, pc, cudaErrorLaunchFailure, "global_race",
-        "a write to " + element_of(r, a, size) + ", which this thread read at " + at(read.read_pc) +
-            " after " + thread_named(b, read.writer) + " of this block wrote it at " +
-            at(read.write_pc) +
-            ", with no __syncthreads() in between: threads that read an element, change it and "
-            "write it back lose each other's updates when they run at once (a warp's threads "
-            "do). Use an atomic (atomicAdd), or give each thread an element of its own.");
 }
 
 // Keeps thread `me` as a reader of `bytes` of w: in the slot it has, else a free one, else the
@@ -285,6 +274,29 @@ void record_waiting_read() {
 }
 
 }  // namespace
+
+bool writes_back_a_raced_read(const BlockState& b, uintptr_t word) {
+  const BlockState::RacedRead& read = b.raced_read;
+  return read.word == word && read.thread == running_thread() && read.epoch == b.epoch;
+}
+
+void report_lost_update(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
+                        const void* pc) {
+  if (b.replay != nullptr && b.replay->second_run()) return;
+  const BlockState::RacedRead& read = b.raced_read;
+  const bool blocks = read.other_block != 0;
+  const std::string writer =
+      blocks ? "block " + dim(index_of(read.other_block - b.launch_stamp, b.config->grid)) +
+                   " also wrote in this launch"
+             : thread_named(b, read.writer) + " of this block wrote it at " + at(read.write_pc);
+  fault(b, pc, cudaErrorLaunchFailure, blocks ? "race_between_blocks" : "global_race",
+        "a write to " + element_of(r, a, size) + ", which this thread read at " + at(read.read_pc) +
+            " after " + writer + ", with no " + (blocks ? "launch" : "__syncthreads()") +
+            " in between: " + (blocks ? "blocks" : "threads") +
+            " that read an element, change it and write it back lose each other's updates when "
+            "they run at once. Use an atomic (atomicAdd), or give each " +
+            (blocks ? "block" : "thread") + " an element of its own.");
+}
 
 void note_sync(BlockState& b, bool fence) {
   if (race_checks_waiting) finish_race_checks();  // (what waits was made before the sync)
@@ -328,6 +340,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   uint32_t overwritten = 0;  // bytes of this write that another thread wrote (bit i: a + i)
   uint16_t first_writer = 0;
   const void* first_pc = nullptr;
+  bool lost_update = false;
   for (uintptr_t word = a & ~uintptr_t{3}; word < a + size; word += 4) {
     const uint8_t bytes = bytes_touched(word, a, size);
     WordWrite* w = writes.find(word, b.epoch, store);
@@ -341,8 +354,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
       w = writes.find(word, b.epoch, true);
     }
     if (store) {
-      if (b.raced_read.word == word && b.raced_read.thread == me && b.raced_read.epoch == b.epoch)
-        report_lost_update(b, r, a, size, pc);
+      lost_update = lost_update || writes_back_a_raced_read(b, word);
       for (int i = 0; i < 2; ++i)
         if (w->reader[i] != WordWrite::kNobody && w->reader[i] != me &&
             (w->read_bytes[i] & bytes) && !writes.ordered(b.epoch, w->reader[i], w->read_at[i], me))
@@ -372,7 +384,8 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   }
   if (overwritten != 0) {
     b.threads_overwrote = true;
-    wait_for_overwrite(b, &r, a, size, overwritten, {first_writer, first_pc}, pc);
+    wait_for_overwrite(b, &r, a, size, overwritten,
+                       {.thread = first_writer, .pc = first_pc, .lost_update = lost_update}, pc);
   }
 }
 

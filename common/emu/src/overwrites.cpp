@@ -64,19 +64,24 @@ void judge_overwrite() {
   const auto* now = reinterpret_cast<const unsigned char*>(w.address);
   for (unsigned i = 0; i < std::min(w.size, 32u); ++i)
     if ((w.bytes >> i & 1u) && now[i] != w.before[i]) {
+      if (w.first.lost_update)
+        return report_lost_update(*current_block, *w.array, w.address, w.size, w.pc);
       const std::string first = thread_named(*current_block, w.first.thread);
       const std::string where = w.first.pc != nullptr ? " at " + at(w.first.pc) : "";
-      if (w.first.other_block != 0)
-        fault(*current_block, w.pc, cudaErrorLaunchFailure, "race_between_blocks",
-              "a write to " + element_of(*w.array, w.address, w.size) + ", which " + first +
-                  " of block " +
-                  dim(index_of(w.first.other_block - current_block->launch_stamp,
-                               current_block->config->grid)) +
-                  " also wrote in this launch" + where +
-                  " with another value: blocks run in any order, so the element keeps the value "
-                  "of whichever block runs last. If each block should have elements of its own, "
-                  "the index leaves out blockIdx; if the blocks add into one result, use "
-                  "atomicAdd.");
+      if (w.first.other_block != 0) {
+        race_found(*current_block, w.pc, "race_between_blocks", [&] {
+          return "a write to " + element_of(*w.array, w.address, w.size) + ", which " + first +
+                 " of block " +
+                 dim(index_of(w.first.other_block - current_block->launch_stamp,
+                              current_block->config->grid)) +
+                 " also wrote in this launch" + where +
+                 " with another value: blocks run in any order, so the element keeps the value "
+                 "of whichever block runs last. If each block should have elements of its own, "
+                 "the index leaves out blockIdx; if the blocks add into one result, use "
+                 "atomicAdd.";
+        });
+        return;
+      }
       if (w.array == nullptr)
         fault(*current_block, w.pc, cudaErrorLaunchFailure, "shared_race",
               "a write to shared memory that " + first + " also wrote the same shared word" +

@@ -42,6 +42,7 @@
 #include <barrier>
 #include <bit>
 #include <boost/container/static_vector.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -1081,9 +1082,11 @@ struct LaunchRun {
     const ProvenLaunch proven = proven_launch(config, fn.proven, state.host_pointer_args);
     current_block = &state;
     const dim3 g = config.grid;
+    const unsigned long long last = 1ull * g.x * g.y * g.z - 1;
     for (BlockRange blocks; !failed && take(blocks);) {
-      unsigned long long b = blocks.first;
-      for (; b < blocks.end && !failed; ++b) {
+      unsigned long long taken = blocks.first;
+      for (; taken < blocks.end && !failed; ++taken) {
+        const unsigned long long b = reversed ? last - taken : taken;  // (a replay: the last first)
         state.block = {static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
                        static_cast<unsigned>(b / (1ull * g.x * g.y))};
         state.launch_stamp = launch_stamp;
@@ -1097,7 +1100,7 @@ struct LaunchRun {
         publish_store(0);  // (its last store has landed, or a check stopped it before)
         if (!e.second.empty()) record_error(e.first, std::move(e.second));
       }
-      blocks_finished(b - blocks.first);
+      blocks_finished(taken - blocks.first);
     }
     if (grid != nullptr) grid->arrive_and_drop();  // this block needs no more grid barriers
     epoch = state.epoch;
@@ -1217,10 +1220,12 @@ void run_on_workers(LaunchRun& launch, unsigned long long blocks) {
 // The first run of `launch` put a race off (replay.cpp): the launch runs again, each block's
 // threads last first, and the race stops the launch unless both runs leave the same bytes. Without
 // a second run (the launch did what it cannot undo, or failed another check), the race is told;
-// a race the first run told at once (a lost update) keeps its own words.
-void judge_race(LaunchRun& launch, LaunchReplay& replay, uint32_t allocations_at_start) {
+// a race the first run told at once (a lost update, an index without blockIdx) keeps its words.
+void judge_race(LaunchRun& launch, LaunchReplay& replay, uint32_t allocations_at_start,
+                std::chrono::steady_clock::duration first_run) {
   const auto told = [&] { launch.error = {cudaErrorLaunchFailure, replay.race()}; };
-  if (launch.error.second.check == "global_race") return;
+  const std::string& stopped_by = launch.error.second.check;
+  if (stopped_by == "global_race" || stopped_by == "race_between_blocks") return;
   // (a kernel's own cudaMalloc or cudaFree changes the arrays: not undone)
   if (!launch.error.second.empty() || !replay.possible() ||
       allocations_changed.load() != allocations_at_start)
@@ -1234,7 +1239,11 @@ void judge_race(LaunchRun& launch, LaunchReplay& replay, uint32_t allocations_at
   if (launch.fenced) again.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
   again.replay = &replay;
   again.reversed = true;
-  watch_launch(config, blocks);
+  // A time limit of its own: threads in another order may wait for each other forever (a thread
+  // spinning on a flag that a thread after it sets); stopped, the second run counts as different.
+  const auto limit =
+      std::max(std::chrono::seconds(10), std::chrono::ceil<std::chrono::seconds>(4 * first_run));
+  watch_launch(config, blocks, limit);
   {
     QuietOutput quiet;  // (the kernel's printf, told once in the first run)
     run_on_workers(again, blocks);
@@ -1271,6 +1280,7 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
           std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer)))
     launch.replay = &replay;
   const uint32_t allocations_at_start = allocations_changed.load();
+  const auto started = std::chrono::steady_clock::now();
 
   watch_launch(config, blocks);
   if (config.cooperative) {
@@ -1310,7 +1320,8 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   }
   launch_finished();
   count_launch_end(config);
-  if (replay.race_waits()) judge_race(launch, replay, allocations_at_start);
+  if (replay.race_waits())
+    judge_race(launch, replay, allocations_at_start, std::chrono::steady_clock::now() - started);
   replay.end();
 
   if (!launch.error.second.empty()) return fail(launch.error.first, launch.error.second);

@@ -38,7 +38,8 @@ struct Watch {
   unsigned long long launch = 0;  // counts launches; odd while one runs
   unsigned long long blocks = 0;
   std::string what;
-  std::chrono::seconds limit{20};  // 0: none
+  std::chrono::seconds limit{20};        // 0: none
+  std::chrono::seconds launch_limit{0};  // the running launch's own (0: `limit`)
   bool progress = std::getenv("CUDALAB_EMU_PROGRESS") != nullptr;
 
   Watch() {
@@ -65,13 +66,14 @@ struct Watch {
       changed.wait(lock, [&] { return launch % 2 == 1; });
       const unsigned long long mine = launch;
       const auto start = Clock::now();
+      const std::chrono::seconds allowed = launch_limit.count() > 0 ? launch_limit : limit;
       // The limit, in steps of 5 s so that progress can be shown; forever when there is none.
       bool ended = false;
       for (;;) {
         const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start);
-        if (limit.count() > 0 && elapsed >= limit) break;
+        if (allowed.count() > 0 && elapsed >= allowed) break;
         auto step = std::chrono::seconds(5);
-        if (limit.count() > 0) step = std::min(step, limit - elapsed);
+        if (allowed.count() > 0) step = std::min(step, allowed - elapsed);
         const int seen = interrupts;
         if ((ended = wait(lock, mine, step))) break;
         if (interrupts != seen) break;
@@ -84,13 +86,13 @@ struct Watch {
       }
       if (ended) continue;
       launch_expired = true;
-      const auto grace = limit.count() > 0 ? limit : std::chrono::seconds(10);
+      const auto grace = allowed.count() > 0 ? allowed : std::chrono::seconds(10);
       if (wait(lock, mine, grace)) continue;
       std::fprintf(stderr,
                    "cudalab emu: %s still runs after it was asked to stop (time limit "
                    "CUDALAB_EMU_TIMEOUT=%lld s, or Ctrl-C), in a loop that touches no memory: "
                    "stopping the program. Look for a loop whose condition never changes.\n",
-                   what.c_str(), static_cast<long long>(limit.count()));
+                   what.c_str(), static_cast<long long>(allowed.count()));
       std::fflush(stderr);
       _exit(124);
     }
@@ -110,12 +112,14 @@ void set_time_limit(unsigned seconds) {
   w.limit = std::chrono::seconds(seconds);
 }
 
-void watch_launch(const LaunchConfig& config, unsigned long long blocks) {
+void watch_launch(const LaunchConfig& config, unsigned long long blocks,
+                  std::chrono::seconds limit) {
   Watch& w = watch();
   {
     std::lock_guard<std::mutex> lock(w.mutex);
     w.what = launch_site(config);
     w.blocks = blocks;
+    w.launch_limit = limit;
     blocks_done = 0;
     ++w.launch;
   }

@@ -364,28 +364,33 @@ __global__ void break_two_cycles(unsigned* successors, unsigned n, bool mark) {
 }
 
 TEST_F(Emu, ARaceWhoseOrdersAgreeIsNoAlarm) {
-  const unsigned n = 1000;
+  const unsigned n = 1024;
   std::vector<unsigned> pairs(n);
-  for (unsigned v = 0; v < n; ++v) pairs[v] = v ^ 1u;
   unsigned* successors;
   CUDA_CHECK(cudaMalloc(&successors, n * sizeof(unsigned)));
-  CUDA_CHECK(cudaMemcpy(successors, pairs.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
-  testing::internal::CaptureStdout();
-  break_two_cycles<<<(n + 255) / 256, 256>>>(successors, n, false);
-  const cudaError_t error = cudaDeviceSynchronize();
-  const std::string printed = testing::internal::GetCapturedStdout();
-  ASSERT_EQ(error, cudaSuccess) << diagnostic();
-  EXPECT_EQ(printed, "breaking cycles\n") << "the second run prints nothing";
-  std::vector<unsigned> after(n);
-  CUDA_CHECK(cudaMemcpy(after.data(), successors, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  for (unsigned v = 0; v < n; ++v) ASSERT_EQ(after[v], v & ~1u) << "vertex " << v;
+  // Partners in one block (v ^ 1), then in two blocks (v ^ 256, the same thread of each: no index
+  // without blockIdx, as each thread writes back what it read there).
+  for (const unsigned partner : {1u, 256u}) {
+    for (unsigned v = 0; v < n; ++v) pairs[v] = v ^ partner;
+    CUDA_CHECK(cudaMemcpy(successors, pairs.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
+    testing::internal::CaptureStdout();
+    break_two_cycles<<<n / 256, 256>>>(successors, n, false);
+    const cudaError_t error = cudaDeviceSynchronize();
+    const std::string printed = testing::internal::GetCapturedStdout();
+    ASSERT_EQ(error, cudaSuccess) << diagnostic();
+    EXPECT_EQ(printed, "breaking cycles\n") << "the second run prints nothing";
+    std::vector<unsigned> after(n);
+    CUDA_CHECK(cudaMemcpy(after.data(), successors, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    for (unsigned v = 0; v < n; ++v) ASSERT_EQ(after[v], std::min(v, v ^ partner)) << v;
+  }
   int marked = -1;
   CUDA_CHECK(cudaMemcpyFromSymbol(&marked, cycles_marked, sizeof marked));
   EXPECT_EQ(marked, 0);
 
   // The same race in a launch that writes a __device__ variable: reported where it was found.
+  for (unsigned v = 0; v < n; ++v) pairs[v] = v ^ 1u;
   CUDA_CHECK(cudaMemcpy(successors, pairs.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
-  break_two_cycles<<<(n + 255) / 256, 256>>>(successors, n, true);
+  break_two_cycles<<<n / 256, 256>>>(successors, n, true);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   EXPECT_TRUE(says("thread (1,0,0)")) << diagnostic();
   EXPECT_TRUE(says(at("LINE_CYCLE_READ"))) << diagnostic();
@@ -415,21 +420,31 @@ TEST_F(Emu, ARaceWhoseOrdersDifferIsNamedAsFound) {
   cudaDeviceReset();
 }
 
-// Threads of one block that add into one counter without an atomic: both orders of the emu's
-// threads give the full count, but on a GPU threads that run at once lose each other's updates.
-// The write back of an element read after another thread wrote it is named at once.
-__global__ void count_without_atomics(int* counts) {
+// Threads that add into one counter without an atomic: every order of whole threads (or blocks)
+// gives the full count, but on a GPU threads that run at once lose each other's updates. The
+// write back of another value into an element read after another thread (of the block, or of
+// another block) wrote it is named at once.
+__global__ void count_without_atomics(int* counts, bool one_per_block) {
+  if (one_per_block && threadIdx.x != 0) return;
   counts[threadIdx.x % 4] = counts[threadIdx.x % 4] + 1;  // LINE_COUNT
 }
 
-TEST_F(Emu, AReadModifyWriteByThreadsOfABlockIsNamedWhateverTheOrder) {
+TEST_F(Emu, AReadModifyWriteByThreadsOrBlocksIsNamedWhateverTheOrder) {
   int* counts;
   CUDA_CHECK(cudaMalloc(&counts, 4 * sizeof(int)));
   CUDA_CHECK(cudaMemset(counts, 0, 4 * sizeof(int)));
-  count_without_atomics<<<1, 64>>>(counts);
+  count_without_atomics<<<1, 64>>>(counts, false);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   EXPECT_TRUE(says("lose each other's updates")) << diagnostic();
   EXPECT_TRUE(says("thread (4,0,0)")) << diagnostic();
+  EXPECT_TRUE(says("of this block wrote it at " + at("LINE_COUNT"))) << diagnostic();
+  Reset();
+  CUDA_CHECK(cudaMalloc(&counts, 4 * sizeof(int)));
+  CUDA_CHECK(cudaMemset(counts, 0, 4 * sizeof(int)));
+  count_without_atomics<<<8, 64>>>(counts, true);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("lose each other's updates")) << diagnostic();
+  EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
   EXPECT_TRUE(says(at("LINE_COUNT"))) << diagnostic();
   cudaDeviceReset();
 }

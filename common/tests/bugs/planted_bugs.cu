@@ -360,13 +360,14 @@ struct First {
 };
 
 // Device arrays of N floats: `in` holds data, `out` holds zeros.
-// A ramp 0, 1, 2, ... in the first n elements of device array `to`: data on which a race between
-// neighbours shows (the emu judges a race inside a block by its result: an in-place shift of
-// equal elements leaves the same array in any order, and is not reported).
-cudaError_t upload_ramp(float* to, size_t n) {
-  std::vector<float> ramp(n);
-  for (size_t i = 0; i < n; ++i) ramp[i] = static_cast<float>(i);
-  return cudaMemcpy(to, ramp.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+// The squares 0, 1, 4, 9, ... in the first n elements of device array `to`: data on which a race
+// between neighbours shows. (The emu judges a race by its result: an in-place shift of equal
+// elements, or an in-place average of a straight line, leaves the same array in any order and is
+// not reported.)
+cudaError_t upload_squares(float* to, size_t n) {
+  std::vector<float> squares(n);
+  for (size_t i = 0; i < n; ++i) squares[i] = static_cast<float>(i) * static_cast<float>(i);
+  return cudaMemcpy(to, squares.data(), n * sizeof(float), cudaMemcpyHostToDevice);
 }
 
 struct Arrays {
@@ -398,7 +399,7 @@ cudaError_t launch(Kernel kernel, size_t shared = 0) {
 template <class Kernel>
 cudaError_t launch_in_place_one_block(Kernel kernel) {
   Arrays a;
-  a.status << upload_ramp(a.in, THREADS);
+  a.status << upload_squares(a.in, THREADS);
   kernel<<<1, THREADS>>>(a.in, THREADS);
   return a.finish();
 }
@@ -456,6 +457,7 @@ cudaError_t histogram() {
 
 cudaError_t shift() {
   Arrays a;
+  a.status << upload_squares(a.in, N);
   shift_in_place<<<BLOCKS, THREADS>>>(a.in, N);
   return a.finish();
 }
@@ -514,13 +516,13 @@ cudaError_t csr_with_row_end() {
 }
 cudaError_t average_in_one_array() {
   Arrays a;
-  a.status << upload_ramp(a.in, N);
+  a.status << upload_squares(a.in, N);
   average_in_place<<<BLOCKS, THREADS>>>(a.in, N);
   return a.finish();
 }
 cudaError_t two_threads_write_one_element() {
   Arrays a;
-  a.status << upload_ramp(a.in, THREADS);  // each thread's value differs from its neighbour's
+  a.status << upload_squares(a.in, THREADS);  // each thread's value differs from its neighbour's
   half_index_in_one_block<<<1, THREADS>>>(a.in, a.out, THREADS);
   return a.finish();
 }
@@ -528,7 +530,7 @@ cudaError_t grid_stride_shift_large() {
   constexpr int kLarge = 1 << 22;  // 16384 words per thread
   float* a;
   First status;
-  status << cudaMalloc(&a, kLarge * sizeof(float)) << upload_ramp(a, kLarge);
+  status << cudaMalloc(&a, kLarge * sizeof(float)) << upload_squares(a, kLarge);
   grid_stride_shift_in_one_block<<<1, THREADS>>>(a, kLarge);
   status << cudaGetLastError() << cudaDeviceSynchronize();
   cudaFree(a);
