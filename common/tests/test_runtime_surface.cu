@@ -1480,6 +1480,43 @@ TEST(Surface, KernelsAllocateAndFreeDeviceMemory) {
   cudaFree(sums);
 }
 
+// ---- a race by design -------------------------------------------------------------------------
+
+// NVIDIA's segmentationTreeThrust breaks each two-vertex cycle of a successor graph with no barrier
+// (its removeCycles): both threads of a cycle make the smaller vertex its own successor, and
+// whichever runs first, or when they run at once, the other then finds the cycle gone or breaks it
+// the same way. A GPU gives one result; the emu, whose checks see the race, runs such a launch
+// again in the other order, finds the same memory, and reports nothing (docs/diagnostics.md).
+__global__ void break_cycles_of_two(unsigned* successors, unsigned n) {
+  const unsigned v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n) return;
+  const unsigned successor = successors[v];
+  if (successors[successor] == v) {
+    if (v < successor)
+      successors[v] = v;
+    else
+      successors[successor] = successor;
+  }
+}
+
+TEST(Surface, ARaceByDesignLeavesOneResult) {
+  const unsigned n = 1 << 16;
+  unsigned* successors;
+  CUDA_CHECK(cudaMalloc(&successors, n * sizeof(unsigned)));
+  std::vector<unsigned> graph(n), after(n);
+  for (const unsigned partner : {1u, 256u, 4097u}) {  // in one block, in two, mixed
+    for (unsigned v = 0; v < n; ++v) graph[v] = (v ^ partner) < n ? v ^ partner : v;
+    CUDA_CHECK(cudaMemcpy(successors, graph.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
+    break_cycles_of_two<<<n / 256, 256>>>(successors, n);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(after.data(), successors, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    for (unsigned v = 0; v < n; ++v)
+      ASSERT_EQ(after[v], std::min(v, graph[v])) << "vertex " << v << ", partner v ^ " << partner;
+  }
+  cudaFree(successors);
+}
+
 // ---- textures and surfaces -----------------------------------------------------------------
 
 __global__ void sample_2d(cudaTextureObject_t tex, const float2* at, float* out, int n) {
