@@ -1217,8 +1217,9 @@ void run_on_workers(LaunchRun& launch, unsigned long long blocks) {
   workers().run([&] { launch.run_blocks([&](BlockRange& range) { return queue.take(range); }); });
 }
 
-// The first run of `launch` put a race off (replay.cpp): the launch runs again, each block's
-// threads last first, and the race stops the launch unless both runs leave the same bytes. Without
+// The first run of `launch` put a race off (replay.cpp): the launch runs again, its blocks and
+// each block's threads last first, and the race stops the launch unless both runs leave the same
+// bytes. Without
 // a second run (the launch did what it cannot undo, or failed another check), the race is told;
 // a race the first run told at once (a lost update, an index without blockIdx) keeps its words.
 void judge_race(LaunchRun& launch, LaunchReplay& replay, uint32_t allocations_at_start,
