@@ -74,13 +74,29 @@ struct StoreSite {
 std::mutex store_sites_mutex;
 std::vector<StoreSite> store_sites;
 
+// The last stores this worker recorded, with their site parts: a block whose threads alternate
+// between a few stores (removeCycles' two branches) finds them here, without the two locks.
+struct RecordedStore {
+  StoreSite store;
+  uint32_t site_part;
+};
+thread_local RecordedStore recorded_stores[8];
+thread_local unsigned next_recorded_store = 0;
+
 }  // namespace
 
 void record_new_store(BlockState& b, const Allocation* r, const void* pc) {
   b.last_store_pc = pc;
-  b.last_store_site = StoreMark::site_part(store_site(pc));
   b.last_store_array = r;
   b.last_store_launch = b.launch_stamp;
+  for (const RecordedStore& e : recorded_stores)
+    if (e.store.launch_stamp == b.launch_stamp && e.store.array == r && e.store.pc == pc) {
+      b.last_store_site = e.site_part;
+      return;
+    }
+  b.last_store_site = StoreMark::site_part(store_site(pc));
+  recorded_stores[next_recorded_store++ % std::size(recorded_stores)] = {{b.launch_stamp, r, pc},
+                                                                         b.last_store_site};
   if (r != nullptr) __atomic_store_n(&r->stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
   std::lock_guard<std::mutex> lock(store_sites_mutex);
   if (!store_sites.empty() && store_sites.back().launch_stamp != b.launch_stamp)
