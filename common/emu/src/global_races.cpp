@@ -289,13 +289,19 @@ void report_lost_update(BlockState& b, const Allocation& r, uintptr_t a, unsigne
       blocks ? "block " + dim(index_of(read.other_block - b.launch_stamp, b.config->grid)) +
                    " also wrote in this launch"
              : thread_named(b, read.writer) + " of this block wrote it at " + at(read.write_pc);
-  fault(b, pc, cudaErrorLaunchFailure, blocks ? "race_between_blocks" : "global_race",
-        "a write to " + element_of(r, a, size) + ", which this thread read at " + at(read.read_pc) +
-            " after " + writer + ", with no " + (blocks ? "launch" : "__syncthreads()") +
-            " in between: " + (blocks ? "blocks" : "threads") +
-            " that read an element, change it and write it back lose each other's updates when "
-            "they run at once. Use an atomic (atomicAdd), or give each " +
-            (blocks ? "block" : "thread") + " an element of its own.");
+  const char* check = blocks ? "race_between_blocks" : "global_race";
+  const std::string what =
+      "a write to " + element_of(r, a, size) + ", which this thread read at " + at(read.read_pc) +
+      " after " + writer + ", with no " + (blocks ? "launch" : "__syncthreads()") +
+      " in between: " + (blocks ? "blocks" : "threads") +
+      " that read an element, change it and write it back lose each other's updates when they "
+      "run at once. Use an atomic (atomicAdd), or give each " +
+      (blocks ? "block" : "thread") + " an element of its own.";
+  if (b.replay != nullptr) {  // (told rather than a race the launch put off: it is certain)
+    const ComposingReport composing;
+    b.replay->tell_instead(found_here(b, place_of(pc), check, what));
+  }
+  fault(b, pc, cudaErrorLaunchFailure, check, what);
 }
 
 void note_sync(BlockState& b, bool fence) {

@@ -1,12 +1,16 @@
-// Races inside a block judged by their result. Threads of one block that touch the same global
-// word with no barrier between them (global_races.cpp, overwrites.cpp) race: on a GPU the result
-// may depend on which thread runs first. Some such programs are correct all the same: in NVIDIA's
-// segmentationTreeThrust, the two threads of a two-vertex cycle both make the smaller vertex its
-// own successor, and whichever runs first, the other then finds the cycle gone or breaks it the
-// same way. Reporting those is a false alarm; so a race the checks find is put off, and the launch
-// is run again with the threads of each block in the opposite order. If both runs leave the same
-// bytes in every array they stored into, the order did not matter for this run and nothing is
-// reported; otherwise the first run's race is reported as it was found (thread, line, element).
+// Races on global memory judged by their result. Threads of one block that touch the same global
+// word with no barrier between them, or blocks of one launch that do (global_races.cpp,
+// global_checks.cpp, overwrites.cpp), race: on a GPU the result may depend on which runs first.
+// Some such programs are correct all the same: in NVIDIA's segmentationTreeThrust, the two threads
+// of a two-vertex cycle both make the smaller vertex its own successor, and whichever runs first,
+// the other then finds the cycle gone or breaks it the same way. Reporting those is a false alarm;
+// so the first race the checks find is put off, and the launch is run again with its blocks, and
+// the threads of each block, in the opposite order. If both runs leave the same bytes wherever
+// they stored, the order did not matter for this run and nothing is reported; otherwise the first
+// run's race is reported as it was found (thread, line, element). No order of whole threads shows
+// a lost update (threads that read, change and write back one element, which on a GPU run at once):
+// the write back of another value is told at once (report_lost_update), and told instead of a race
+// put off.
 //
 // Algorithm: before a launch's first store into a page (4 KiB) of device memory, the page's bytes
 // are kept. Every checked store that is a thread's first to its word takes a call of the race
@@ -14,8 +18,9 @@
 // fresh stores that the fast path extends without a call leaves the fast path where it reaches a
 // new page. A bit per page of the arena says which pages the launch kept. When the first run ends
 // with a race put off, what it left in the kept pages is set aside, the pages get their bytes from
-// before the launch back, and the launch runs again: blocks as before, the threads of each in
-// reverse order (the last thread first), race checks quiet, output sent nowhere. Then the pages
+// before the launch back, and the launch runs again: the last block first, the last thread of
+// each first, race checks quiet, output sent nowhere, under a time limit of its own (threads in
+// another order may wait for each other forever: past it, the runs differ). Then the pages
 // are compared; where any differs, the pages get the first run's bytes back and the race stops the
 // launch. Blocks whose accesses the code proves (proven_blocks.cpp) keep nothing: they load only
 // what was written before the launch and store elements no other block touches, so both runs store
@@ -65,6 +70,12 @@ void LaunchReplay::put_off(Diagnostic race) {
   if (again_) return;
   std::lock_guard<std::mutex> lock(mutex_);
   if (race_waits()) return;
+  race_ = std::move(race);
+  race_waits_ = true;
+}
+
+void LaunchReplay::tell_instead(Diagnostic race) {
+  std::lock_guard<std::mutex> lock(mutex_);
   race_ = std::move(race);
   race_waits_ = true;
 }

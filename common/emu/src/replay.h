@@ -1,5 +1,5 @@
-// Internal header of the emu runtime (not for programs): a launch in which threads of a block race
-// on global memory, run again in another thread order so that the race is judged by its result
+// Internal header of the emu runtime (not for programs): a launch whose threads or blocks race on
+// global memory, run again in the other order so that the race is judged by its result
 // (replay.cpp).
 #pragma once
 
@@ -39,8 +39,10 @@ class LaunchReplay {
   // Whether the checks put a race off (the first run) or let it pass (the second): false once
   // the launch cannot be run again.
   bool puts_off_races() const { return again_ || possible(); }
-  // The first run's race (the first one put off wins).
+  // The first run's race (the first one put off wins), or a race no replay can excuse (a lost
+  // update), told instead of it.
   void put_off(Diagnostic race);
+  void tell_instead(Diagnostic race);
   bool race_waits() const { return race_waits_.load(std::memory_order_acquire); }
   const Diagnostic& race() const { return race_; }
 

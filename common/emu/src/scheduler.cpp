@@ -1219,14 +1219,11 @@ void run_on_workers(LaunchRun& launch, unsigned long long blocks) {
 
 // The first run of `launch` put a race off (replay.cpp): the launch runs again, its blocks and
 // each block's threads last first, and the race stops the launch unless both runs leave the same
-// bytes. Without
-// a second run (the launch did what it cannot undo, or failed another check), the race is told;
-// a race the first run told at once (a lost update, an index without blockIdx) keeps its words.
+// bytes. Without a second run (the launch did what it cannot undo, or failed another check: the
+// race came first), the race is told.
 void judge_race(LaunchRun& launch, LaunchReplay& replay, uint32_t allocations_at_start,
                 std::chrono::steady_clock::duration first_run) {
   const auto told = [&] { launch.error = {cudaErrorLaunchFailure, replay.race()}; };
-  const std::string& stopped_by = launch.error.second.check;
-  if (stopped_by == "global_race" || stopped_by == "race_between_blocks") return;
   // (a kernel's own cudaMalloc or cudaFree changes the arrays: not undone)
   if (!launch.error.second.empty() || !replay.possible() ||
       allocations_changed.load() != allocations_at_start)
@@ -1276,7 +1273,8 @@ void execute(const LaunchConfig& config, ThreadFn fn) {
   remember_launch(config, launch.launch_stamp);
   if (blocks <= (1u << 24)) launch.fenced = std::make_unique<std::atomic<bool>[]>(blocks);
   LaunchReplay replay;
-  if (LaunchReplay::wanted(
+  if (replay.possible() &&
+      LaunchReplay::wanted(
           config,
           std::any_of(config.pointers, config.pointers + config.pointer_count, host_pointer)))
     launch.replay = &replay;
