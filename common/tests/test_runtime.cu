@@ -804,6 +804,22 @@ TEST_F(Runtime, ConstantMemoryThroughSymbols) {
   CUDA_CHECK(cudaFree(out));
 }
 
+// The address of a __device__ variable from cudaGetSymbolAddress is device memory: cudaMemcpy and
+// cudaMemset take it (the book "CUDA Programming" by Fan Zheyong reads its reduction's result so).
+__device__ int gSymbolCells[8];
+TEST_F(Runtime, ASymbolsAddressIsDeviceMemory) {
+  int* cells = nullptr;
+  CUDA_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&cells), gSymbolCells));
+  CUDA_CHECK(cudaMemset(cells, 0, sizeof gSymbolCells));
+  const int seven = 7;
+  CUDA_CHECK(cudaMemcpy(cells + 3, &seven, sizeof seven, cudaMemcpyHostToDevice));
+  int back[8];
+  CUDA_CHECK(cudaMemcpy(back, cells, sizeof back, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(back[i], i == 3 ? 7 : 0) << i;
+  CUDA_CHECK(cudaMemcpyFromSymbol(back, gSymbolCells, sizeof back));
+  EXPECT_EQ(back[3], 7);
+}
+
 TEST_F(Runtime, AtomicsFromManyBlocks) {
   const int BLOCKS = 300, THREADS = 128, N = BLOCKS * THREADS;
   int zero = 0;

@@ -103,6 +103,33 @@ cudaError_t check_range(const void* p, size_t count, const std::string& call, co
 }
 
 namespace {
+// The symbols whose addresses the program asked for (note_symbol_address).
+struct SymbolRange {
+  uintptr_t base;
+  size_t bytes;
+};
+std::mutex symbols_mutex;
+std::vector<SymbolRange> symbol_ranges;
+
+// Whether [p, p + count) lies in a symbol whose address the program asked for.
+bool in_symbol_given(const void* p, size_t count) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(symbols_mutex);
+  for (const SymbolRange& s : symbol_ranges)
+    if (a - s.base < s.bytes && count <= s.bytes - (a - s.base)) return true;
+  return false;
+}
+}  // namespace
+
+void note_symbol_address(const void* symbol, size_t bytes) {
+  std::lock_guard<std::mutex> lock(symbols_mutex);
+  const auto base = reinterpret_cast<uintptr_t>(symbol);
+  for (const SymbolRange& s : symbol_ranges)
+    if (s.base == base) return;
+  symbol_ranges.push_back({base, bytes});
+}
+
+namespace {
 // Is this end of a copy device memory? The kind says; cudaMemcpyDefault asks the address.
 bool is_device(cudaMemcpyKind kind, bool destination, const void* p) {
   if (kind == cudaMemcpyDefault) return arena().contains(p);
@@ -438,10 +465,10 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (dst == nullptr || src == nullptr) return set_last_error(cudaErrorInvalidValue);
   const std::string call = std::string("cudaMemcpy(..., ") + kind_name(kind) + ")";
   const cudalab::records::SourceLine at = place(where.file_name(), static_cast<int>(where.line()));
-  if (is_device(kind, true, dst))
+  if (is_device(kind, true, dst) && !in_symbol_given(dst, count))
     if (cudaError_t e = check_range(dst, count, call, "destination", meant(dst, src, true), at))
       return set_last_error(e);
-  if (is_device(kind, false, src))
+  if (is_device(kind, false, src) && !in_symbol_given(src, count))
     if (cudaError_t e = check_range(src, count, call, "source", meant(src, dst, false), at))
       return set_last_error(e);
   std::memmove(dst, src, count);
@@ -460,9 +487,10 @@ cudaError_t cudaMemset(void* devPtr, int value, size_t count, cudalab_source_loc
   if (cudaError_t e = sticky_error()) return set_last_error(e);
   if (count == 0) return cudaSuccess;
   const cudalab::records::SourceLine at = place(where.file_name(), static_cast<int>(where.line()));
-  if (cudaError_t e =
-          check_range(devPtr, count, "cudaMemset", "destination", meant(devPtr, nullptr, true), at))
-    return set_last_error(e);
+  if (!in_symbol_given(devPtr, count))
+    if (cudaError_t e = check_range(devPtr, count, "cudaMemset", "destination",
+                                    meant(devPtr, nullptr, true), at))
+      return set_last_error(e);
   std::memset(devPtr, value, count);
   mark_written(devPtr, count, kHostStamp);
   return cudaSuccess;

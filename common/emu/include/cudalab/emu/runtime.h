@@ -286,6 +286,9 @@ namespace cudalab::emu {
 // Shared by the symbol copies below: checks the range and records the error.
 cudaError_t copy_symbol(void* dst, const void* src, size_t count, size_t offset, size_t symbol_size,
                         bool to_symbol);
+// A symbol's address the program asked for (cudaGetSymbolAddress): device memory to cudaMemcpy and
+// cudaMemset from then on, as on a GPU (the symbol itself, named in host code, is not).
+void note_symbol_address(const void* symbol, size_t bytes);
 }  // namespace cudalab::emu
 
 // __constant__ and __device__ variables are ordinary globals on the emu backend.
@@ -313,6 +316,7 @@ cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count, 
 }
 template <class T>
 cudaError_t cudaGetSymbolAddress(void** devPtr, T& symbol) {
+  cudalab::emu::note_symbol_address(&symbol, sizeof(T));
   *devPtr = static_cast<void*>(&symbol);
   return cudaSuccess;
 }
