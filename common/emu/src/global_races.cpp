@@ -297,11 +297,14 @@ void report_lost_update(BlockState& b, const Allocation& r, uintptr_t a, unsigne
       " that read an element, change it and write it back lose each other's updates when they "
       "run at once. Use an atomic (atomicAdd), or give each " +
       (blocks ? "block" : "thread") + " an element of its own.";
-  if (b.replay != nullptr) {  // (told rather than a race the launch put off: it is certain)
+  Diagnostic found;
+  {
     const ComposingReport composing;
-    b.replay->tell_instead(found_here(b, place_of(pc), check, what));
+    found = found_here(b, place_of(pc), check, what);
   }
-  fault(b, pc, cudaErrorLaunchFailure, check, what);
+  // (told rather than a race the launch put off: it is certain)
+  if (b.replay != nullptr) b.replay->tell_instead(found);
+  stop_thread(cudaErrorLaunchFailure, std::move(found));
 }
 
 void note_sync(BlockState& b, bool fence) {
