@@ -564,14 +564,20 @@ TEST(Curand, Sobol64AndItsRefusals) {
 }  // namespace
 
 // ---- Thrust ---------------------------------------------------------------------------------
+#include <thrust/count.h>
 #include <thrust/device_free.h>
 #include <thrust/device_malloc.h>
 #include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/find.h>
+#include <thrust/functional.h>
 #include <thrust/host_vector.h>
 #include <thrust/reduce.h>
 #include <thrust/remove.h>
+#include <thrust/scan.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
+#include <thrust/transform.h>
 
 namespace {
 
@@ -610,6 +616,44 @@ TEST(Thrust, DeviceVectorsAlgorithmsAndKernels) {
   CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_EQ(thrust::reduce(raw, raw + n, 0LL), expected);
   thrust::device_free(raw);
+}
+
+struct is_negative {
+  __host__ __device__ bool operator()(int v) const { return v < 0; }
+};
+
+// Thrust's algorithms called with thrust::device run on the device: over memory from cudaMalloc
+// (raw pointers) they scan, reduce, count, sort, find and transform, and give the host their
+// results; the arrays come back with cudaMemcpy.
+TEST(Thrust, DeviceAlgorithmsOnCudaMallocMemory) {
+  const int n = 1001;  // (not a multiple of a block)
+  std::vector<int> h(n);
+  for (int i = 0; i < n; ++i) h[i] = (i * 7919) % n - n / 2;  // -500..500, each once, shuffled
+  int *x = nullptr, *y = nullptr;
+  CUDA_CHECK(cudaMalloc(&x, n * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&y, n * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(x, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  std::vector<int> back(n);
+
+  thrust::inclusive_scan(thrust::device, x, x + n, y);
+  CUDA_CHECK(cudaMemcpy(back.data(), y, n * sizeof(int), cudaMemcpyDeviceToHost));
+  long long sum = 0;
+  for (int i = 0; i < n; ++i) {
+    sum += h[i];
+    ASSERT_EQ(back[i], sum) << i;
+  }
+  EXPECT_EQ(thrust::reduce(thrust::device, x, x + n, 0LL), sum);
+  EXPECT_EQ(thrust::count_if(thrust::device, x, x + n, is_negative()), n / 2);
+
+  thrust::sort(thrust::device, x, x + n);
+  CUDA_CHECK(cudaMemcpy(back.data(), x, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], i - n / 2) << i;
+  EXPECT_EQ(thrust::find(thrust::device, x, x + n, 0) - x, n / 2);
+
+  thrust::transform(thrust::device, x, x + n, y, thrust::negate<int>());
+  CUDA_CHECK(cudaMemcpy(back.data(), y, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], n / 2 - i) << i;
+  cudaFree(x), cudaFree(y);
 }
 
 }  // namespace

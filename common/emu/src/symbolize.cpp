@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -14,8 +15,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
+#include "cudalab/emu/launch.h"
 #include "errors.h"
 #include "memory.h"
 
@@ -95,6 +98,35 @@ std::vector<records::SourceLine> source_lines(const void* pc) {
     if (frame.find("/cudalab/emu/") == std::string::npos)
       if (records::SourceLine line = parsed(frame); line.known()) lines.push_back(line);
   return known[pc] = lines;
+}
+
+records::SourceLine program_caller(const void* const* stack, int depth) {
+  static std::mutex mutex;
+  static std::map<const void*, records::SourceLine> known;  // an address's line of the program
+  std::lock_guard<std::mutex> lock(mutex);
+  for (int i = 0; i < depth; ++i) {
+    auto it = known.find(stack[i]);
+    if (it == known.end()) {
+      records::SourceLine line;
+      for (const std::string& frame : addr2line(stack[i], 1, {"-i"}))
+        if (frame.find("/cudalab/emu/") == std::string::npos && frame.compare(0, 5, "/usr/") != 0)
+          if (line = parsed(frame); line.known()) break;
+      it = known.emplace(stack[i], line).first;
+    }
+    if (it->second.known()) return it->second;
+  }
+  return {};
+}
+
+CallSite program_call_site() {
+  void* stack[32];
+  const int depth = backtrace(stack, 32);
+  const records::SourceLine line = program_caller(stack + 1, depth - 1);
+  if (!line.known()) return {"?", 0};
+  static std::mutex mutex;
+  static std::set<std::string> files;  // (a launch keeps its file's name as a pointer)
+  std::lock_guard<std::mutex> lock(mutex);
+  return {files.insert(line.file).first->c_str(), static_cast<int>(line.line)};
 }
 
 namespace {

@@ -141,6 +141,14 @@ bool capturing(cudaStream_t stream);
 // Is the calling thread a GPU thread (then a launch is a child grid: it runs when its parent's
 // grid has finished, as CUDA 12's dynamic parallelism allows)?
 bool in_kernel();
+// The line of the program that called a library's algorithm which runs as a launch of its own
+// (Thrust's with thrust::device): the first line of the calling stack in the program's own code;
+// file "?" and line 0 when it has no line information.
+struct CallSite {
+  const char* file;
+  int line;
+};
+CallSite program_call_site();
 
 // A kernel's parameter of a class whose copies run code (a copy constructor or a destructor of the
 // program's): on a GPU the launch copies the argument once, on the host, each thread gets the

@@ -1,0 +1,79 @@
+// Thrust's algorithms called with thrust::device run on emu as a launch of the program's call
+// (cudalab/emu/thrust_device.h): what they read and write is checked as a kernel's is, a fault
+// names the call's line and the array, and the call throws thrust::system_error, as on a GPU.
+#include <gtest/gtest.h>
+#include <thrust/execution_policy.h>
+#include <thrust/reduce.h>
+#include <thrust/sort.h>
+#include <thrust/system_error.h>
+
+#include <string>
+#include <vector>
+
+#include "cudalab/cuda_check.h"
+#include "emu_fixture.h"
+
+namespace {
+
+// (named for what they test; Emu's device reset around each test)
+class ThrustChecks : public Emu {};
+
+// Sums `n` ints with thrust::device over an array of `room` ints from cudaMalloc, of which the
+// first `written` were copied in; the error a failed sum threw, cudaSuccess if none.
+cudaError_t sum(int n, int room, int written, int& line, std::string& array_line) {
+  int* in = nullptr;
+  array_line = "test_thrust_checks.cu:" + std::to_string(__LINE__ + 1);
+  EXPECT_EQ(cudaMalloc(&in, room * sizeof(int)), cudaSuccess);
+  const std::vector<int> ones(written, 1);
+  EXPECT_EQ(cudaMemcpy(in, ones.data(), written * sizeof(int), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  cudaError_t error = cudaSuccess;
+  try {
+    line = __LINE__ + 1;
+    EXPECT_EQ(thrust::reduce(thrust::device, in, in + n), n);
+  } catch (const thrust::system_error& e) {
+    error = static_cast<cudaError_t>(e.code().value());
+    EXPECT_NE(std::string(e.what()).find("thrust::reduce"), std::string::npos) << e.what();
+  }
+  cudaFree(in);
+  return error;
+}
+
+}  // namespace
+
+TEST_F(ThrustChecks, ACorrectSumPasses) {
+  int line = 0;
+  std::string array_line;
+  EXPECT_EQ(sum(1000, 1000, 1000, line, array_line), cudaSuccess);
+  EXPECT_EQ(diagnostic(), "");
+}
+
+TEST_F(ThrustChecks, AnInputPastItsArrayIsNamedAtTheCall) {
+  int line = 0;
+  std::string array_line;
+  EXPECT_EQ(sum(1001, 1000, 1000, line, array_line), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says(
+      "kernel 'thrust::reduce' (launched at test_thrust_checks.cu:" + std::to_string(line) + ")"))
+      << diagnostic();
+  EXPECT_TRUE(says("element 1000 of the 1000-element array")) << diagnostic();
+  EXPECT_TRUE(says("allocated at " + array_line + " (in)")) << diagnostic();
+}
+
+TEST_F(ThrustChecks, AnInputNobodyWroteIsNamedAtTheCall) {
+  int line = 0;
+  std::string array_line;
+  EXPECT_EQ(sum(1000, 1000, 600, line, array_line), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says(
+      "kernel 'thrust::reduce' (launched at test_thrust_checks.cu:" + std::to_string(line) + ")"))
+      << diagnostic();
+  EXPECT_TRUE(says("element 600 of the array")) << diagnostic();
+  EXPECT_TRUE(says("which nobody wrote since cudaMalloc")) << diagnostic();
+}
+
+// thrust::host is host code: over host memory it sorts there, with no launch.
+TEST_F(ThrustChecks, HostAlgorithmsStayOnTheHost) {
+  std::vector<int> values{3, 1, 2};
+  thrust::sort(thrust::host, values.begin(), values.end());
+  EXPECT_EQ(values, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(diagnostic(), "");
+}
