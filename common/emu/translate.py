@@ -84,11 +84,14 @@ runner), and a launch sends the kernel's name and arguments there:
     kernel<<<grid, block>>>(args)
       -> ::cudalab::remote::Launch<decltype(&kernel)>("kernel", __FILE__, __LINE__, grid, block)(args)
 
-Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUTPUT.d] [-I DIR ...] [-D NAME[=VALUE] ...]
+Usage: translate.py INPUT.cu OUTPUT.cpp [--checker] [--depfile OUT.d] [--file-name NAME] [-I DIR] [-D N[=V]]
+
+--file-name: the name the output's `#line` directives give INPUT.cu (so its `__FILE__`), as nvcc
+gives the path written on its command line (`cudalab cc`); by default INPUT.cu's absolute path.
 
 -I: a folder of the compiler's include path: Clang reads the file with it, and a header that the
 file includes (with quotes or angle brackets) and that is not beside it is looked for there, only
-for Clang; such headers are never translated. -D: a definition Clang reads the file with.
+for Clang; such headers are never translated. -D: a definition (N, or N=V) Clang reads the file with.
 """
 
 from __future__ import annotations
@@ -647,8 +650,10 @@ def translate(
     plans: LoopFormPlans | None = None,
     header_proven: dict[str, int] | None = None,
     proven: dict[str, cuda_ast.Function] | None = None,
+    file_name: str | None = None,
 ) -> str:
-    """`header_loop_forms`: the kernels with loop forms that local headers define, each with where
+    """`file_name`: the name its `#line` directives give the file (by default `path`);
+    `header_loop_forms`: the kernels with loop forms that local headers define, each with where
     this file includes the header (a launch after it may run the form); `header_proven`: the same
     for kernels with proven forms; `source`: the front end's records of the file (and its local
     headers), read from `raw`, the file's bytes (by default it reads `src` alone); `redirect`: what
@@ -662,12 +667,13 @@ def translate(
     if plans is None:
         plans = loop_form_plans(source, file, raw)
     defined = {f.name for f in source.kernels() if f.defined and f.body is not None and f.body.file == file}
-    forms = [loop_form(src, f, offsets, plan, path) for found in plans.values() for f, plan in found]
+    shown = file_name or path
+    forms = [loop_form(src, f, offsets, plan, shown) for found in plans.values() for f, plan in found]
     launchable = {k: at for k, at in (header_loop_forms or {}).items() if k not in defined}
     launchable |= {name: min(offsets(f.span.end) for f, _ in found) for name, found in plans.items()}
     if proven is None:
         proven = proven_kernels(source, file, raw, plans)
-    forms += [proven_form(src, f, offsets, path) for f in proven.values()]
+    forms += [proven_form(src, f, offsets, shown) for f in proven.values()]
     proven_at = {k: at for k, at in (header_proven or {}).items() if k not in defined}
     proven_at |= {name: offsets(f.span.end) for name, f in proven.items()}
     sites = launch_sites(src, source, file, offsets)
@@ -676,7 +682,7 @@ def translate(
     # (each form's text is the kernel's with the edits inside it made)
     edits += [(at, at, form(edits)) for at, form in forms]
     uses_thrust = any(i.spelled.startswith("thrust/") for i in source.includes if i.name.file == file)
-    return f'{PRELUDE}{THRUST_AS_ON_CUDA if uses_thrust else ""}#line 1 "{path}"\n{applied(src, edits)}'
+    return f'{PRELUDE}{THRUST_AS_ON_CUDA if uses_thrust else ""}#line 1 "{shown}"\n{applied(src, edits)}'
 
 
 # Per kernel name, its definitions, each with its plan (thread_loops.plan).
@@ -868,8 +874,10 @@ class Translation:
         checker: bool = False,
         include_path: Iterable[Path] = (),
         defines: Iterable[str] = (),
+        file_name: str | None = None,
     ) -> None:
         self.out_dir = out_dir
+        self.file_name = file_name  # (the first file's, in its #line directives)
         self.checker = checker
         self.include_path = [Path(d).resolve() for d in include_path]  # (-I: Clang's)
         self.defines = list(defines)  # (-D)
@@ -885,6 +893,7 @@ class Translation:
         self.read.append(source)
         raw = source.read_bytes()
         text = decoded(raw)
+        file_name = self.file_name if self.source is None else None
         try:
             if self.source is None:
                 self.source = cuda_ast.parse(source, self.include_path, self.defines, local_headers=True)
@@ -906,6 +915,7 @@ class Translation:
                     plans,
                     header_proven,
                     self.proven_kernels(source),
+                    file_name,
                 )
         except TranslateError as e:
             raise SystemExit(f"{source}:{e.line}: error: {e}") from None
@@ -1051,12 +1061,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("output", type=Path)
     parser.add_argument("--checker", action="store_true")
     parser.add_argument("--depfile", type=Path)
+    parser.add_argument("--file-name")
     parser.add_argument("-I", dest="include_path", action="append", default=[], type=Path)
     parser.add_argument("-D", dest="defines", action="append", default=[])
     args = parser.parse_args(argv[1:])
     source, target = args.input.resolve(), args.output.resolve()
     headers = target.parent / (target.name + ".headers")
-    translation = Translation(headers, args.checker, args.include_path, args.defines)
+    translation = Translation(headers, args.checker, args.include_path, args.defines, args.file_name)
     try:
         translation.file(source, target)
     except SystemExit as e:

@@ -291,7 +291,8 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
         if cuda:
             translated = work / (s.name + ".cpp")
             # (-I and -D: its front end, Clang, reads the file with the program's own flags)
-            command = [tc["python"], tc["translate"], str(source), str(translated)]
+            # (__FILE__: the path as written, as nvcc gives it)
+            command = [tc["python"], tc["translate"], str(source), str(translated), f"--file-name={s}"]
             command += [f"-I{d}" for d in [*b.includes, *library_includes]]
             command += [d for d in b.defines if d.startswith("-D")]
             command.append(f"-DCUDALAB_PROGRAM_CPLUSPLUS={b.standard}L")
@@ -300,6 +301,8 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
             if subprocess.run(command).returncode != 0:
                 return 1
             source = translated
+        else:
+            source = s  # (as written, as nvcc hands it to the host compiler: __FILE__)
         obj = work / (s.name + ".o")
         # A .c file is C in the host compiler's own dialect, as nvcc hands it over; the rest C++20,
         # the emu runtime's, with the standard library's names of the program's standard (prelude.h).

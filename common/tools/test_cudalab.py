@@ -237,6 +237,26 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("last 4, pid 1, clock 1", r.stdout)
 
+    def test_file_is_the_path_as_written_as_nvcc_gives_it(self) -> None:
+        """__FILE__ in a .cu file and in a .cpp file built with it is the path given to `cudalab
+        cc`, relative where it was (a program that prints it prints what it prints on a GPU)."""
+        (self.out / "sub").mkdir()
+        (self.out / "sub" / "where.cu").write_text(
+            "#include <cstdio>\nconst char* host_file();\n"
+            'int main() { std::printf("%s %s\\n", __FILE__, host_file()); }\n'
+        )
+        (self.out / "sub" / "host.cpp").write_text("const char* host_file() { return __FILE__; }\n")
+        built = subprocess.run(
+            [str(CUDALAB), "cc", "-o", "where", "sub/where.cu", "sub/host.cpp"],
+            cwd=self.out,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        self.assertEqual(built.returncode, 0, built.stdout + built.stderr)
+        done = subprocess.run([str(self.out / "where")], capture_output=True, text=True)
+        self.assertEqual(done.stdout, "sub/where.cu sub/host.cpp\n", done.stderr)
+
     def test_a_cxx17_program_compiles_as_nvcc_compiles_it(self) -> None:
         """What nvcc 13 accepts in a C++17 program (its default standard): a lerp() of its own
         (C++20's std::lerp is not declared), ::isfinite without an include (nvcc's headers bring
