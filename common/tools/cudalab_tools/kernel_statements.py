@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 
 # What a statement is (Clang's kind, by what the thread loops need to know).
 KINDS = {
@@ -287,7 +288,7 @@ def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_
     elif kind == "CALL_EXPR":
         name = cursor.spelling  # type: ignore[attr-defined]
         if not operator_of_a_template(cursor, inner):
-            facts.calls.add(name)
+            facts.calls.add(unseen_if_cub(cursor, name))
         if name == BARRIER:
             facts.barriers += 1
         elif name in SHUFFLES:
@@ -333,9 +334,18 @@ def called(body: object) -> frozenset[str]:
         cursor = stack.pop()
         inner = children(cursor)
         if kind_of(cursor) == "CALL_EXPR" and not operator_of_a_template(cursor, inner):
-            found.add(cursor.spelling)  # type: ignore[attr-defined]
+            found.add(unseen_if_cub(cursor, cursor.spelling))  # type: ignore[attr-defined]
         stack.extend(inner)
     return frozenset(found)
+
+
+def unseen_if_cub(call: object, name: str) -> str:
+    """The name a call is recorded by: "" (a call whose waits are unknown, taken to wait) for a
+    function of CUB, whose block and warp primitives wait inside its headers, which the front end
+    does not read; else its own."""
+    callee = call.referenced  # type: ignore[attr-defined]
+    where = callee.location.file if callee is not None else None
+    return "" if where is not None and "cub" in Path(where.name).parts else name
 
 
 def operator_of_a_template(call: object, inner: list[object]) -> bool:
