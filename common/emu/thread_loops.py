@@ -1,6 +1,6 @@
 """A kernel whose threads wait only at `__syncthreads()` and warp shuffles, as loops over the block's
-threads between its waits (loop fission, as MCUDA, COX and CuPBoP do), for unchecked code on the
-emu.
+threads between its waits (loop fission, as MCUDA, COX and CuPBoP do), for unchecked and checked
+code on the emu (thread_loops.h says how the checks see each thread).
 
 The algorithm. The kernel's body (Clang's statements, kernel_statements.py) is read as a list of
 statements at each level that holds a barrier: a barrier statement; a loop, `if` or `{ }` that
@@ -29,13 +29,14 @@ step), runs for each row's threads up to the first for which the condition fails
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
 that its lines and the checks' names stay the kernel's.
 
-Limitations (the kernel then runs on fibers, as in checked code): a wait other than
+Limitations (the kernel then runs on fibers): a wait other than
 `__syncthreads()` and shuffles (votes, `__syncwarp`, cooperative groups, a function that waits); a
 shuffle inside a thread's own branch or loop, with arguments that change or call something, or
 with a template argument; a
 waiting statement whose head depends on the thread or on memory, or that is written by a macro; a
 `break` or `continue` that leaves a region for the loop around it; a parameter the kernel changes;
-a kept variable whose type Clang could not spell (`auto` in a template, a lambda); a variable whose
+a kept variable whose type Clang could not spell (`auto` in a template, a lambda); a variable named
+`threadIdx` declared between barriers (in checked code, each stretch's parameter); a variable whose
 address is taken (`&v`, a reference to it, an array as a pointer) in a stretch that a wait follows.
 """
 
@@ -57,6 +58,8 @@ Edit = tuple[int, int, str]  # byte offsets [start, end) of the kernel's file, a
 THREADS = "cudalab_threads"
 WARPS = "cudalab_warps"
 THREAD = "cudalab_t"
+# Each stretch's second parameter: in checked code, the thread's index (thread_loops.h)
+INDEX = "CUDALAB_LOOPS_INDEX"
 NS = "::cudalab::emu::"
 WAITING = ("compound", "for", "while", "do", "if")
 UNSPELLABLE = re.compile(r"\bauto\b|lambda|\(|dependent|decltype")
@@ -96,7 +99,7 @@ def restore(variable: Local, text: bytes) -> str:
         return f"{variable.type} {variable.name} = {text[start:end].decode('utf-8', 'surrogateescape')};"
     if variable.type.rstrip().endswith("&"):
         return f"auto& {variable.name} = *{kept_name(variable)}[{THREAD}];"
-    return f"auto& {variable.name} = {kept_name(variable)}[{THREAD}];"
+    return f"CUDALAB_LOOPS_RESTORE({variable.name}, {kept_name(variable)}[{THREAD}])"
 
 
 def declared_in(statement: Statement) -> list[Local]:
@@ -161,7 +164,7 @@ class Planner:
             return None
         condition = self.written(*bound.condition)
         restores = " ".join(restore(v, self.text) for v in index)
-        return f"[&](unsigned) -> bool {{ {restores} return ({condition}); }}"
+        return f"[&](unsigned, {INDEX}) -> bool {{ {restores} return ({condition}); }}"
 
     def runs_once(self, statement: Statement) -> bool:
         """A statement the block runs once: a declaration of `__shared__` or static variables, of
@@ -193,6 +196,8 @@ class Planner:
                 return
             names = set().union(*(s.uses for s in region))
             declared_here = [v for s in region for v in s.declares]
+            if any(v.name == "threadIdx" for v in declared_here):  # (a stretch's parameter)
+                raise NotLoops("a variable named threadIdx between barriers")
             later = set().union(*(s.uses for s in statements[statements.index(region[-1]) + 1 :]))
             keep = [self.recomputed(v) for v in declared_here if v.id in later]
             last = final and region[-1] is statements[-1]  # (nothing waits after it)
@@ -212,7 +217,7 @@ class Planner:
             run = f"{run_of(region, restored)}("
             if (holds := self.holds(region, kept)) is not None:
                 run = f"{THREADS}.run_while({holds}, "
-            opening = f"{declarations}{run}[&](unsigned {THREAD}) -> bool {{ {' '.join(restores)} "
+            opening = f"{declarations}{run}[&](unsigned {THREAD}, {INDEX}) -> bool {{ {' '.join(restores)} "
             first = statements.index(region[0])
             start = statements[first - 1].end if first > 0 else begin
             if region[0].shuffles:  # (its shuffle's stretches come first, at its start)
@@ -264,7 +269,7 @@ class Planner:
         value = arguments[1]
         restored = [v for v in kept if v.id in s.uses]
         restores = " ".join(restore(v, self.text) for v in restored)
-        opening = f"{run_of([s], restored)}([&](unsigned {THREAD}) -> bool {{ {restores} "
+        opening = f"{run_of([s], restored)}([&](unsigned {THREAD}, {INDEX}) -> bool {{ {restores} "
         if call.lane_plain and call.lane_uses <= self.uniform:  # (the block's mask, lane, width)
             lanes = ", ".join(arguments[:1] + arguments[2:])
             kind = call.kind.rstrip("_")  # (xor_: xor_of_block, xor_result)

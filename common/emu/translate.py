@@ -762,9 +762,7 @@ def loop_form(
     """Where `kernel`'s loop form goes (after the line where the kernel ends), and its text given
     the file's edits (those that lie in the kernel are made in the form too) and the `plan`'s (byte
     offsets); the kernel's own lines keep their numbers (#line)."""
-    return kernel_copy(
-        src, kernel, offsets, path, plan, LOOP_FORM_PREFIX, "::cudalab::emu::ThreadLoops", "ifndef"
-    )
+    return kernel_copy(src, kernel, offsets, path, plan, LOOP_FORM_PREFIX, "::cudalab::emu::ThreadLoops")
 
 
 def proven_form(
@@ -820,11 +818,12 @@ def kernel_copy(
     plan: list[Edit],
     prefix: str,
     result: str,
-    condition: str,
+    condition: str | None = None,
     after: str = "",
 ) -> tuple[int, Callable[[list[Edit]], str]]:
     """A copy of `kernel` after the line where it ends, named with `prefix`, without `__global__`,
-    its `void` replaced by `result`, followed by `after`, in `#{condition} CUDALAB_EMU_CHECKED`;
+    its `void` replaced by `result`, followed by `after`, in `#{condition} CUDALAB_EMU_CHECKED`
+    where a condition is given (`ifdef`: for checked code only);
     its text given the file's edits (those that lie in the kernel are made in the copy too) and the
     `plan`'s (byte offsets); the kernel's own lines keep their numbers (#line)."""
     assert kernel.body is not None
@@ -850,7 +849,9 @@ def kernel_copy(
     def text(edits: list[Edit]) -> str:
         inside = [(a - named, b - named, t) for a, b, t in edits if named <= a < end and b <= end]
         body = before + prefix + applied(src[named:end], inside + steps)
-        form = f'#{condition} CUDALAB_EMU_CHECKED\n#line {first_line} "{path}"\n{body}\n{after}#endif\n'
+        form = f'#line {first_line} "{path}"\n{body}\n{after}'
+        if condition is not None:
+            form = f"#{condition} CUDALAB_EMU_CHECKED\n{form}#endif\n"
         return f'\n{form}#line {next_line} "{path}"'
 
     return line_end, text

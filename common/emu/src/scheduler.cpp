@@ -663,11 +663,10 @@ class BlockRunner {
     s << "thread (" << ::threadIdx.x << "," << ::threadIdx.y << "," << ::threadIdx.z
       << ") of block (" << ::blockIdx.x << "," << ::blockIdx.y << "," << ::blockIdx.z << ") in "
       << launch_site(*config_)
-      << " waits at a barrier or warp-level call inside a function that the kernel calls. In "
-         "unchecked code the emu runs this kernel's threads as loops between its barriers, "
-         "which can wait only in the kernel's own body; the translator found no other wait, "
-         "wrongly (please report this program). Built with the checks (the default), the "
-         "kernel runs as written.";
+      << " waits at a barrier or warp-level call inside a function that the kernel calls. The "
+         "emu runs this kernel's threads as loops between its barriers, which can wait only in "
+         "the kernel's own body; the translator found no other wait, wrongly (please report "
+         "this program).";
     stop_running_thread(cudaErrorLaunchFailure, s.str());
   }
 
@@ -1140,6 +1139,21 @@ void loops_warp_divergence(unsigned thread, uint32_t missing, const char* file, 
 void loops_barrier(const char* file, int line, const bool* returned) {
   runner->loops_barrier(file, line, returned);
 }
+
+uint3 next_loop_thread(unsigned x) {
+  settle_race_checks();  // (the thread before: threadIdx is still its own)
+  ::threadIdx.x = x;
+  return {x, ::threadIdx.y, ::threadIdx.z};
+}
+
+void next_loop_row(unsigned y, unsigned z, unsigned first_thread) {
+  settle_race_checks();
+  running_thread_base = first_thread;
+  ::threadIdx.y = y;
+  ::threadIdx.z = z;
+}
+
+void end_loop_row() { settle_race_checks(); }
 
 void stop_thread(cudaError_t code, Diagnostic found) {
   runner->stop_running_thread(code, std::move(found));

@@ -189,8 +189,8 @@ class LoopForms(unittest.TestCase):
             "  __syncthreads();\n  x[i] = v + t;"
         )
         self.assertIn("const int t = threadIdx.x;", found[1])  # (computed again)
-        self.assertIn("auto& i = cudalab_kept_i_", found[1])  # (it names a variable of the thread's)
-        self.assertIn("auto& v = cudalab_kept_v_", found[1])  # (from memory)
+        self.assertIn("RESTORE(i, cudalab_kept_i_", found[1])  # (it names a variable of the thread's)
+        self.assertIn("RESTORE(v, cudalab_kept_v_", found[1])  # (from memory)
 
     def test_a_stretch_for_the_first_threads_of_a_row_visits_only_those(self) -> None:
         for code, runs_while in (
@@ -216,16 +216,24 @@ class LoopForms(unittest.TestCase):
         ):
             with self.subTest(code=code):
                 found = self.stretches(code)
-                self.assertIn("auto& t = cudalab_kept_t_", found[-1])
+                self.assertIn("CUDALAB_LOOPS_RESTORE(t, cudalab_kept_t_", found[-1])
 
-    def test_the_form_follows_the_kernel_and_unchecked_launches_run_it(self) -> None:
+    def test_the_form_follows_the_kernel_and_launches_run_it(self) -> None:
         out = body(self.REDUCE + "void run(const float* a, float* b) { reduce<<<1, 256>>>(a, b); }\n")
-        form = out[out.index("#ifndef CUDALAB_EMU_CHECKED") :]
-        self.assertIn('#line 1 "lab.cu"\n::cudalab::emu::ThreadLoops cudalab_loops_reduce(', form)
+        form = out[
+            out.index("::cudalab::emu::ThreadLoops cudalab_loops_reduce(") - len('#line 1 "lab.cu"\n') :
+        ]
+        self.assertTrue(
+            form.startswith('#line 1 "lab.cu"\n::cudalab::emu::ThreadLoops cudalab_loops_reduce(')
+        )
         self.assertIn(
             "s[threadIdx.x] = in[threadIdx.x];  return false; });\n  cudalab_threads.barrier(", form
         )
-        self.assertIn('#endif\n#line 8 "lab.cu"\nvoid run(', form)
+        # (for checked and unchecked code alike: each stretch's second parameter is the index that
+        # checked code's stretches read, thread_loops.h)
+        self.assertIn("(unsigned cudalab_t, CUDALAB_LOOPS_INDEX) -> bool {", form)
+        self.assertNotIn("CUDALAB_EMU_CHECKED", form[: form.index("void run(")])
+        self.assertIn('return {}; }\n#line 8 "lab.cu"\nvoid run(', form)
         self.assertIn(
             f"CUDALAB_KERNEL_LOOPS(([&](auto&... cudalab_args) {{ reduce{ARGS}; }}), "
             f"([&](auto&... cudalab_args) {{ return cudalab_loops_reduce{ARGS}; }})), a, b);",
@@ -297,6 +305,7 @@ class LoopForms(unittest.TestCase):
             ("x[threadIdx.x] = 1; __syncwarp(); x[0] = x[1];", ""),  # another wait
             ("x[0] = __shfl_sync(~0u, x[1], 0) + __shfl_sync(~0u, x[2], 0);", ""),  # two in one
             ("x[0] = __ballot_sync(~0u, x[1] > 0); __syncthreads();", ""),  # a vote
+            ("int threadIdx = 1; __syncthreads(); x[0] = threadIdx;", ""),  # a stretch's parameter
         ):
             with self.subTest(code=code):
                 self.assertNotEqual(self.form(code, before), "loops")

@@ -530,15 +530,14 @@ cudaError_t cudaFuncSetSharedMemConfig(F, cudaSharedMemConfig) {
   return cudaSuccess;
 }
 
-// A launch of a kernel that has a loop form: the form in unchecked code, the kernel in checked
-// code. A launch of a kernel whose accesses its code proves: in checked code, the kernel, its copy
-// without checks and its ranges; in unchecked code, the kernel.
+// A launch of a kernel that has a loop form: the form. A launch of a kernel whose accesses its
+// code proves: in checked code, the kernel, its copy without checks and its ranges; in unchecked
+// code, the kernel.
+#define CUDALAB_KERNEL_LOOPS(fibers, loops) \
+  ::cudalab::emu::LoopFormCall { loops }
 #ifdef CUDALAB_EMU_CHECKED
-#define CUDALAB_KERNEL_LOOPS(fibers, loops) fibers
 #define CUDALAB_KERNEL_PROVEN(kernel, copy, ranges) \
   ::cudalab::emu::ProvenCall { kernel, copy, ranges }
 #else
-#define CUDALAB_KERNEL_LOOPS(fibers, loops) \
-  ::cudalab::emu::LoopFormCall { loops }
 #define CUDALAB_KERNEL_PROVEN(kernel, copy, ranges) kernel
 #endif

@@ -1,4 +1,4 @@
-// Kernels whose threads run as loops between their barriers (unchecked code only): the translator
+// Kernels whose threads run as loops between their barriers: the translator
 // (common/emu/thread_loops.py says which kernels, and how) gives such a kernel a loop form that
 // runs once per block, in which each stretch of the kernel between two barriers is a loop over the
 // block's threads (BlockThreads::run) and each barrier a call that does its bookkeeping
@@ -6,9 +6,15 @@
 // before it. A variable that lives across barriers is kept per thread (PerThread) in the block's
 // memory (block_memory: chunks the worker keeps, reused when the block ends).
 //
-// Limitations: checked code runs the kernel itself, on fibers; so does unchecked code for a kernel
-// with another wait (votes, __syncwarp(), cooperative groups, a shuffle inside a thread's own
-// branch, a function that waits: thread_loops.py's list).
+// In checked code every access of the form is checked as the kernel's would be: the loops set each
+// thread's index and number, and settle what the race checks of the thread before it left waiting
+// (as the row loop of fibers does, launch.h), with one call of the runtime per thread
+// (next_loop_thread), which gives the thread's index; a stretch's second parameter,
+// CUDALAB_LOOPS_INDEX, is that index, named threadIdx (checked code's threadIdx is const: a
+// compiler could keep the first thread's for the whole loop), so that its reads need no check.
+//
+// Limitations: a kernel with another wait (votes, __syncwarp(), cooperative groups, a shuffle
+// inside a thread's own branch, a function that waits: thread_loops.py's list) runs on fibers.
 #pragma once
 
 #include <cstddef>
@@ -52,7 +58,20 @@ void loops_barrier(const char* file, int line, const bool* returned);
 [[noreturn]] void loops_warp_divergence(unsigned thread, uint32_t missing, const char* file,
                                         int line);
 
-#ifndef CUDALAB_EMU_CHECKED
+// Internal (scheduler.cpp), for checked code: the next thread of a row of a loop form, whose index
+// it gives (what the last one's race checks left waiting is done first); the row's y, z and first
+// thread's number; and the end of a row (its last thread's checks are settled).
+uint3 next_loop_thread(unsigned x);
+void next_loop_row(unsigned y, unsigned z, unsigned first_thread);
+void end_loop_row();
+// What unchecked code's stretches are given besides the thread's number: nothing (they read the
+// worker's threadIdx, which the loops write).
+struct WorkerIndex {};
+#ifdef CUDALAB_EMU_CHECKED
+#define CUDALAB_LOOPS_INDEX const ::uint3 threadIdx
+#else
+#define CUDALAB_LOOPS_INDEX ::cudalab::emu::WorkerIndex
+#endif
 
 // Each thread's value of one variable of a loop form, for the running block.
 template <class T>
@@ -65,6 +84,40 @@ class PerThread {
  private:
   T* values_;
 };
+
+// A stretch's name for a thread's value of a kept variable: in unchecked code, the value where
+// PerThread keeps it; in checked code, a copy of a scalar, written back when the stretch ends
+// (the stretch's uses of it are then a register's, which need no check: a tiled product's
+// running sum, kept across its barriers, would otherwise be checked at each addition), and the
+// kept value itself for an array or a class.
+#ifdef CUDALAB_EMU_CHECKED
+template <class T, bool kScalar = std::is_scalar_v<T>>
+class KeptCopy {
+ public:
+  explicit KeptCopy(T& kept) : kept_(kept), value_(kept) {}
+  KeptCopy(const KeptCopy&) = delete;
+  ~KeptCopy() { kept_ = value_; }
+  T& get() { return value_; }
+
+ private:
+  T& kept_;
+  T value_;
+};
+template <class T>
+class KeptCopy<T, false> {
+ public:
+  explicit KeptCopy(T& kept) : kept_(kept) {}
+  T& get() { return kept_; }
+
+ private:
+  T& kept_;
+};
+#define CUDALAB_LOOPS_RESTORE(name, kept)                                                        \
+  ::cudalab::emu::KeptCopy<::std::remove_reference_t<decltype(kept)>> cudalab_copy_##name{kept}; \
+  auto& name = cudalab_copy_##name.get();
+#else
+#define CUDALAB_LOOPS_RESTORE(name, kept) auto& name = kept;
+#endif
 
 // Stores a thread's value of a variable where PerThread keeps it (an array as its elements).
 template <class T, class V>
@@ -88,15 +141,30 @@ class BlockThreads {
   template <bool kSetsIndex = true, class Stretch>
   void run(Stretch stretch) {
     const uint3 b = ::blockDim;
+#ifdef CUDALAB_EMU_CHECKED
+    unsigned t = 0;
+    bool any = any_returned_;
+    for (unsigned z = 0; z < b.z; ++z)
+      for (unsigned y = 0; y < b.y; ++y) {
+        next_loop_row(y, z, t);
+        for (unsigned x = 0; x < b.x; ++x, ++t) {
+          if (any && returned_[t]) continue;
+          if (stretch(t, next_loop_thread(x))) [[unlikely]]
+            returned_[t] = any = true;
+        }
+        end_loop_row();
+      }
+    any_returned_ = any;
+#else
     if constexpr (!kSetsIndex) {
       const unsigned n = b.x * b.y * b.z;
       if (any_returned_) {
         for (unsigned t = 0; t < n; ++t)
-          if (!returned_[t] && stretch(t)) returned_[t] = true;
+          if (!returned_[t] && stretch(t, WorkerIndex{})) returned_[t] = true;
         return;
       }
       for (unsigned t = 0; t < n; ++t)
-        if (stretch(t)) [[unlikely]]
+        if (stretch(t, WorkerIndex{})) [[unlikely]]
           returned_[t] = any_returned_ = true;
       return;
     }
@@ -110,16 +178,17 @@ class BlockThreads {
           for (unsigned x = 0; x < b.x; ++x, ++t) {
             if (returned_[t]) continue;
             ::threadIdx.x = x;
-            if (stretch(t)) returned_[t] = true;
+            if (stretch(t, WorkerIndex{})) returned_[t] = true;
           }
           continue;
         }
         for (unsigned x = 0; x < b.x; ++x, ++t) {  // (no flag to read: most kernels' case)
           ::threadIdx.x = x;
-          if (stretch(t)) [[unlikely]]
+          if (stretch(t, WorkerIndex{})) [[unlikely]]
             returned_[t] = any_returned_ = true;
         }
       }
+#endif
   }
   // Runs `stretch` as run() does, for the threads of each row from its first up to the first for
   // which `holds(thread)` is false (the translator gives it a stretch that is one
@@ -129,20 +198,34 @@ class BlockThreads {
   void run_while(Holds holds, Stretch stretch) {
     const uint3 b = ::blockDim;
     unsigned row = 0;
+    bool any = any_returned_;
     for (unsigned z = 0; z < b.z; ++z)
       for (unsigned y = 0; y < b.y; ++y, row += b.x) {
+#ifdef CUDALAB_EMU_CHECKED
+        next_loop_row(y, z, row);
+#else
         running_thread_base = row;
         ::threadIdx.y = y;
         ::threadIdx.z = z;
+#endif
         for (unsigned x = 0; x < b.x; ++x) {
           const unsigned t = row + x;
+#ifdef CUDALAB_EMU_CHECKED
+          const uint3 index = next_loop_thread(x);
+#else
           ::threadIdx.x = x;
-          if (!holds(t)) break;
-          if (any_returned_ && returned_[t]) continue;
-          if (stretch(t)) [[unlikely]]
-            returned_[t] = any_returned_ = true;
+          const WorkerIndex index;
+#endif
+          if (!holds(t, index)) break;
+          if (any && returned_[t]) continue;
+          if (stretch(t, index)) [[unlikely]]
+            returned_[t] = any = true;
         }
+#ifdef CUDALAB_EMU_CHECKED
+        end_loop_row();
+#endif
       }
+    any_returned_ = any;
   }
   // The flags of the threads that returned from the kernel, or nullptr where none did.
   const bool* returned() const { return any_returned_ ? returned_ : nullptr; }
@@ -302,7 +385,5 @@ class WarpShuffles {
   unsigned block_mask_ = 0;  // the last rule's (X_of_block)
   int operand_ = 0, width_ = 32;
 };
-
-#endif
 
 }  // namespace cudalab::emu
