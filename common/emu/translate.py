@@ -42,13 +42,13 @@ A kernel whose threads can run as loops between its waits (`__syncthreads()` and
 that every thread reaches: common/emu/thread_loops.py says which and how) gets its loop form after
 it, which runs once per block (common/emu/include/cudalab/emu/thread_loops.h):
 
-    #ifndef CUDALAB_EMU_CHECKED
     #line <the kernel's line> "<input>"
     ::cudalab::emu::ThreadLoops cudalab_loops_kernel(params) { <the thread loops> }
-    #endif
 
-and its launches after it pass both, `CUDALAB_KERNEL_LOOPS((fibers), (loops))`: unchecked code runs
-the loop form, checked code the kernel (on fibers, as unchecked code runs every other kernel).
+and its launches after it run the loop form, checked or not (every other kernel runs on fibers):
+
+    ::cudalab::emu::Launch("kernel", ...)(::cudalab::emu::LoopFormCall{[&](auto&... cudalab_args) {
+        return cudalab_loops_kernel(::cudalab::emu::kernel_argument(cudalab_args)...); }}, args)
 A `__shared__` declaration with an initializer, one of a type Clang could not read, or one that a
 macro writes stays as written; the prelude makes it a thread_local (one block at a time per worker:
 right, but unchecked).
@@ -242,7 +242,7 @@ def launch_edits(
                 form = loop_form_of(site.name, loop_forms or {}, site.start)
                 if form is not None:
                     loops = f"[&](auto&... cudalab_args) {{ return {form}{call}; }}"
-                    body = f"CUDALAB_KERNEL_LOOPS(({body}), ({loops}))"
+                    body = f"::cudalab::emu::LoopFormCall{{{loops}}}"
                 elif (copy := loop_form_of(site.name, proven or {}, site.start, PROVEN_PREFIX)) is not None:
                     ranges = copy.replace(PROVEN_PREFIX, PROVEN_PLAN_PREFIX, 1)
                     unchecked = "(::cudalab::emu::proven_argument(cudalab_args)...)"

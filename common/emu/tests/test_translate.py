@@ -235,8 +235,8 @@ class LoopForms(unittest.TestCase):
         self.assertNotIn("CUDALAB_EMU_CHECKED", form[: form.index("void run(")])
         self.assertIn('return {}; }\n#line 8 "lab.cu"\nvoid run(', form)
         self.assertIn(
-            f"CUDALAB_KERNEL_LOOPS(([&](auto&... cudalab_args) {{ reduce{ARGS}; }}), "
-            f"([&](auto&... cudalab_args) {{ return cudalab_loops_reduce{ARGS}; }})), a, b);",
+            "::cudalab::emu::LoopFormCall{[&](auto&... cudalab_args) { return "
+            f"cudalab_loops_reduce{ARGS}; }}}}, a, b);",
             out,
         )
         # The kernel itself is unchanged, and so are the numbers of its lines.
@@ -257,7 +257,7 @@ class LoopForms(unittest.TestCase):
             + "__global__ void k(float* x) { __syncthreads(); }\n"
         )
         self.assertIn("cudalab_loops_k(", body(src))
-        self.assertNotIn("CUDALAB_KERNEL_LOOPS", body(src))
+        self.assertNotIn("LoopFormCall", body(src))
 
     def test_a_kernel_without_a_wait_has_none(self) -> None:
         self.assertIsNone(self.form("x[0] = 1;"))

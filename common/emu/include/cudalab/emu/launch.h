@@ -100,7 +100,7 @@ struct ProvenKernel {
 struct ThreadLoops {};
 // What the translator puts before a kernel's name to name its loop form.
 inline constexpr char kLoopFormPrefix[] = "cudalab_loops_";
-// A launch's call of a kernel's loop form (CUDALAB_KERNEL_LOOPS).
+// A launch's call of a kernel's loop form (the translator writes it: translate.py).
 template <class Start>
 struct LoopFormCall {
   Start start;
@@ -530,11 +530,8 @@ cudaError_t cudaFuncSetSharedMemConfig(F, cudaSharedMemConfig) {
   return cudaSuccess;
 }
 
-// A launch of a kernel that has a loop form: the form. A launch of a kernel whose accesses its
-// code proves: in checked code, the kernel, its copy without checks and its ranges; in unchecked
-// code, the kernel.
-#define CUDALAB_KERNEL_LOOPS(fibers, loops) \
-  ::cudalab::emu::LoopFormCall { loops }
+// A launch of a kernel whose accesses its code proves: in checked code, the kernel, its copy
+// without checks and its ranges; in unchecked code, the kernel.
 #ifdef CUDALAB_EMU_CHECKED
 #define CUDALAB_KERNEL_PROVEN(kernel, copy, ranges) \
   ::cudalab::emu::ProvenCall { kernel, copy, ranges }
