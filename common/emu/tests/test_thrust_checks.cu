@@ -77,3 +77,27 @@ TEST_F(ThrustChecks, HostAlgorithmsStayOnTheHost) {
   EXPECT_EQ(values, (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(diagnostic(), "");
 }
+
+namespace {
+__global__ void sum_in_each_thread(const int* x, int n, long long* sums) {
+  sums[threadIdx.x] = thrust::reduce(thrust::device, x, x + n, 0LL);
+}
+}  // namespace
+
+// In a kernel, thrust::device runs the algorithm in the calling thread (Thrust's device code runs
+// it sequentially there): no launch from inside the kernel.
+TEST_F(ThrustChecks, InAKernelTheAlgorithmRunsInTheThread) {
+  const std::vector<int> values{1, 2, 3, 4, 5, 6, 7, 8};
+  int* x = nullptr;
+  long long* sums = nullptr;
+  CUDA_CHECK(cudaMalloc(&x, values.size() * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&sums, 2 * sizeof(long long)));
+  CUDA_CHECK(cudaMemcpy(x, values.data(), values.size() * sizeof(int), cudaMemcpyHostToDevice));
+  sum_in_each_thread<<<1, 2>>>(x, static_cast<int>(values.size()), sums);
+  long long back[2] = {};
+  CUDA_CHECK(cudaMemcpy(back, sums, sizeof back, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(back[0], 36);
+  EXPECT_EQ(back[1], 36);
+  EXPECT_EQ(diagnostic(), "");
+  cudaFree(x), cudaFree(sums);
+}

@@ -51,10 +51,12 @@ inline void throw_if_failed(const char* name) {
 }
 
 // Runs algorithm() as Thrust's thrust::device would: one thread of a launch named `name`, at the
-// program's line, then waits for it. Its result, if any, is the call's.
+// program's line, then waits for it; in a kernel, in the calling thread (Thrust's device code runs
+// it sequentially there). Its result, if any, is the call's.
 template <class Algorithm>
 decltype(auto) run(const char* name, Algorithm algorithm) {
   using Result = decltype(algorithm());
+  if (in_kernel()) return algorithm();
   const CallSite at = program_call_site();
   const Launch launch(name, at.file, at.line, dim3(1), dim3(1));
   if constexpr (std::is_void_v<Result>) {
