@@ -15,7 +15,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <vector>
 
 #include "cudalab/emu/launch.h"
@@ -86,6 +85,10 @@ records::SourceLine parsed(std::string text) {
     return {};
   return code_place(text.substr(0, colon).c_str(), std::stoi(text.substr(colon + 1)));
 }
+
+// Whether addr2line's frame lies in the emu's own headers (an atomicAdd, a shuffle), whose lines
+// are never the program's.
+bool in_emu(const std::string& frame) { return frame.find("/cudalab/emu/") != std::string::npos; }
 }  // namespace
 
 std::vector<records::SourceLine> source_lines(const void* pc) {
@@ -95,38 +98,33 @@ std::vector<records::SourceLine> source_lines(const void* pc) {
   if (auto it = known.find(pc); it != known.end()) return it->second;
   std::vector<records::SourceLine> lines;
   for (const std::string& frame : addr2line(pc, 1, {"-i"}))
-    if (frame.find("/cudalab/emu/") == std::string::npos)
+    if (!in_emu(frame))
       if (records::SourceLine line = parsed(frame); line.known()) lines.push_back(line);
   return known[pc] = lines;
 }
 
-records::SourceLine program_caller(const void* const* stack, int depth) {
+// The first frame of the calling stack whose line, among its inlined frames, lies neither in the
+// emu's headers nor in a system header (Thrust's, the standard library's).
+CallSite program_call_site() {
   static std::mutex mutex;
-  static std::map<const void*, records::SourceLine> known;  // an address's line of the program
+  // Each return address's line of the program (not known: none). A launch keeps the file's name
+  // as a pointer: the map's entries are never changed or removed.
+  static std::map<const void*, records::SourceLine> known;
+  void* stack[32];
+  const int depth = backtrace(stack, 32);
   std::lock_guard<std::mutex> lock(mutex);
-  for (int i = 0; i < depth; ++i) {
+  for (int i = 1; i < depth; ++i) {  // (0: this function)
     auto it = known.find(stack[i]);
     if (it == known.end()) {
       records::SourceLine line;
       for (const std::string& frame : addr2line(stack[i], 1, {"-i"}))
-        if (frame.find("/cudalab/emu/") == std::string::npos && frame.compare(0, 5, "/usr/") != 0)
+        if (!in_emu(frame) && frame.compare(0, 5, "/usr/") != 0)
           if (line = parsed(frame); line.known()) break;
       it = known.emplace(stack[i], line).first;
     }
-    if (it->second.known()) return it->second;
+    if (it->second.known()) return {it->second.file.c_str(), static_cast<int>(it->second.line)};
   }
-  return {};
-}
-
-CallSite program_call_site() {
-  void* stack[32];
-  const int depth = backtrace(stack, 32);
-  const records::SourceLine line = program_caller(stack + 1, depth - 1);
-  if (!line.known()) return {"?", 0};
-  static std::mutex mutex;
-  static std::set<std::string> files;  // (a launch keeps its file's name as a pointer)
-  std::lock_guard<std::mutex> lock(mutex);
-  return {files.insert(line.file).first->c_str(), static_cast<int>(line.line)};
+  return {"?", 0};
 }
 
 namespace {
@@ -160,7 +158,7 @@ records::SourceLine source_line(const void* pc) {
   const auto frames = addr2line(pc, 1, {"-i"});
   std::string text = frames.empty() ? std::string() : frames.front();
   for (const std::string& frame : frames)
-    if (frame.find("/cudalab/emu/") == std::string::npos) {
+    if (!in_emu(frame)) {
       text = frame;
       break;
     }

@@ -19,10 +19,6 @@ const void* line_marker(const char* file, unsigned line);
 // The lines of a code address in the program's own code, innermost first: the access, then each
 // call it was inlined into (a helper's load, then the kernel's line that called the helper).
 std::vector<records::SourceLine> source_lines(const void* pc);
-// The line of the program's own code that called a library, on a stack of return addresses
-// (innermost first): the first line, among each address's inlined frames, that lies neither in
-// the emu's headers nor in a system header (Thrust's, the standard library's). Not known if none.
-records::SourceLine program_caller(const void* const* stack, int depth);
 // The demangled name of the function at `function` ("" when unknown).
 std::string symbol_name(const void* function);
 }  // namespace cudalab::emu
