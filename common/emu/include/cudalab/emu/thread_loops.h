@@ -146,13 +146,13 @@ class BlockThreads {
     bool any = any_returned_;
     for (unsigned z = 0; z < b.z; ++z)
       for (unsigned y = 0; y < b.y; ++y) {
-        next_loop_row(y, z, t);
+        begin_row(y, z, t);
         for (unsigned x = 0; x < b.x; ++x, ++t) {
           if (any && returned_[t]) continue;
-          if (stretch(t, next_loop_thread(x))) [[unlikely]]
+          if (stretch(t, begin_thread(x))) [[unlikely]]
             returned_[t] = any = true;
         }
-        end_loop_row();
+        end_row();
       }
     any_returned_ = any;
 #else
@@ -201,29 +201,16 @@ class BlockThreads {
     bool any = any_returned_;
     for (unsigned z = 0; z < b.z; ++z)
       for (unsigned y = 0; y < b.y; ++y, row += b.x) {
-#ifdef CUDALAB_EMU_CHECKED
-        next_loop_row(y, z, row);
-#else
-        running_thread_base = row;
-        ::threadIdx.y = y;
-        ::threadIdx.z = z;
-#endif
+        begin_row(y, z, row);
         for (unsigned x = 0; x < b.x; ++x) {
           const unsigned t = row + x;
-#ifdef CUDALAB_EMU_CHECKED
-          const uint3 index = next_loop_thread(x);
-#else
-          ::threadIdx.x = x;
-          const WorkerIndex index;
-#endif
+          const auto index = begin_thread(x);
           if (!holds(t, index)) break;
           if (any && returned_[t]) continue;
           if (stretch(t, index)) [[unlikely]]
             returned_[t] = any = true;
         }
-#ifdef CUDALAB_EMU_CHECKED
-        end_loop_row();
-#endif
+        end_row();
       }
     any_returned_ = any;
   }
@@ -234,6 +221,25 @@ class BlockThreads {
   }
 
  private:
+  // A row's and a thread's start, and a row's end: in checked code, the runtime's (which settles
+  // the race checks the thread before left waiting) and the index for the stretch; in unchecked
+  // code, stores into the worker's threadIdx.
+#ifdef CUDALAB_EMU_CHECKED
+  static void begin_row(unsigned y, unsigned z, unsigned first) { next_loop_row(y, z, first); }
+  static uint3 begin_thread(unsigned x) { return next_loop_thread(x); }
+  static void end_row() { end_loop_row(); }
+#else
+  static void begin_row(unsigned y, unsigned z, unsigned first) {
+    running_thread_base = first;
+    ::threadIdx.y = y;
+    ::threadIdx.z = z;
+  }
+  static WorkerIndex begin_thread(unsigned x) {
+    ::threadIdx.x = x;
+    return {};
+  }
+  static void end_row() {}
+#endif
   bool* returned_;             // per thread: it returned from the kernel
   bool any_returned_ = false;  // some thread did
 };
