@@ -26,6 +26,14 @@ without `else`, where `i` is the thread's x index and the limit the block's (a t
 step), runs for each row's threads up to the first for which the condition fails
 (`threads.run_while(condition, stretch)`): the others would do nothing.
 
+In checked code, a stretch whose only memory accesses are loads of the kernel's `__shared__`
+arrays at subscripts affine in the thread's index and its loops' counters (stretch_loads.py), and
+after which the next barrier or the kernel's end comes (no later write can race with its loads),
+runs a copy of its text without the checks' instrumentation where the block's words prove the
+loads, once per block and run of the stretch (shared_loads_fine, thread_loops.h: every subscript
+within its dimension, every word read written in the block and not since the last barrier), and
+the stretch itself elsewhere: a tiled product's inner loop, whose loads are most of its accesses.
+
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
 that its lines and the checks' names stay the kernel's.
 
@@ -53,6 +61,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.parent / "tools"))
 from cudalab_tools.cuda_ast import Function, Source  # noqa: E402
 from cudalab_tools.kernel_statements import Local, Statement, waits  # noqa: E402
+from cudalab_tools.stretch_loads import SharedLoad, StretchLoads  # noqa: E402
 
 Edit = tuple[int, int, str]  # byte offsets [start, end) of the kernel's file, and the new text
 THREADS = "cudalab_threads"
@@ -61,6 +70,8 @@ THREAD = "cudalab_t"
 # Each stretch's second parameter: in checked code, the thread's index (thread_loops.h)
 INDEX = "CUDALAB_LOOPS_INDEX"
 NS = "::cudalab::emu::"
+NO_CHECKS = '__attribute__((no_sanitize("thread")))'  # (the checks are ThreadSanitizer's hooks)
+PROVEN_LOOPS = 4  # the loops a proven stretch may have (thread_loops.h's kProvenLoops)
 WAITING = ("compound", "for", "while", "do", "if")
 UNSPELLABLE = re.compile(r"\bauto\b|lambda|\(|dependent|decltype")
 
@@ -215,15 +226,22 @@ class Planner:
                     self.edits.append((r, r + len("return"), "return true"))
             declarations = "".join(storage(v) for v in keep if v.value is None)
             run = f"{run_of(region, restored)}("
-            if (holds := self.holds(region, kept)) is not None:
+            holds = self.holds(region, kept)
+            if holds is not None:
                 run = f"{THREADS}.run_while({holds}, "
-            opening = f"{declarations}{run}[&](unsigned {THREAD}, {INDEX}) -> bool {{ {' '.join(restores)} "
+            opening = f"{run}[&](unsigned {THREAD}, {INDEX}) -> bool {{ {' '.join(restores)} "
             first = statements.index(region[0])
             start = statements[first - 1].end if first > 0 else begin
             if region[0].shuffles:  # (its shuffle's stretches come first, at its start)
                 start = region[0].start
-            self.edits.append((start, start, opening))
             saves = " ".join(save(v) for v in keep if v.value is None)
+            ends_epoch = last or (
+                statements.index(region[-1]) + 1 < len(statements)
+                and statements[statements.index(region[-1]) + 1].kind == "barrier"
+            )
+            if holds is None and ends_epoch and (proven := self.proven_loads(region)) is not None:
+                opening = self.proven_branch(proven, start, region[-1].end, run, restores, saves) + opening
+            self.edits.append((start, start, declarations + opening))
             self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
             kept.extend(keep)
             region.clear()
@@ -251,6 +269,54 @@ class Planner:
             else:
                 raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression, or two waits")
         close()
+
+    def proven_loads(self, region: list[Statement]) -> str | None:
+        """For a stretch whose only memory accesses are loads of `__shared__` arrays that
+        stretch_loads.py proves, where the next barrier or the kernel's end follows: the call that
+        checks the words the block's threads load (shared_loads_fine), else None."""
+        found = [s.loads for s in region]
+        if any(f is None or not isinstance(f, StretchLoads) for f in found) or any(s.returns for s in region):
+            return None
+        loads = [load for f in found for load in f.loads]  # type: ignore[union-attr]
+        loops = [loop for f in found for loop in f.loops]  # type: ignore[union-attr]
+        uses = set().union(*(f.uses for f in found))  # type: ignore[union-attr]
+        aliases = set().union(*(f.aliases for f in found))  # type: ignore[union-attr]
+        if not loads or len(loops) > PROVEN_LOOPS or aliases & self.changed or not uses <= self.uniform:
+            return None
+        counters = [str(loop.counter) for loop in loops]
+
+        def long_long(text: str) -> str:
+            return f"static_cast<long long>({text})"
+
+        def subscript(load: SharedLoad, level: int) -> str:
+            array = load.array
+            terms = dict(load.subscripts[level].terms)
+            extent = f"::std::extent_v<::std::remove_reference_t<decltype({array})>, {level}>"
+            stride = f"sizeof({array}{'[0]' * (level + 1)})"
+            fields = [extent, stride] + [terms.get(v, "0") for v in ("constant", "x", "y", "z")]
+            steps = [long_long(terms.get(c, "0")) for c in counters] or ["0"]
+            return "{" + ", ".join(map(long_long, fields)) + ", {" + ", ".join(steps) + "}}"
+
+        bounds = ", ".join(f"{{{long_long(loop.first)}, {long_long(loop.end)}}}" for loop in loops)
+        described = ", ".join(
+            f"{{&{load.array}, {{{', '.join(subscript(load, k) for k in range(len(load.subscripts)))}}}}}"
+            for load in loads
+        )
+        return f"{NS}shared_loads_fine({{{bounds}}}, {{{described}}})"
+
+    def proven_branch(
+        self, proven: str, start: int, end: int, run: str, restores: list[str], saves: str
+    ) -> str:
+        """In checked code, a stretch whose shared loads the block's words prove runs a copy of its
+        text without the checks' instrumentation; the copy and the stretch keep the kernel's lines."""
+        line = self.text.count(b"\n", 0, start) + 1
+        copy = self.written(start, end)
+        return (
+            f"\n#ifdef CUDALAB_EMU_CHECKED\nif ({proven}) "
+            f"{run}[&](unsigned {THREAD}, {INDEX}) {NO_CHECKS} -> bool {{ {' '.join(restores)}"
+            f"\n#line {line}\n{copy}\n {saves} return false; }}); else\n"
+            f"#endif\n#line {line}\n"
+        )
 
     def written(self, start: int, end: int) -> str:
         return self.text[start:end].decode("utf-8", "surrogateescape")

@@ -116,7 +116,7 @@ LOOP_FORM_PREFIX = "cudalab_loops_"  # a loop form's name: this and the kernel's
 PROVEN_PREFIX = "cudalab_proven_"  # a proven kernel's copy without the checks (proven_form)
 PROVEN_PLAN_PREFIX = "cudalab_proven_ranges_"  # and the function that gives its ranges
 UNBOUNDED = "0x7fffffffffffffffLL"  # a proven kernel's limit where it has no guard
-NO_CHECKS = '__attribute__((no_sanitize("thread")))'  # (the checks are ThreadSanitizer's hooks)
+NO_CHECKS = thread_loops.NO_CHECKS
 
 
 class TranslateError(Exception):

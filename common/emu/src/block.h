@@ -134,6 +134,9 @@ class SharedSpace {
   // The same for a plain access within one word that breaks no rule (fast_path.h); false when it
   // needs the full check, which then says what is wrong.
   bool access_fine(const BlockState& b, uintptr_t a, unsigned size, bool store, const void* pc);
+  // Whether every word of [first, end) lies in a variable and was written in block `b`, and none
+  // since its last barrier: loads of them need no check (proven_stretches.cpp).
+  bool loads_fine(const BlockState& b, uintptr_t first, uintptr_t end) const;
 
   static constexpr size_t kDynamicSpace = 256 * 1024;  // 227 KiB allowed, then a gap
   static constexpr size_t kSpace = kDynamicSpace + 1024 * 1024;

@@ -565,6 +565,67 @@ __global__ void scaled_sum_by_strides(const float* a, const float* b, float* out
     out[i] = 2.0f * a[i] + b[i];  // LINE_SCALED_SUM_BY_STRIDES
 }
 
+// Each row of an 8 x 8 tile summed (a tiled product's inner loop): the stretch between the
+// barriers only loads the tile, so the block checks the words it reads once
+// (common/emu/src/proven_stretches.cpp) and runs the stretch without a check per access. Threads
+// with tx >= `loaded` leave their element unwritten, and the sum reads `shift` elements further on
+// (planted bugs, for loaded < 8 or shift > 0).
+__global__ void tile_row_sums(const float* in, float* out, int loaded, int shift) {
+  __shared__ float tile[8][8];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int i = (blockIdx.x * 8 + ty) * 8 + tx;
+  if (tx < loaded) tile[ty][tx] = in[i];
+  __syncthreads();
+  float sum = 0;
+  for (int k = 0; k < 8; ++k) sum += tile[ty][k + shift];  // LINE_TILE_ROW_SUM
+  __syncthreads();
+  out[i] = sum;
+}
+
+struct TileRowSums {
+  cudaError_t status;
+  std::vector<float> out;
+  unsigned long long proven_stretches;
+};
+TileRowSums run_tile_row_sums(int loaded, int shift) {
+  const int n = 2 * 64;  // two blocks of 8 x 8 threads
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 13);
+  cudalab::DeviceArray<float> d_in(in), d_out(n, -1.0f);  // (poisoned)
+  const unsigned long long before = cudalab::emu::proven_stretches_run();
+  tile_row_sums<<<2, dim3(8, 8)>>>(d_in.get(), d_out.get(), loaded, shift);
+  TileRowSums r{cudaDeviceSynchronize(), {}, cudalab::emu::proven_stretches_run() - before};
+  if (r.status == cudaSuccess) r.out = d_out.to_host();
+  return r;
+}
+
+TEST_F(Emu, AStretchThatOnlyLoadsSharedMemoryRunsUncheckedWhereTheBlockProvesItsWords) {
+  const TileRowSums r = run_tile_row_sums(8, 0);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 128; ++i) {
+    const int row = i / 8 * 8;
+    double sum = 0;
+    for (int k = 0; k < 8; ++k) sum += (row + k) % 13;
+    ASSERT_EQ(r.out[i], sum) << "element " << i;
+  }
+  EXPECT_EQ(r.proven_stretches, 2u) << "the sums' stretch, once per block";
+}
+
+// A tile element nobody wrote, a load past the tile: the stretch runs checked, and the first
+// faulting thread is named at the sum's line as always.
+TEST_F(Emu, AProvenStretchWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
+  const TileRowSums unwritten = run_tile_row_sums(7, 0);
+  EXPECT_EQ(unwritten.status, cudaErrorLaunchFailure);
+  EXPECT_EQ(unwritten.proven_stretches, 0u);
+  EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_TILE_ROW_SUM"))) << diagnostic();
+  EXPECT_TRUE(says("shared memory that no thread of this block wrote")) << diagnostic();
+  Reset();
+  const TileRowSums past_the_tile = run_tile_row_sums(8, 1);
+  EXPECT_EQ(past_the_tile.status, cudaErrorIllegalAddress);
+  EXPECT_EQ(past_the_tile.proven_stretches, 0u);
+  EXPECT_TRUE(says("thread (0,7,0), at " + at("LINE_TILE_ROW_SUM"))) << diagnostic();
+}
+
 TEST_F(Emu, ProvenBlocksOfAGridStrideLoopKeepWhoStoredWhat) {
   const int n = 1000;  // 3 blocks of 64 threads: 192 elements per pass, 6 passes
   std::vector<float> a(n), b(n, 1.0f), out(n);

@@ -295,6 +295,43 @@ class LoopForms(unittest.TestCase):
         self.assertIn("if (threadIdx.x > 40) return true;", form)
         self.assertIn("[&](int i) { return x[i]; }", form)
 
+    TILE_SUM = (
+        "  __shared__ float tile[16][16];\n  float sum = 0;\n"
+        "  tile[threadIdx.y][threadIdx.x] = x[threadIdx.x];\n  __syncthreads();\n"
+        "  for (int k = 0; k < 16; ++k) sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];\n"
+        "  __syncthreads();\n  x[threadIdx.x] = sum;"
+    )
+
+    def test_a_stretch_that_only_loads_shared_arrays_gets_a_copy_without_checks(self) -> None:
+        out = body(f"__global__ void k(float* x) {{\n{self.TILE_SUM}\n}}\n")
+        form = out[out.index("ThreadLoops cudalab_loops_k(") :]
+        self.assertEqual(form.count("shared_loads_fine("), 1, "the sums' stretch only")
+        proven = form[form.index("#ifdef CUDALAB_EMU_CHECKED") : form.index("#endif")]
+        # k's bounds; tile's first load: y then k, as the coefficients of (constant, x, y, z, k)
+        self.assertIn("shared_loads_fine({{static_cast<long long>(0), static_cast<long long>(16)}}", proven)
+        coefficients = ", ".join(f"static_cast<long long>({c})" for c in (0, 0, 1, 0))
+        self.assertIn(f"sizeof(tile[0])), {coefficients}, {{static_cast<long long>(0)}}}}", proven)
+        self.assertIn('__attribute__((no_sanitize("thread"))) -> bool', proven)
+        # the copy keeps the kernel's line (5), and the checked stretch after it too
+        self.assertIn("\n#line 5\n\n  for (int k = 0; k < 16; ++k) sum += tile[threadIdx.y][k]", proven)
+        self.assertIn("#endif\n#line 5\ncudalab_threads.run(", form)
+
+    def test_a_stretch_that_touches_more_than_shared_loads_keeps_its_checks(self) -> None:
+        for change in (
+            ("sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];", "sum += tile[threadIdx.y][k] * x[k];"),
+            ("sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];", "tile[k][threadIdx.x] += sum;"),
+            ("tile[threadIdx.y][k]", "tile[threadIdx.y * k][0]"),  # a product of two indices
+            ("tile[threadIdx.y][k]", "tile[threadIdx.y][(int)x[0]]"),  # an index from memory
+            ("k < 16; ++k", "k < threadIdx.x; ++k"),  # a bound of the thread's
+            ("  __syncthreads();\n  x[threadIdx.x] = sum;", "  x[threadIdx.x] = sum;\n  __syncthreads();"),
+        ):
+            with self.subTest(change=change[1]):
+                code = self.TILE_SUM.replace(*change)
+                self.assertNotEqual(code, self.TILE_SUM)
+                out = body(f"__global__ void k(float* x) {{\n{code}\n}}\n")
+                self.assertIn("ThreadLoops cudalab_loops_k(", out)
+                self.assertNotIn("shared_loads_fine(", out)
+
     def test_kernels_that_loops_would_compute_otherwise_keep_their_threads(self) -> None:
         for code, before in (
             ("x[0] = 1; fence(); __syncthreads();", self.FENCE),  # a function that waits

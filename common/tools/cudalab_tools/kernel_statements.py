@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,6 +144,8 @@ class Statement:
     in_macro: bool  # Clang places it in a macro's expansion (not as written)
     names_thread: bool  # it names threadIdx or calls something (which may read it)
     bound: ThreadBound | None = None  # an `if`'s condition, where it is one
+    # what it loads from shared memory, where that is all the memory it touches (stretch_loads.py)
+    loads: object | None = None
 
 
 class Tokens:
@@ -424,14 +427,20 @@ def changed_by_call(cursor: object, inner: list[object], facts: Facts) -> None:
             mark_changed(argument, facts)
 
 
-def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) -> Statement:
-    """The record of a statement and of those under it (one under `#pragma unroll` is the loop)."""
+def statement_tree(
+    cursor: object,
+    text: bytes,
+    tokens: Tokens | None = None,
+    loads: Callable[[object, Tokens], object] | None = None,
+) -> Statement:
+    """The record of a statement and of those under it (one under `#pragma unroll` is the loop);
+    `loads` gives a statement's `loads` (stretch_loads.stretch_loads)."""
     tokens = tokens or Tokens(cursor)
     kind = kind_of(cursor)
     if kind in ("ATTRIBUTED_STMT", "UNEXPOSED_STMT"):
         inner = [c for c in children(cursor) if is_statement(c)]
         if len(inner) == 1:  # (the pragma stays on its line, before whatever the loop becomes)
-            return statement_tree(inner[0], text, tokens)
+            return statement_tree(inner[0], text, tokens, loads)
     inner = children(cursor)
     start = cursor.extent.start.offset  # type: ignore[attr-defined]
     end = statement_end(cursor, text)
@@ -443,23 +452,23 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
     head = Facts()
     facts = Facts()
     if kind == "COMPOUND_STMT":
-        parts = tuple(statement_tree(c, text, tokens) for c in inner)
+        parts = tuple(statement_tree(c, text, tokens, loads) for c in inner)
     elif kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "IF_STMT"):
         body = statements[-1] if kind != "IF_STMT" else None
         if kind == "IF_STMT":
             # (the condition, then the then-statement, then maybe the else-statement)
-            parts = tuple(statement_tree(c, text, tokens) for c in statements[1:])
+            parts = tuple(statement_tree(c, text, tokens, loads) for c in statements[1:])
             condition = inner[: len(inner) - len(parts)]
             for c in condition:
                 gather(c, tokens, head, head=True)
             if len(condition) == 1:
                 bound = thread_bound(condition[0], tokens, text)
         elif kind == "DO_STMT":
-            parts = (statement_tree(statements[0], text, tokens),)
+            parts = (statement_tree(statements[0], text, tokens, loads),)
             for c in inner[1:]:
                 gather(c, tokens, head, head=True)
         else:
-            parts = (statement_tree(body, text, tokens),)
+            parts = (statement_tree(body, text, tokens, loads),)
             for c in inner[:-1]:
                 gather(c, tokens, head, head=True)
                 if kind == "FOR_STMT" and kind_of(c) == "DECL_STMT":
@@ -525,6 +534,7 @@ def statement_tree(cursor: object, text: bytes, tokens: Tokens | None = None) ->
         or any(p.names_thread for p in parts),
         in_macro=in_macro,
         bound=bound,
+        loads=loads(cursor, tokens) if loads is not None and not is_barrier else None,
     )
 
 

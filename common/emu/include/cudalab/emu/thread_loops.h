@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <new>
 #include <type_traits>
 
@@ -64,6 +65,30 @@ void loops_barrier(const char* file, int line, const bool* returned);
 uint3 next_loop_thread(unsigned x);
 void next_loop_row(unsigned y, unsigned z, unsigned first_thread);
 void end_loop_row();
+// Internal (proven_stretches.cpp), for checked code: whether the words that a stretch's loads of
+// `__shared__` arrays read (the translator proves they are all it touches: stretch_loads.py) lie
+// in their arrays, were written in this block and not since the last barrier, for every thread of
+// the block and every value of the stretch's loop counters: then the stretch runs without a check
+// per access (the barrier or the kernel's end after it leaves no later write to race with). Each
+// subscript is constant + x * threadIdx.x + y * threadIdx.y + z * threadIdx.z + the sum of
+// counters[i] * (loop i's counter), which must lie in [0, extent) (an index past its dimension
+// keeps the checks, which then say where it leads).
+inline constexpr unsigned kProvenLoops = 4;
+struct ProvenLoop {
+  long long first, end;  // its counter runs over [first, end)
+};
+struct ProvenSubscript {
+  long long extent, stride;  // the dimension's extent, and the bytes of one index
+  long long constant, x, y, z;
+  long long counters[kProvenLoops];
+};
+struct ProvenLoad {
+  const void* array;
+  std::initializer_list<ProvenSubscript> subscripts;  // from the outermost
+};
+bool shared_loads_fine(std::initializer_list<ProvenLoop> loops,
+                       std::initializer_list<ProvenLoad> loads);
+
 // What unchecked code's stretches are given besides the thread's number: nothing (they read the
 // worker's threadIdx, which the loops write).
 struct WorkerIndex {};

@@ -1,0 +1,325 @@
+"""The loads of `__shared__` arrays that a stretch of a loop form proves, read from Clang's AST, so
+that checked code checks their words once per block (common/emu/src/proven_stretches.cpp) and runs
+the stretch without a check per access (thread_loops.py says when a stretch may).
+
+The algorithm. A statement is *proven* when the only memory it touches is loads of `__shared__`
+arrays declared in the kernel with a size (`__shared__ float Mds[TILE_WIDTH][TILE_WIDTH];`),
+each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
+counters of loops in the statement, with coefficients the block's values: literals, parameters,
+constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
+planner knows to be the block's. Everything else must be local numbers and arithmetic: a local
+scalar may be assigned, a call must be a math function of numbers, and a loop must read
+`for (int k = first; k < end; ++k)` (or `k <= last`, `k++`, `k += 1`) with the block's bounds and a
+body that leaves k alone. An integer variable with one initializer stands for it (`int ty =
+threadIdx.y;`, `int row = ty * 2 + 1;`), which the planner accepts only where nothing in the
+kernel changes it. The record gives each load's subscripts as the coefficients of the thread's
+index and the loops' counters, so that the launch can bound every subscript a block's threads
+form, for every value of the counters, by the corners of that box.
+
+Limitations (the statement keeps a check per access): a store to shared memory, any access to
+global or local memory, a pointer, a member other than the built-ins', a call other than math, a
+loop of another form, a subscript that multiplies two indices, an `extern __shared__` array, an
+array declared at file scope, an element that is not a number of whole 4-byte words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .kernel_statements import Tokens, children, kind_of, local_id
+from .proven_accesses import INTEGERS, MATH, NUMBERS, canonical_kind, plain, shared, written
+
+THREAD_AXES = ("x", "y", "z")
+BLOCK_BUILTINS = ("blockIdx", "blockDim", "gridDim")
+# Expressions that pass their value through (or are one)
+PASSING = frozenset(
+    ("PAREN_EXPR", "UNEXPOSED_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR")
+)
+LITERALS = frozenset(("INTEGER_LITERAL", "FLOATING_LITERAL", "CXX_BOOL_LITERAL_EXPR"))
+CHANGES = ("*", "&", "++", "--")  # unary operators that read memory, take an address or change
+# What names a value that every thread of the block shares, whatever the planner knows
+CONSTANT_DECLARATIONS = frozenset(("PARM_DECL", "ENUM_CONSTANT_DECL", "TEMPLATE_NON_TYPE_PARAMETER"))
+
+Terms = dict[str, str]  # "constant", "x", "y", "z" or a loop's counter id as str -> coefficient
+
+
+@dataclass(frozen=True)
+class Loop:
+    counter: int  # the counter's local id
+    first: str  # its bounds as the kernel writes them: it runs over [first, end)
+    end: str
+
+
+@dataclass(frozen=True)
+class Subscript:
+    terms: tuple[tuple[str, str], ...]  # (variable, coefficient), variables as in Terms
+
+
+@dataclass(frozen=True)
+class SharedLoad:
+    array: str  # the `__shared__` array's name
+    subscripts: tuple[Subscript, ...]  # from the outermost
+    line: int
+
+
+@dataclass(frozen=True)
+class StretchLoads:
+    loads: tuple[SharedLoad, ...]
+    loops: tuple[Loop, ...]  # the loops of the statement, in order
+    uses: frozenset[int]  # the locals the coefficients and bounds name (the block's, the planner says)
+    aliases: frozenset[int]  # the locals that stand for their initializer (nothing may change them)
+
+
+class NotProven(Exception):
+    pass
+
+
+def stretch_loads(cursor: object, tokens: Tokens) -> StretchLoads | None:
+    """What `cursor` (a statement) loads from shared memory, if that is all the memory it touches;
+    None where something else (the module's docstring)."""
+    walk = Walk(tokens)
+    try:
+        walk.statement(cursor)
+    except NotProven:
+        return None
+    return StretchLoads(tuple(walk.loads), tuple(walk.loops), frozenset(walk.uses), frozenset(walk.aliases))
+
+
+class Walk:
+    def __init__(self, tokens: Tokens) -> None:
+        self.tokens = tokens
+        self.loads: list[SharedLoad] = []
+        self.loops: list[Loop] = []
+        self.counters: set[int] = set()  # of the loops the walk is in
+        self.uses: set[int] = set()
+        self.aliases: set[int] = set()
+
+    def operator(self, cursor: object) -> str:
+        inner = children(cursor)
+        return self.tokens.at_or_after(inner[0].extent.end.offset)  # type: ignore[attr-defined]
+
+    def statement(self, cursor: object) -> None:
+        kind = kind_of(cursor)
+        if kind in ("COMPOUND_STMT", "NULL_STMT", "ATTRIBUTED_STMT", "UNEXPOSED_STMT", "IF_STMT"):
+            for c in children(cursor):
+                self.statement(c)
+        elif kind == "DECL_STMT":
+            for variable in children(cursor):
+                if kind_of(variable) != "VAR_DECL" or canonical_kind(variable.type) not in NUMBERS:  # type: ignore[attr-defined]
+                    raise NotProven("a local that is not a number")
+                if shared(variable) or variable.storage_class.name == "STATIC":  # type: ignore[attr-defined]
+                    raise NotProven("a shared or static variable")
+                for c in children(variable):
+                    if kind_of(c) != "TYPE_REF":
+                        self.value(c)
+        elif kind == "FOR_STMT":
+            self.loop(cursor)
+        elif kind.endswith(("_EXPR", "_OPERATOR", "_LITERAL")):
+            self.value(cursor)
+        else:
+            raise NotProven(f"a {kind}")
+
+    def loop(self, cursor: object) -> None:
+        """`for (int k = first; k < end; ++k) body` with the block's bounds, k unchanged in body."""
+        parts = children(cursor)
+        if len(parts) != 4 or kind_of(parts[0]) != "DECL_STMT" or len(children(parts[0])) != 1:
+            raise NotProven("a loop of another form")
+        counter = children(parts[0])[0]
+        init = [c for c in children(counter) if kind_of(c) != "TYPE_REF"]
+        if canonical_kind(counter.type) not in INTEGERS or len(init) != 1:  # type: ignore[attr-defined]
+            raise NotProven("a loop of another form")
+        first = self.block_value(init[0])
+        condition = plain(parts[1])
+        if kind_of(condition) != "BINARY_OPERATOR":
+            raise NotProven("a loop of another form")
+        left, right = children(condition)
+        operator = self.operator(condition)
+        if self.variable(left) != local_id(counter) or operator not in ("<", "<="):
+            raise NotProven("a loop of another form")
+        end = self.block_value(right)
+        if operator == "<=":
+            end = f"({end}) + 1"
+        if not self.counts_up(parts[2], counter):
+            raise NotProven("a loop of another form")
+        self.loops.append(Loop(local_id(counter), first, end))
+        self.counters.add(local_id(counter))
+        try:
+            self.statement(parts[3])
+        finally:
+            self.counters.discard(local_id(counter))
+
+    def counts_up(self, step: object, counter: object) -> bool:
+        c = plain(step)
+        inner = children(c)
+        if not inner or self.variable(inner[0]) != local_id(counter):
+            return False
+        start, end = c.extent.start.offset, c.extent.end.offset  # type: ignore[attr-defined]
+        if kind_of(c) == "UNARY_OPERATOR":
+            return "++" in (self.tokens.at_or_after(start), self.tokens.before(end))
+        if kind_of(c) == "COMPOUND_ASSIGNMENT_OPERATOR":
+            return self.operator(c) == "+=" and written(inner[1]) == "1"
+        return False
+
+    @staticmethod
+    def variable(cursor: object) -> int | None:
+        c = plain(cursor)
+        if kind_of(c) != "DECL_REF_EXPR" or c.referenced is None:  # type: ignore[attr-defined]
+            return None
+        return local_id(c.referenced)  # type: ignore[attr-defined]
+
+    def value(self, cursor: object) -> None:
+        """An expression: its loads are recorded, and it may touch nothing else."""
+        kind = kind_of(cursor)
+        inner = children(cursor)
+        if kind in LITERALS or kind == "TYPE_REF":
+            return
+        if kind in PASSING or kind == "CONDITIONAL_OPERATOR":
+            if kind.endswith("CAST_EXPR") and canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
+                raise NotProven("a cast to something other than a number")
+        elif kind == "DECL_REF_EXPR":
+            self.name(cursor)
+            return
+        elif kind == "MEMBER_REF_EXPR":
+            base = plain(inner[0]) if inner else None
+            builtin = base is not None and kind_of(base) == "DECL_REF_EXPR"
+            if not builtin or base.spelling not in ("threadIdx", *BLOCK_BUILTINS):  # type: ignore[union-attr]
+                raise NotProven("a member access")
+            return
+        elif kind == "ARRAY_SUBSCRIPT_EXPR":
+            self.load(cursor)
+            return
+        elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
+            if kind == "COMPOUND_ASSIGNMENT_OPERATOR" or self.operator(cursor) == "=":
+                self.local_target(inner[0])
+                inner = inner[1:]
+        elif kind == "UNARY_OPERATOR":
+            start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
+            operator = self.tokens.at_or_after(start)
+            if operator in ("*", "&"):
+                raise NotProven("a pointer's dereference or an address")
+            if operator in ("++", "--") or self.tokens.before(end) in ("++", "--"):
+                self.local_target(inner[0])
+                return
+        elif kind == "CALL_EXPR":
+            if cursor.spelling not in MATH or canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
+                raise NotProven(f"a call of {cursor.spelling}")  # type: ignore[attr-defined]
+            inner = list(cursor.get_arguments())  # type: ignore[attr-defined]
+        else:
+            raise NotProven(f"a {kind}")
+        for c in inner:
+            self.value(c)
+
+    def name(self, cursor: object) -> None:
+        target = cursor.referenced  # type: ignore[attr-defined]
+        kind = kind_of(target) if target is not None else ""
+        if kind in CONSTANT_DECLARATIONS or kind == "VAR_DECL":
+            if canonical_kind(target.type) not in NUMBERS or shared(target):  # type: ignore[attr-defined]
+                raise NotProven("a name that is not a number in a register")
+            return
+        raise NotProven(f"a name of another kind ({kind})")
+
+    def local_target(self, cursor: object) -> None:
+        """The left side of an assignment, ++ or --: a local scalar, not a loop's counter."""
+        c = plain(cursor)
+        target = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+        if target is None or kind_of(target) != "VAR_DECL" or canonical_kind(target.type) not in NUMBERS:  # type: ignore[attr-defined]
+            raise NotProven("a store to memory")
+        if shared(target) or target.storage_class.name == "STATIC" or local_id(target) in self.counters:  # type: ignore[attr-defined]
+            raise NotProven("a store to shared memory, or to a loop's counter")
+
+    def load(self, cursor: object) -> None:
+        """`S[i]...[j]` read, with S a `__shared__` array of the kernel with a size."""
+        indices = []
+        c = cursor
+        while kind_of(c) == "ARRAY_SUBSCRIPT_EXPR":
+            base, index = children(c)
+            indices.append(index)
+            c = plain(base)
+        array = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+        if array is None or kind_of(array) != "VAR_DECL" or not shared(array):
+            raise NotProven("a load of something other than a __shared__ array")
+        if kind_of(array.semantic_parent) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
+            raise NotProven("a __shared__ array declared outside the kernel")
+        declared = array.type.get_canonical()  # type: ignore[attr-defined]
+        rank = 0
+        while declared.kind.name in ("CONSTANTARRAY", "DEPENDENTSIZEDARRAY"):
+            rank += 1
+            declared = declared.get_array_element_type()
+        size = declared.get_size()  # (the element's: a template's subscript has a dependent type)
+        if rank != len(indices) or declared.kind.name not in NUMBERS or size <= 0 or size % 4:
+            raise NotProven("a subscript that leaves an array, or an element of another kind")
+        subscripts = []
+        for index in reversed(indices):
+            if canonical_kind(index.type) not in INTEGERS:  # type: ignore[attr-defined]
+                raise NotProven("a subscript that is not an integer")
+            subscripts.append(Subscript(tuple(sorted(self.terms(index).items()))))
+        line = cursor.extent.start.line  # type: ignore[attr-defined]
+        self.loads.append(SharedLoad(array.spelling, tuple(subscripts), line))  # type: ignore[attr-defined]
+
+    def terms(self, expression: object) -> Terms:
+        """An integer as the sum of its terms (the thread's index, the loops' counters, the block's
+        values), each coefficient's text."""
+        c = plain(expression)
+        kind = kind_of(c)
+        if kind == "MEMBER_REF_EXPR":
+            base = plain(children(c)[0]) if children(c) else None
+            if base is not None and base.spelling == "threadIdx" and c.spelling in THREAD_AXES:  # type: ignore[attr-defined]
+                return {c.spelling: "1"}  # type: ignore[attr-defined]
+        if kind == "DECL_REF_EXPR":
+            target = c.referenced  # type: ignore[attr-defined]
+            if target is not None and local_id(target) in self.counters:
+                return {str(local_id(target)): "1"}
+            init = [i for i in children(target) if kind_of(i) != "TYPE_REF"] if target is not None else []
+            local = target is not None and kind_of(target) == "VAR_DECL" and not shared(target)
+            if local and len(init) == 1 and canonical_kind(target.type) in INTEGERS:  # type: ignore[attr-defined]
+                if kind_of(target.semantic_parent) in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
+                    self.aliases.add(local_id(target))
+                    return self.terms(init[0])  # (it stands for its initializer)
+        if kind == "BINARY_OPERATOR":
+            left, right = children(c)
+            operator = self.operator(c)
+            if operator in ("+", "-"):
+                a, b = self.terms(left), self.terms(right)
+                sign = "-" if operator == "-" else "+"
+                joined = dict(a)
+                for name, coefficient in b.items():
+                    joined[name] = f"({joined.get(name, '0')}) {sign} ({coefficient})"
+                return joined
+            if operator == "*":
+                a, b = self.terms(left), self.terms(right)
+                if set(a) == {"constant"} or set(b) == {"constant"}:
+                    factor, other = (a["constant"], b) if set(a) == {"constant"} else (b["constant"], a)
+                    return {name: f"({factor}) * ({coefficient})" for name, coefficient in other.items()}
+                raise NotProven("a subscript that multiplies two indices")
+        return {"constant": self.block_value(c)}
+
+    def block_value(self, expression: object) -> str:
+        """An integer that every thread of the block has, as the kernel writes it; the locals it
+        names go to `uses` (the planner checks that they are the block's)."""
+        for c in expression.walk_preorder():  # type: ignore[attr-defined]
+            kind = kind_of(c)
+            if kind == "DECL_REF_EXPR":
+                target = c.referenced
+                target_kind = kind_of(target) if target is not None else ""
+                if c.spelling in BLOCK_BUILTINS:
+                    continue
+                if target_kind == "VAR_DECL" and not shared(target):
+                    if kind_of(target.semantic_parent) in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):
+                        if local_id(target) in self.counters:
+                            raise NotProven("a loop's counter in a block's value")
+                        self.uses.add(local_id(target))
+                    elif not target.type.is_const_qualified():
+                        raise NotProven("a global variable that may change")
+                elif target_kind not in CONSTANT_DECLARATIONS:
+                    raise NotProven("a name that is not the block's")
+            elif kind == "MEMBER_REF_EXPR":
+                base = plain(children(c)[0]) if children(c) else None
+                if base is None or base.spelling not in BLOCK_BUILTINS:
+                    raise NotProven("a member that is not the block's")
+            elif kind not in PASSING | LITERALS | {"BINARY_OPERATOR", "UNARY_OPERATOR"}:
+                raise NotProven(f"a {kind} in a block's value")
+            elif kind == "UNARY_OPERATOR" and self.tokens.at_or_after(c.extent.start.offset) in CHANGES:
+                raise NotProven("a dereference, address or change in a block's value")
+        if canonical_kind(expression.type) not in INTEGERS:  # type: ignore[attr-defined]
+            raise NotProven("a value that is not an integer")
+        return written(expression)
