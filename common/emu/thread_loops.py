@@ -179,17 +179,26 @@ class Planner:
 
     def runs_once(self, statement: Statement) -> bool:
         """A statement the block runs once: a declaration of `__shared__` or static variables, of
-        no variable (a type), or of `const` variables from the block's values."""
+        no variable (a type), or of `const` variables, or scalars that nothing changes, from the
+        block's values (`int aEnd = aBegin + wA - 1;`)."""
         if statement.kind != "declaration" or statement.barriers:
             return False
         if all(v.common for v in statement.declares):
             return True
         own = {v.id for v in statement.declares}
-        if all(v.type.startswith("const ") and not v.type.rstrip().endswith("&") for v in statement.declares):
-            if self.block_value(statement, own):
-                self.uniform |= own
-                return True
+        if all(self.never_changed(v) for v in statement.declares) and self.block_value(statement, own):
+            self.uniform |= own
+            return True
         return False
+
+    def never_changed(self, variable: Local) -> bool:
+        """A `const` value, or a scalar with one initializer that nothing changes or points to (one
+        named threadIdx stays in its stretch, which refuses it: the name is each stretch's index)."""
+        if variable.name == "threadIdx":
+            return False
+        if variable.type.startswith("const ") and not variable.type.rstrip().endswith("&"):
+            return True
+        return variable.value is not None and variable.id not in self.changed | self.addressed
 
     def level(
         self, statements: tuple[Statement, ...], visible: list[Local], begin: int, final: bool = False

@@ -282,6 +282,9 @@ class LoopForms(unittest.TestCase):
             "for (int s = blockDim.x / 2; s > 0; s >>= 1) { x[threadIdx.x] += s; __syncthreads(); }",
             "#pragma unroll\n  for (int s = 0; s < 4; ++s) { x[threadIdx.x] += s; __syncthreads(); }",
             "float v = x[threadIdx.x];\n  v += __shfl_down_sync(0xffffffff, v, 16);\n  x[0] = v;",
+            # (a loop over tiles whose bounds are variables of the block's values: NVIDIA's matrixMul)
+            "int by = blockIdx.y;\n  int first = by * 4, last = first + 3;\n"
+            "  for (int a = first; a <= last; a += 1) { x[threadIdx.x] += a; __syncthreads(); }",
         ):
             with self.subTest(code=code):
                 self.assertEqual(self.form(code), "loops")
@@ -343,6 +346,7 @@ class LoopForms(unittest.TestCase):
             ("x[0] = __shfl_sync(~0u, x[1], 0) + __shfl_sync(~0u, x[2], 0);", ""),  # two in one
             ("x[0] = __ballot_sync(~0u, x[1] > 0); __syncthreads();", ""),  # a vote
             ("int threadIdx = 1; __syncthreads(); x[0] = threadIdx;", ""),  # a stretch's parameter
+            ("int last = blockIdx.x; last += 1; for (int a = 0; a < last; ++a) __syncthreads();", ""),
         ):
             with self.subTest(code=code):
                 self.assertNotEqual(self.form(code, before), "loops")
