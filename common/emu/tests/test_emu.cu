@@ -1,6 +1,7 @@
 // What only the emu backend does: explain a broken kernel instead of hanging or corrupting memory.
 // Each test plants a bug and checks the error code and the diagnostic (kernel, block, threads,
 // source lines) that the student would read.
+#include <cooperative_groups.h>
 #include <cublasLt.h>
 #include <gtest/gtest.h>
 
@@ -23,6 +24,15 @@ __global__ void early_return(int* out) {
   if (threadIdx.x >= 16) return;
   __syncthreads();  // LINE_EARLY_RETURN_BARRIER
   out[threadIdx.x] = 1;
+}
+
+// The same, with the block's barrier as cooperative groups write it (the kernel runs as loops
+// between its barriers, thread_loops.py).
+__global__ void early_return_group(int* out) {
+  cooperative_groups::thread_block block = cooperative_groups::this_thread_block();
+  if (threadIdx.x >= 16) return;
+  cooperative_groups::sync(block);  // LINE_EARLY_RETURN_GROUP_SYNC
+  out[threadIdx.x] = static_cast<int>(block.thread_rank());
 }
 
 // Even and odd threads wait at different barriers (planted bug).
@@ -111,6 +121,16 @@ TEST_F(Emu, EarlyReturnBeforeBarrierIsAnErrorNotAHang) {
   EXPECT_TRUE(says("threads 16-63")) << diagnostic();
   EXPECT_TRUE(says("__syncthreads() at " + at("LINE_EARLY_RETURN_BARRIER"))) << diagnostic();
   EXPECT_TRUE(says("finished without reaching it")) << diagnostic();
+}
+
+TEST_F(Emu, EarlyReturnBeforeAGroupsBarrierIsAnErrorNotAHang) {
+  int* d;
+  CUDA_CHECK(cudaMalloc(&d, 64 * sizeof(int)));
+  early_return_group<<<3, 64>>>(d);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("barrier divergence in kernel 'early_return_group'")) << diagnostic();
+  EXPECT_TRUE(says("threads 16-63")) << diagnostic();
+  EXPECT_TRUE(says("__syncthreads() at " + at("LINE_EARLY_RETURN_GROUP_SYNC"))) << diagnostic();
 }
 
 TEST_F(Emu, DifferentBarriersAreNamedWithBothLines) {

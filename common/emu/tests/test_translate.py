@@ -335,6 +335,28 @@ class LoopForms(unittest.TestCase):
                 self.assertIn("ThreadLoops cudalab_loops_k(", out)
                 self.assertNotIn("shared_loads_fine(", out)
 
+    GROUPS = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+
+    def test_the_blocks_barrier_of_cooperative_groups_is_a_barrier_of_the_loops(self) -> None:
+        for sync in ("cg::sync(cta);", "cta.sync();", "cg::this_thread_block().sync();"):
+            with self.subTest(sync=sync):
+                code = f"cg::thread_block cta = cg::this_thread_block();\n  x[threadIdx.x] = 1;\n  {sync}\n"
+                code += "  x[0] += x[1];"
+                out = body(f"{self.GROUPS}__global__ void k(float* x) {{\n  {code}\n}}\n")
+                form = out[out.index("ThreadLoops cudalab_loops_k(") :]
+                self.assertIn("cudalab_threads.barrier(__FILE__, __LINE__);", form)
+                self.assertNotIn(sync, form)
+
+    def test_the_other_waits_of_cooperative_groups_keep_their_threads(self) -> None:
+        for code in (
+            "auto t = cg::tiled_partition<32>(cg::this_thread_block());\n  x[0] = t.shfl_down(x[1], 1);\n"
+            "  __syncthreads();",
+            "cg::this_grid().sync(); __syncthreads();",
+            "auto t = cg::tiled_partition<32>(cg::this_thread_block());\n  t.sync(); __syncthreads();",
+        ):
+            with self.subTest(code=code):
+                self.assertNotEqual(self.form(code, self.GROUPS), "loops")
+
     def test_kernels_that_loops_would_compute_otherwise_keep_their_threads(self) -> None:
         for code, before in (
             ("x[0] = 1; fence(); __syncthreads();", self.FENCE),  # a function that waits

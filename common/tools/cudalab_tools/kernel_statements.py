@@ -65,6 +65,12 @@ BARRIER = "syncthreads"  # `__syncthreads()`: the prelude's macro calls ::cudala
 # prelude's macro calls ::cudalab::emu::syncthreads_count).
 OTHER_WAITS = ("__sync", "syncthreads_", "__shfl", "__ballot", "__any", "__all", "__match", "__reduce")
 LIBRARY_WAITS = ("sync", "arrive", "wait", "memcpy_async", "pipeline", "producer_", "consumer_", "barrier")
+# What cooperative groups answer without waiting: where the thread and its group are.
+GROUP_QUERIES = frozenset(
+    ("thread_rank", "size", "num_threads", "group_index", "thread_index", "group_dim", "dim_threads",
+     "meta_group_rank", "meta_group_size", "this_thread_block", "is_valid", "get_mask", "block_rank",
+     "num_blocks", "block_index", "this_grid", "grid_dim", "dim_blocks")
+)  # fmt: skip
 SHUFFLES = {
     "__shfl_sync": "idx",
     "__shfl_up_sync": "up",
@@ -291,14 +297,15 @@ def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_
     elif kind == "CALL_EXPR":
         name = cursor.spelling  # type: ignore[attr-defined]
         if not operator_of_a_template(cursor, inner):
-            facts.calls.add(unseen_if_cub(cursor, name))
-        if name == BARRIER:
+            facts.calls.add(recorded_call(cursor, name))
+        if name == BARRIER or block_sync(cursor):
             facts.barriers += 1
         elif name in SHUFFLES:
             facts.shuffles.append(shuffle(cursor, name, tokens))
         elif name.startswith(OTHER_WAITS):
             facts.waits_otherwise = True
-        changed_by_call(cursor, inner, facts)
+        if not block_sync(cursor):  # (a group's sync changes nothing)
+            changed_by_call(cursor, inner, facts)
     elif kind == "RETURN_STMT":
         facts.returns.append(cursor.extent.start.offset)  # type: ignore[attr-defined]
     elif kind == "COMPOUND_ASSIGNMENT_OPERATOR" and inner:
@@ -337,18 +344,54 @@ def called(body: object) -> frozenset[str]:
         cursor = stack.pop()
         inner = children(cursor)
         if kind_of(cursor) == "CALL_EXPR" and not operator_of_a_template(cursor, inner):
-            found.add(unseen_if_cub(cursor, cursor.spelling))  # type: ignore[attr-defined]
+            found.add(recorded_call(cursor, cursor.spelling))  # type: ignore[attr-defined]
         stack.extend(inner)
     return frozenset(found)
 
 
-def unseen_if_cub(call: object, name: str) -> str:
-    """The name a call is recorded by: "" (a call whose waits are unknown, taken to wait) for a
-    function of CUB, whose block and warp primitives wait inside its headers, which the front end
-    does not read; else its own."""
+def recorded_call(call: object, name: str) -> str:
+    """The name a call is recorded by: BARRIER for the block's barrier of cooperative groups
+    (block_sync); "" (a call whose waits are unknown, taken to wait) for a function of CUB, whose
+    block and warp primitives wait inside its headers, which the front end does not read, and for
+    any other function of cooperative groups but those that only say where the thread is (its
+    tiles' shuffles, votes and collectives wait); else its own."""
+    if block_sync(call):
+        return BARRIER
     callee = call.referenced  # type: ignore[attr-defined]
     where = callee.location.file if callee is not None else None
-    return "" if where is not None and "cub" in Path(where.name).parts else name
+    if where is not None and "cub" in Path(where.name).parts:
+        return ""
+    if callee is not None and in_cooperative_groups(callee) and name not in GROUP_QUERIES:
+        return ""
+    return name
+
+
+def in_cooperative_groups(declaration: object) -> bool:
+    """Whether a declaration lies in the namespace cooperative_groups (or one inside it)."""
+    parent = declaration.semantic_parent  # type: ignore[attr-defined]
+    while parent is not None and kind_of(parent) != "TRANSLATION_UNIT":
+        if kind_of(parent) == "NAMESPACE" and parent.spelling == "cooperative_groups":
+            return True
+        parent = parent.semantic_parent
+    return False
+
+
+def block_sync(call: object) -> bool:
+    """Whether a call is the block's barrier as cooperative groups write it: `sync` of a
+    `thread_block` (`cg::sync(block)`, `block.sync()`, `cg::this_thread_block().sync()`)."""
+    if call.spelling != "sync":  # type: ignore[attr-defined]
+        return False
+    inner = children(call)
+    group = None
+    if inner and kind_of(inner[0]) == "MEMBER_REF_EXPR" and children(inner[0]):
+        group = children(inner[0])[0]  # (the object whose member is called)
+    arguments = list(call.get_arguments())  # type: ignore[attr-defined]
+    if group is None and arguments:  # (cg::sync(group), with the emu's defaulted place after it)
+        group = arguments[0]
+    if group is None:
+        return False
+    spelled = group.type.get_canonical().spelling  # type: ignore[attr-defined]
+    return spelled.removeprefix("const ").rstrip(" &") == "cooperative_groups::thread_block"
 
 
 def operator_of_a_template(call: object, inner: list[object]) -> bool:
@@ -492,9 +535,15 @@ def statement_tree(
     )
     if kind == "SWITCH_STMT" or (not parts and kind not in KINDS):
         jumps = jumps or has_jump_out(cursor)
-    is_barrier = kind == "CALL_EXPR" and cursor.spelling == BARRIER  # type: ignore[attr-defined]
+    call = cursor  # (a call on a temporary group is one under its cleanups)
+    while kind_of(call) == "UNEXPOSED_EXPR" and len(children(call)) == 1:
+        call = children(call)[0]
+    group_barrier = kind_of(call) == "CALL_EXPR" and block_sync(call)
+    is_barrier = group_barrier or (kind == "CALL_EXPR" and cursor.spelling == BARRIER)  # type: ignore[attr-defined]
     written = text[start:end].decode("utf-8", "replace")
-    in_macro = (is_barrier and not written.startswith("__syncthreads")) or (
+    # (a barrier is replaced as written: a macro that writes one must spell it)
+    spelled = "sync" in written if group_barrier else written.startswith("__syncthreads")
+    in_macro = (is_barrier and not spelled) or (
         kind in ("COMPOUND_STMT", "FOR_STMT", "WHILE_STMT", "DO_STMT", "IF_STMT")
         and not written.startswith(
             {
@@ -506,6 +555,8 @@ def statement_tree(
             }[kind]
         )
     )
+    if is_barrier:  # (the loop form replaces it whole: the group it names is not used)
+        uses, changes = set(), set()
     return Statement(
         kind="barrier" if is_barrier else KINDS.get(kind, "other"),
         start=start,

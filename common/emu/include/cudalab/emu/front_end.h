@@ -42,6 +42,7 @@ struct source_location {
 // functions overloading __host__ __device__ ones, an error that leaves them out of the AST.
 #include <sstream>
 
+#include "cudalab/emu/cooperative_groups.h"  // (a program's <cooperative_groups.h> is this)
 #include "cudalab/emu/prelude.h"
 #pragma clang force_cuda_host_device end
 
