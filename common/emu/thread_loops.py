@@ -37,15 +37,21 @@ the stretch itself elsewhere: a tiled product's inner loop, whose loads are most
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
 that its lines and the checks' names stay the kernel's.
 
+A parameter that the kernel changes (`d_Src += baseY * pitch + baseX;`) is kept per thread as a
+variable is, each thread's copy starting as the argument. The block's barrier of cooperative
+groups (`cg::sync(block)`, `block.sync()` of a `thread_block`) is a barrier as `__syncthreads()`.
+
 Limitations (the kernel then runs on fibers): a wait other than
-`__syncthreads()` and shuffles (votes, `__syncwarp`, cooperative groups, a function that waits); a
+`__syncthreads()` and shuffles (votes, `__syncwarp`, cooperative groups' other waits: a tile's
+sync, shuffles and collectives, the grid's sync; a function that waits); a
 shuffle inside a thread's own branch or loop, with arguments that change or call something, or
 with a template argument; a
 waiting statement whose head depends on the thread or on memory, or that is written by a macro; a
-`break` or `continue` that leaves a region for the loop around it; a parameter the kernel changes;
-a kept variable whose type Clang could not spell (`auto` in a template, a lambda); a variable named
-`threadIdx` declared between barriers (in checked code, each stretch's parameter); a variable whose
-address is taken (`&v`, a reference to it, an array as a pointer) in a stretch that a wait follows.
+`break` or `continue` that leaves a region for the loop around it; a reference parameter the
+kernel changes, or a parameter whose address it takes; a kept variable whose type Clang could not
+spell (`auto` in a template, a lambda); a variable named `threadIdx` declared between barriers (in
+checked code, each stretch's parameter); a variable whose address is taken (`&v`, a reference to
+it, an array as a pointer) in a stretch that a wait follows.
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.parent / "tools"))
-from cudalab_tools.cuda_ast import Function, Source  # noqa: E402
+from cudalab_tools.cuda_ast import Function, Parameter, Source  # noqa: E402
 from cudalab_tools.kernel_statements import Local, Statement, waits  # noqa: E402
 from cudalab_tools.stretch_loads import SharedLoad, StretchLoads  # noqa: E402
 
@@ -121,18 +127,21 @@ def declared_in(statement: Statement) -> list[Local]:
 
 
 class Planner:
-    def __init__(self, kernel: Statement, text: bytes) -> None:
+    def __init__(self, kernel: Statement, text: bytes, parameters: Sequence[Parameter] = ()) -> None:
         self.text = text
         locals_ = declared_in(kernel)
         self.declared = {v.id for v in locals_}
         self.declared_names: dict[str, list[int]] = {}
         for v in locals_:
             self.declared_names.setdefault(v.name, []).append(v.id)
-        # Parameters (and variables the tree does not declare): the block's while nothing changes them.
+        # Parameters (and variables the tree does not declare): the block's while nothing changes
+        # them; one that the kernel changes (`d_Src += offset;`) is each thread's, kept per thread.
         outside = kernel.changes - self.declared
-        if outside:
-            raise NotLoops("it changes a parameter")
-        self.uniform: set[int] = set(kernel.uses - self.declared)
+        by_id = {p.name_at: p for p in parameters}
+        if any(i not in by_id or by_id[i].reference for i in outside) or outside & kernel.addressed:
+            raise NotLoops("it changes a reference parameter, or one whose address it takes")
+        self.changed_parameters = [Local(by_id[i].name, by_id[i].type, i, False) for i in sorted(outside)]
+        self.uniform: set[int] = set(kernel.uses - self.declared - outside)
         self.addressed = kernel.addressed
         self.changed = kernel.changes
         self.edits: list[Edit] = []
@@ -432,10 +441,15 @@ def plan(kernel: Function, text: bytes) -> list[Edit]:
         raise NotLoops("a macro writes its body")
     if body.jumps_out or body.has_goto:
         raise NotLoops("a goto, or a break or continue outside a loop")
-    planner = Planner(body, text)
+    planner = Planner(body, text, kernel.parameters)
     opening = body.start + 1  # after `{` (before the first stretch's opening, at the same place)
     warps = f" {NS}WarpShuffles {WARPS};" if body.shuffles else ""
-    planner.edits.append((opening, opening, f" {NS}BlockThreads {THREADS};{warps}"))
-    planner.level(body.parts, [], opening, final=True)
+    # (a parameter the kernel changes starts as the argument in every thread)
+    parameters = "".join(
+        f" {storage(p)} for (unsigned {THREAD} = 0; {THREAD} < {NS}block_threads(); ++{THREAD}) {save(p)}"
+        for p in planner.changed_parameters
+    )
+    planner.edits.append((opening, opening, f" {NS}BlockThreads {THREADS};{warps}{parameters}"))
+    planner.level(body.parts, list(planner.changed_parameters), opening, final=True)
     planner.edits.append((body.end - 1, body.end - 1, " return {}; "))
     return planner.edits

@@ -335,6 +335,20 @@ class LoopForms(unittest.TestCase):
                 self.assertIn("ThreadLoops cudalab_loops_k(", out)
                 self.assertNotIn("shared_loads_fine(", out)
 
+    def test_a_parameter_the_kernel_changes_is_each_threads_from_the_argument(self) -> None:
+        found = self.stretches(
+            "x += blockIdx.x * 64;\n  x[threadIdx.x] = 1;\n  __syncthreads();\n  x[0] += x[1];"
+        )
+        out = body("__global__ void k(int* x) {\n  x += 1;\n  __syncthreads();\n  x[0] = 1;\n}\n")
+        form = out[out.index("ThreadLoops cudalab_loops_k(") :]
+        self.assertRegex(form, r"PerThread<::std::remove_cv_t<int \*>> (cudalab_kept_x_\d+);")
+        self.assertRegex(form, r"for \(unsigned cudalab_t = 0; cudalab_t < ::cudalab::emu::block_threads\(\)")
+        for stretch in found:
+            self.assertIn("CUDALAB_LOOPS_RESTORE(x, cudalab_kept_x_", stretch)
+        # (a reference parameter the kernel changes is the caller's object: the kernel stays on fibers)
+        out = body("__global__ void r(float* x, int& n) {\n  n += 1;\n  __syncthreads();\n  x[0] = n;\n}\n")
+        self.assertNotIn("cudalab_loops_r(", out)
+
     GROUPS = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
 
     def test_the_blocks_barrier_of_cooperative_groups_is_a_barrier_of_the_loops(self) -> None:

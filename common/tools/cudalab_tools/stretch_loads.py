@@ -66,7 +66,7 @@ class SharedLoad:
 class StretchLoads:
     loads: tuple[SharedLoad, ...]
     loops: tuple[Loop, ...]  # the loops of the statement, in order
-    uses: frozenset[int]  # the locals the coefficients and bounds name (the block's, the planner says)
+    uses: frozenset[int]  # the locals and parameters the coefficients and bounds name (the block's?)
     aliases: frozenset[int]  # the locals that stand for their initializer (nothing may change them)
 
 
@@ -310,6 +310,8 @@ class Walk:
                         self.uses.add(local_id(target))
                     elif not target.type.is_const_qualified():
                         raise NotProven("a global variable that may change")
+                elif target_kind == "PARM_DECL":
+                    self.uses.add(local_id(target))  # (the block's unless the kernel changes it)
                 elif target_kind not in CONSTANT_DECLARATIONS:
                     raise NotProven("a name that is not the block's")
             elif kind == "MEMBER_REF_EXPR":
