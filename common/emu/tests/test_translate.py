@@ -361,6 +361,16 @@ class LoopForms(unittest.TestCase):
                 self.assertIn("cudalab_threads.barrier(__FILE__, __LINE__);", form)
                 self.assertNotIn(sync, form)
 
+    def test_a_template_that_calls_a_function_that_waits_keeps_its_threads(self) -> None:
+        # (Clang cannot resolve `step<N>(x)` before N is known: the call is read by its candidates)
+        out = body(
+            "template <int N> __device__ void step(float* x) { __syncthreads(); x[0] = N; }\n"
+            "template <int N> __global__ void k(float* x) {\n  x[threadIdx.x] = 1;\n  __syncthreads();\n"
+            "  step<N>(x);\n}\nvoid run(float* x) { k<2><<<1, 32>>>(x); }\n"
+        )
+        self.assertIn("Launch(", out)
+        self.assertNotIn("cudalab_loops_k", out)
+
     def test_the_other_waits_of_cooperative_groups_keep_their_threads(self) -> None:
         for code in (
             "auto t = cg::tiled_partition<32>(cg::this_thread_block());\n  x[0] = t.shfl_down(x[1], 1);\n"

@@ -295,14 +295,14 @@ def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_
             if found is not None:
                 facts.addressed.add(local_id(found))
     elif kind == "CALL_EXPR":
-        name = cursor.spelling  # type: ignore[attr-defined]
-        if not operator_of_a_template(cursor, inner):
+        name = call_name(cursor, inner)
+        if name is not None:
             facts.calls.add(recorded_call(cursor, name))
         if name == BARRIER or block_sync(cursor):
             facts.barriers += 1
         elif name in SHUFFLES:
             facts.shuffles.append(shuffle(cursor, name, tokens))
-        elif name.startswith(OTHER_WAITS):
+        elif name is not None and waits(name):  # (cooperative groups' others, by name in a template)
             facts.waits_otherwise = True
         if not block_sync(cursor):  # (a group's sync changes nothing)
             changed_by_call(cursor, inner, facts)
@@ -343,8 +343,8 @@ def called(body: object) -> frozenset[str]:
     while stack:
         cursor = stack.pop()
         inner = children(cursor)
-        if kind_of(cursor) == "CALL_EXPR" and not operator_of_a_template(cursor, inner):
-            found.add(recorded_call(cursor, cursor.spelling))  # type: ignore[attr-defined]
+        if kind_of(cursor) == "CALL_EXPR" and (name := call_name(cursor, inner)) is not None:
+            found.add(recorded_call(cursor, name))
         stack.extend(inner)
     return frozenset(found)
 
@@ -394,13 +394,19 @@ def block_sync(call: object) -> bool:
     return spelled.removeprefix("const ").rstrip(" &") == "cooperative_groups::thread_block"
 
 
-def operator_of_a_template(call: object, inner: list[object]) -> bool:
-    """An operator on values of a type Clang cannot know yet (`a + b`, in a template): its callee is
-    an unnamed reference between the operands."""
-    return call.spelling == "" and any(  # type: ignore[attr-defined]
-        kind_of(c) == "DECL_REF_EXPR" and c.spelling == ""
-        for c in inner  # type: ignore[attr-defined]
-    )
+def call_name(call: object, inner: list[object]) -> str | None:
+    """The name of the function a call calls: its own; in a template, where Clang cannot resolve
+    the call yet (`merge<sortDir>(...)`), the name of its candidates, which an unnamed reference
+    among its children holds; "" where neither says (a call through a pointer); None for an
+    operator on values of a type Clang cannot know yet (`a + b`: its candidates are operators, or
+    none)."""
+    if call.spelling:  # type: ignore[attr-defined]
+        return call.spelling  # type: ignore[attr-defined]
+    for c in inner:
+        if kind_of(c) == "DECL_REF_EXPR" and c.spelling == "":  # type: ignore[attr-defined]
+            names = [o.spelling for o in children(c) if kind_of(o) == "OVERLOADED_DECL_REF"]  # type: ignore[attr-defined]
+            return names[0] if names and not names[0].startswith("operator") else None
+    return ""
 
 
 def waits(name: str) -> bool:
