@@ -67,7 +67,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.parent / "tools"))
 from cudalab_tools.cuda_ast import Function, Parameter, Source  # noqa: E402
 from cudalab_tools.kernel_statements import Local, Statement, waits  # noqa: E402
-from cudalab_tools.stretch_loads import SharedLoad, StretchLoads  # noqa: E402
+from cudalab_tools.stretch_loads import SharedLoad  # noqa: E402
 
 Edit = tuple[int, int, str]  # byte offsets [start, end) of the kernel's file, and the new text
 THREADS = "cudalab_threads"
@@ -292,13 +292,13 @@ class Planner:
         """For a stretch whose only memory accesses are loads of `__shared__` arrays that
         stretch_loads.py proves, where the next barrier or the kernel's end follows: the call that
         checks the words the block's threads load (shared_loads_fine), else None."""
-        found = [s.loads for s in region]
-        if any(f is None or not isinstance(f, StretchLoads) for f in found) or any(s.returns for s in region):
+        found = [s.loads for s in region if s.loads is not None]
+        if len(found) < len(region) or any(s.returns for s in region):
             return None
-        loads = [load for f in found for load in f.loads]  # type: ignore[union-attr]
-        loops = [loop for f in found for loop in f.loops]  # type: ignore[union-attr]
-        uses = set().union(*(f.uses for f in found))  # type: ignore[union-attr]
-        aliases = set().union(*(f.aliases for f in found))  # type: ignore[union-attr]
+        loads = [load for f in found for load in f.loads]
+        loops = [loop for f in found for loop in f.loops]
+        uses = set().union(*(f.uses for f in found))
+        aliases = set().union(*(f.aliases for f in found))
         if not loads or len(loops) > PROVEN_LOOPS or aliases & self.changed or not uses <= self.uniform:
             return None
         counters = [str(loop.counter) for loop in loops]

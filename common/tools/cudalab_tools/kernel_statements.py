@@ -16,6 +16,10 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (stretch_loads reads statements with this module's helpers)
+    from .stretch_loads import StretchLoads
 
 # What a statement is (Clang's kind, by what the thread loops need to know).
 KINDS = {
@@ -151,7 +155,7 @@ class Statement:
     names_thread: bool  # it names threadIdx or calls something (which may read it)
     bound: ThreadBound | None = None  # an `if`'s condition, where it is one
     # what it loads from shared memory, where that is all the memory it touches (stretch_loads.py)
-    loads: object | None = None
+    loads: StretchLoads | None = None
 
 
 class Tokens:
@@ -480,7 +484,7 @@ def statement_tree(
     cursor: object,
     text: bytes,
     tokens: Tokens | None = None,
-    loads: Callable[[object, Tokens], object] | None = None,
+    loads: Callable[[object, Tokens], StretchLoads | None] | None = None,
 ) -> Statement:
     """The record of a statement and of those under it (one under `#pragma unroll` is the loop);
     `loads` gives a statement's `loads` (stretch_loads.stretch_loads)."""
