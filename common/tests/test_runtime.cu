@@ -277,6 +277,30 @@ __global__ void rotate_with_groups(int* data) {
   data[blockIdx.x * n + t] = tile[(t + 1) % n];
 }
 
+// A product of width x width matrices in tiles of 8 x 8, as NVIDIA's matrixMul and
+// convolutionSeparable write one: the pointers moved to the thread's element first, the tile loop's
+// bounds in variables of the block's values, the barriers written with cooperative groups (on emu,
+// the kernel's threads run as loops between its barriers, each thread with its own pointers).
+__global__ void tiled_product_with_groups(const float* A, const float* B, float* C, int width) {
+  __shared__ float As[8][8];
+  __shared__ float Bs[8][8];
+  cg::thread_block cta = cg::this_thread_block();
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  int first = blockIdx.y * 8 * width;
+  int last = first + width - 1;
+  A += ty * width + tx;
+  B += blockIdx.x * 8 + ty * width + tx;
+  float sum = 0;
+  for (int a = first, b = 0; a <= last; a += 8, b += 8 * width) {
+    As[ty][tx] = A[a];
+    Bs[ty][tx] = B[b];
+    cg::sync(cta);
+    for (int k = 0; k < 8; ++k) sum += As[ty][k] * Bs[k][tx];
+    cta.sync();
+  }
+  C[(blockIdx.y * 8 + ty) * width + blockIdx.x * 8 + tx] = sum;
+}
+
 // A rotation within each tile of TILE threads through shared memory, between the tile's syncs (on
 // emu, a warp's meeting or, for a tile of several warps, the block's barrier).
 template <unsigned TILE>
@@ -743,6 +767,32 @@ TEST_F(Runtime, CooperativeGroupsSyncTheBlock) {
   for (int b = 0; b < BLOCKS; ++b)
     for (int t = 0; t < N; ++t) ASSERT_EQ(h[b * N + t], b * N + (t + 2) % N) << "thread " << t;
   CUDA_CHECK(cudaFree(d));
+}
+
+TEST_F(Runtime, ATiledProductWithGroupsBarriersAndMovedPointersIsExact) {
+  const int width = 40;  // 5 x 5 tiles
+  std::vector<float> a(width * width), b(width * width), c(width * width, -1.0f);
+  for (int i = 0; i < width * width; ++i)
+    a[i] = static_cast<float>(i % 7), b[i] = static_cast<float>(i % 5) - 2;
+  float *d_a, *d_b, *d_c;
+  CUDA_CHECK(cudaMalloc(&d_a, a.size() * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&d_b, b.size() * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&d_c, c.size() * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(d_a, a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_b, b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_c, c.data(), c.size() * sizeof(float), cudaMemcpyHostToDevice));
+  tiled_product_with_groups<<<dim3(5, 5), dim3(8, 8)>>>(d_a, d_b, d_c, width);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(c.data(), d_c, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int row = 0; row < width; ++row)
+    for (int col = 0; col < width; ++col) {
+      double expected = 0;  // (small integers: every partial sum is exact in float)
+      for (int k = 0; k < width; ++k) expected += double(a[row * width + k]) * b[k * width + col];
+      ASSERT_EQ(c[row * width + col], expected) << "row " << row << ", column " << col;
+    }
+  CUDA_CHECK(cudaFree(d_a));
+  CUDA_CHECK(cudaFree(d_b));
+  CUDA_CHECK(cudaFree(d_c));
 }
 
 TEST_F(Runtime, ThreadGroupsSyncAsTheirParents) {
