@@ -144,6 +144,7 @@ class Planner:
         self.uniform: set[int] = set(kernel.uses - self.declared - outside)
         self.addressed = kernel.addressed
         self.changed = kernel.changes
+        self.returns = bool(kernel.returns)
         self.edits: list[Edit] = []
 
     def block_value(self, statement: Statement, own: set[int] = frozenset()) -> bool:  # type: ignore[assignment]
@@ -201,13 +202,16 @@ class Planner:
         return False
 
     def never_changed(self, variable: Local) -> bool:
-        """A `const` value, or a scalar with one initializer that nothing changes or points to (one
-        named threadIdx stays in its stretch, which refuses it: the name is each stretch's index)."""
+        """A `const` value, or in a kernel without a `return` a scalar with one initializer that
+        nothing changes or points to (one named threadIdx stays in its stretch, which refuses it:
+        the name is each stretch's index). (Run once, a value is computed even where every thread
+        returned before it: `if (d == 0) return; int q = n / d;` would trap.)"""
         if variable.name == "threadIdx":
             return False
         if variable.type.startswith("const ") and not variable.type.rstrip().endswith("&"):
             return True
-        return variable.value is not None and variable.id not in self.changed | self.addressed
+        unchanged = variable.id not in self.changed | self.addressed
+        return variable.value is not None and not self.returns and unchanged
 
     def level(
         self, statements: tuple[Statement, ...], visible: list[Local], begin: int, final: bool = False

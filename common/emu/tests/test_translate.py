@@ -393,6 +393,12 @@ class LoopForms(unittest.TestCase):
             ("x[0] = __ballot_sync(~0u, x[1] > 0); __syncthreads();", ""),  # a vote
             ("int threadIdx = 1; __syncthreads(); x[0] = threadIdx;", ""),  # a stretch's parameter
             ("int last = blockIdx.x; last += 1; for (int a = 0; a < last; ++a) __syncthreads();", ""),
+            # (run once, 8 / blockIdx.x would be computed in block 0, whose threads all returned)
+            (
+                "if (blockIdx.x == 0) return; int q = 8 / blockIdx.x;\n"
+                "  for (int a = 0; a < q; ++a) __syncthreads();",
+                "",
+            ),
         ):
             with self.subTest(code=code):
                 self.assertNotEqual(self.form(code, before), "loops")
