@@ -231,7 +231,8 @@ class Planner:
             declared_here = [v for s in region for v in s.declares]
             if any(v.name == "threadIdx" for v in declared_here):  # (a stretch's parameter)
                 raise NotLoops("a variable named threadIdx between barriers")
-            later = set().union(*(s.uses for s in statements[statements.index(region[-1]) + 1 :]))
+            after = statements.index(region[-1]) + 1
+            later = set().union(*(s.uses for s in statements[after:]))
             keep = [self.recomputed(v) for v in declared_here if v.id in later]
             last = final and region[-1] is statements[-1]  # (nothing waits after it)
             for v in declared_here:
@@ -257,10 +258,7 @@ class Planner:
             if region[0].shuffles:  # (its shuffle's stretches come first, at its start)
                 start = region[0].start
             saves = " ".join(save(v) for v in keep if v.value is None)
-            ends_epoch = last or (
-                statements.index(region[-1]) + 1 < len(statements)
-                and statements[statements.index(region[-1]) + 1].kind == "barrier"
-            )
+            ends_epoch = last or (after < len(statements) and statements[after].kind == "barrier")
             if holds is None and ends_epoch and (proven := self.proven_loads(region)) is not None:
                 opening = self.proven_branch(proven, start, region[-1].end, run, restores, saves) + opening
             self.edits.append((start, start, declarations + opening))

@@ -300,15 +300,16 @@ def gather(cursor: object, tokens: Tokens, facts: Facts, head: bool = False, as_
                 facts.addressed.add(local_id(found))
     elif kind == "CALL_EXPR":
         name = call_name(cursor, inner)
+        group_barrier = block_sync(cursor)
         if name is not None:
             facts.calls.add(recorded_call(cursor, name))
-        if name == BARRIER or block_sync(cursor):
+        if name == BARRIER or group_barrier:
             facts.barriers += 1
         elif name in SHUFFLES:
             facts.shuffles.append(shuffle(cursor, name, tokens))
         elif name is not None and waits(name):  # (cooperative groups' others, by name in a template)
             facts.waits_otherwise = True
-        if not block_sync(cursor):  # (a group's sync changes nothing)
+        if not group_barrier:  # (a group's sync changes nothing)
             changed_by_call(cursor, inner, facts)
     elif kind == "RETURN_STMT":
         facts.returns.append(cursor.extent.start.offset)  # type: ignore[attr-defined]

@@ -279,17 +279,7 @@ class Prover:
             left, right = children(c)
             operator = self.tokens.at_or_after(left.extent.end.offset)  # type: ignore[attr-defined]
             a, b = self.terms(left), self.terms(right)
-            if a is None or b is None:
-                return None
-            if operator in ("+", "-"):
-                sign = "-" if operator == "-" else "+"
-                joined = dict(a)
-                for name, coefficient in b.items():
-                    joined[name] = f"({joined.get(name, '0')}) {sign} ({coefficient})"
-                return joined
-            if operator == "*" and (set(a) == {"constant"} or set(b) == {"constant"}):
-                factor, other = (a["constant"], b) if set(a) == {"constant"} else (b["constant"], a)
-                return {name: f"({factor}) * ({coefficient})" for name, coefficient in other.items()}
+            return None if a is None or b is None else combined(operator, a, b)
         return None
 
     def loop_over(self, statement: object) -> None:
@@ -312,7 +302,7 @@ class Prover:
             last = limit_text(right)
             if operator == "<=" and same(referenced(left), counter) and last is not None:
                 bound = f"({last}) + 1"
-        if first is None or bound is None or not self.counts_up(parts[2], counter):
+        if first is None or bound is None or not counts_up(parts[2], counter, self.tokens):
             raise NotProven("a loop of another form")
         self.locals.add(counter.location.offset)  # type: ignore[attr-defined]
         self.loop = (counter, first, bound)
@@ -320,20 +310,6 @@ class Prover:
             self.walk(parts[3])
         finally:
             self.loop = None
-
-    def counts_up(self, step: object, counter: object) -> bool:
-        """Whether `step` is ++k, k++ or k += 1."""
-        c = plain(step)
-        start, end = c.extent.start.offset, c.extent.end.offset  # type: ignore[attr-defined]
-        inner = children(c)
-        if not inner or not same(referenced(inner[0]), counter):
-            return False
-        if kind_of(c) == "UNARY_OPERATOR":
-            return "++" in (self.tokens.at_or_after(start), self.tokens.before(end))
-        if kind_of(c) == "COMPOUND_ASSIGNMENT_OPERATOR":
-            operator = self.tokens.at_or_after(inner[0].extent.end.offset)  # type: ignore[attr-defined]
-            return operator == "+=" and spelled_bare(inner[1]) == "1"
-        return False
 
     def unaliased(self, expression: object) -> object:
         """The expression, or where it names an alias, the alias's initializer (and so on)."""
@@ -481,6 +457,36 @@ class Prover:
         if len(found) > MAX_ACCESSES:
             raise NotProven("more arrays than the runtime's record holds")
         return tuple(found)
+
+
+def combined(operator: str, a: dict[str, str], b: dict[str, str]) -> dict[str, str] | None:
+    """Two sums of terms (each variable's coefficient, as text; "constant" for the rest) joined by
+    `+`, `-`, or `*` where one side is a constant; None for anything else."""
+    if operator in ("+", "-"):
+        sign = "-" if operator == "-" else "+"
+        joined = dict(a)
+        for name, coefficient in b.items():
+            joined[name] = f"({joined.get(name, '0')}) {sign} ({coefficient})"
+        return joined
+    if operator == "*" and (set(a) == {"constant"} or set(b) == {"constant"}):
+        factor, other = (a["constant"], b) if set(a) == {"constant"} else (b["constant"], a)
+        return {name: f"({factor}) * ({coefficient})" for name, coefficient in other.items()}
+    return None
+
+
+def counts_up(step: object, counter: object, tokens: Tokens) -> bool:
+    """Whether a loop's `step` is ++k, k++ or k += 1, k its counter."""
+    c = plain(step)
+    start, end = c.extent.start.offset, c.extent.end.offset  # type: ignore[attr-defined]
+    inner = children(c)
+    if not inner or not same(referenced(inner[0]), counter):
+        return False
+    if kind_of(c) == "UNARY_OPERATOR":
+        return "++" in (tokens.at_or_after(start), tokens.before(end))
+    if kind_of(c) == "COMPOUND_ASSIGNMENT_OPERATOR":
+        operator = tokens.at_or_after(inner[0].extent.end.offset)  # type: ignore[attr-defined]
+        return operator == "+=" and spelled_bare(inner[1]) == "1"
+    return False
 
 
 def arithmetic_only(statement: object) -> bool:

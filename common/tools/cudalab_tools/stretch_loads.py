@@ -27,7 +27,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .kernel_statements import Tokens, children, kind_of, local_id
-from .proven_accesses import INTEGERS, MATH, NUMBERS, canonical_kind, plain, shared, written
+from .proven_accesses import (
+    INTEGERS,
+    MATH,
+    NUMBERS,
+    canonical_kind,
+    combined,
+    counts_up,
+    plain,
+    shared,
+    written,
+)
 
 THREAD_AXES = ("x", "y", "z")
 BLOCK_BUILTINS = ("blockIdx", "blockDim", "gridDim")
@@ -139,7 +149,7 @@ class Walk:
         end = self.block_value(right)
         if operator == "<=":
             end = f"({end}) + 1"
-        if not self.counts_up(parts[2], counter):
+        if not counts_up(parts[2], counter, self.tokens):
             raise NotProven("a loop of another form")
         self.loops.append(Loop(local_id(counter), first, end))
         self.counters.add(local_id(counter))
@@ -147,18 +157,6 @@ class Walk:
             self.statement(parts[3])
         finally:
             self.counters.discard(local_id(counter))
-
-    def counts_up(self, step: object, counter: object) -> bool:
-        c = plain(step)
-        inner = children(c)
-        if not inner or self.variable(inner[0]) != local_id(counter):
-            return False
-        start, end = c.extent.start.offset, c.extent.end.offset  # type: ignore[attr-defined]
-        if kind_of(c) == "UNARY_OPERATOR":
-            return "++" in (self.tokens.at_or_after(start), self.tokens.before(end))
-        if kind_of(c) == "COMPOUND_ASSIGNMENT_OPERATOR":
-            return self.operator(c) == "+=" and written(inner[1]) == "1"
-        return False
 
     @staticmethod
     def variable(cursor: object) -> int | None:
@@ -278,19 +276,11 @@ class Walk:
         if kind == "BINARY_OPERATOR":
             left, right = children(c)
             operator = self.operator(c)
-            if operator in ("+", "-"):
-                a, b = self.terms(left), self.terms(right)
-                sign = "-" if operator == "-" else "+"
-                joined = dict(a)
-                for name, coefficient in b.items():
-                    joined[name] = f"({joined.get(name, '0')}) {sign} ({coefficient})"
+            if operator in ("+", "-", "*"):
+                joined = combined(operator, self.terms(left), self.terms(right))
+                if joined is None:
+                    raise NotProven("a subscript that multiplies two indices")
                 return joined
-            if operator == "*":
-                a, b = self.terms(left), self.terms(right)
-                if set(a) == {"constant"} or set(b) == {"constant"}:
-                    factor, other = (a["constant"], b) if set(a) == {"constant"} else (b["constant"], a)
-                    return {name: f"({factor}) * ({coefficient})" for name, coefficient in other.items()}
-                raise NotProven("a subscript that multiplies two indices")
         return {"constant": self.block_value(c)}
 
     def block_value(self, expression: object) -> str:
