@@ -26,13 +26,15 @@ without `else`, where `i` is the thread's x index and the limit the block's (a t
 step), runs for each row's threads up to the first for which the condition fails
 (`threads.run_while(condition, stretch)`): the others would do nothing.
 
-In checked code, a stretch whose only memory accesses are loads of the kernel's `__shared__`
-arrays at subscripts affine in the thread's index and its loops' counters (stretch_loads.py), and
-after which the next barrier or the kernel's end comes (no later write can race with its loads),
-runs a copy of its text without the checks' instrumentation where the block's words prove the
-loads, once per block and run of the stretch (shared_loads_fine, thread_loops.h: every subscript
-within its dimension, every word read written in the block and not since the last barrier), and
-the stretch itself elsewhere: a tiled product's inner loop, whose loads are most of its accesses.
+In checked code, a stretch whose only memory accesses are loads and stores of the kernel's
+`__shared__` arrays and loads of global memory through its pointer parameters, at subscripts
+affine in the thread's index and its loops' counters (stretch_accesses.py), and after which the
+next barrier or the kernel's end comes (no later access can race with its own), runs a copy of its
+text without the checks' instrumentation where the block's words prove the accesses, once per block
+and run of the stretch (stretch_fine, thread_loops.h: every subscript within its dimension, every
+word read written before and not since the last barrier, every word stored touched by no other
+thread), and the stretch itself elsewhere: a tiled product's tile loads and inner loop, whose
+accesses are most of its own.
 
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
 that its lines and the checks' names stay the kernel's.
@@ -67,7 +69,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE if (HERE / "cudalab_tools").is_dir() else HERE.parent / "tools"))
 from cudalab_tools.cuda_ast import Function, Parameter, Source  # noqa: E402
 from cudalab_tools.kernel_statements import Local, Statement, waits  # noqa: E402
-from cudalab_tools.stretch_loads import SharedLoad  # noqa: E402
+from cudalab_tools.stretch_accesses import StretchAccess  # noqa: E402
 
 Edit = tuple[int, int, str]  # byte offsets [start, end) of the kernel's file, and the new text
 THREADS = "cudalab_threads"
@@ -110,13 +112,16 @@ def save(variable: Local) -> str:
     return f"{NS}keep({kept_name(variable)}[{THREAD}], {variable.name});"
 
 
-def restore(variable: Local, text: bytes) -> str:
+def restore(variable: Local, text: bytes, checked: bool = True) -> str:
+    """The stretch's name for a thread's value of a variable that an earlier stretch declared
+    (`checked` False: in a proven stretch's copy, which names the kept value itself)."""
     if variable.value is not None:  # (computed again, as the kernel's text computes it)
         start, end = variable.value
         return f"{variable.type} {variable.name} = {text[start:end].decode('utf-8', 'surrogateescape')};"
     if variable.type.rstrip().endswith("&"):
         return f"auto& {variable.name} = *{kept_name(variable)}[{THREAD}];"
-    return f"CUDALAB_LOOPS_RESTORE({variable.name}, {kept_name(variable)}[{THREAD}])"
+    macro = "CUDALAB_LOOPS_RESTORE" if checked else "CUDALAB_LOOPS_REFER"
+    return f"{macro}({variable.name}, {kept_name(variable)}[{THREAD}])"
 
 
 def declared_in(statement: Statement) -> list[Local]:
@@ -259,8 +264,9 @@ class Planner:
                 start = region[0].start
             saves = " ".join(save(v) for v in keep if v.value is None)
             ends_epoch = last or (after < len(statements) and statements[after].kind == "barrier")
-            if holds is None and ends_epoch and (proven := self.proven_loads(region)) is not None:
-                opening = self.proven_branch(proven, start, region[-1].end, run, restores, saves) + opening
+            if holds is None and ends_epoch and (proven := self.proven_stretch(region)) is not None:
+                referred = [restore(v, self.text, checked=False) for v in restored]
+                opening = self.proven_branch(proven, start, region[-1].end, run, referred, saves) + opening
             self.edits.append((start, start, declarations + opening))
             self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
             kept.extend(keep)
@@ -290,44 +296,48 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression, or two waits")
         close()
 
-    def proven_loads(self, region: list[Statement]) -> str | None:
-        """For a stretch whose only memory accesses are loads of `__shared__` arrays that
-        stretch_loads.py proves, where the next barrier or the kernel's end follows: the call that
-        checks the words the block's threads load (shared_loads_fine), else None."""
-        found = [s.loads for s in region if s.loads is not None]
+    def proven_stretch(self, region: list[Statement]) -> str | None:
+        """For a stretch whose every memory access stretch_accesses.py proves, where the next
+        barrier or the kernel's end follows: the call that checks the words the block's threads
+        touch (stretch_fine), else None."""
+        found = [s.accesses for s in region if s.accesses is not None]
         if len(found) < len(region) or any(s.returns for s in region):
             return None
-        loads = [load for f in found for load in f.loads]
+        accesses = [access for f in found for access in f.accesses]
         loops = [loop for f in found for loop in f.loops]
         uses = set().union(*(f.uses for f in found))
         aliases = set().union(*(f.aliases for f in found))
-        if not loads or len(loops) > PROVEN_LOOPS or aliases & self.changed or not uses <= self.uniform:
+        if not accesses or len(loops) > PROVEN_LOOPS or aliases & self.changed or not uses <= self.uniform:
             return None
         counters = [str(loop.counter) for loop in loops]
 
         def long_long(text: str) -> str:
             return f"static_cast<long long>({text})"
 
-        def subscript(load: SharedLoad, level: int) -> str:
-            array = load.array
-            terms = dict(load.subscripts[level].terms)
+        def subscript(access: StretchAccess, level: int) -> str:
+            array = access.array
+            terms = dict(access.subscripts[level].terms)
             extent = f"::std::extent_v<::std::remove_reference_t<decltype({array})>, {level}>"
             stride = f"sizeof({array}{'[0]' * (level + 1)})"
-            fields = [extent, stride] + [terms.get(v, "0") for v in ("constant", "x", "y", "z")]
+            fields = [extent if access.in_shared else "0", stride]
+            fields += [terms.get(v, "0") for v in ("constant", "x", "y", "z")]
             steps = [long_long(terms.get(c, "0")) for c in counters] or ["0"]
             return "{" + ", ".join(map(long_long, fields)) + ", {" + ", ".join(steps) + "}}"
 
+        def described(access: StretchAccess) -> str:
+            where = f"&{access.array}" if access.in_shared else access.array
+            flags = f"{str(access.in_shared).lower()}, {str(access.store).lower()}, {access.line}"
+            levels = ", ".join(subscript(access, k) for k in range(len(access.subscripts)))
+            return f"{{{where}, {flags}, {{{levels}}}}}"
+
         bounds = ", ".join(f"{{{long_long(loop.first)}, {long_long(loop.end)}}}" for loop in loops)
-        described = ", ".join(
-            f"{{&{load.array}, {{{', '.join(subscript(load, k) for k in range(len(load.subscripts)))}}}}}"
-            for load in loads
-        )
-        return f"{NS}shared_loads_fine({{{bounds}}}, {{{described}}})"
+        listed = ", ".join(described(access) for access in accesses)
+        return f"{NS}stretch_fine(__FILE__, {{{bounds}}}, {{{listed}}}, {THREADS}.returned())"
 
     def proven_branch(
         self, proven: str, start: int, end: int, run: str, restores: list[str], saves: str
     ) -> str:
-        """In checked code, a stretch whose shared loads the block's words prove runs a copy of its
+        """In checked code, a stretch whose accesses the block's words prove runs a copy of its
         text without the checks' instrumentation; the copy and the stretch keep the kernel's lines."""
         line = self.text.count(b"\n", 0, start) + 1
         copy = self.written(start, end)

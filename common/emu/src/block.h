@@ -137,6 +137,13 @@ class SharedSpace {
   // Whether every word of [first, end) lies in a variable and was written in block `b`, and none
   // since its last barrier: loads of them need no check (proven_stretches.cpp).
   bool loads_fine(const BlockState& b, uintptr_t first, uintptr_t end) const;
+  // Whether every word of [first, end) lies in a variable and no thread of block `b` read or wrote
+  // it since its last barrier: stores to them, one thread per element, need no check.
+  bool stores_fine(const BlockState& b, uintptr_t first, uintptr_t end) const;
+  // Records a store of `size` bytes (whole words) at `a` by thread `thread` at `pc`, as the checks
+  // record it.
+  void record_store(const BlockState& b, uintptr_t a, unsigned size, uint16_t thread,
+                    const void* pc);
 
   static constexpr size_t kDynamicSpace = 256 * 1024;  // 227 KiB allowed, then a gap
   static constexpr size_t kSpace = kDynamicSpace + 1024 * 1024;

@@ -99,19 +99,6 @@ bool each_row(const ProvenRanges& ranges, const BlockState& b, Chunk chunk) {
   return true;
 }
 
-// Whether no word of `writers` was written by another block's plain write in the launch of
-// `launch_stamp`, nor holds bytes of several writers (kMixed and kBusy lie among the stamps of the
-// launch), nor for a load is nobody's.
-bool fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store) {
-  uint32_t refused = 0;
-  if (store)
-    for (size_t w = 0; w < words; ++w) refused |= plain_write_in_launch(writers[w], launch_stamp);
-  else
-    for (size_t w = 0; w < words; ++w)
-      refused |= plain_write_in_launch(writers[w], launch_stamp) | (writers[w] == 0);
-  return refused == 0;
-}
-
 // The byte of access a's array r where element `element` of P lies.
 size_t offset_of(const ProvenAccess& a, const Allocation& r, long long element) {
   return static_cast<const char*>(a.base) - r.base + element * a.element_bytes;
@@ -160,9 +147,10 @@ bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges&
       return false;
     const unsigned per_element = a.element_bytes / 4;
     const uint32_t* words = r.shadow.words + (base + first * a.element_bytes) / 4;
-    if (stride == 1) return fine(words, count * per_element, b.launch_stamp, false);
+    if (stride == 1) return words_fine(words, count * per_element, b.launch_stamp, false);
     for (long long e = 0; e < count; ++e)
-      if (!fine(words + e * stride * per_element, per_element, b.launch_stamp, false)) return false;
+      if (!words_fine(words + e * stride * per_element, per_element, b.launch_stamp, false))
+        return false;
     return true;
   };
   // (a term whose coefficient is 0 takes one value: its rows, or columns, share their elements)
@@ -187,6 +175,19 @@ bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges&
 }
 
 }  // namespace
+
+// Whether no word of `writers` was written by another block's plain write in the launch of
+// `launch_stamp`, nor holds bytes of several writers (kMixed and kBusy lie among the stamps of the
+// launch), nor for a load is nobody's.
+bool words_fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store) {
+  uint32_t refused = 0;
+  if (store)
+    for (size_t w = 0; w < words; ++w) refused |= plain_write_in_launch(writers[w], launch_stamp);
+  else
+    for (size_t w = 0; w < words; ++w)
+      refused |= plain_write_in_launch(writers[w], launch_stamp) | (writers[w] == 0);
+  return refused == 0;
+}
 
 ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* proven,
                            bool host_pointer_args) {
@@ -246,7 +247,7 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
       const size_t offset = offset_of(a, r, first);
       const size_t words = (end - first) * a.element_bytes / 4;
       if (offset + 4 * words > r.bytes) return false;  // past the array's end
-      if (!fine(r.shadow.words + offset / 4, words, b.launch_stamp, a.store)) return false;
+      if (!words_fine(r.shadow.words + offset / 4, words, b.launch_stamp, a.store)) return false;
     }
     return true;
   });

@@ -17,6 +17,11 @@ struct ProvenLaunch {
   uint32_t sites[8] = {};                // each store's StoreMark site part
 };
 
+// Whether no word of `writers` (an array's shadow) was written by a plain write in the launch of
+// `launch_stamp`, nor holds bytes of several writers, nor for a load (`store` false) is nobody's:
+// the checks' verdict on a block's loads or stores of those words, in bulk.
+bool words_fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store);
+
 // The worker's view of a launch of `proven` (nullptr: none): where every block of the launch would
 // run checked (counters on, a host pointer among the arguments, a grid or block that is not a row,
 // arrays that are not live device arrays, a store whose elements overlap another parameter's), a

@@ -646,6 +646,128 @@ TEST_F(Emu, AProvenStretchWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
   EXPECT_TRUE(says("thread (0,7,0), at " + at("LINE_TILE_ROW_SUM"))) << diagnostic();
 }
 
+// An 8 x 8 tile of `in` staged in shared memory, every thread storing one element (a tiled
+// product's tile loads), then read across: the stretch that loads the tile stores to shared memory
+// and loads global memory only, at subscripts affine in the thread's index, so the block checks
+// its words once and records its stores (common/emu/src/proven_stretches.cpp) and runs it without
+// a check per access. Planted bugs: `shift` moves each load one element on (the last block's last
+// thread reads past `in`), `extra` makes block 1 read a column of the tile that no thread wrote
+// (after stores the proof recorded: the launch's first block runs checked).
+__global__ void tile_across(const float* in, float* out, int shift, int extra) {
+  __shared__ float tile[8][9];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  tile[ty][tx] = in[(blockIdx.x * 8 + ty) * 8 + tx + shift];  // LINE_TILE_LOAD
+  __syncthreads();
+  const int column = ty + (blockIdx.x == 1 ? extra : 0);
+  out[(blockIdx.x * 8 + ty) * 8 + tx] = tile[tx][column];  // LINE_TILE_ACROSS
+}
+
+struct TileAcross {
+  cudaError_t status;
+  std::vector<float> out;
+  unsigned long long proven_stretches;
+};
+// Three blocks of 8 x 8 threads; `written`: whether `in` holds numbers (else nobody wrote it).
+TileAcross run_tile_across(int shift, int extra, bool written = true) {
+  const int n = 3 * 64;
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 29);
+  cudalab::DeviceArray<float> d_in(in), d_out(n, -1.0f);  // (poisoned)
+  float* d_unwritten = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_unwritten, n * sizeof(float)));
+  const unsigned long long before = cudalab::emu::proven_stretches_run();
+  tile_across<<<3, dim3(8, 8)>>>(written ? d_in.get() : d_unwritten, d_out.get(), shift, extra);
+  TileAcross r{cudaDeviceSynchronize(), {}, cudalab::emu::proven_stretches_run() - before};
+  if (r.status == cudaSuccess) r.out = d_out.to_host();
+  cudaFree(d_unwritten);
+  return r;
+}
+
+TEST_F(Emu, ATileLoadStretchRunsUncheckedWhereTheBlockProvesItsWords) {
+  const TileAcross r = run_tile_across(0, 0);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 3 * 64; ++i) {
+    const int block = i / 64, y = i / 8 % 8, x = i % 8;
+    ASSERT_EQ(r.out[i], static_cast<float>((block * 64 + x * 8 + y) % 29)) << "element " << i;
+  }
+  // (the launch's first block runs checked, as a proven block does)
+  EXPECT_EQ(r.proven_stretches, 2u) << "the tile's stretch, in blocks 1 and 2";
+}
+
+// A load past `in`, a load of memory nobody wrote, a tile element nobody wrote (read after the
+// proven stores, which recorded which elements they wrote): each is named at its thread and line
+// as without the proof.
+TEST_F(Emu, ATileLoadStretchWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
+  const TileAcross past_the_end = run_tile_across(1, 0);
+  EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (2,0,0), thread (7,7,0), at " + at("LINE_TILE_LOAD"))) << diagnostic();
+  Reset();
+  const TileAcross unwritten = run_tile_across(0, 0, false);
+  EXPECT_EQ(unwritten.proven_stretches, 0u);
+  EXPECT_TRUE(says("at " + at("LINE_TILE_LOAD"))) << diagnostic();
+  EXPECT_TRUE(says("nobody wrote")) << diagnostic();
+  Reset();
+  const TileAcross unwritten_column = run_tile_across(0, 1);
+  EXPECT_EQ(unwritten_column.status, cudaErrorLaunchFailure);
+  EXPECT_GE(unwritten_column.proven_stretches, 1u) << "the tile's stretch, in block 1";
+  EXPECT_TRUE(says("block (1,0,0), thread (0,7,0), at " + at("LINE_TILE_ACROSS"))) << diagnostic();
+  EXPECT_TRUE(says("shared memory that no thread of this block wrote")) << diagnostic();
+}
+
+// Each thread stores its number in a tile, its row `step` rows on (0: a column's threads on one
+// element), then reads the tile across. No global load: the launch's first block is proven too.
+__global__ void numbered_tile(float* out, int step) {
+  __shared__ float tile[8][8];
+  tile[threadIdx.y * step][threadIdx.x] = threadIdx.y * 8 + threadIdx.x;  // LINE_NUMBERED_TILE
+  __syncthreads();
+  out[threadIdx.y * 8 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
+
+// Two threads that store one element keep the stretch checked, which names the second.
+TEST_F(Emu, AStretchWhoseThreadsStoreOneElementRunsChecked) {
+  for (const int step : {1, 0}) {
+    cudalab::DeviceArray<float> out(64, -1.0f);  // (poisoned)
+    const unsigned long long before = cudalab::emu::proven_stretches_run();
+    numbered_tile<<<1, dim3(8, 8)>>>(out.get(), step);
+    const cudaError_t status = cudaDeviceSynchronize();
+    const unsigned long long proven = cudalab::emu::proven_stretches_run() - before;
+    if (step == 1) {
+      ASSERT_EQ(status, cudaSuccess) << diagnostic();
+      EXPECT_EQ(proven, 1u);
+      const std::vector<float> got = out.to_host();
+      for (int i = 0; i < 64; ++i) ASSERT_EQ(got[i], i % 8 * 8 + i / 8) << "element " << i;
+    } else {
+      EXPECT_EQ(status, cudaErrorLaunchFailure);
+      EXPECT_EQ(proven, 0u);
+      EXPECT_TRUE(says("thread (0,1,0), at " + at("LINE_NUMBERED_TILE"))) << diagnostic();
+      EXPECT_TRUE(says("also wrote the same shared word")) << diagnostic();
+    }
+  }
+}
+
+// Each thread stores its element of a row and loads its mirror's in the same stretch: a race (the
+// mirror may store before or after the load), which the proof leaves to the checks (the words
+// themselves pass: the row was written before the barrier, and not since).
+__global__ void mirrored_row(float* out) {
+  __shared__ float row[8];
+  row[threadIdx.x] = 0;
+  __syncthreads();
+  row[threadIdx.x] = threadIdx.x;  // LINE_MIRRORED_STORE
+  const float mirror = row[7 - threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = mirror;
+}
+
+TEST_F(Emu, AStretchThatLoadsWhatItStoresRunsChecked) {
+  cudalab::DeviceArray<float> out(8, -1.0f);
+  const unsigned long long before = cudalab::emu::proven_stretches_run();
+  mirrored_row<<<1, 8>>>(out.get());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_EQ(cudalab::emu::proven_stretches_run() - before, 1u) << "the row's first stores only";
+  EXPECT_TRUE(says("at " + at("LINE_MIRRORED_STORE"))) << diagnostic();
+  EXPECT_TRUE(says("shared memory that thread")) << diagnostic();
+}
+
 TEST_F(Emu, ProvenBlocksOfAGridStrideLoopKeepWhoStoredWhat) {
   const int n = 1000;  // 3 blocks of 64 threads: 192 elements per pass, 6 passes
   std::vector<float> a(n), b(n, 1.0f), out(n);

@@ -6,6 +6,7 @@ and which kernels get loop forms (the engine a kernel runs on, not visible in it
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 import unittest
@@ -157,6 +158,7 @@ class LoopForms(unittest.TestCase):
         (one that held another would run it once per thread)."""
         out = body(f"__global__ void k(int* x) {{\n{kernel_body}\n}}\n")
         form = out[out.index("ThreadLoops cudalab_loops_k(") :]
+        form = re.sub(r"\n#ifdef CUDALAB_EMU_CHECKED\n.*?#endif\n", "", form, flags=re.S)  # (proven copies)
         found = []
         for piece in form.split("cudalab_threads.run")[1:]:
             self.assertIn("return false; });", piece, "a stretch holds the next")
@@ -232,7 +234,9 @@ class LoopForms(unittest.TestCase):
         # (for checked and unchecked code alike: each stretch's second parameter is the index that
         # checked code's stretches read, thread_loops.h)
         self.assertIn("(unsigned cudalab_t, CUDALAB_LOOPS_INDEX) -> bool {", form)
-        self.assertNotIn("CUDALAB_EMU_CHECKED", form[: form.index("void run(")])
+        # (and checked code's own only where a stretch is proven: s's store of what it loads)
+        self.assertEqual(form[: form.index("void run(")].count("CUDALAB_EMU_CHECKED"), 1)
+        self.assertIn("CUDALAB_EMU_CHECKED\nif (::cudalab::emu::stretch_fine(__FILE__, {}, {{in, ", form)
         self.assertIn('return {}; }\n#line 8 "lab.cu"\nvoid run(', form)
         self.assertIn(
             "::cudalab::emu::LoopFormCall{[&](auto&... cudalab_args) { return "
@@ -305,35 +309,56 @@ class LoopForms(unittest.TestCase):
         "  __syncthreads();\n  x[threadIdx.x] = sum;"
     )
 
-    def test_a_stretch_that_only_loads_shared_arrays_gets_a_copy_without_checks(self) -> None:
+    def proven(self, code: str) -> list[str]:
+        """The proven stretches' calls of stretch_fine in kernel k(float* x) of `code`, in order."""
+        out = body(f"__global__ void k(float* x) {{\n{code}\n}}\n")
+        form = out[out.index("ThreadLoops cudalab_loops_k(") :]
+        opening = r"#ifdef CUDALAB_EMU_CHECKED\nif \("
+        return re.findall(opening + r"(::cudalab::emu::stretch_fine\(.*?)\) cudalab_threads", form)
+
+    def test_stretches_whose_accesses_are_proven_get_a_copy_without_checks(self) -> None:
         out = body(f"__global__ void k(float* x) {{\n{self.TILE_SUM}\n}}\n")
         form = out[out.index("ThreadLoops cudalab_loops_k(") :]
-        self.assertEqual(form.count("shared_loads_fine("), 1, "the sums' stretch only")
-        proven = form[form.index("#ifdef CUDALAB_EMU_CHECKED") : form.index("#endif")]
-        # k's bounds; tile's first load: y then k, as the coefficients of (constant, x, y, z, k)
-        self.assertIn("shared_loads_fine({{static_cast<long long>(0), static_cast<long long>(16)}}", proven)
-        coefficients = ", ".join(f"static_cast<long long>({c})" for c in (0, 0, 1, 0))
-        self.assertIn(f"sizeof(tile[0])), {coefficients}, {{static_cast<long long>(0)}}}}", proven)
+        tile, sums = self.proven(self.TILE_SUM)
+        # the tile's: a load of x at threadIdx.x, a store of tile at (y, x); no loop
+        s = "static_cast<long long>"
+        self.assertTrue(tile.startswith("::cudalab::emu::stretch_fine(__FILE__, {}, {{x, false, false, 4, "))
+        self.assertIn(f"{{{{{s}(0), {s}(sizeof(x[0])), {s}(0), {s}(1), {s}(0), {s}(0), {{0}}}}}}}}", tile)
+        self.assertIn("{&tile, true, true, 4, ", tile)
+        self.assertTrue(tile.endswith(", cudalab_threads.returned())"))
+        # the sums': k's bounds; tile's first load: y then k, as the coefficients of (constant, x, y, z, k)
+        self.assertTrue(sums.startswith(f"::cudalab::emu::stretch_fine(__FILE__, {{{{{s}(0), {s}(16)}}}}, "))
+        coefficients = ", ".join(f"{s}({c})" for c in (0, 0, 1, 0))
+        self.assertIn(f"sizeof(tile[0])), {coefficients}, {{{s}(0)}}}}", sums)
+        proven = form[form.index("CUDALAB_EMU_CHECKED\nif (::cudalab::emu::stretch_fine(__FILE__, {{") :]
+        proven = proven[: proven.index("#endif")]
         self.assertIn('__attribute__((no_sanitize("thread"))) -> bool', proven)
-        # the copy keeps the kernel's line (5), and the checked stretch after it too
+        # the copy names the kept sum itself; it keeps the kernel's line (5), and the checked stretch too
+        self.assertIn("CUDALAB_LOOPS_REFER(sum, cudalab_kept_sum_", proven)
         self.assertIn("\n#line 5\n\n  for (int k = 0; k < 16; ++k) sum += tile[threadIdx.y][k]", proven)
         self.assertIn("#endif\n#line 5\ncudalab_threads.run(", form)
 
-    def test_a_stretch_that_touches_more_than_shared_loads_keeps_its_checks(self) -> None:
+    def test_a_stretch_with_an_access_the_record_cannot_prove_keeps_its_checks(self) -> None:
+        sums = "sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];"
+        tile = "tile[threadIdx.y][threadIdx.x] = x[threadIdx.x];"
         for change in (
-            ("sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];", "sum += tile[threadIdx.y][k] * x[k];"),
-            ("sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];", "tile[k][threadIdx.x] += sum;"),
+            (sums, "tile[k][threadIdx.x] += sum;"),  # a compound assignment
+            (sums, "x[k] = sum;"),  # a store to global memory
             ("tile[threadIdx.y][k]", "tile[threadIdx.y * k][0]"),  # a product of two indices
             ("tile[threadIdx.y][k]", "tile[threadIdx.y][(int)x[0]]"),  # an index from memory
             ("k < 16; ++k", "k < threadIdx.x; ++k"),  # a bound of the thread's
+            (sums, "{ float* p = x; sum += p[k]; }"),  # a pointer other than a parameter
             ("  __syncthreads();\n  x[threadIdx.x] = sum;", "  x[threadIdx.x] = sum;\n  __syncthreads();"),
+            (tile, f"if (threadIdx.x > 0) {tile}"),  # a store some threads make
+            (tile, "tile[threadIdx.y][threadIdx.x] = threadIdx.x > 0 ? x[0] : 0; x[1] = 0;"),
+            (tile, "tile[threadIdx.y][threadIdx.x] = x[threadIdx.x]; x += 1;"),  # a parameter moved
         ):
             with self.subTest(change=change[1]):
                 code = self.TILE_SUM.replace(*change)
                 self.assertNotEqual(code, self.TILE_SUM)
                 out = body(f"__global__ void k(float* x) {{\n{code}\n}}\n")
                 self.assertIn("ThreadLoops cudalab_loops_k(", out)
-                self.assertNotIn("shared_loads_fine(", out)
+                self.assertEqual(len(self.proven(code)), 1, "the other stretch only")
 
     def test_a_parameter_the_kernel_changes_is_each_threads_from_the_argument(self) -> None:
         found = self.stretches(

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from . import kernel_statements, proven_accesses, stretch_loads
+from . import kernel_statements, proven_accesses, stretch_accesses
 from .kernel_statements import kind_of
 
 HERE = Path(__file__).resolve().parent
@@ -768,7 +768,8 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
     calls: frozenset[str] = frozenset()
     proven = None
     if body_cursor is not None and "global" in spaces:
-        statements = kernel_statements.statement_tree(body_cursor, text, loads=stretch_loads.stretch_loads)
+        accesses = stretch_accesses.stretch_accesses
+        statements = kernel_statements.statement_tree(body_cursor, text, accesses=accesses)
         calls = statements.calls
         if not template:
             proven = proven_accesses.proven_kernel(cursor, body_cursor, lambda f: not system_or_emu(f))

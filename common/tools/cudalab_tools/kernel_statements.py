@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # (stretch_loads reads statements with this module's helpers)
-    from .stretch_loads import StretchLoads
+if TYPE_CHECKING:  # (stretch_accesses reads statements with this module's helpers)
+    from .stretch_accesses import StretchAccesses
 
 # What a statement is (Clang's kind, by what the thread loops need to know).
 KINDS = {
@@ -154,8 +154,8 @@ class Statement:
     in_macro: bool  # Clang places it in a macro's expansion (not as written)
     names_thread: bool  # it names threadIdx or calls something (which may read it)
     bound: ThreadBound | None = None  # an `if`'s condition, where it is one
-    # what it loads from shared memory, where that is all the memory it touches (stretch_loads.py)
-    loads: StretchLoads | None = None
+    # its memory accesses, where stretch_accesses.py proves them all
+    accesses: StretchAccesses | None = None
 
 
 class Tokens:
@@ -485,16 +485,16 @@ def statement_tree(
     cursor: object,
     text: bytes,
     tokens: Tokens | None = None,
-    loads: Callable[[object, Tokens], StretchLoads | None] | None = None,
+    accesses: Callable[[object, Tokens], StretchAccesses | None] | None = None,
 ) -> Statement:
     """The record of a statement and of those under it (one under `#pragma unroll` is the loop);
-    `loads` gives a statement's `loads` (stretch_loads.stretch_loads)."""
+    `accesses` gives a statement's `accesses` (stretch_accesses.stretch_accesses)."""
     tokens = tokens or Tokens(cursor)
     kind = kind_of(cursor)
     if kind in ("ATTRIBUTED_STMT", "UNEXPOSED_STMT"):
         inner = [c for c in children(cursor) if is_statement(c)]
         if len(inner) == 1:  # (the pragma stays on its line, before whatever the loop becomes)
-            return statement_tree(inner[0], text, tokens, loads)
+            return statement_tree(inner[0], text, tokens, accesses)
     inner = children(cursor)
     start = cursor.extent.start.offset  # type: ignore[attr-defined]
     end = statement_end(cursor, text)
@@ -506,23 +506,23 @@ def statement_tree(
     head = Facts()
     facts = Facts()
     if kind == "COMPOUND_STMT":
-        parts = tuple(statement_tree(c, text, tokens, loads) for c in inner)
+        parts = tuple(statement_tree(c, text, tokens, accesses) for c in inner)
     elif kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "IF_STMT"):
         body = statements[-1] if kind != "IF_STMT" else None
         if kind == "IF_STMT":
             # (the condition, then the then-statement, then maybe the else-statement)
-            parts = tuple(statement_tree(c, text, tokens, loads) for c in statements[1:])
+            parts = tuple(statement_tree(c, text, tokens, accesses) for c in statements[1:])
             condition = inner[: len(inner) - len(parts)]
             for c in condition:
                 gather(c, tokens, head, head=True)
             if len(condition) == 1:
                 bound = thread_bound(condition[0], tokens, text)
         elif kind == "DO_STMT":
-            parts = (statement_tree(statements[0], text, tokens, loads),)
+            parts = (statement_tree(statements[0], text, tokens, accesses),)
             for c in inner[1:]:
                 gather(c, tokens, head, head=True)
         else:
-            parts = (statement_tree(body, text, tokens, loads),)
+            parts = (statement_tree(body, text, tokens, accesses),)
             for c in inner[:-1]:
                 gather(c, tokens, head, head=True)
                 if kind == "FOR_STMT" and kind_of(c) == "DECL_STMT":
@@ -596,7 +596,7 @@ def statement_tree(
         or any(p.names_thread for p in parts),
         in_macro=in_macro,
         bound=bound,
-        loads=loads(cursor, tokens) if loads is not None and not is_barrier else None,
+        accesses=accesses(cursor, tokens) if accesses is not None and not is_barrier else None,
     )
 
 

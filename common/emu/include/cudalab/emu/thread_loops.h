@@ -65,29 +65,35 @@ void loops_barrier(const char* file, int line, const bool* returned);
 uint3 next_loop_thread(unsigned x);
 void next_loop_row(unsigned y, unsigned z, unsigned first_thread);
 void end_loop_row();
-// Internal (proven_stretches.cpp), for checked code: whether the words that a stretch's loads of
-// `__shared__` arrays read (the translator proves they are all it touches: stretch_loads.py) lie
-// in their arrays, were written in this block and not since the last barrier, for every thread of
-// the block and every value of the stretch's loop counters: then the stretch runs without a check
-// per access (the barrier or the kernel's end after it leaves no later write to race with). Each
-// subscript is constant + x * threadIdx.x + y * threadIdx.y + z * threadIdx.z + the sum of
-// counters[i] * (loop i's counter), which must lie in [0, extent) (an index past its dimension
-// keeps the checks, which then say where it leads).
+// Internal (proven_stretches.cpp), for checked code: whether the accesses of a stretch (the
+// translator proves they are all it touches: stretch_accesses.py) are fine for every thread of the
+// block and every value of the stretch's loop counters, so that the stretch runs without a check
+// per access (the barrier or the kernel's end after it leaves no later access to race with):
+// loads of `__shared__` arrays read words written in this block and not since the last barrier;
+// stores to them, which every thread makes, reach words no other thread touched since the barrier
+// and no two threads the same (they are then recorded as the checks record them); loads of global
+// memory lie in their array and read words written before the launch. Each subscript is constant
+// + x * threadIdx.x + y * threadIdx.y + z * threadIdx.z + the sum of counters[i] * (loop i's
+// counter), which must lie in [0, extent) (an index past its dimension keeps the checks, which then
+// say where it leads); a global load's one subscript, in [0, 2^31). `returned`: the threads that
+// returned from the kernel (BlockThreads::returned).
 inline constexpr unsigned kProvenLoops = 4;
 struct ProvenLoop {
   long long first, end;  // its counter runs over [first, end)
 };
 struct ProvenSubscript {
-  long long extent, stride;  // the dimension's extent, and the bytes of one index
+  long long extent, stride;  // the dimension's extent (a global load's: 0), an index's bytes
   long long constant, x, y, z;
   long long counters[kProvenLoops];
 };
-struct ProvenLoad {
+struct StretchAccess {
   const void* array;
+  bool in_shared, store;  // a `__shared__` array's element (else global memory), a store
+  int line;
   std::initializer_list<ProvenSubscript> subscripts;  // from the outermost
 };
-bool shared_loads_fine(std::initializer_list<ProvenLoop> loops,
-                       std::initializer_list<ProvenLoad> loads);
+bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
+                  std::initializer_list<StretchAccess> accesses, const bool* returned);
 
 // What unchecked code's stretches are given besides the thread's number: nothing (they read the
 // worker's threadIdx, which the loops write).
@@ -141,8 +147,11 @@ class KeptCopy<T, false> {
   ::cudalab::emu::KeptCopy<::std::remove_reference_t<decltype(kept)>> cudalab_copy_##name{kept}; \
   auto& name = cudalab_copy_##name.get();
 #else
-#define CUDALAB_LOOPS_RESTORE(name, kept) auto& name = kept;
+#define CUDALAB_LOOPS_RESTORE(name, kept) CUDALAB_LOOPS_REFER(name, kept)
 #endif
+// A proven stretch's copy, which has no checks, names the kept value itself (a KeptCopy would be a
+// call there: a function with the checks is not inlined into one without).
+#define CUDALAB_LOOPS_REFER(name, kept) auto& name = kept;
 
 // Stores a thread's value of a variable where PerThread keeps it (an array as its elements).
 template <class T, class V>

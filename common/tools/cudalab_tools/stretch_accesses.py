@@ -1,9 +1,14 @@
-"""The loads of `__shared__` arrays that a stretch of a loop form proves, read from Clang's AST, so
-that checked code checks their words once per block (common/emu/src/proven_stretches.cpp) and runs
-the stretch without a check per access (thread_loops.py says when a stretch may).
+"""The memory accesses that a stretch of a loop form proves, read from Clang's AST, so that checked
+code checks their words once per block (common/emu/src/proven_stretches.cpp) and runs the stretch
+without a check per access (thread_loops.py says when a stretch may).
 
-The algorithm. A statement is *proven* when the only memory it touches is loads of `__shared__`
-arrays declared in the kernel with a size (`__shared__ float Mds[TILE_WIDTH][TILE_WIDTH];`),
+The algorithm. A statement is *proven* when the only memory it touches is
+- loads of `__shared__` arrays declared in the kernel with a size (`__shared__ float
+  Mds[TILE_WIDTH][TILE_WIDTH];`),
+- stores to such arrays, each a statement of its own (`Mds[ty][tx] = value;`) that every thread
+  makes: under no `if` (in a loop with the block's bounds, every thread makes it for every value
+  of the counter), and
+- loads of global memory through a pointer parameter (`M[Row * Width + ph * TILE_WIDTH + tx]`),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
@@ -12,14 +17,16 @@ scalar may be assigned, a call must be a math function of numbers, and a loop mu
 `for (int k = first; k < end; ++k)` (or `k <= last`, `k++`, `k += 1`) with the block's bounds and a
 body that leaves k alone. An integer variable with one initializer stands for it (`int ty =
 threadIdx.y;`, `int row = ty * 2 + 1;`), which the planner accepts only where nothing in the
-kernel changes it. The record gives each load's subscripts as the coefficients of the thread's
-index and the loops' counters, so that the launch can bound every subscript a block's threads
-form, for every value of the counters, by the corners of that box.
+kernel changes it, as it accepts a pointer parameter only where the kernel never moves it. The
+record gives each access's subscripts as the coefficients of the thread's index and the loops'
+counters, so that the launch can bound every subscript a block's threads form, for every value of
+the counters, by the corners of that box.
 
-Limitations (the statement keeps a check per access): a store to shared memory, any access to
-global or local memory, a pointer, a member other than the built-ins', a call other than math, a
-loop of another form, a subscript that multiplies two indices, an `extern __shared__` array, an
-array declared at file scope, an element that is not a number of whole 4-byte words.
+Limitations (the statement keeps a check per access): a store under an `if` or a `?:`, a compound
+assignment to shared memory (`s[i] += v`), any store to global or local memory, a pointer other
+than a parameter, a member other than the built-ins', a call other than math, a loop of another
+form, a subscript that multiplies two indices, an `extern __shared__` array, an array declared at
+file scope, an element that is not a number of whole 4-byte words.
 """
 
 from __future__ import annotations
@@ -66,15 +73,17 @@ class Subscript:
 
 
 @dataclass(frozen=True)
-class SharedLoad:
-    array: str  # the `__shared__` array's name
-    subscripts: tuple[Subscript, ...]  # from the outermost
+class StretchAccess:
+    array: str  # the `__shared__` array's name, or the pointer parameter's
+    in_shared: bool  # a `__shared__` array's element, else global memory through the parameter
+    store: bool
+    subscripts: tuple[Subscript, ...]  # from the outermost (a pointer's: one)
     line: int
 
 
 @dataclass(frozen=True)
-class StretchLoads:
-    loads: tuple[SharedLoad, ...]
+class StretchAccesses:
+    accesses: tuple[StretchAccess, ...]
     loops: tuple[Loop, ...]  # the loops of the statement, in order
     uses: frozenset[int]  # the locals and parameters the coefficients and bounds name (the block's?)
     aliases: frozenset[int]  # the locals that stand for their initializer (nothing may change them)
@@ -84,21 +93,24 @@ class NotProven(Exception):
     pass
 
 
-def stretch_loads(cursor: object, tokens: Tokens) -> StretchLoads | None:
-    """What `cursor` (a statement) loads from shared memory, if that is all the memory it touches;
-    None where something else (the module's docstring)."""
+def stretch_accesses(cursor: object, tokens: Tokens) -> StretchAccesses | None:
+    """The memory accesses of `cursor` (a statement), where the module's docstring admits them all;
+    None where it does not."""
     walk = Walk(tokens)
     try:
         walk.statement(cursor)
     except NotProven:
         return None
-    return StretchLoads(tuple(walk.loads), tuple(walk.loops), frozenset(walk.uses), frozenset(walk.aliases))
+    return StretchAccesses(
+        tuple(walk.accesses), tuple(walk.loops), frozenset(walk.uses), frozenset(walk.aliases)
+    )
 
 
 class Walk:
     def __init__(self, tokens: Tokens) -> None:
         self.tokens = tokens
-        self.loads: list[SharedLoad] = []
+        self.accesses: list[StretchAccess] = []
+        self.guarded = 0  # the `if`s the walk is in
         self.loops: list[Loop] = []
         self.counters: set[int] = set()  # of the loops the walk is in
         self.uses: set[int] = set()
@@ -110,9 +122,14 @@ class Walk:
 
     def statement(self, cursor: object) -> None:
         kind = kind_of(cursor)
-        if kind in ("COMPOUND_STMT", "NULL_STMT", "ATTRIBUTED_STMT", "UNEXPOSED_STMT", "IF_STMT"):
+        if kind in ("COMPOUND_STMT", "NULL_STMT", "ATTRIBUTED_STMT", "UNEXPOSED_STMT"):
             for c in children(cursor):
                 self.statement(c)
+        elif kind == "IF_STMT":
+            self.guarded += 1
+            for c in children(cursor):
+                self.statement(c)
+            self.guarded -= 1
         elif kind == "DECL_STMT":
             for variable in children(cursor):
                 if kind_of(variable) != "VAR_DECL" or canonical_kind(variable.type) not in NUMBERS:  # type: ignore[attr-defined]
@@ -124,6 +141,12 @@ class Walk:
                         self.value(c)
         elif kind == "FOR_STMT":
             self.loop(cursor)
+        elif kind == "BINARY_OPERATOR" and self.operator(cursor) == "=" and self.shared_element(cursor):
+            target, value = children(cursor)
+            if self.guarded:
+                raise NotProven("a store to shared memory that some threads make")
+            self.value(value)
+            self.element(target, store=True)
         elif kind.endswith(("_EXPR", "_OPERATOR", "_LITERAL")):
             self.value(cursor)
         else:
@@ -184,7 +207,7 @@ class Walk:
                 raise NotProven("a member access")
             return
         elif kind == "ARRAY_SUBSCRIPT_EXPR":
-            self.load(cursor)
+            self.element(cursor, store=False)
             return
         elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
             if kind == "COMPOUND_ASSIGNMENT_OPERATOR" or self.operator(cursor) == "=":
@@ -225,8 +248,17 @@ class Walk:
         if shared(target) or target.storage_class.name == "STATIC" or local_id(target) in self.counters:  # type: ignore[attr-defined]
             raise NotProven("a store to shared memory, or to a loop's counter")
 
-    def load(self, cursor: object) -> None:
-        """`S[i]...[j]` read, with S a `__shared__` array of the kernel with a size."""
+    def shared_element(self, assignment: object) -> bool:
+        """Whether the left side of `assignment` is an element of a `__shared__` array."""
+        c = plain(children(assignment)[0])
+        while kind_of(c) == "ARRAY_SUBSCRIPT_EXPR":
+            c = plain(children(c)[0])
+        target = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+        return target is not None and kind_of(target) == "VAR_DECL" and shared(target)
+
+    def element(self, cursor: object, store: bool) -> None:
+        """`S[i]...[j]`, with S a `__shared__` array of the kernel with a size, or `P[i]` (a load),
+        with P a pointer parameter."""
         indices = []
         c = cursor
         while kind_of(c) == "ARRAY_SUBSCRIPT_EXPR":
@@ -234,8 +266,16 @@ class Walk:
             indices.append(index)
             c = plain(base)
         array = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+        if array is not None and kind_of(array) == "PARM_DECL" and not store and len(indices) == 1:
+            pointer = array.type.get_canonical()  # type: ignore[attr-defined]
+            element = pointer.get_pointee() if pointer.kind.name == "POINTER" else None
+            if element is None or element.kind.name not in NUMBERS or element.get_size() % 4:
+                raise NotProven("a load through a pointer to something other than numbers")
+            self.uses.add(local_id(array))  # (a pointer the kernel never moves: the block's)
+            self.record(array, False, store, indices, cursor)
+            return
         if array is None or kind_of(array) != "VAR_DECL" or not shared(array):
-            raise NotProven("a load of something other than a __shared__ array")
+            raise NotProven("an access to something other than a __shared__ array or a parameter's")
         if kind_of(array.semantic_parent) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
             raise NotProven("a __shared__ array declared outside the kernel")
         declared = array.type.get_canonical()  # type: ignore[attr-defined]
@@ -246,13 +286,19 @@ class Walk:
         size = declared.get_size()  # (the element's: a template's subscript has a dependent type)
         if rank != len(indices) or declared.kind.name not in NUMBERS or size <= 0 or size % 4:
             raise NotProven("a subscript that leaves an array, or an element of another kind")
+        self.record(array, True, store, indices, cursor)
+
+    def record(
+        self, array: object, in_shared: bool, store: bool, indices: list[object], cursor: object
+    ) -> None:
+        """The access of `array` at `indices` (innermost first), each as the sum of its terms."""
         subscripts = []
         for index in reversed(indices):
             if canonical_kind(index.type) not in INTEGERS:  # type: ignore[attr-defined]
                 raise NotProven("a subscript that is not an integer")
             subscripts.append(Subscript(tuple(sorted(self.terms(index).items()))))
         line = cursor.extent.start.line  # type: ignore[attr-defined]
-        self.loads.append(SharedLoad(array.spelling, tuple(subscripts), line))  # type: ignore[attr-defined]
+        self.accesses.append(StretchAccess(array.spelling, in_shared, store, tuple(subscripts), line))  # type: ignore[attr-defined]
 
     def terms(self, expression: object) -> Terms:
         """An integer as the sum of its terms (the thread's index, the loops' counters, the block's
@@ -271,8 +317,12 @@ class Walk:
             local = target is not None and kind_of(target) == "VAR_DECL" and not shared(target)
             if local and len(init) == 1 and canonical_kind(target.type) in INTEGERS:  # type: ignore[attr-defined]
                 if kind_of(target.semantic_parent) in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
-                    self.aliases.add(local_id(target))
-                    return self.terms(init[0])  # (it stands for its initializer)
+                    # (it stands for its initializer where that names the thread; else it is
+                    # named, as a tile loop's counter is, and must be the block's)
+                    terms = self.terms(init[0])
+                    if set(terms) - {"constant"}:
+                        self.aliases.add(local_id(target))
+                        return terms
         if kind == "BINARY_OPERATOR":
             left, right = children(c)
             operator = self.operator(c)
