@@ -266,7 +266,7 @@ class Planner:
             ends_epoch = last or (after < len(statements) and statements[after].kind == "barrier")
             if holds is None and ends_epoch and (proven := self.proven_stretch(region)) is not None:
                 referred = [restore(v, self.text, checked=False) for v in restored]
-                opening = self.proven_branch(proven, start, region[-1].end, run, referred, saves) + opening
+                opening = self.proven_branch(proven, start, region[-1].end, referred, saves) + opening
             self.edits.append((start, start, declarations + opening))
             self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
             kept.extend(keep)
@@ -334,16 +334,16 @@ class Planner:
         listed = ", ".join(described(access) for access in accesses)
         return f"{NS}stretch_fine(__FILE__, {{{bounds}}}, {{{listed}}}, {THREADS}.returned())"
 
-    def proven_branch(
-        self, proven: str, start: int, end: int, run: str, restores: list[str], saves: str
-    ) -> str:
+    def proven_branch(self, proven: str, start: int, end: int, restores: list[str], saves: str) -> str:
         """In checked code, a stretch whose accesses the block's words prove runs a copy of its
-        text without the checks' instrumentation; the copy and the stretch keep the kernel's lines."""
+        text without the checks' instrumentation (BlockThreads::run_proven); the copy and the
+        stretch keep the kernel's lines."""
         line = self.text.count(b"\n", 0, start) + 1
         copy = self.written(start, end)
+        restored = " ".join(restores)
         return (
             f"\n#ifdef CUDALAB_EMU_CHECKED\nif ({proven}) "
-            f"{run}[&](unsigned {THREAD}, {INDEX}) {NO_CHECKS} -> bool {{ {' '.join(restores)}"
+            f"{THREADS}.run_proven([&](unsigned {THREAD}, {INDEX}) {NO_CHECKS} -> bool {{ {restored}"
             f"\n#line {line}\n{copy}\n {saves} return false; }}); else\n"
             f"#endif\n#line {line}\n"
         )

@@ -248,6 +248,22 @@ class BlockThreads {
       }
     any_returned_ = any;
   }
+#ifdef CUDALAB_EMU_CHECKED
+  // Runs a proven stretch's copy (thread_loops.py) as run() runs a stretch, but without the
+  // runtime's step between threads (the copy makes no checks, so none waits to be settled).
+  template <class Stretch>
+  void run_proven(Stretch stretch) {
+    const uint3 b = ::blockDim;
+    unsigned t = 0;
+    for (unsigned z = 0; z < b.z; ++z)
+      for (unsigned y = 0; y < b.y; ++y)
+        for (unsigned x = 0; x < b.x; ++x, ++t) {
+          if (any_returned_ && returned_[t]) continue;
+          if (stretch(t, uint3{x, y, z})) [[unlikely]]
+            returned_[t] = any_returned_ = true;
+        }
+  }
+#endif
   // The flags of the threads that returned from the kernel, or nullptr where none did.
   const bool* returned() const { return any_returned_ ? returned_ : nullptr; }
   void barrier(const char* file, int line) {
