@@ -33,8 +33,10 @@ next barrier or the kernel's end comes (no later access can race with its own), 
 text without the checks' instrumentation where the block's words prove the accesses, once per block
 and run of the stretch (stretch_fine, thread_loops.h: every subscript within its dimension, every
 word read written before and not since the last barrier, every word stored touched by no other
-thread), and the stretch itself elsewhere: a tiled product's tile loads and inner loop, whose
-accesses are most of its own.
+thread), and the stretch itself elsewhere: a tiled product's tile loads and inner loop, a tree
+reduction's steps (`if (tid < s) s_data[tid] += s_data[tid + s];`, stores of the threads below a
+bound), a stencil's halo loads. The copy runs through BlockThreads::run_proven (run_proven_while
+for a step), without the runtime's step between threads that checked stretches take.
 
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
 that its lines and the checks' names stay the kernel's.
@@ -173,12 +175,12 @@ class Planner:
             return dataclasses.replace(variable, value=None)
         return variable
 
-    def holds(self, region: list[Statement], kept: list[Local]) -> str | None:
+    def holds(self, region: list[Statement], kept: list[Local], attributes: str = "") -> str | None:
         """For a stretch that is one `if (i < limit)` without `else`, where `i` is the thread's x
         index (threadIdx.x, or a variable computed again as it) and the limit is the block's (a
         tree reduction's `if (tid < s)`): the condition as a function of the thread, so that the
         stretch runs for the threads of each row up to the first for which it fails
-        (BlockThreads::run_while), not for every thread."""
+        (BlockThreads::run_while), not for every thread. (`attributes`: the lambda's.)"""
         s = region[0]
         if len(region) != 1 or s.kind != "if" or len(s.parts) != 1 or s.bound is None:
             return None
@@ -190,7 +192,7 @@ class Planner:
             return None
         condition = self.written(*bound.condition)
         restores = " ".join(restore(v, self.text) for v in index)
-        return f"[&](unsigned, {INDEX}) -> bool {{ {restores} return ({condition}); }}"
+        return f"[&](unsigned, {INDEX}) {attributes}-> bool {{ {restores} return ({condition}); }}"
 
     def runs_once(self, statement: Statement) -> bool:
         """A statement the block runs once: a declaration of `__shared__` or static variables, of
@@ -264,9 +266,13 @@ class Planner:
                 start = region[0].start
             saves = " ".join(save(v) for v in keep if v.value is None)
             ends_epoch = last or (after < len(statements) and statements[after].kind == "barrier")
-            if holds is None and ends_epoch and (proven := self.proven_stretch(region)) is not None:
+            if ends_epoch and (proven := self.proven_stretch(region)) is not None:
                 referred = [restore(v, self.text, checked=False) for v in restored]
-                opening = self.proven_branch(proven, start, region[-1].end, referred, saves) + opening
+                copy_run = f"{THREADS}.run_proven("
+                if holds is not None:
+                    copy_run = f"{THREADS}.run_proven_while({self.holds(region, kept, NO_CHECKS + ' ')}, "
+                copy = self.proven_branch(proven, copy_run, start, region[-1].end, referred, saves)
+                opening = copy + opening
             self.edits.append((start, start, declarations + opening))
             self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
             kept.extend(keep)
@@ -326,7 +332,8 @@ class Planner:
 
         def described(access: StretchAccess) -> str:
             where = f"&{access.array}" if access.in_shared else access.array
-            flags = f"{str(access.in_shared).lower()}, {str(access.store).lower()}, {access.line}"
+            flags = f"{str(access.in_shared).lower()}, {str(access.store).lower()}, {access.line}, "
+            flags += long_long(access.x_end) if access.x_end is not None else f"{NS}kEveryThread"
             levels = ", ".join(subscript(access, k) for k in range(len(access.subscripts)))
             return f"{{{where}, {flags}, {{{levels}}}}}"
 
@@ -334,16 +341,19 @@ class Planner:
         listed = ", ".join(described(access) for access in accesses)
         return f"{NS}stretch_fine(__FILE__, {{{bounds}}}, {{{listed}}}, {THREADS}.returned())"
 
-    def proven_branch(self, proven: str, start: int, end: int, restores: list[str], saves: str) -> str:
+    def proven_branch(
+        self, proven: str, run: str, start: int, end: int, restores: list[str], saves: str
+    ) -> str:
         """In checked code, a stretch whose accesses the block's words prove runs a copy of its
-        text without the checks' instrumentation (BlockThreads::run_proven); the copy and the
+        text without the checks' instrumentation (`run`: BlockThreads::run_proven or
+        run_proven_while); the copy and the
         stretch keep the kernel's lines."""
         line = self.text.count(b"\n", 0, start) + 1
         copy = self.written(start, end)
         restored = " ".join(restores)
         return (
             f"\n#ifdef CUDALAB_EMU_CHECKED\nif ({proven}) "
-            f"{THREADS}.run_proven([&](unsigned {THREAD}, {INDEX}) {NO_CHECKS} -> bool {{ {restored}"
+            f"{run}[&](unsigned {THREAD}, {INDEX}) {NO_CHECKS} -> bool {{ {restored}"
             f"\n#line {line}\n{copy}\n {saves} return false; }}); else\n"
             f"#endif\n#line {line}\n"
         )

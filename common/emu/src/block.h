@@ -140,10 +140,10 @@ class SharedSpace {
   // Whether every word of [first, end) lies in a variable and no thread of block `b` read or wrote
   // it since its last barrier: stores to them, one thread per element, need no check.
   bool stores_fine(const BlockState& b, uintptr_t first, uintptr_t end) const;
-  // Records a store of `size` bytes (whole words) at `a` by thread `thread` at `pc`, as the checks
-  // record it.
-  void record_store(const BlockState& b, uintptr_t a, unsigned size, uint16_t thread,
-                    const void* pc);
+  // Records the stores of `count` elements of `element` bytes (whole words), from `a` on, `step`
+  // bytes apart, by threads first_thread, first_thread + 1, ... at `pc`, as the checks record them.
+  void record_stores(const BlockState& b, uintptr_t a, unsigned element, unsigned count,
+                     long long step, uint16_t first_thread, const void* pc);
 
   static constexpr size_t kDynamicSpace = 256 * 1024;  // 227 KiB allowed, then a gap
   static constexpr size_t kSpace = kDynamicSpace + 1024 * 1024;

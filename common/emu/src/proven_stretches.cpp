@@ -5,11 +5,12 @@
 // at the words between the least and the greatest element once:
 // - a load of a `__shared__` array: each word in a variable, written in this block, and not since
 //   the last barrier;
-// - a store to one (every thread makes it, the translator proves): each word in a variable, neither
-//   read nor written since the barrier, no two threads' elements the same (the elements' offsets
-//   are a mixed-radix number of the thread's index and the counters: each coefficient, by size,
-//   exceeds what all smaller ones can add up to), and no element among the stretch's other
-//   shared accesses;
+// - a store to one (every thread makes it, or every thread below an x bound: the translator
+//   proves it): each word in a variable, neither read nor written since the barrier, no two
+//   threads' elements the same (the elements' offsets are a mixed-radix number of the thread's
+//   index and the counters: each coefficient, by size, exceeds what all smaller ones can add up
+//   to), and no element among the stretch's other shared accesses but the thread's own (`s[tid]
+//   += v` loads what the same thread stores);
 // - a load of global memory: the elements inside the live device array the pointer points into,
 //   written before this launch and not in it (proven_blocks.h: words_fine), row by row of the
 //   box along its unit-stride term.
@@ -18,7 +19,8 @@
 // end after the stretch leaves no later access), so the stores are recorded now, as the checks
 // record them (the writer thread of each element, the store's line), and the stretch runs its
 // copy without the checks' instrumentation. (A launch run again in the other order, replay.h,
-// loads the same values: none of them was written since the barrier.) Anything else (a subscript
+// loads the same values and stores the same elements: no load reads what the stretch stores, and
+// each element stored has one writer.) Anything else (a subscript
 // past its dimension, a word unwritten or touched since the barrier, a thread that returned from
 // the kernel before a stretch that stores, a loop that runs no time, counters on, a watched
 // thread, the launch's first block where the stretch loads global memory) runs the checked
@@ -27,8 +29,9 @@
 // Limitations: the words looked at are all those between the least and the greatest element (of
 // shared memory; of global memory, of each row of the box), so a stretch that reads a sparse part
 // of an array runs checked where an element it skips is unwritten. Two threads that store one
-// element, or a thread that loads an element a stretch stores, keep the stretch checked even where
-// the checks would pass it (the same value; the thread's own element). Global loads at an index
+// element, or a thread that loads an element another access of the stretch stores, keep the
+// stretch checked even where the checks would pass it (the same value; an element the thread
+// itself stores at other subscripts). Global loads at an index
 // below 0 or past 2^31 - 1 are not proven (the kernel's arithmetic may wrap where the record's
 // does not).
 #include <algorithm>
@@ -127,9 +130,16 @@ ProvenSubscript flat_of(const StretchAccess& access) {
   return f;
 }
 
+// How many x indices of the block's threads make the access: those below its bound.
+unsigned long long threads_x(const StretchAccess& access) {
+  return static_cast<unsigned long long>(std::clamp<long long>(access.x_end, 0, ::blockDim.x));
+}
+
 // Whether each subscript of the access lies within its dimension (a shared array's) or in
-// [0, 2^31) (a global load's) over the box; its offsets in bytes then go to `a`.
-bool affine_of(const StretchAccess& access, std::initializer_list<ProvenLoop> loops, Affine& a) {
+// [0, 2^31) (a global load's) over the box; its offsets in bytes (f: its subscripts as one) then
+// go to `a`.
+bool affine_of(const StretchAccess& access, const ProvenSubscript& f,
+               std::initializer_list<ProvenLoop> loops, Affine& a) {
   const uint3 d = ::blockDim;
   for (const ProvenSubscript& s : access.subscripts) {
     long long least = s.constant, greatest = s.constant;
@@ -137,7 +147,7 @@ bool affine_of(const StretchAccess& access, std::initializer_list<ProvenLoop> lo
       least += std::min(coefficient * from, coefficient * to);
       greatest += std::max(coefficient * from, coefficient * to);
     };
-    bound(s.x, 0, d.x - 1LL);
+    bound(s.x, 0, threads_x(access) - 1LL);
     bound(s.y, 0, d.y - 1LL);
     bound(s.z, 0, d.z - 1LL);
     unsigned k = 0;
@@ -145,9 +155,8 @@ bool affine_of(const StretchAccess& access, std::initializer_list<ProvenLoop> lo
       bound(s.counters[k++], loop.first, std::max(loop.first, loop.end - 1));
     if (least < 0 || greatest >= (access.in_shared ? s.extent : INT_MAX + 1LL)) return false;
   }
-  const ProvenSubscript f = flat_of(access);
   a.constant = f.constant;
-  a.add(f.x, 0, d.x - 1LL);
+  a.add(f.x, 0, threads_x(access) - 1LL);
   a.add(f.y, 0, d.y - 1LL);
   a.add(f.z, 0, d.z - 1LL);
   unsigned k = 0;
@@ -164,9 +173,11 @@ long long element_bytes(const StretchAccess& access) {
 // of the block's dimensions moves the access (f: the access's subscripts as one), and by the size
 // of their steps each term's step exceeds what the smaller ones span, the smallest an element or
 // more.
-bool one_element_each(const ProvenSubscript& f, Affine a, long long element) {
+bool one_element_each(const StretchAccess& access, const ProvenSubscript& f, Affine a,
+                      long long element) {
   const uint3 d = ::blockDim;
-  if ((f.x == 0 && d.x > 1) || (f.y == 0 && d.y > 1) || (f.z == 0 && d.z > 1)) return false;
+  if ((f.x == 0 && threads_x(access) > 1) || (f.y == 0 && d.y > 1) || (f.z == 0 && d.z > 1))
+    return false;
   a.sort();
   long long spanned = element - 1;
   for (unsigned i = 0; i < a.count; ++i) {
@@ -207,27 +218,27 @@ const void* marker_of(const char* file, int line) {
   return marker;
 }
 
-// Records the stores of `access` (every thread of the block makes it, for every value of the
-// counters), as the checks record them: each element's writer thread, and the store's line.
+// Records the stores of `access` (every thread of the block below its x bound makes it, for every
+// value of the counters), as the checks record them: each element's writer thread, and the
+// store's line.
 void record_stores(BlockState& b, const char* file, const StretchAccess& access,
-                   std::initializer_list<ProvenLoop> loops) {
+                   const ProvenSubscript& f, std::initializer_list<ProvenLoop> loops) {
   const uint3 d = ::blockDim;
   const auto array = reinterpret_cast<uintptr_t>(access.array);
   const auto element = static_cast<unsigned>(element_bytes(access));
   const void* pc = marker_of(file, access.line);
-  const ProvenSubscript f = flat_of(access);
   Affine counters;  // (the thread's terms are its index, below)
   unsigned k = 0;
   for (const ProvenLoop& loop : loops) counters.add(f.counters[k++], loop.first, loop.end - 1);
-  uint16_t thread = 0;
+  const auto width = static_cast<unsigned>(threads_x(access));
   for (unsigned z = 0; z < d.z; ++z)
-    for (unsigned y = 0; y < d.y; ++y)
-      for (unsigned x = 0; x < d.x; ++x, ++thread)
-        each_value(counters.terms, counters.count, f.constant + f.x * x + f.y * y + f.z * z,
-                   [&](long long offset) {
-                     b.shared->record_store(b, array + offset, element, thread, pc);
-                     return true;
-                   });
+    for (unsigned y = 0; y < d.y; ++y) {  // (a row of threads at each value of the counters)
+      const auto first = static_cast<uint16_t>((z * d.y + y) * d.x);
+      each_value(counters.terms, counters.count, f.constant + f.y * y + f.z * z, [&](long long at) {
+        b.shared->record_stores(b, array + at, element, width, f.x, first, pc);
+        return true;
+      });
+    }
 }
 
 }  // namespace
@@ -248,10 +259,13 @@ bool SharedSpace::stores_fine(const BlockState& b, uintptr_t first, uintptr_t en
   return true;
 }
 
-void SharedSpace::record_store(const BlockState& b, uintptr_t a, unsigned size, uint16_t thread,
-                               const void* pc) {
-  for (uintptr_t w = (a - base_) / 4; w < (a - base_ + size) / 4; ++w)
-    words_[w].note_write(b.epoch, thread, 0xF, pc);
+void SharedSpace::record_stores(const BlockState& b, uintptr_t a, unsigned element, unsigned count,
+                                long long step, uint16_t first_thread, const void* pc) {
+  for (unsigned i = 0; i < count; ++i) {
+    const uintptr_t at = a + i * step - base_;
+    for (uintptr_t w = at / 4; w < (at + element) / 4; ++w)
+      words_[w].note_write(b.epoch, static_cast<uint16_t>(first_thread + i), 0xF, pc);
+  }
 }
 
 bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
@@ -272,14 +286,18 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   if (global && b->block_rank == 0) return false;  // (as proven_block: proven_blocks.h)
   struct Shared {
     const StretchAccess* access;
+    ProvenSubscript flat;  // its subscripts as one
     uintptr_t first, end;  // the bytes between its least and greatest element
   };
   constexpr unsigned kMostShared = 16;
   Shared shared[kMostShared];
   unsigned count = 0;
   for (const StretchAccess& access : accesses) {
+    if (threads_x(access) == 0) continue;  // (no thread makes it)
+    if (access.subscripts.size() == 0) return false;
+    const ProvenSubscript f = flat_of(access);
     Affine a;
-    if (access.subscripts.size() == 0 || !affine_of(access, loops, a)) return false;
+    if (!affine_of(access, f, loops, a)) return false;
     const long long element = element_bytes(access);
     const auto array = reinterpret_cast<uintptr_t>(access.array);
     if (!access.in_shared) {
@@ -287,21 +305,28 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
       continue;
     }
     if (count == kMostShared || !b->shared->contains(array) || element % 4 != 0) return false;
-    const Shared span{&access, array + a.least(), array + a.greatest() + element};
-    if (access.store ? !one_element_each(flat_of(access), a, element) ||
+    const Shared span{&access, f, array + a.least(), array + a.greatest() + element};
+    if (access.store ? !one_element_each(access, f, a, element) ||
                            !b->shared->stores_fine(*b, span.first, span.end)
                      : !b->shared->loads_fine(*b, span.first, span.end))
       return false;
     shared[count++] = span;
   }
-  // No store's elements among another shared access's.
+  // No store's elements among another shared access's, but the thread's own element (`s[tid] +=
+  // v`: the same array, threads and subscripts).
+  const auto own = [](const Shared& p, const Shared& q) {
+    const ProvenSubscript &f = p.flat, &g = q.flat;
+    return p.access->array == q.access->array && p.access->x_end == q.access->x_end &&
+           f.constant == g.constant && f.x == g.x && f.y == g.y && f.z == g.z &&
+           std::equal(f.counters, f.counters + kProvenLoops, g.counters);
+  };
   for (unsigned i = 0; i < count; ++i)
     for (unsigned j = 0; j < count; ++j)
       if (i != j && shared[i].access->store && shared[i].first < shared[j].end &&
-          shared[j].first < shared[i].end)
+          shared[j].first < shared[i].end && !own(shared[i], shared[j]))
         return false;
   for (unsigned i = 0; i < count; ++i)
-    if (shared[i].access->store) record_stores(*b, file, *shared[i].access, loops);
+    if (shared[i].access->store) record_stores(*b, file, *shared[i].access, shared[i].flat, loops);
   count_run();
   return true;
 }

@@ -342,7 +342,7 @@ class LoopForms(unittest.TestCase):
         sums = "sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];"
         tile = "tile[threadIdx.y][threadIdx.x] = x[threadIdx.x];"
         for change in (
-            (sums, "tile[k][threadIdx.x] += sum;"),  # a compound assignment
+            (sums, "if (k > 0) tile[k][threadIdx.x] += sum;"),  # a store under another if
             (sums, "x[k] = sum;"),  # a store to global memory
             ("tile[threadIdx.y][k]", "tile[threadIdx.y * k][0]"),  # a product of two indices
             ("tile[threadIdx.y][k]", "tile[threadIdx.y][(int)x[0]]"),  # an index from memory
@@ -359,6 +359,41 @@ class LoopForms(unittest.TestCase):
                 out = body(f"__global__ void k(float* x) {{\n{code}\n}}\n")
                 self.assertIn("ThreadLoops cudalab_loops_k(", out)
                 self.assertEqual(len(self.proven(code)), 1, "the other stretch only")
+
+    TREE = (
+        "  __shared__ float part[64];\n  part[threadIdx.x] = 1;\n  __syncthreads();\n"
+        "  for (int s = 32; s > 0; s >>= 1) {\n"
+        "    if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];\n"
+        "    __syncthreads();\n  }\n  x[0] = part[0];"
+    )
+
+    def test_accesses_below_a_thread_bound_are_proven_for_the_threads_it_bounds(self) -> None:
+        out = body(f"__global__ void k(float* x) {{\n{self.TREE}\n}}\n")
+        first, step = self.proven(self.TREE)
+        self.assertIn("{&part, true, true, 3, ::cudalab::emu::kEveryThread, ", first)
+        # the step: a load and a store of the thread's own element, a load s further on, for x < s
+        bounded = "true, {}, 6, static_cast<long long>(s), "
+        self.assertEqual([step.count(bounded.format(f)) for f in ("false", "true")], [2, 1])
+        self.assertIn("run_proven_while([&](unsigned, CUDALAB_LOOPS_INDEX) __attribute__", out)
+        # (the stencil's halo: stores of a few threads beside every thread's)
+        halo = "part[threadIdx.x + 2] = x[0];\n  if (threadIdx.x < 2) { part[threadIdx.x] = 0; "
+        halo += "part[threadIdx.x + 66] = 0; }"
+        (stretch,) = self.proven(f"  __shared__ float part[68];\n  {halo}\n  __syncthreads();")
+        self.assertEqual(stretch.count("static_cast<long long>(2), {{"), 2)
+
+    def test_a_store_under_another_condition_keeps_its_checks(self) -> None:
+        store = "part[threadIdx.x] += part[threadIdx.x + s];"
+        for condition in (
+            f"if (threadIdx.x > s) {store}",
+            f"if (threadIdx.y < s) {store}",
+            f"if (threadIdx.x < s) {store} else part[threadIdx.x] = 0;",
+            f"if (threadIdx.x < s) if (threadIdx.x < 4) {store}",
+            f"if (threadIdx.x < x[0]) {store}",  # (a limit from memory)
+        ):
+            with self.subTest(condition=condition):
+                code = self.TREE.replace(f"if (threadIdx.x < s) {store}", condition)
+                self.assertNotEqual(code, self.TREE)
+                self.assertEqual(len(self.proven(code)), 1, "the first stores only")
 
     def test_a_parameter_the_kernel_changes_is_each_threads_from_the_argument(self) -> None:
         found = self.stretches(

@@ -5,9 +5,11 @@ without a check per access (thread_loops.py says when a stretch may).
 The algorithm. A statement is *proven* when the only memory it touches is
 - loads of `__shared__` arrays declared in the kernel with a size (`__shared__ float
   Mds[TILE_WIDTH][TILE_WIDTH];`),
-- stores to such arrays, each a statement of its own (`Mds[ty][tx] = value;`) that every thread
-  makes: under no `if` (in a loop with the block's bounds, every thread makes it for every value
-  of the counter), and
+- stores to such arrays, each a statement of its own (`Mds[ty][tx] = value;`, or `s[tid] +=
+  value;`, a load and a store of the element) that every thread makes, or every thread whose
+  x index is below a limit of the block's: under no `if` but `if (threadIdx.x < limit)` without
+  `else` (a tree reduction's step; in a loop with the block's bounds, every such thread makes it
+  for every value of the counter), and
 - loads of global memory through a pointer parameter (`M[Row * Width + ph * TILE_WIDTH + tx]`),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
@@ -15,15 +17,17 @@ constants, template values, blockIdx, blockDim, gridDim, and variables of the ke
 planner knows to be the block's. Everything else must be local numbers and arithmetic: a local
 scalar may be assigned, a call must be a math function of numbers, and a loop must read
 `for (int k = first; k < end; ++k)` (or `k <= last`, `k++`, `k += 1`) with the block's bounds and a
-body that leaves k alone. An integer variable with one initializer stands for it (`int ty =
-threadIdx.y;`, `int row = ty * 2 + 1;`), which the planner accepts only where nothing in the
-kernel changes it, as it accepts a pointer parameter only where the kernel never moves it. The
+body that leaves k alone. An integer variable with one initializer that names the thread's index
+stands for it (`int ty = threadIdx.y;`, `int row = ty * 2 + 1;`), which the planner accepts only
+where nothing in the kernel changes it; one whose initializer names no thread (a tile loop's
+counter) is named, as a value the planner must know to be the block's; a pointer parameter is
+accepted only where the kernel never moves it. The
 record gives each access's subscripts as the coefficients of the thread's index and the loops'
 counters, so that the launch can bound every subscript a block's threads form, for every value of
 the counters, by the corners of that box.
 
-Limitations (the statement keeps a check per access): a store under an `if` or a `?:`, a compound
-assignment to shared memory (`s[i] += v`), any store to global or local memory, a pointer other
+Limitations (the statement keeps a check per access): a store under an `if` other than a thread's
+x bound, or under a `?:`, any store to global or local memory, a pointer other
 than a parameter, a member other than the built-ins', a call other than math, a loop of another
 form, a subscript that multiplies two indices, an `extern __shared__` array, an array declared at
 file scope, an element that is not a number of whole 4-byte words.
@@ -79,6 +83,7 @@ class StretchAccess:
     store: bool
     subscripts: tuple[Subscript, ...]  # from the outermost (a pointer's: one)
     line: int
+    x_end: str | None = None  # under `if (threadIdx.x < x_end)`: the block's value x_end
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,8 @@ class Walk:
     def __init__(self, tokens: Tokens) -> None:
         self.tokens = tokens
         self.accesses: list[StretchAccess] = []
-        self.guarded = 0  # the `if`s the walk is in
+        self.guarded = 0  # the `if`s the walk is in (but a thread's bound)
+        self.x_end: str | None = None  # the limit of the `if (threadIdx.x < limit)` it is in
         self.loops: list[Loop] = []
         self.counters: set[int] = set()  # of the loops the walk is in
         self.uses: set[int] = set()
@@ -126,10 +132,16 @@ class Walk:
             for c in children(cursor):
                 self.statement(c)
         elif kind == "IF_STMT":
-            self.guarded += 1
-            for c in children(cursor):
-                self.statement(c)
-            self.guarded -= 1
+            parts = children(cursor)
+            bounded = len(parts) == 2 and self.x_end is None and not self.guarded
+            self.x_end = self.thread_bound(parts[0]) if bounded else None
+            self.guarded += self.x_end is None
+            try:
+                for c in parts if self.x_end is None else parts[1:]:
+                    self.statement(c)
+            finally:
+                self.guarded -= self.x_end is None
+                self.x_end = None
         elif kind == "DECL_STMT":
             for variable in children(cursor):
                 if kind_of(variable) != "VAR_DECL" or canonical_kind(variable.type) not in NUMBERS:  # type: ignore[attr-defined]
@@ -147,10 +159,29 @@ class Walk:
                 raise NotProven("a store to shared memory that some threads make")
             self.value(value)
             self.element(target, store=True)
+        elif kind == "COMPOUND_ASSIGNMENT_OPERATOR" and self.shared_element(cursor):
+            target, value = children(cursor)
+            if self.guarded:
+                raise NotProven("a store to shared memory that some threads make")
+            self.value(value)
+            self.element(target, store=False)
+            self.element(target, store=True)
         elif kind.endswith(("_EXPR", "_OPERATOR", "_LITERAL")):
             self.value(cursor)
         else:
             raise NotProven(f"a {kind}")
+
+    def thread_bound(self, condition: object) -> str | None:
+        """The limit of `threadIdx.x < limit` (or a variable that stands for threadIdx.x), a
+        tree reduction's `if (tid < s)`, where `condition` is one with the block's limit."""
+        c = plain(condition)
+        if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) != "<":
+            return None
+        index, limit = children(c)
+        try:
+            return self.block_value(limit) if self.terms(index) == {"x": "1"} else None
+        except NotProven:
+            return None
 
     def loop(self, cursor: object) -> None:
         """`for (int k = first; k < end; ++k) body` with the block's bounds, k unchanged in body."""
@@ -298,7 +329,9 @@ class Walk:
                 raise NotProven("a subscript that is not an integer")
             subscripts.append(Subscript(tuple(sorted(self.terms(index).items()))))
         line = cursor.extent.start.line  # type: ignore[attr-defined]
-        self.accesses.append(StretchAccess(array.spelling, in_shared, store, tuple(subscripts), line))  # type: ignore[attr-defined]
+        self.accesses.append(
+            StretchAccess(array.spelling, in_shared, store, tuple(subscripts), line, self.x_end)  # type: ignore[attr-defined]
+        )
 
     def terms(self, expression: object) -> Terms:
         """An integer as the sum of its terms (the thread's index, the loops' counters, the block's

@@ -66,16 +66,17 @@ uint3 next_loop_thread(unsigned x);
 void next_loop_row(unsigned y, unsigned z, unsigned first_thread);
 void end_loop_row();
 // Internal (proven_stretches.cpp), for checked code: whether the accesses of a stretch (the
-// translator proves they are all it touches: stretch_accesses.py) are fine for every thread of the
-// block and every value of the stretch's loop counters, so that the stretch runs without a check
-// per access (the barrier or the kernel's end after it leaves no later access to race with):
-// loads of `__shared__` arrays read words written in this block and not since the last barrier;
-// stores to them, which every thread makes, reach words no other thread touched since the barrier
-// and no two threads the same (they are then recorded as the checks record them); loads of global
-// memory lie in their array and read words written before the launch. Each subscript is constant
-// + x * threadIdx.x + y * threadIdx.y + z * threadIdx.z + the sum of counters[i] * (loop i's
-// counter), which must lie in [0, extent) (an index past its dimension keeps the checks, which then
-// say where it leads); a global load's one subscript, in [0, 2^31). `returned`: the threads that
+// translator proves they are all it touches: stretch_accesses.py) are fine for every thread that
+// makes them and every value of the stretch's loop counters, so that the stretch runs without a
+// check per access (the barrier or the kernel's end after it leaves no later access to race with):
+// loads of `__shared__` arrays read words written in this block and not since the last barrier
+// (or the thread's own element, which it stores); stores to them, which every thread makes (or
+// every thread below an x bound), reach words no other thread touched since the barrier and no two
+// threads the same (they are then recorded as the checks record them); loads of global memory lie
+// in their array and read words written before the launch. Each subscript is constant + x *
+// threadIdx.x + y * threadIdx.y + z * threadIdx.z + the sum of counters[i] * (loop i's counter),
+// which must lie in [0, extent) (an index past its dimension keeps the checks, which then say
+// where it leads); a global load's one subscript, in [0, 2^31). `returned`: the threads that
 // returned from the kernel (BlockThreads::returned).
 inline constexpr unsigned kProvenLoops = 4;
 struct ProvenLoop {
@@ -86,10 +87,12 @@ struct ProvenSubscript {
   long long constant, x, y, z;
   long long counters[kProvenLoops];
 };
+inline constexpr long long kEveryThread = 1LL << 62;
 struct StretchAccess {
   const void* array;
   bool in_shared, store;  // a `__shared__` array's element (else global memory), a store
   int line;
+  long long x_end;  // the threads with threadIdx.x < x_end make it (kEveryThread: all)
   std::initializer_list<ProvenSubscript> subscripts;  // from the outermost
 };
 bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
@@ -260,6 +263,21 @@ class BlockThreads {
         for (unsigned x = 0; x < b.x; ++x, ++t) {
           if (any_returned_ && returned_[t]) continue;
           if (stretch(t, uint3{x, y, z})) [[unlikely]]
+            returned_[t] = any_returned_ = true;
+        }
+  }
+  // The same for a stretch that run_while() would run.
+  template <class Holds, class Stretch>
+  void run_proven_while(Holds holds, Stretch stretch) {
+    const uint3 b = ::blockDim;
+    for (unsigned z = 0, row = 0; z < b.z; ++z)
+      for (unsigned y = 0; y < b.y; ++y, row += b.x)
+        for (unsigned x = 0; x < b.x; ++x) {
+          const unsigned t = row + x;
+          const uint3 index{x, y, z};
+          if (!holds(t, index)) break;
+          if (any_returned_ && returned_[t]) continue;
+          if (stretch(t, index)) [[unlikely]]
             returned_[t] = any_returned_ = true;
         }
   }
