@@ -230,10 +230,15 @@ class Planner:
         leaves its name before the `;` that Clang places the statement at)."""
         kept: list[Local] = list(visible)
         region: list[Statement] = []
+        # Whether nothing touched memory since the epoch began: at the block's start, after a
+        # barrier at this level (where a stretch of global stores has no race to look for).
+        fresh = final
 
         def close() -> None:
+            nonlocal fresh
             if not region:
                 return
+            begins_epoch, fresh = fresh, False
             names = set().union(*(s.uses for s in region))
             declared_here = [v for s in region for v in s.declares]
             if any(v.name == "threadIdx" for v in declared_here):  # (a stretch's parameter)
@@ -266,7 +271,7 @@ class Planner:
                 start = region[0].start
             saves = " ".join(save(v) for v in keep if v.value is None)
             ends_epoch = last or (after < len(statements) and statements[after].kind == "barrier")
-            if ends_epoch and (proven := self.proven_stretch(region)) is not None:
+            if ends_epoch and (proven := self.proven_stretch(region, begins_epoch)) is not None:
                 referred = [restore(v, self.text, checked=False) for v in restored]
                 copy_run = f"{THREADS}.run_proven("
                 if holds is not None:
@@ -283,6 +288,7 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a macro writes it")
             if s.kind == "barrier":
                 close()
+                fresh = True
                 self.edits.append((s.start, s.end, f"{THREADS}.barrier(__FILE__, __LINE__);"))
             elif s.barriers == 0 and not s.waits_otherwise and not s.shuffles:
                 if self.runs_once(s):
@@ -293,23 +299,28 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a wait other than __syncthreads() and shuffles")
             elif s.kind in ("other", "declaration") and s.barriers == 0 and len(s.shuffles) == 1:
                 close()
+                fresh = False
                 self.shuffle(s, kept)
                 region.append(s)
             elif s.kind in WAITING:
                 close()
+                fresh = False
                 self.waiting(s, kept)
             else:
                 raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression, or two waits")
         close()
 
-    def proven_stretch(self, region: list[Statement]) -> str | None:
+    def proven_stretch(self, region: list[Statement], begins_epoch: bool) -> str | None:
         """For a stretch whose every memory access stretch_accesses.py proves, where the next
-        barrier or the kernel's end follows: the call that checks the words the block's threads
-        touch (stretch_fine), else None."""
+        barrier or the kernel's end follows (and, where it stores to global memory, the block's
+        start or a barrier comes before): the call that checks the words the block's threads touch
+        (stretch_fine), else None."""
         found = [s.accesses for s in region if s.accesses is not None]
         if len(found) < len(region) or any(s.returns for s in region):
             return None
         accesses = [access for f in found for access in f.accesses]
+        if not begins_epoch and any(a.store and not a.in_shared for a in accesses):
+            return None
         loops = [loop for f in found for loop in f.loops]
         uses = set().union(*(f.uses for f in found))
         aliases = set().union(*(f.aliases for f in found))

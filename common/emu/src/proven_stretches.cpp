@@ -13,12 +13,19 @@
 //   += v` loads what the same thread stores);
 // - a load of global memory: the elements inside the live device array the pointer points into,
 //   written before this launch and not in it (proven_blocks.h: words_fine), row by row of the
-//   box along its unit-stride term.
+//   box along its unit-stride term;
+// - a store to global memory (the translator proves it where the block's start or a barrier comes
+//   before the stretch, so that no thread of the block touched memory since): the same, but
+//   written by anyone before, each thread on its own element, none among the stretch's other
+//   accesses but the thread's own; the words are then taken for the block one by one, and a word
+//   another block took meanwhile leaves the stretch checked.
 // Then no access of the stretch can leave its array, read memory nobody wrote, or race (nothing
 // touched the words since the barrier but what the proof allows, and the barrier or the kernel's
 // end after the stretch leaves no later access), so the stores are recorded now, as the checks
 // record them (the writer thread of each element, the store's line), and the stretch runs its
-// copy without the checks' instrumentation. (A launch run again in the other order, replay.h,
+// copy without the checks' instrumentation (global stores: each word's writer the block and its
+// mark the store's line and thread, as a proven block records them). (A launch run again in the
+// other order, replay.h,
 // loads the same values and stores the same elements: no load reads what the stretch stores, and
 // each element stored has one writer.) Anything else (a subscript
 // past its dimension, a word unwritten or touched since the barrier, a thread that returned from
@@ -187,10 +194,12 @@ bool one_element_each(const StretchAccess& access, const ProvenSubscript& f, Aff
   return true;
 }
 
-// Whether the global elements of access `a` of `array` lie in its live device array and each was
-// written before this launch and not in it: for each value of the other terms, the run of
-// elements along the term of the smallest step where that step is one element.
-bool global_loads_fine(const BlockState& b, const void* array, Affine a, long long element) {
+// Whether the global elements of access `a` of `array` lie in its live device array and none was
+// written in this launch, and for a load each was written before it (words_fine): for each value
+// of the other terms, the run of elements along the term of the smallest step where that step is
+// one element.
+bool global_words_fine(const BlockState& b, const void* array, bool store, Affine a,
+                       long long element) {
   const Allocation* r = containing(array, false);
   const auto base = reinterpret_cast<uintptr_t>(array);
   if (r == nullptr || !r->shadow || element % 4 != 0 || base % 4 != 0) return false;
@@ -204,18 +213,45 @@ bool global_loads_fine(const BlockState& b, const void* array, Affine a, long lo
       offset + a.constant + std::min(along.bytes * along.from, along.bytes * along.to);
   const size_t words = (along.to - along.from + 1) * element / 4;
   return each_value(a.terms + (runs ? 1 : 0), a.count - (runs ? 1 : 0), first, [&](long long at) {
-    return words_fine(r->shadow.words + at / 4, words, b.launch_stamp, false);
+    return words_fine(r->shadow.words + at / 4, words, b.launch_stamp, store);
   });
 }
 
-// A stand-in code address for `file`:`line`, kept by the worker (line_marker takes a lock).
-const void* marker_of(const char* file, int line) {
-  thread_local std::vector<std::pair<std::pair<const char*, int>, const void*>> known;
-  for (const auto& [at, marker] : known)
-    if (at.first == file && at.second == line) return marker;
+// The stand-in code address of `file`:`line` (line_marker) and its store site (store_site), kept
+// by the worker (both take a lock).
+struct Place {
+  const char* file;
+  int line;
+  const void* marker;
+  uint32_t site;
+};
+const Place& place_of(const char* file, int line) {
+  thread_local std::vector<Place> known;
+  for (const Place& place : known)
+    if (place.file == file && place.line == line) return place;
   const void* marker = line_marker(file, static_cast<unsigned>(line));
-  known.push_back({{file, line}, marker});
-  return marker;
+  return known.emplace_back(Place{file, line, marker, store_site(marker)});
+}
+
+// Calls row(offset, first_thread) for each row of threads below the access's x bound and each
+// value of the counters: the row's first element at `offset` bytes from the array, element x of
+// the row by thread first_thread + x, f.x bytes apart; stops at the first call that returns
+// false, and says whether none did.
+template <class Row>
+bool each_row(const StretchAccess& access, const ProvenSubscript& f,
+              std::initializer_list<ProvenLoop> loops, Row row) {
+  const uint3 d = ::blockDim;
+  Affine counters;  // (the thread's terms are its index)
+  unsigned k = 0;
+  for (const ProvenLoop& loop : loops) counters.add(f.counters[k++], loop.first, loop.end - 1);
+  for (unsigned z = 0; z < d.z; ++z)
+    for (unsigned y = 0; y < d.y; ++y) {
+      const auto first = static_cast<uint16_t>((z * d.y + y) * d.x);
+      if (!each_value(counters.terms, counters.count, f.constant + f.y * y + f.z * z,
+                      [&](long long at) { return row(at, first); }))
+        return false;
+    }
+  return true;
 }
 
 // Records the stores of `access` (every thread of the block below its x bound makes it, for every
@@ -223,22 +259,61 @@ const void* marker_of(const char* file, int line) {
 // store's line.
 void record_stores(BlockState& b, const char* file, const StretchAccess& access,
                    const ProvenSubscript& f, std::initializer_list<ProvenLoop> loops) {
-  const uint3 d = ::blockDim;
   const auto array = reinterpret_cast<uintptr_t>(access.array);
   const auto element = static_cast<unsigned>(element_bytes(access));
-  const void* pc = marker_of(file, access.line);
-  Affine counters;  // (the thread's terms are its index, below)
-  unsigned k = 0;
-  for (const ProvenLoop& loop : loops) counters.add(f.counters[k++], loop.first, loop.end - 1);
   const auto width = static_cast<unsigned>(threads_x(access));
-  for (unsigned z = 0; z < d.z; ++z)
-    for (unsigned y = 0; y < d.y; ++y) {  // (a row of threads at each value of the counters)
-      const auto first = static_cast<uint16_t>((z * d.y + y) * d.x);
-      each_value(counters.terms, counters.count, f.constant + f.y * y + f.z * z, [&](long long at) {
-        b.shared->record_stores(b, array + at, element, width, f.x, first, pc);
-        return true;
-      });
+  const void* pc = place_of(file, access.line).marker;
+  each_row(access, f, loops, [&](long long at, uint16_t first) {
+    b.shared->record_stores(b, array + at, element, width, f.x, first, pc);
+    return true;
+  });
+}
+
+// Records the global stores of `access` as the checks record them (each word's writer the block,
+// its mark the store's line and the element's thread), where no other block wrote one of its
+// words since stretch_fine looked (each word is taken with a compare-and-swap: another worker may
+// store there at the same time, or hold the word while it splits it by bytes); else gives back
+// the words it took and says so.
+bool record_global_stores(BlockState& b, const char* file, const StretchAccess& access,
+                          const ProvenSubscript& f, std::initializer_list<ProvenLoop> loops) {
+  Allocation& r = *containing(access.array, false);
+  const auto base = static_cast<long long>(static_cast<const char*>(access.array) - r.base);
+  const auto element = static_cast<unsigned>(element_bytes(access));
+  const auto width = static_cast<unsigned>(threads_x(access));
+  thread_local std::vector<std::pair<uint32_t*, uint32_t>> taken;  // (word, its writer before)
+  taken.clear();
+  const bool all_taken = each_row(access, f, loops, [&](long long at, uint16_t) {
+    for (unsigned x = 0; x < width; ++x) {
+      const long long offset = base + at + x * f.x;
+      for (long long w = offset / 4; w < (offset + element) / 4; ++w) {
+        uint32_t* word = r.shadow.words + w;
+        uint32_t before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        if (plain_write_in_launch(before, b.launch_stamp) ||
+            !__atomic_compare_exchange_n(word, &before, b.stamp, false, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+          return false;
+        taken.emplace_back(word, before);
+      }
     }
+    return true;
+  });
+  if (!all_taken) {
+    for (auto& [word, before] : taken) {
+      uint32_t mine = b.stamp;  // (unless another block wrote it since)
+      __atomic_compare_exchange_n(word, &mine, before, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+    return false;
+  }
+  const uint32_t site = StoreMark::site_part(place_of(file, access.line).site);
+  each_row(access, f, loops, [&](long long at, uint16_t first) {
+    for (unsigned x = 0; x < width; ++x) {
+      const long long offset = base + at + x * f.x;
+      r.shadow.mark_store(static_cast<size_t>(offset), element, site | (first + x));
+    }
+    return true;
+  });
+  __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
+  return true;
 }
 
 }  // namespace
@@ -284,37 +359,36 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   if (stores && (returned != nullptr || std::any_of(loops.begin(), loops.end(), runs_no_time)))
     return false;
   if (global && b->block_rank == 0) return false;  // (as proven_block: proven_blocks.h)
-  struct Shared {
+  struct Proven {
     const StretchAccess* access;
     ProvenSubscript flat;  // its subscripts as one
     uintptr_t first, end;  // the bytes between its least and greatest element
   };
-  constexpr unsigned kMostShared = 16;
-  Shared shared[kMostShared];
+  constexpr unsigned kMostAccesses = 16;
+  Proven proven[kMostAccesses];
   unsigned count = 0;
   for (const StretchAccess& access : accesses) {
     if (threads_x(access) == 0) continue;  // (no thread makes it)
-    if (access.subscripts.size() == 0) return false;
+    if (access.subscripts.size() == 0 || count == kMostAccesses) return false;
     const ProvenSubscript f = flat_of(access);
     Affine a;
     if (!affine_of(access, f, loops, a)) return false;
     const long long element = element_bytes(access);
     const auto array = reinterpret_cast<uintptr_t>(access.array);
+    const Proven span{&access, f, array + a.least(), array + a.greatest() + element};
+    if (access.store && !one_element_each(access, f, a, element)) return false;
     if (!access.in_shared) {
-      if (!global_loads_fine(*b, access.array, a, element)) return false;
-      continue;
-    }
-    if (count == kMostShared || !b->shared->contains(array) || element % 4 != 0) return false;
-    const Shared span{&access, f, array + a.least(), array + a.greatest() + element};
-    if (access.store ? !one_element_each(access, f, a, element) ||
-                           !b->shared->stores_fine(*b, span.first, span.end)
-                     : !b->shared->loads_fine(*b, span.first, span.end))
+      if (!global_words_fine(*b, access.array, access.store, a, element)) return false;
+    } else if (!b->shared->contains(array) || element % 4 != 0 ||
+               !(access.store ? b->shared->stores_fine(*b, span.first, span.end)
+                              : b->shared->loads_fine(*b, span.first, span.end))) {
       return false;
-    shared[count++] = span;
+    }
+    proven[count++] = span;
   }
-  // No store's elements among another shared access's, but the thread's own element (`s[tid] +=
-  // v`: the same array, threads and subscripts).
-  const auto own = [](const Shared& p, const Shared& q) {
+  // No store's elements among another access's, but the thread's own element (`s[tid] += v`:
+  // the same array, threads and subscripts).
+  const auto own = [](const Proven& p, const Proven& q) {
     const ProvenSubscript &f = p.flat, &g = q.flat;
     return p.access->array == q.access->array && p.access->x_end == q.access->x_end &&
            f.constant == g.constant && f.x == g.x && f.y == g.y && f.z == g.z &&
@@ -322,11 +396,21 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   };
   for (unsigned i = 0; i < count; ++i)
     for (unsigned j = 0; j < count; ++j)
-      if (i != j && shared[i].access->store && shared[i].first < shared[j].end &&
-          shared[j].first < shared[i].end && !own(shared[i], shared[j]))
+      if (i != j && proven[i].access->store && proven[i].first < proven[j].end &&
+          proven[j].first < proven[i].end && !own(proven[i], proven[j]))
         return false;
+  // The global stores first: another block's store to one of their words since the look above
+  // leaves the stretch checked, which then names it (the words an earlier store recorded are
+  // this block's, as the checked stretch finds them).
+  for (unsigned i = 0; i < count; ++i) {
+    const Proven& p = proven[i];
+    if (p.access->store && !p.access->in_shared &&
+        !record_global_stores(*b, file, *p.access, p.flat, loops))
+      return false;
+  }
   for (unsigned i = 0; i < count; ++i)
-    if (shared[i].access->store) record_stores(*b, file, *shared[i].access, shared[i].flat, loops);
+    if (proven[i].access->store && proven[i].access->in_shared)
+      record_stores(*b, file, *proven[i].access, proven[i].flat, loops);
   count_run();
   return true;
 }

@@ -588,7 +588,8 @@ __global__ void scaled_sum_by_strides(const float* a, const float* b, float* out
 // Each row of an 8 x 8 tile summed (a tiled product's inner loop): the stretch between the
 // barriers only loads the tile, so the block checks the words it reads once
 // (common/emu/src/proven_stretches.cpp) and runs the stretch without a check per access (the
-// tile's loads, below the thread bound `loaded`, are proven too, in the launch's second block).
+// tile's loads, below the thread bound `loaded`, and the output are proven too, in the launch's
+// blocks after the first).
 // Threads with tx >= `loaded` leave their element unwritten, and the sum reads `shift` elements
 // further on (planted bugs, for loaded < 8 or shift > 0).
 __global__ void tile_row_sums(const float* in, float* out, int loaded, int shift) {
@@ -619,13 +620,14 @@ ProvenRun run_proven(cudalab::DeviceArray<float>& out, Launch launch) {
   return r;
 }
 
-ProvenRun run_tile_row_sums(int loaded, int shift) {
-  const int n = 2 * 64;  // two blocks of 8 x 8 threads
+ProvenRun run_tile_row_sums(int loaded, int shift, int blocks = 2) {
+  const int n = blocks * 64;  // blocks of 8 x 8 threads
   std::vector<float> in(n);
   for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 13);
   cudalab::DeviceArray<float> d_in(in), d_out(n, -1.0f);  // (poisoned)
-  return run_proven(
-      d_out, [&] { tile_row_sums<<<2, dim3(8, 8)>>>(d_in.get(), d_out.get(), loaded, shift); });
+  return run_proven(d_out, [&] {
+    tile_row_sums<<<blocks, dim3(8, 8)>>>(d_in.get(), d_out.get(), loaded, shift);
+  });
 }
 
 TEST_F(Emu, AStretchThatOnlyLoadsSharedMemoryRunsUncheckedWhereTheBlockProvesItsWords) {
@@ -637,21 +639,22 @@ TEST_F(Emu, AStretchThatOnlyLoadsSharedMemoryRunsUncheckedWhereTheBlockProvesIts
     for (int k = 0; k < 8; ++k) sum += (row + k) % 13;
     ASSERT_EQ(r.out[i], sum) << "element " << i;
   }
-  EXPECT_EQ(r.proven_stretches, 3u) << "the sums' stretch in each block, the loads in block 1";
+  EXPECT_EQ(r.proven_stretches, 4u) << "the sums in each block, the loads and output in block 1";
 }
 
 // A tile element nobody wrote, a load past the tile: the stretch runs checked, and the first
-// faulting thread is named at the sum's line as always.
+// faulting thread is named at the sum's line as always. (One block: its stretches that touch global
+// memory run checked as the launch's first block's do, so none is proven.)
 TEST_F(Emu, AProvenStretchWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
-  const ProvenRun unwritten = run_tile_row_sums(7, 0);
+  const ProvenRun unwritten = run_tile_row_sums(7, 0, 1);
   EXPECT_EQ(unwritten.status, cudaErrorLaunchFailure);
-  EXPECT_LE(unwritten.proven_stretches, 1u) << "block 1's loads at most, never the sums";
+  EXPECT_EQ(unwritten.proven_stretches, 0u);
   EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_TILE_ROW_SUM"))) << diagnostic();
   EXPECT_TRUE(says("shared memory that no thread of this block wrote")) << diagnostic();
   Reset();
-  const ProvenRun past_the_tile = run_tile_row_sums(8, 1);
+  const ProvenRun past_the_tile = run_tile_row_sums(8, 1, 1);
   EXPECT_EQ(past_the_tile.status, cudaErrorIllegalAddress);
-  EXPECT_LE(past_the_tile.proven_stretches, 1u) << "block 1's loads at most, never the sums";
+  EXPECT_EQ(past_the_tile.proven_stretches, 0u);
   EXPECT_TRUE(says("thread (0,7,0), at " + at("LINE_TILE_ROW_SUM"))) << diagnostic();
 }
 
@@ -695,6 +698,39 @@ TEST_F(Emu, ATileLoadStretchRunsUncheckedWhereTheBlockProvesItsWords) {
   }
   // (the launch's first block runs checked, as a proven block does)
   EXPECT_EQ(r.proven_stretches, 2u) << "the tile's stretch, in blocks 1 and 2";
+}
+
+// Each block stores a row of `out` after a barrier, row blockIdx.x / fold (fold 2: blocks 0 and
+// 1 store one row, a planted bug), in a stretch the block proves where no other block wrote.
+__global__ void rows_out(float* out, int fold) {
+  __syncthreads();
+  out[blockIdx.x / fold * 64 + threadIdx.x] = blockIdx.x;  // LINE_ROWS_OUT
+}
+
+ProvenRun run_rows_out(int fold) {
+  cudalab::DeviceArray<float> out(4 * 64, -1.0f);  // (poisoned)
+  return run_proven(out, [&] { rows_out<<<4, 64>>>(out.get(), fold); });
+}
+
+// The stores a proven stretch recorded name their block, thread and line as the checks' do.
+TEST_F(Emu, AProvenStoreToGlobalMemoryKeepsWhoStoredWhat) {
+  const ProvenRun r = run_rows_out(1);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  EXPECT_EQ(r.proven_stretches, 3u) << "blocks 1 to 3";
+  for (int i = 0; i < 4 * 64; ++i) ASSERT_EQ(r.out[i], i / 64) << "element " << i;
+  const auto stored = cudalab::emu::element_store(&r.out[2 * 64 + 37], sizeof(float));
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->block_index.x, 2u);
+  EXPECT_EQ(stored->thread_index.x, 37u);
+  EXPECT_EQ(stored->store.text(), at("LINE_ROWS_OUT"));
+}
+
+// Two blocks that store one element: the second to store is named, its stretch proven or not.
+TEST_F(Emu, AProvenStoreOverAnotherBlocksElementIsNamed) {
+  const ProvenRun r = run_rows_out(2);
+  EXPECT_EQ(r.status, cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("at " + at("LINE_ROWS_OUT"))) << diagnostic();
+  EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
 }
 
 // A load past `in`, a load of memory nobody wrote, a tile element nobody wrote (read after the

@@ -319,7 +319,7 @@ class LoopForms(unittest.TestCase):
     def test_stretches_whose_accesses_are_proven_get_a_copy_without_checks(self) -> None:
         out = body(f"__global__ void k(float* x) {{\n{self.TILE_SUM}\n}}\n")
         form = out[out.index("ThreadLoops cudalab_loops_k(") :]
-        tile, sums = self.proven(self.TILE_SUM)
+        tile, sums, output = self.proven(self.TILE_SUM)
         # the tile's: a load of x at threadIdx.x, a store of tile at (y, x); no loop
         s = "static_cast<long long>"
         self.assertTrue(tile.startswith("::cudalab::emu::stretch_fine(__FILE__, {}, {{x, false, false, 4, "))
@@ -330,6 +330,9 @@ class LoopForms(unittest.TestCase):
         self.assertTrue(sums.startswith(f"::cudalab::emu::stretch_fine(__FILE__, {{{{{s}(0), {s}(16)}}}}, "))
         coefficients = ", ".join(f"{s}({c})" for c in (0, 0, 1, 0))
         self.assertIn(f"sizeof(tile[0])), {coefficients}, {{{s}(0)}}}}", sums)
+        # the output's: a store to x, after a barrier (nothing of the block touched memory since)
+        self.assertIn("{&tile, true, false, 6, ", sums)
+        self.assertIn("{{x, false, true, 8, ::cudalab::emu::kEveryThread, ", output)
         proven = form[form.index("CUDALAB_EMU_CHECKED\nif (::cudalab::emu::stretch_fine(__FILE__, {{") :]
         proven = proven[: proven.index("#endif")]
         self.assertIn('__attribute__((no_sanitize("thread"))) -> bool', proven)
@@ -338,27 +341,42 @@ class LoopForms(unittest.TestCase):
         self.assertIn("\n#line 5\n\n  for (int k = 0; k < 16; ++k) sum += tile[threadIdx.y][k]", proven)
         self.assertIn("#endif\n#line 5\ncudalab_threads.run(", form)
 
+    def proven_lines(self, code: str) -> set[int]:
+        """The lines of the accesses of the proven stretches of kernel k(float* x) of `code`."""
+        return {int(n) for call in self.proven(code) for n in re.findall(r"(?:true|false), (\d+), ", call)}
+
     def test_a_stretch_with_an_access_the_record_cannot_prove_keeps_its_checks(self) -> None:
         sums = "sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];"
         tile = "tile[threadIdx.y][threadIdx.x] = x[threadIdx.x];"
-        for change in (
-            (sums, "if (k > 0) tile[k][threadIdx.x] += sum;"),  # a store under another if
-            (sums, "x[k] = sum;"),  # a store to global memory
-            ("tile[threadIdx.y][k]", "tile[threadIdx.y * k][0]"),  # a product of two indices
-            ("tile[threadIdx.y][k]", "tile[threadIdx.y][(int)x[0]]"),  # an index from memory
-            ("k < 16; ++k", "k < threadIdx.x; ++k"),  # a bound of the thread's
-            (sums, "{ float* p = x; sum += p[k]; }"),  # a pointer other than a parameter
-            ("  __syncthreads();\n  x[threadIdx.x] = sum;", "  x[threadIdx.x] = sum;\n  __syncthreads();"),
-            (tile, f"if (threadIdx.x > 0) {tile}"),  # a store some threads make
-            (tile, "tile[threadIdx.y][threadIdx.x] = threadIdx.x > 0 ? x[0] : 0; x[1] = 0;"),
-            (tile, "tile[threadIdx.y][threadIdx.x] = x[threadIdx.x]; x += 1;"),  # a parameter moved
+        self.assertEqual(self.proven_lines(self.TILE_SUM), {4, 6, 8})
+        for change, line in (
+            ((sums, "if (k > 0) tile[k][threadIdx.x] += sum;"), 6),  # a store under another if
+            ((sums, "{ float local[2] = {sum, 1}; sum += local[k % 2]; }"), 6),  # local memory
+            (("tile[threadIdx.y][k]", "tile[threadIdx.y * k][0]"), 6),  # a product of two indices
+            (("tile[threadIdx.y][k]", "tile[threadIdx.y][(int)x[0]]"), 6),  # an index from memory
+            (("k < 16; ++k", "k < threadIdx.x; ++k"), 6),  # a bound of the thread's
+            ((sums, "{ float* p = x; sum += p[k]; }"), 6),  # a pointer other than a parameter
+            ((tile, f"if (threadIdx.x > 0) {tile}"), 4),  # a store some threads make
+            ((tile, "tile[threadIdx.y][threadIdx.x] = x[0] = 1;"), 4),  # a store inside an expression
+            ((tile, f"{tile} x += 1;"), 4),  # a parameter moved
         ):
             with self.subTest(change=change[1]):
                 code = self.TILE_SUM.replace(*change)
                 self.assertNotEqual(code, self.TILE_SUM)
                 out = body(f"__global__ void k(float* x) {{\n{code}\n}}\n")
                 self.assertIn("ThreadLoops cudalab_loops_k(", out)
-                self.assertEqual(len(self.proven(code)), 1, "the other stretch only")
+                self.assertNotIn(line, self.proven_lines(code))
+
+    def test_a_global_store_is_proven_only_where_nothing_touched_memory_since_a_barrier(self) -> None:
+        loop = "  __shared__ float t[64];\n"
+        loop += "  for (int s = 0; s < 2; ++s) { t[threadIdx.x] = s; __syncthreads(); }\n"
+        # (after the loop, whose last statement is a barrier, as after any waiting statement: not known)
+        self.assertEqual(self.proven_lines(loop + "  x[threadIdx.x] = t[threadIdx.x];"), {3})
+        self.assertEqual(
+            self.proven_lines(loop + "  __syncthreads();\n  x[threadIdx.x] = t[threadIdx.x];"), {3, 5}
+        )
+        # (the block's start)
+        self.assertEqual(self.proven_lines("  x[threadIdx.x] = 1;\n  __syncthreads();"), {2})
 
     TREE = (
         "  __shared__ float part[64];\n  part[threadIdx.x] = 1;\n  __syncthreads();\n"

@@ -5,12 +5,12 @@ without a check per access (thread_loops.py says when a stretch may).
 The algorithm. A statement is *proven* when the only memory it touches is
 - loads of `__shared__` arrays declared in the kernel with a size (`__shared__ float
   Mds[TILE_WIDTH][TILE_WIDTH];`),
-- stores to such arrays, each a statement of its own (`Mds[ty][tx] = value;`, or `s[tid] +=
-  value;`, a load and a store of the element) that every thread makes, or every thread whose
-  x index is below a limit of the block's: under no `if` but `if (threadIdx.x < limit)` without
-  `else` (a tree reduction's step; in a loop with the block's bounds, every such thread makes it
-  for every value of the counter), and
 - loads of global memory through a pointer parameter (`M[Row * Width + ph * TILE_WIDTH + tx]`),
+- stores to either, each a statement of its own (`Mds[ty][tx] = value;`, `P[Row * Width + Col] =
+  Pvalue;`, or `s[tid] += value;`, a load and a store of the element) that every thread makes, or
+  every thread whose x index is below a limit of the block's: under no `if` but `if (threadIdx.x <
+  limit)` without `else` (a tree reduction's step; in a loop with the block's bounds, every such
+  thread makes it for every value of the counter),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
@@ -27,8 +27,8 @@ counters, so that the launch can bound every subscript a block's threads form, f
 the counters, by the corners of that box.
 
 Limitations (the statement keeps a check per access): a store under an `if` other than a thread's
-x bound, or under a `?:`, any store to global or local memory, a pointer other
-than a parameter, a member other than the built-ins', a call other than math, a loop of another
+x bound, or inside an expression, a store to local memory, a pointer other than a parameter, a
+member other than the built-ins', a call other than math, a loop of another
 form, a subscript that multiplies two indices, an `extern __shared__` array, an array declared at
 file scope, an element that is not a number of whole 4-byte words.
 """
@@ -153,18 +153,13 @@ class Walk:
                         self.value(c)
         elif kind == "FOR_STMT":
             self.loop(cursor)
-        elif kind == "BINARY_OPERATOR" and self.operator(cursor) == "=" and self.shared_element(cursor):
+        elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and self.stored_element(cursor):
             target, value = children(cursor)
             if self.guarded:
-                raise NotProven("a store to shared memory that some threads make")
+                raise NotProven("a store that some threads make")
             self.value(value)
-            self.element(target, store=True)
-        elif kind == "COMPOUND_ASSIGNMENT_OPERATOR" and self.shared_element(cursor):
-            target, value = children(cursor)
-            if self.guarded:
-                raise NotProven("a store to shared memory that some threads make")
-            self.value(value)
-            self.element(target, store=False)
+            if kind == "COMPOUND_ASSIGNMENT_OPERATOR":  # (it loads the element, then stores it)
+                self.element(target, store=False)
             self.element(target, store=True)
         elif kind.endswith(("_EXPR", "_OPERATOR", "_LITERAL")):
             self.value(cursor)
@@ -279,17 +274,23 @@ class Walk:
         if shared(target) or target.storage_class.name == "STATIC" or local_id(target) in self.counters:  # type: ignore[attr-defined]
             raise NotProven("a store to shared memory, or to a loop's counter")
 
-    def shared_element(self, assignment: object) -> bool:
-        """Whether the left side of `assignment` is an element of a `__shared__` array."""
+    def stored_element(self, assignment: object) -> bool:
+        """Whether `assignment` (`=` or `+=` and the like) stores an element of a `__shared__`
+        array or of a pointer parameter."""
+        if kind_of(assignment) == "BINARY_OPERATOR" and self.operator(assignment) != "=":
+            return False
         c = plain(children(assignment)[0])
+        if kind_of(c) != "ARRAY_SUBSCRIPT_EXPR":
+            return False
         while kind_of(c) == "ARRAY_SUBSCRIPT_EXPR":
             c = plain(children(c)[0])
         target = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
-        return target is not None and kind_of(target) == "VAR_DECL" and shared(target)
+        kind = kind_of(target) if target is not None else ""
+        return (kind == "VAR_DECL" and shared(target)) or kind == "PARM_DECL"
 
     def element(self, cursor: object, store: bool) -> None:
-        """`S[i]...[j]`, with S a `__shared__` array of the kernel with a size, or `P[i]` (a load),
-        with P a pointer parameter."""
+        """`S[i]...[j]`, with S a `__shared__` array of the kernel with a size, or `P[i]`, with P a
+        pointer parameter."""
         indices = []
         c = cursor
         while kind_of(c) == "ARRAY_SUBSCRIPT_EXPR":
@@ -297,11 +298,11 @@ class Walk:
             indices.append(index)
             c = plain(base)
         array = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
-        if array is not None and kind_of(array) == "PARM_DECL" and not store and len(indices) == 1:
+        if array is not None and kind_of(array) == "PARM_DECL" and len(indices) == 1:
             pointer = array.type.get_canonical()  # type: ignore[attr-defined]
             element = pointer.get_pointee() if pointer.kind.name == "POINTER" else None
             if element is None or element.kind.name not in NUMBERS or element.get_size() % 4:
-                raise NotProven("a load through a pointer to something other than numbers")
+                raise NotProven("an access through a pointer to something other than numbers")
             self.uses.add(local_id(array))  # (a pointer the kernel never moves: the block's)
             self.record(array, False, store, indices, cursor)
             return

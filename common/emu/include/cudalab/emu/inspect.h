@@ -38,8 +38,8 @@ DeviceWork device_work(const void* p, size_t bytes);
 // How many blocks have run a kernel's copy without per-access checks, their ranges checked once
 // (common/emu/src/proven_blocks.cpp), since the program started.
 unsigned long long proven_blocks_run();
-// How many times a loop form's stretch has run without per-access checks, the words its shared
-// loads read checked once for the block (common/emu/src/proven_stretches.cpp).
+// How many times a loop form's stretch has run without per-access checks, the words its accesses
+// touch checked once for the block (common/emu/src/proven_stretches.cpp).
 unsigned long long proven_stretches_run();
 
 // Who stored the `bytes` bytes at p (device memory, or host memory that a cudaMemcpy filled from

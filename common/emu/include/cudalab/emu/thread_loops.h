@@ -73,7 +73,9 @@ void end_loop_row();
 // (or the thread's own element, which it stores); stores to them, which every thread makes (or
 // every thread below an x bound), reach words no other thread touched since the barrier and no two
 // threads the same (they are then recorded as the checks record them); loads of global memory lie
-// in their array and read words written before the launch. Each subscript is constant + x *
+// in their array and read words written before the launch; stores to it (where nothing of the
+// block touched memory since its start or the last barrier: the translator's part) reach words
+// no block wrote in the launch, each thread its own. Each subscript is constant + x *
 // threadIdx.x + y * threadIdx.y + z * threadIdx.z + the sum of counters[i] * (loop i's counter),
 // which must lie in [0, extent) (an index past its dimension keeps the checks, which then say
 // where it leads); a global load's one subscript, in [0, 2^31). `returned`: the threads that
