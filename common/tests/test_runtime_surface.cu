@@ -744,6 +744,62 @@ TEST(Surface, GraphMemoryNodesAndCapturedAllocations) {
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
+// A graph that allocates an array of `n` ints, fills it and frees it.
+cudaGraphExec_t allocating_graph(int n) {
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaGraphCreate(&graph, 0));
+  cudaMemAllocNodeParams alloc{};
+  alloc.bytesize = n * sizeof(int);
+  alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+  alloc.poolProps.location = {cudaMemLocationTypeDevice, 0};
+  cudaGraphNode_t allocated, filled, freed;
+  CUDA_CHECK(cudaGraphAddMemAllocNode(&allocated, graph, nullptr, 0, &alloc));
+  int* data = static_cast<int*>(alloc.dptr);
+  int value = 1;
+  void* args[] = {&data, &n, &value};
+  cudaKernelNodeParams kernel{};
+  kernel.func = reinterpret_cast<void*>(fill_with);
+  kernel.gridDim = dim3((n + 127) / 128);
+  kernel.blockDim = dim3(128);
+  kernel.kernelParams = args;
+  CUDA_CHECK(cudaGraphAddKernelNode(&filled, graph, &allocated, 1, &kernel));
+  CUDA_CHECK(cudaGraphAddMemFreeNode(&freed, graph, &filled, 1, data));
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  return exec;
+}
+
+// Graphs launched one after another in a stream, each freeing what it allocates, share the
+// physical memory the first one mapped (NVIDIA's graphMemoryFootprint sample shows it); a graph
+// whose allocation is larger maps more.
+TEST(Surface, GraphsInOneStreamReuseTheMemoryTheirFreedAllocationsMapped) {
+  CUDA_CHECK(cudaDeviceGraphMemTrim(0));
+  const int n = 1000;
+  cudaGraphExec_t first = allocating_graph(n), second = allocating_graph(n),
+                  larger = allocating_graph((40 << 20) / sizeof(int));
+  const auto reserved = [] {
+    uint64_t bytes = 0;
+    CUDA_CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &bytes));
+    return bytes;
+  };
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  CUDA_CHECK(cudaGraphLaunch(first, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(reserved(), uint64_t{32} << 20);
+  CUDA_CHECK(cudaGraphLaunch(second, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(reserved(), uint64_t{32} << 20) << "the second graph reuses the first one's memory";
+  CUDA_CHECK(cudaGraphLaunch(larger, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(reserved(), uint64_t{64} << 20) << "40 MiB: two granules";
+  CUDA_CHECK(cudaDeviceGraphMemTrim(0));
+  EXPECT_EQ(reserved(), 0u);
+  for (cudaGraphExec_t exec : {first, second, larger}) CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 TEST(Surface, OccupancyAndAttributes) {
   int blocks = 0, min_grid = 0, block_size = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, increment, 256, 0));
@@ -1146,6 +1202,40 @@ TEST(Surface, DeviceIntrinsics) {
 // recursion sample counts on this) finds 0 on both backends. (Device memory from cudaMalloc starts
 // poisoned on emu, and a read of it before any write is named.)
 __global__ void add_one(int* counts) { counts[threadIdx.x] += 1; }
+
+// Each thread spins until its clock has moved on `cycles` (as NVIDIA's samples keep a GPU busy)
+// and records how far it moved, and whether it ever went back.
+__global__ void spin_on_the_clock(long long cycles, long long* moved, int* backwards) {
+  const long long start = clock64();
+  long long now = start, before = start;
+  while (now - start < cycles) {
+    now = clock64();
+    if (now < before) atomicAdd(backwards, 1);
+    before = now;
+  }
+  moved[blockIdx.x * blockDim.x + threadIdx.x] = now - start;
+}
+
+// A spin on the clock ends, having seen the clock move on by what it waited for and never back.
+TEST(Surface, ThreadsThatSpinOnTheClockFinish) {
+  const int threads = 64 * 256;
+  const long long cycles = 100000;  // (50 us at 2 GHz)
+  long long* moved = nullptr;
+  int* backwards = nullptr;
+  CUDA_CHECK(cudaMalloc(&moved, threads * sizeof(long long)));
+  CUDA_CHECK(cudaMalloc(&backwards, sizeof(int)));
+  CUDA_CHECK(cudaMemset(backwards, 0, sizeof(int)));
+  spin_on_the_clock<<<64, 256>>>(cycles, moved, backwards);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<long long> host(threads);
+  int went_back = -1;
+  CUDA_CHECK(cudaMemcpy(host.data(), moved, threads * sizeof(long long), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&went_back, backwards, sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < threads; ++i) ASSERT_GE(host[i], cycles) << "thread " << i;
+  EXPECT_EQ(went_back, 0);
+  cudaFree(moved), cudaFree(backwards);
+}
 
 TEST(Surface, ManagedAndPageLockedMemoryStartAsZeros) {
   const int n = 256;

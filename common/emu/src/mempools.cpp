@@ -21,7 +21,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include "cudalab/emu/launch.h"
 #include "cudalab/emu/runtime.h"
@@ -52,27 +51,27 @@ std::map<cudaMemPool_t, std::unique_ptr<CUmemPoolHandle_st>> created_pools;
 
 bool is_pool(cudaMemPool_t pool) { return pool == &default_pool || created_pools.contains(pool); }
 
-// As an H100 does it (docs/runs/2026-11-23-h100-graph-memory-accounting.txt): each graph allocation
-// maps memory in granules of 32 MiB when its node first runs, and keeps it mapped after it is
-// freed, for the next launch; cudaDeviceGraphMemTrim unmaps what freed allocations hold. "Used" and
-// "reserved" are both what is mapped.
+// As an H100 does it (docs/runs/2026-11-23-h100-graph-memory-accounting.txt): graph allocations
+// are mapped in granules of 32 MiB when their node runs, and what is mapped stays mapped after
+// their free node, for later launches of any graph whose allocations then fit (a GPU reuses the
+// memory of a graph whose execution has finished, in any stream; on the emu each has finished
+// when the next call returns); cudaDeviceGraphMemTrim unmaps what no live allocation holds.
+// "Used" and "reserved" are both what is mapped.
 constexpr size_t kGraphGranule = size_t{32} << 20;
 struct GraphMemory {
   std::map<void*, size_t> arrays;  // every graph allocation ever made, by address
-  std::set<void*> mapped;          // those that hold memory now
-  size_t used_high = 0, reserved_high = 0;
-  size_t used() const {
+  size_t mapped = 0, used_high = 0, reserved_high = 0;
+  size_t live() const {  // the granules that live allocations hold
     size_t bytes = 0;
-    for (void* p : mapped) bytes += round_up(arrays.at(p), kGraphGranule);
+    for (auto [p, n] : arrays)
+      if (is_live(p)) bytes += round_up(n, kGraphGranule);
     return bytes;
   }
-  void map(void* p) {
-    mapped.insert(p);
-    used_high = reserved_high = std::max(used_high, used());
+  void map() {
+    mapped = std::max(mapped, live());
+    used_high = reserved_high = std::max(used_high, mapped);
   }
-  void trim() {
-    std::erase_if(mapped, [](void* p) { return !is_live(p); });
-  }
+  void trim() { mapped = live(); }
 } graph_memory;  // guarded by mutex
 
 // The pool that holds the live allocation at `p`, or nullptr.
@@ -98,7 +97,7 @@ cudaError_t graph_allocate(void** ptr, size_t size, cudaStream_t stream,
   enqueue(stream, [base = *ptr, where] {
     revive(base, where);
     std::lock_guard<std::mutex> lock(mutex);
-    graph_memory.map(base);
+    graph_memory.map();
   });
   return cudaSuccess;
 }
@@ -278,7 +277,7 @@ cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType
   if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   if (value == nullptr) return set_last_error(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> lock(mutex);
-  const size_t bytes[] = {graph_memory.used(), graph_memory.used_high, graph_memory.used(),
+  const size_t bytes[] = {graph_memory.mapped, graph_memory.used_high, graph_memory.mapped,
                           graph_memory.reserved_high};
   if (attr < cudaGraphMemAttrUsedMemCurrent || attr > cudaGraphMemAttrReservedMemHigh)
     return set_last_error(cudaErrorInvalidValue);
