@@ -733,6 +733,37 @@ TEST_F(Emu, AProvenStoreOverAnotherBlocksElementIsNamed) {
   EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
 }
 
+// Each block reverses a row of `in` into `out` through pointers the kernel moves to the thread's
+// element (as NVIDIA's convolutionSeparable does): the accesses after the move are the arguments'
+// elements at the move's offset plus their subscripts, proven as any other. Planted bug: `shift`
+// moves `in` one element on (the last block's last thread reads past it).
+__global__ void moved_rows(float* out, const float* in, int pitch, int shift) {
+  __shared__ float row[64];
+  in += blockIdx.x * pitch + threadIdx.x + shift;
+  out += blockIdx.x * pitch + threadIdx.x;
+  row[threadIdx.x] = in[0];  // LINE_MOVED_LOAD
+  __syncthreads();
+  out[0] = row[63 - threadIdx.x];
+}
+
+ProvenRun run_moved_rows(int shift) {
+  std::vector<float> in(3 * 64);
+  for (int i = 0; i < 3 * 64; ++i) in[i] = static_cast<float>(i);
+  cudalab::DeviceArray<float> d_in(in), d_out(3 * 64, -1.0f);  // (poisoned)
+  return run_proven(d_out, [&] { moved_rows<<<3, 64>>>(d_out.get(), d_in.get(), 64, shift); });
+}
+
+TEST_F(Emu, AccessesThroughAMovedPointerAreProven) {
+  const ProvenRun r = run_moved_rows(0);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 3 * 64; ++i) ASSERT_EQ(r.out[i], i / 64 * 64 + 63 - i % 64) << "element " << i;
+  EXPECT_EQ(r.proven_stretches, 4u) << "both stretches, in blocks 1 and 2";
+  Reset();
+  const ProvenRun past_the_end = run_moved_rows(1);
+  EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (2,0,0), thread (63,0,0), at " + at("LINE_MOVED_LOAD"))) << diagnostic();
+}
+
 // A load past `in`, a load of memory nobody wrote, a tile element nobody wrote (read after the
 // proven stores, which recorded which elements they wrote): each is named at its thread and line
 // as without the proof.

@@ -358,7 +358,7 @@ class LoopForms(unittest.TestCase):
             ((sums, "{ float* p = x; sum += p[k]; }"), 6),  # a pointer other than a parameter
             ((tile, f"if (threadIdx.x > 0) {tile}"), 4),  # a store some threads make
             ((tile, "tile[threadIdx.y][threadIdx.x] = x[0] = 1;"), 4),  # a store inside an expression
-            ((tile, f"{tile} x += 1;"), 4),  # a parameter moved
+            ((tile, f"if (threadIdx.x > 0) x += 1; {tile}"), 4),  # a parameter moved by some threads
         ):
             with self.subTest(change=change[1]):
                 code = self.TILE_SUM.replace(*change)
@@ -377,6 +377,21 @@ class LoopForms(unittest.TestCase):
         )
         # (the block's start)
         self.assertEqual(self.proven_lines("  x[threadIdx.x] = 1;\n  __syncthreads();"), {2})
+
+    def test_a_pointer_moved_once_at_the_kernels_level_is_proven_at_its_offset(self) -> None:
+        move = "  int base = blockIdx.x * 64 + threadIdx.x;\n  x += base;\n"
+        (stretch,) = self.proven(move + "  x[1] = 2;\n  __syncthreads();")
+        # (its subscript: the move's offset, blockIdx.x * 64 + threadIdx.x, plus 1)
+        self.assertIn("{x, false, true, 4, ::cudalab::emu::kEveryThread, ", stretch)
+        self.assertIn("(((blockIdx . x) * (64)) + (1)), static_cast<long long>((0) + (1))", stretch)
+        for moved_otherwise in (
+            "  int base = threadIdx.x;\n  if (base > 0) x += base;\n",  # under an if
+            "  int base = threadIdx.x;\n  x += base;\n  x += 1;\n",  # moved twice
+            "  int base = threadIdx.x;\n  x = x + base;\n",  # another form
+        ):
+            with self.subTest(moved=moved_otherwise):
+                code = moved_otherwise + "  x[1] = 2;\n  __syncthreads();"
+                self.assertEqual(self.proven_lines(code), set())
 
     TREE = (
         "  __shared__ float part[64];\n  part[threadIdx.x] = 1;\n  __syncthreads();\n"

@@ -768,8 +768,10 @@ def function(cursor: object, template: bool, text: bytes) -> Function:
     calls: frozenset[str] = frozenset()
     proven = None
     if body_cursor is not None and "global" in spaces:
-        accesses = stretch_accesses.stretch_accesses
-        statements = kernel_statements.statement_tree(body_cursor, text, accesses=accesses)
+        tokens = kernel_statements.Tokens(body_cursor)
+        moves = stretch_accesses.moved_pointers(body_cursor, tokens)
+        accesses = functools.partial(stretch_accesses.stretch_accesses, moves=moves)
+        statements = kernel_statements.statement_tree(body_cursor, text, tokens, accesses)
         calls = statements.calls
         if not template:
             proven = proven_accesses.proven_kernel(cursor, body_cursor, lambda f: not system_or_emu(f))

@@ -20,8 +20,10 @@ scalar may be assigned, a call must be a math function of numbers, and a loop mu
 body that leaves k alone. An integer variable with one initializer that names the thread's index
 stands for it (`int ty = threadIdx.y;`, `int row = ty * 2 + 1;`), which the planner accepts only
 where nothing in the kernel changes it; one whose initializer names no thread (a tile loop's
-counter) is named, as a value the planner must know to be the block's; a pointer parameter is
-accepted only where the kernel never moves it. The
+counter) is named, as a value the planner must know to be the block's. A pointer parameter is
+accepted where the kernel never moves it, or where its one change is a statement of the kernel's
+body (in no loop or `if`) that adds an offset of that affine form (`d_Src += baseY * pitch +
+baseX;`): after it, `d_Src[i]` is the argument's element at the offset plus i. The
 record gives each access's subscripts as the coefficients of the thread's index and the loops'
 counters, so that the launch can bound every subscript a block's threads form, for every value of
 the counters, by the corners of that box.
@@ -94,14 +96,60 @@ class StretchAccesses:
     aliases: frozenset[int]  # the locals that stand for their initializer (nothing may change them)
 
 
+@dataclass(frozen=True)
+class Move:
+    """`P += offset;`, the one change of the pointer parameter P, a statement of the kernel's body."""
+
+    statement: int  # the statement's offset in the file
+    end: int  # where it ends: an access after it reads P's argument at the offset plus its subscript
+    offset: object  # the offset's cursor
+
+
+def moved_pointers(body: object, tokens: Tokens) -> dict[int, Move]:
+    """The pointer parameters that the kernel whose body is `body` changes once, by a statement
+    `P += offset;` of the body (in no loop or `if`), by their ids."""
+    changes: dict[int, list[object]] = {}
+    for c in body.walk_preorder():  # type: ignore[attr-defined]
+        kind = kind_of(c)
+        if kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR"):
+            continue
+        inner = children(c)
+        if not inner:
+            continue
+        target = plain(inner[0])
+        parameter = target.referenced if kind_of(target) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+        if parameter is None or kind_of(parameter) != "PARM_DECL":
+            continue
+        start, end = c.extent.start.offset, c.extent.end.offset  # type: ignore[attr-defined]
+        if kind == "UNARY_OPERATOR":
+            changing = tokens.at_or_after(start) in ("++", "--") or tokens.before(end) in ("++", "--")
+        else:
+            operator = tokens.at_or_after(inner[0].extent.end.offset)  # type: ignore[attr-defined]
+            changing = kind == "COMPOUND_ASSIGNMENT_OPERATOR" or operator == "="
+        if changing:
+            changes.setdefault(local_id(parameter), []).append(c)
+    top_level = {c.extent.start.offset for c in children(body)}  # type: ignore[attr-defined]
+    moves = {}
+    for parameter, (change, *others) in changes.items():
+        pointer = children(change)[0].type.get_canonical().kind.name == "POINTER"  # type: ignore[attr-defined]
+        adds = kind_of(change) == "COMPOUND_ASSIGNMENT_OPERATOR"
+        adds = adds and tokens.at_or_after(children(change)[0].extent.end.offset) == "+="  # type: ignore[attr-defined]
+        if not others and pointer and adds and change.extent.start.offset in top_level:  # type: ignore[attr-defined]
+            start, end = change.extent.start.offset, change.extent.end.offset  # type: ignore[attr-defined]
+            moves[parameter] = Move(start, end, children(change)[1])
+    return moves
+
+
 class NotProven(Exception):
     pass
 
 
-def stretch_accesses(cursor: object, tokens: Tokens) -> StretchAccesses | None:
-    """The memory accesses of `cursor` (a statement), where the module's docstring admits them all;
-    None where it does not."""
-    walk = Walk(tokens)
+def stretch_accesses(
+    cursor: object, tokens: Tokens, moves: dict[int, Move] | None = None
+) -> StretchAccesses | None:
+    """The memory accesses of `cursor` (a statement), where the module's docstring admits them all
+    (`moves`: the kernel's moved pointers); None where it does not."""
+    walk = Walk(tokens, moves or {})
     try:
         walk.statement(cursor)
     except NotProven:
@@ -112,8 +160,9 @@ def stretch_accesses(cursor: object, tokens: Tokens) -> StretchAccesses | None:
 
 
 class Walk:
-    def __init__(self, tokens: Tokens) -> None:
+    def __init__(self, tokens: Tokens, moves: dict[int, Move]) -> None:
         self.tokens = tokens
+        self.moves = moves
         self.accesses: list[StretchAccess] = []
         self.guarded = 0  # the `if`s the walk is in (but a thread's bound)
         self.x_end: str | None = None  # the limit of the `if (threadIdx.x < limit)` it is in
@@ -237,7 +286,8 @@ class Walk:
             return
         elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
             if kind == "COMPOUND_ASSIGNMENT_OPERATOR" or self.operator(cursor) == "=":
-                self.local_target(inner[0])
+                if not self.is_move(cursor):
+                    self.local_target(inner[0])
                 inner = inner[1:]
         elif kind == "UNARY_OPERATOR":
             start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
@@ -264,6 +314,11 @@ class Walk:
                 raise NotProven("a name that is not a number in a register")
             return
         raise NotProven(f"a name of another kind ({kind})")
+
+    def is_move(self, assignment: object) -> bool:
+        """Whether `assignment` is a moved pointer's move."""
+        start = assignment.extent.start.offset  # type: ignore[attr-defined]
+        return any(move.statement == start for move in self.moves.values())
 
     def local_target(self, cursor: object) -> None:
         """The left side of an assignment, ++ or --: a local scalar, not a loop's counter."""
@@ -303,8 +358,13 @@ class Walk:
             element = pointer.get_pointee() if pointer.kind.name == "POINTER" else None
             if element is None or element.kind.name not in NUMBERS or element.get_size() % 4:
                 raise NotProven("an access through a pointer to something other than numbers")
-            self.uses.add(local_id(array))  # (a pointer the kernel never moves: the block's)
-            self.record(array, False, store, indices, cursor)
+            move = self.moves.get(local_id(array))
+            if move is None:
+                self.uses.add(local_id(array))  # (a pointer the kernel never moves: the block's)
+            elif cursor.extent.start.offset > move.end:  # type: ignore[attr-defined]
+                self.record(array, False, store, indices, cursor, self.terms(move.offset))
+                return
+            self.record(array, False, store, indices, cursor)  # (the argument itself)
             return
         if array is None or kind_of(array) != "VAR_DECL" or not shared(array):
             raise NotProven("an access to something other than a __shared__ array or a parameter's")
@@ -321,14 +381,24 @@ class Walk:
         self.record(array, True, store, indices, cursor)
 
     def record(
-        self, array: object, in_shared: bool, store: bool, indices: list[object], cursor: object
+        self,
+        array: object,
+        in_shared: bool,
+        store: bool,
+        indices: list[object],
+        cursor: object,
+        moved: Terms | None = None,
     ) -> None:
-        """The access of `array` at `indices` (innermost first), each as the sum of its terms."""
+        """The access of `array` at `indices` (innermost first), each as the sum of its terms (a
+        moved pointer's plus its offset, `moved`)."""
         subscripts = []
         for index in reversed(indices):
             if canonical_kind(index.type) not in INTEGERS:  # type: ignore[attr-defined]
                 raise NotProven("a subscript that is not an integer")
-            subscripts.append(Subscript(tuple(sorted(self.terms(index).items()))))
+            terms = self.terms(index)
+            if moved is not None:
+                terms = combined("+", moved, terms) or {}  # (a sum is always affine)
+            subscripts.append(Subscript(tuple(sorted(terms.items()))))
         line = cursor.extent.start.line  # type: ignore[attr-defined]
         self.accesses.append(
             StretchAccess(array.spelling, in_shared, store, tuple(subscripts), line, self.x_end)  # type: ignore[attr-defined]
