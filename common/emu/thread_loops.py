@@ -319,7 +319,7 @@ class Planner:
         if len(found) < len(region) or any(s.returns for s in region):
             return None
         accesses = [access for f in found for access in f.accesses]
-        if not begins_epoch and any(a.store and not a.in_shared for a in accesses):
+        if not begins_epoch and any(a.store and a.space == "global" for a in accesses):
             return None
         loops = [loop for f in found for loop in f.loops]
         uses = set().union(*(f.uses for f in found))
@@ -336,14 +336,14 @@ class Planner:
             terms = dict(access.subscripts[level].terms)
             extent = f"::std::extent_v<::std::remove_reference_t<decltype({array})>, {level}>"
             stride = f"sizeof({array}{'[0]' * (level + 1)})"
-            fields = [extent if access.in_shared else "0", stride]
+            fields = [extent if access.space != "global" else "0", stride]
             fields += [terms.get(v, "0") for v in ("constant", "x", "y", "z")]
             steps = [long_long(terms.get(c, "0")) for c in counters] or ["0"]
             return "{" + ", ".join(map(long_long, fields)) + ", {" + ", ".join(steps) + "}}"
 
         def described(access: StretchAccess) -> str:
-            where = f"&{access.array}" if access.in_shared else access.array
-            flags = f"{str(access.in_shared).lower()}, {str(access.store).lower()}, {access.line}, "
+            where = f"&{access.array}" if access.space != "global" else access.array
+            flags = f"{NS}Space::{access.space}, {str(access.store).lower()}, {access.line}, "
             flags += long_long(access.x_end) if access.x_end is not None else f"{NS}kEveryThread"
             levels = ", ".join(subscript(access, k) for k in range(len(access.subscripts)))
             return f"{{{where}, {flags}, {{{levels}}}}}"

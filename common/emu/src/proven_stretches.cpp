@@ -2,7 +2,8 @@
 // stretch_accesses.py): before the block runs such a stretch, stretch_fine bounds each subscript
 // of each access over every thread of the block and every value of the stretch's loop counters
 // (an affine subscript takes its least and greatest values at the corners of that box), and looks
-// at the words between the least and the greatest element once:
+// once at the words of each run of elements the access makes (each_run: the terms whose steps
+// leave no gap make a run):
 // - a load of a `__shared__` array: each word in a variable, written in this block, and not since
 //   the last barrier;
 // - a store to one (every thread makes it, or every thread below an x bound: the translator
@@ -10,15 +11,16 @@
 //   threads' elements the same (the elements' offsets are a mixed-radix number of the thread's
 //   index and the counters: each coefficient, by size, exceeds what all smaller ones can add up
 //   to), and no element among the stretch's other shared accesses but the thread's own (`s[tid]
-//   += v` loads what the same thread stores);
+//   += v` loads what the same thread stores): where the two spans meet, their runs are apart;
 // - a load of global memory: the elements inside the live device array the pointer points into,
-//   written before this launch and not in it (proven_blocks.h: words_fine), row by row of the
-//   box along its unit-stride term;
+//   written before this launch and not in it (proven_blocks.h: words_fine);
 // - a store to global memory (the translator proves it where the block's start or a barrier comes
 //   before the stretch, so that no thread of the block touched memory since): the same, but
 //   written by anyone before, each thread on its own element, none among the stretch's other
 //   accesses but the thread's own; the words are then taken for the block one by one, and a word
-//   another block took meanwhile leaves the stretch checked.
+//   another block took meanwhile leaves the stretch checked;
+// - a load of a `__constant__` array: its subscripts within their dimensions (device code cannot
+//   write the array, and the host writes it between launches; the checks know nothing else of it).
 // Then no access of the stretch can leave its array, read memory nobody wrote, or race (nothing
 // touched the words since the barrier but what the proof allows, and the barrier or the kernel's
 // end after the stretch leaves no later access), so the stores are recorded now, as the checks
@@ -30,12 +32,13 @@
 // each element stored has one writer.) Anything else (a subscript
 // past its dimension, a word unwritten or touched since the barrier, a thread that returned from
 // the kernel before a stretch that stores, a loop that runs no time, counters on, a watched
-// thread, the launch's first block where the stretch loads global memory) runs the checked
-// stretch, which names the first faulting thread and its line as always.
+// thread, the launch's first block where the stretch touches global or constant memory) runs the
+// checked stretch, which names the first faulting thread and its line as always.
 //
-// Limitations: the words looked at are all those between the least and the greatest element (of
-// shared memory; of global memory, of each row of the box), so a stretch that reads a sparse part
-// of an array runs checked where an element it skips is unwritten. Two threads that store one
+// Limitations: the words looked at are all those of each run, so a stretch that reads a sparse
+// part of a run (every other element) runs checked where an element it skips is unwritten; two
+// accesses of one array with more than 4096 runs each, or of two pointers into one array, whose
+// spans meet, are taken to share an element. Two threads that store one
 // element, or a thread that loads an element another access of the stretch stores, keep the
 // stretch checked even where the checks would pass it (the same value; an element the thread
 // itself stores at other subscripts). Global loads at an index
@@ -124,6 +127,25 @@ bool each_value(const Term* terms, unsigned count, long long start, Visit visit)
   }
 }
 
+// Calls visit(first, end) for each run of an access's bytes (`a`, its elements `element` bytes):
+// the terms whose steps leave no gap (by the size of their steps, each no larger than what the
+// smaller ones span, from one element) make a run, [first, end) from the array, and the others
+// its starts. Stops at the first call that returns false, and says whether none did. (A padded
+// tile's column of padding, `float tile[16][17]`, lies between its runs.)
+template <class Visit>
+bool each_run(Affine a, long long element, Visit visit) {
+  a.sort();
+  long long low = 0, high = element;
+  unsigned inner = 0;
+  for (; inner < a.count && std::abs(a.terms[inner].bytes) <= high - low; ++inner) {
+    const Term& t = a.terms[inner];
+    low += std::min(t.bytes * t.from, t.bytes * t.to);
+    high += std::max(t.bytes * t.from, t.bytes * t.to);
+  }
+  return each_value(a.terms + inner, a.count - inner, a.constant,
+                    [&](long long at) { return visit(at + low, at + high); });
+}
+
 // The access's subscripts as one, in bytes from the array.
 ProvenSubscript flat_of(const StretchAccess& access) {
   ProvenSubscript f{};
@@ -160,7 +182,8 @@ bool affine_of(const StretchAccess& access, const ProvenSubscript& f,
     unsigned k = 0;
     for (const ProvenLoop& loop : loops)  // (a loop that runs no time: its first value)
       bound(s.counters[k++], loop.first, std::max(loop.first, loop.end - 1));
-    if (least < 0 || greatest >= (access.in_shared ? s.extent : INT_MAX + 1LL)) return false;
+    if (least < 0 || greatest >= (access.space != Space::global ? s.extent : INT_MAX + 1LL))
+      return false;
   }
   a.constant = f.constant;
   a.add(f.x, 0, threads_x(access) - 1LL);
@@ -195,10 +218,8 @@ bool one_element_each(const StretchAccess& access, const ProvenSubscript& f, Aff
 }
 
 // Whether the global elements of access `a` of `array` lie in its live device array and none was
-// written in this launch, and for a load each was written before it (words_fine): for each value
-// of the other terms, the run of elements along the term of the smallest step where that step is
-// one element.
-bool global_words_fine(const BlockState& b, const void* array, bool store, Affine a,
+// written in this launch, and for a load each was written before it (words_fine), run by run.
+bool global_words_fine(const BlockState& b, const void* array, bool store, const Affine& a,
                        long long element) {
   const Allocation* r = containing(array, false);
   const auto base = reinterpret_cast<uintptr_t>(array);
@@ -206,15 +227,37 @@ bool global_words_fine(const BlockState& b, const void* array, bool store, Affin
   const long long offset = static_cast<long long>(base - reinterpret_cast<uintptr_t>(r->base));
   if (offset + a.least() < 0 || offset + a.greatest() + element > static_cast<long long>(r->bytes))
     return false;
-  a.sort();
-  const bool runs = a.count > 0 && std::abs(a.terms[0].bytes) == element;
-  const Term along = runs ? a.terms[0] : Term{0, 0, 0};
-  const long long first =
-      offset + a.constant + std::min(along.bytes * along.from, along.bytes * along.to);
-  const size_t words = (along.to - along.from + 1) * element / 4;
-  return each_value(a.terms + (runs ? 1 : 0), a.count - (runs ? 1 : 0), first, [&](long long at) {
-    return words_fine(r->shadow.words + at / 4, words, b.launch_stamp, store);
+  return each_run(a, element, [&](long long first, long long end) {
+    const auto words = static_cast<size_t>(end - first) / 4;
+    return words_fine(r->shadow.words + (offset + first) / 4, words, b.launch_stamp, store);
   });
+}
+
+// Whether no element of access p is among those of access q (their runs apart), where each has at
+// most kMostRuns runs; else (or where they share an element) false.
+bool apart(const Affine& p, long long p_element, const Affine& q, long long q_element) {
+  constexpr size_t kMostRuns = 4096;
+  thread_local std::vector<std::pair<long long, long long>> runs;
+  runs.clear();
+  const auto collect = [&](long long first, long long end) {
+    runs.emplace_back(first, end);
+    return runs.size() <= kMostRuns;
+  };
+  if (!each_run(p, p_element, collect)) return false;
+  const size_t p_runs = runs.size();
+  if (!each_run(q, q_element, [&](long long first, long long end) {
+        return collect(first, end) && runs.size() <= p_runs + kMostRuns;
+      }))
+    return false;
+  std::sort(runs.begin(), runs.begin() + p_runs);
+  for (size_t k = p_runs; k < runs.size(); ++k) {  // (q's run against p's runs that end after it)
+    const auto [first, end] = runs[k];
+    auto after =
+        std::upper_bound(runs.begin(), runs.begin() + p_runs, std::make_pair(first, first));
+    if (after != runs.begin() && std::prev(after)->second > first) return false;
+    if (after != runs.begin() + p_runs && after->first < end) return false;
+  }
+  return true;
 }
 
 // The stand-in code address of `file`:`line` (line_marker) and its store site (store_site), kept
@@ -352,7 +395,7 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   bool stores = false, global = false;
   for (const StretchAccess& access : accesses) {
     stores |= access.store;
-    global |= !access.in_shared;
+    global |= access.space != Space::shared;
   }
   // (every thread must make the stores, for every value of the counters)
   const auto runs_no_time = [](const ProvenLoop& loop) { return loop.end <= loop.first; };
@@ -362,6 +405,7 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   struct Proven {
     const StretchAccess* access;
     ProvenSubscript flat;  // its subscripts as one
+    Affine bytes;          // its offsets in bytes from the array, over the box
     uintptr_t first, end;  // the bytes between its least and greatest element
   };
   constexpr unsigned kMostAccesses = 16;
@@ -373,15 +417,18 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
     const ProvenSubscript f = flat_of(access);
     Affine a;
     if (!affine_of(access, f, loops, a)) return false;
+    if (access.space == Space::constant) continue;  // (in its bounds, nothing else can fail)
     const long long element = element_bytes(access);
     const auto array = reinterpret_cast<uintptr_t>(access.array);
-    const Proven span{&access, f, array + a.least(), array + a.greatest() + element};
+    const Proven span{&access, f, a, array + a.least(), array + a.greatest() + element};
     if (access.store && !one_element_each(access, f, a, element)) return false;
-    if (!access.in_shared) {
+    if (access.space == Space::global) {
       if (!global_words_fine(*b, access.array, access.store, a, element)) return false;
     } else if (!b->shared->contains(array) || element % 4 != 0 ||
-               !(access.store ? b->shared->stores_fine(*b, span.first, span.end)
-                              : b->shared->loads_fine(*b, span.first, span.end))) {
+               !each_run(a, element, [&](long long first, long long end) {
+                 return access.store ? b->shared->stores_fine(*b, array + first, array + end)
+                                     : b->shared->loads_fine(*b, array + first, array + end);
+               })) {
       return false;
     }
     proven[count++] = span;
@@ -395,21 +442,24 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
            std::equal(f.counters, f.counters + kProvenLoops, g.counters);
   };
   for (unsigned i = 0; i < count; ++i)
-    for (unsigned j = 0; j < count; ++j)
-      if (i != j && proven[i].access->store && proven[i].first < proven[j].end &&
-          proven[j].first < proven[i].end && !own(proven[i], proven[j]))
+    for (unsigned j = 0; j < count; ++j) {
+      const Proven &p = proven[i], &q = proven[j];
+      if (i != j && p.access->store && p.first < q.end && q.first < p.end && !own(p, q) &&
+          !(p.access->array == q.access->array &&
+            apart(p.bytes, element_bytes(*p.access), q.bytes, element_bytes(*q.access))))
         return false;
+    }
   // The global stores first: another block's store to one of their words since the look above
   // leaves the stretch checked, which then names it (the words an earlier store recorded are
   // this block's, as the checked stretch finds them).
   for (unsigned i = 0; i < count; ++i) {
     const Proven& p = proven[i];
-    if (p.access->store && !p.access->in_shared &&
+    if (p.access->store && p.access->space == Space::global &&
         !record_global_stores(*b, file, *p.access, p.flat, loops))
       return false;
   }
   for (unsigned i = 0; i < count; ++i)
-    if (proven[i].access->store && proven[i].access->in_shared)
+    if (proven[i].access->store && proven[i].access->space == Space::shared)
       record_stores(*b, file, *proven[i].access, proven[i].flat, loops);
   count_run();
   return true;

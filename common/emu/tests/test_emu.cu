@@ -756,12 +756,95 @@ ProvenRun run_moved_rows(int shift) {
 TEST_F(Emu, AccessesThroughAMovedPointerAreProven) {
   const ProvenRun r = run_moved_rows(0);
   ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
-  for (int i = 0; i < 3 * 64; ++i) ASSERT_EQ(r.out[i], i / 64 * 64 + 63 - i % 64) << "element " << i;
+  for (int i = 0; i < 3 * 64; ++i)
+    ASSERT_EQ(r.out[i], i / 64 * 64 + 63 - i % 64) << "element " << i;
   EXPECT_EQ(r.proven_stretches, 4u) << "both stretches, in blocks 1 and 2";
   Reset();
   const ProvenRun past_the_end = run_moved_rows(1);
   EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
   EXPECT_TRUE(says("block (2,0,0), thread (63,0,0), at " + at("LINE_MOVED_LOAD"))) << diagnostic();
+}
+
+// A 5-point weighted sum of `in` with the weights in constant memory, each block's row staged in
+// shared memory with a halo of zeros: the weights' loads are proven by their subscripts alone
+// (device code cannot write constant memory). `shift` moves each weight's subscript on, past the
+// array for the last (a planted bug: the sum's stretch is then not proven, and runs checked).
+__constant__ float weights[5];
+__global__ void weighted_sums(float* out, const float* in, int shift) {
+  __shared__ float row[68];
+  row[threadIdx.x + 2] = in[blockIdx.x * 64 + threadIdx.x];
+  if (threadIdx.x < 2) {
+    row[threadIdx.x] = 0;
+    row[threadIdx.x + 66] = 0;
+  }
+  __syncthreads();
+  float sum = 0;
+  for (int j = 0; j < 5; ++j) sum += weights[j + shift] * row[threadIdx.x + j];
+  out[blockIdx.x * 64 + threadIdx.x] = sum;
+}
+
+TEST_F(Emu, LoadsOfAConstantArrayAreProvenByTheirSubscripts) {
+  const float w[5] = {1, 2, 4, 8, 16};
+  CUDA_CHECK(cudaMemcpyToSymbol(weights, w, sizeof w));
+  std::vector<float> in(4 * 64);
+  for (int i = 0; i < 4 * 64; ++i) in[i] = static_cast<float>(i % 7);
+  cudalab::DeviceArray<float> d_in(in), d_out(4 * 64, -1.0f);  // (poisoned)
+  const ProvenRun r =
+      run_proven(d_out, [&] { weighted_sums<<<4, 64>>>(d_out.get(), d_in.get(), 0); });
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 4 * 64; ++i) {
+    double sum = 0;
+    for (int j = 0; j < 5; ++j) {
+      const int at = i % 64 + j - 2;  // (zeros past the block's row)
+      sum += w[j] * (at >= 0 && at < 64 ? in[i / 64 * 64 + at] : 0.0);
+    }
+    ASSERT_EQ(r.out[i], sum) << "element " << i;
+  }
+  EXPECT_EQ(r.proven_stretches, 6u) << "both stretches, in blocks 1 to 3";
+  const ProvenRun past_the_weights =
+      run_proven(d_out, [&] { weighted_sums<<<4, 64>>>(d_out.get(), d_in.get(), 1); });
+  EXPECT_EQ(past_the_weights.proven_stretches, 3u) << "the row's stretch alone";
+}
+
+// Each block stages four rows of `in` with a halo, as NVIDIA's convolutionSeparable stages a tile:
+// the middle of each row (a loop's two steps) and its halo are stores of one stretch whose
+// elements interleave without meeting, and the rows are read across a padding column nobody
+// writes; the proof looks at the runs of elements each access makes, not at the span between its
+// least and greatest. Planted bug: `halo` 9 stores the halo onto the middle's elements, each
+// another thread's (a race).
+__global__ void halo_rows(float* out, const float* in, int halo) {
+  __shared__ float rows[4][8 * 3 + 1];
+  const int x = threadIdx.x, y = threadIdx.y;
+  for (int i = 1; i < 3; ++i) rows[y][x + i * 8] = in[(blockIdx.x * 4 + y) * 16 + x + i * 8 - 8];
+  rows[y][x + halo] = 0;  // LINE_HALO_ROWS
+  __syncthreads();
+  float sum = 0;
+  for (int j = 0; j < 24; ++j) sum += rows[y][j];
+  out[(blockIdx.x * 4 + y) * 8 + x] = sum;
+}
+
+ProvenRun run_halo_rows(int halo) {
+  std::vector<float> in(3 * 64);
+  for (int i = 0; i < 3 * 64; ++i) in[i] = static_cast<float>(i % 11);
+  cudalab::DeviceArray<float> d_in(in), d_out(3 * 32, -1.0f);  // (poisoned)
+  return run_proven(d_out, [&] { halo_rows<<<3, dim3(8, 4)>>>(d_out.get(), d_in.get(), halo); });
+}
+
+TEST_F(Emu, StoresWhoseElementsInterleaveAndReadsAcrossPaddingAreProven) {
+  const ProvenRun r = run_halo_rows(0);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 3 * 32; ++i) {
+    double sum = 0;
+    for (int k = 0; k < 16; ++k) sum += (i / 8 * 16 + k) % 11;
+    ASSERT_EQ(r.out[i], sum) << "element " << i;
+  }
+  EXPECT_EQ(r.proven_stretches, 4u) << "both stretches, in blocks 1 and 2";
+  Reset();
+  const ProvenRun onto_the_middle = run_halo_rows(9);
+  EXPECT_EQ(onto_the_middle.status, cudaErrorLaunchFailure);
+  EXPECT_EQ(onto_the_middle.proven_stretches, 0u);
+  EXPECT_TRUE(says("at " + at("LINE_HALO_ROWS"))) << diagnostic();
+  EXPECT_TRUE(says("also wrote the same shared word")) << diagnostic();
 }
 
 // A load past `in`, a load of memory nobody wrote, a tile element nobody wrote (read after the

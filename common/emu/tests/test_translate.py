@@ -322,17 +322,21 @@ class LoopForms(unittest.TestCase):
         tile, sums, output = self.proven(self.TILE_SUM)
         # the tile's: a load of x at threadIdx.x, a store of tile at (y, x); no loop
         s = "static_cast<long long>"
-        self.assertTrue(tile.startswith("::cudalab::emu::stretch_fine(__FILE__, {}, {{x, false, false, 4, "))
+        self.assertTrue(
+            tile.startswith(
+                "::cudalab::emu::stretch_fine(__FILE__, {}, {{x, ::cudalab::emu::Space::global, false, 4, "
+            )
+        )
         self.assertIn(f"{{{{{s}(0), {s}(sizeof(x[0])), {s}(0), {s}(1), {s}(0), {s}(0), {{0}}}}}}}}", tile)
-        self.assertIn("{&tile, true, true, 4, ", tile)
+        self.assertIn("{&tile, ::cudalab::emu::Space::shared, true, 4, ", tile)
         self.assertTrue(tile.endswith(", cudalab_threads.returned())"))
         # the sums': k's bounds; tile's first load: y then k, as the coefficients of (constant, x, y, z, k)
         self.assertTrue(sums.startswith(f"::cudalab::emu::stretch_fine(__FILE__, {{{{{s}(0), {s}(16)}}}}, "))
         coefficients = ", ".join(f"{s}({c})" for c in (0, 0, 1, 0))
         self.assertIn(f"sizeof(tile[0])), {coefficients}, {{{s}(0)}}}}", sums)
         # the output's: a store to x, after a barrier (nothing of the block touched memory since)
-        self.assertIn("{&tile, true, false, 6, ", sums)
-        self.assertIn("{{x, false, true, 8, ::cudalab::emu::kEveryThread, ", output)
+        self.assertIn("{&tile, ::cudalab::emu::Space::shared, false, 6, ", sums)
+        self.assertIn("{{x, ::cudalab::emu::Space::global, true, 8, ::cudalab::emu::kEveryThread, ", output)
         proven = form[form.index("CUDALAB_EMU_CHECKED\nif (::cudalab::emu::stretch_fine(__FILE__, {{") :]
         proven = proven[: proven.index("#endif")]
         self.assertIn('__attribute__((no_sanitize("thread"))) -> bool', proven)
@@ -378,11 +382,24 @@ class LoopForms(unittest.TestCase):
         # (the block's start)
         self.assertEqual(self.proven_lines("  x[threadIdx.x] = 1;\n  __syncthreads();"), {2})
 
+    def test_loads_of_a_constant_array_are_proven_and_stores_to_it_are_not(self) -> None:
+        weights = "__constant__ float w[3];\n"
+        code = "  __shared__ float t[66];\n  t[threadIdx.x] = x[threadIdx.x];\n  __syncthreads();\n"
+        code += "  float sum = 0;\n  for (int j = 0; j < 3; ++j) sum += w[j] * t[threadIdx.x + j];\n"
+        code += "  x[threadIdx.x] = sum;"
+        out = body(f"{weights}__global__ void k(float* x) {{\n{code}\n}}\n")
+        self.assertIn("{&w, ::cudalab::emu::Space::constant, false, 7, ", out)
+        # (a kernel cannot store to constant memory; the record does not admit it either)
+        stored = body(
+            f"{weights}__global__ void k(float* x) {{\n  w[threadIdx.x] = 1;\n  __syncthreads();\n}}\n"
+        )
+        self.assertNotIn("stretch_fine", stored)
+
     def test_a_pointer_moved_once_at_the_kernels_level_is_proven_at_its_offset(self) -> None:
         move = "  int base = blockIdx.x * 64 + threadIdx.x;\n  x += base;\n"
         (stretch,) = self.proven(move + "  x[1] = 2;\n  __syncthreads();")
         # (its subscript: the move's offset, blockIdx.x * 64 + threadIdx.x, plus 1)
-        self.assertIn("{x, false, true, 4, ::cudalab::emu::kEveryThread, ", stretch)
+        self.assertIn("{x, ::cudalab::emu::Space::global, true, 4, ::cudalab::emu::kEveryThread, ", stretch)
         self.assertIn("(((blockIdx . x) * (64)) + (1)), static_cast<long long>((0) + (1))", stretch)
         for moved_otherwise in (
             "  int base = threadIdx.x;\n  if (base > 0) x += base;\n",  # under an if
@@ -403,9 +420,9 @@ class LoopForms(unittest.TestCase):
     def test_accesses_below_a_thread_bound_are_proven_for_the_threads_it_bounds(self) -> None:
         out = body(f"__global__ void k(float* x) {{\n{self.TREE}\n}}\n")
         first, step = self.proven(self.TREE)
-        self.assertIn("{&part, true, true, 3, ::cudalab::emu::kEveryThread, ", first)
+        self.assertIn("{&part, ::cudalab::emu::Space::shared, true, 3, ::cudalab::emu::kEveryThread, ", first)
         # the step: a load and a store of the thread's own element, a load s further on, for x < s
-        bounded = "true, {}, 6, static_cast<long long>(s), "
+        bounded = "::cudalab::emu::Space::shared, {}, 6, static_cast<long long>(s), "
         self.assertEqual([step.count(bounded.format(f)) for f in ("false", "true")], [2, 1])
         self.assertIn("run_proven_while([&](unsigned, CUDALAB_LOOPS_INDEX) __attribute__", out)
         # (the stencil's halo: stores of a few threads beside every thread's)
@@ -453,6 +470,10 @@ class LoopForms(unittest.TestCase):
                 form = out[out.index("ThreadLoops cudalab_loops_k(") :]
                 self.assertIn("cudalab_threads.barrier(__FILE__, __LINE__);", form)
                 self.assertNotIn(sync, form)
+                # (the block's handle touches no memory: the store beside it is proven)
+                self.assertIn(
+                    "stretch_fine(__FILE__, {}, {{x, ::cudalab::emu::Space::global, true, 5, ", form
+                )
 
     def test_a_template_that_calls_a_function_that_waits_keeps_its_threads(self) -> None:
         # (Clang cannot resolve `step<N>(x)` before N is known: the call is read by its candidates)

@@ -6,6 +6,7 @@ The algorithm. A statement is *proven* when the only memory it touches is
 - loads of `__shared__` arrays declared in the kernel with a size (`__shared__ float
   Mds[TILE_WIDTH][TILE_WIDTH];`),
 - loads of global memory through a pointer parameter (`M[Row * Width + ph * TILE_WIDTH + tx]`),
+- loads of `__constant__` arrays declared with a size (`c_Kernel[KERNEL_RADIUS - j]`),
 - stores to either, each a statement of its own (`Mds[ty][tx] = value;`, `P[Row * Width + Col] =
   Pvalue;`, or `s[tid] += value;`, a load and a store of the element) that every thread makes, or
   every thread whose x index is below a limit of the block's: under no `if` but `if (threadIdx.x <
@@ -31,8 +32,8 @@ the counters, by the corners of that box.
 Limitations (the statement keeps a check per access): a store under an `if` other than a thread's
 x bound, or inside an expression, a store to local memory, a pointer other than a parameter, a
 member other than the built-ins', a call other than math, a loop of another
-form, a subscript that multiplies two indices, an `extern __shared__` array, an array declared at
-file scope, an element that is not a number of whole 4-byte words.
+form, a subscript that multiplies two indices, an `extern __shared__` array, a `__shared__` array
+declared at file scope, an element that is not a number of whole 4-byte words.
 """
 
 from __future__ import annotations
@@ -80,8 +81,9 @@ class Subscript:
 
 @dataclass(frozen=True)
 class StretchAccess:
-    array: str  # the `__shared__` array's name, or the pointer parameter's
-    in_shared: bool  # a `__shared__` array's element, else global memory through the parameter
+    array: str  # the array's name, or the pointer parameter's
+    space: str  # "shared" (a `__shared__` array's element), "constant" (a `__constant__` one's) or
+    # "global" (global memory through the parameter)
     store: bool
     subscripts: tuple[Subscript, ...]  # from the outermost (a pointer's: one)
     line: int
@@ -140,6 +142,22 @@ def moved_pointers(body: object, tokens: Tokens) -> dict[int, Move]:
     return moves
 
 
+def constant(variable: object) -> bool:
+    """Whether a variable lives in constant memory (`__constant__`)."""
+    return any(kind_of(c) == "CUDACONSTANT_ATTR" for c in children(variable))
+
+
+def block_handle(variable: object) -> bool:
+    """Whether `variable` is cooperative groups' handle of the block, `cg::thread_block cta =
+    cg::this_thread_block();` (a value that touches no memory)."""
+    if kind_of(variable) != "VAR_DECL":
+        return False
+    if not variable.type.get_canonical().spelling.endswith("::thread_block"):  # type: ignore[attr-defined]
+        return False
+    calls = [c for c in variable.walk_preorder() if kind_of(c) == "CALL_EXPR"]  # type: ignore[attr-defined]
+    return bool(calls) and all(c.spelling in ("this_thread_block", "thread_block") for c in calls)
+
+
 class NotProven(Exception):
     pass
 
@@ -193,6 +211,8 @@ class Walk:
                 self.x_end = None
         elif kind == "DECL_STMT":
             for variable in children(cursor):
+                if block_handle(variable):
+                    continue
                 if kind_of(variable) != "VAR_DECL" or canonical_kind(variable.type) not in NUMBERS:  # type: ignore[attr-defined]
                     raise NotProven("a local that is not a number")
                 if shared(variable) or variable.storage_class.name == "STATIC":  # type: ignore[attr-defined]
@@ -362,14 +382,17 @@ class Walk:
             if move is None:
                 self.uses.add(local_id(array))  # (a pointer the kernel never moves: the block's)
             elif cursor.extent.start.offset > move.end:  # type: ignore[attr-defined]
-                self.record(array, False, store, indices, cursor, self.terms(move.offset))
+                self.record(array, "global", store, indices, cursor, self.terms(move.offset))
                 return
-            self.record(array, False, store, indices, cursor)  # (the argument itself)
+            self.record(array, "global", store, indices, cursor)  # (the argument itself)
             return
-        if array is None or kind_of(array) != "VAR_DECL" or not shared(array):
+        if array is None or kind_of(array) != "VAR_DECL" or not (shared(array) or constant(array)):
             raise NotProven("an access to something other than a __shared__ array or a parameter's")
-        if kind_of(array.semantic_parent) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
+        in_kernel = kind_of(array.semantic_parent) in ("FUNCTION_DECL", "FUNCTION_TEMPLATE")  # type: ignore[attr-defined]
+        if shared(array) and not in_kernel:
             raise NotProven("a __shared__ array declared outside the kernel")
+        if constant(array) and store:
+            raise NotProven("a store to a __constant__ array")
         declared = array.type.get_canonical()  # type: ignore[attr-defined]
         rank = 0
         while declared.kind.name in ("CONSTANTARRAY", "DEPENDENTSIZEDARRAY"):
@@ -378,12 +401,12 @@ class Walk:
         size = declared.get_size()  # (the element's: a template's subscript has a dependent type)
         if rank != len(indices) or declared.kind.name not in NUMBERS or size <= 0 or size % 4:
             raise NotProven("a subscript that leaves an array, or an element of another kind")
-        self.record(array, True, store, indices, cursor)
+        self.record(array, "shared" if shared(array) else "constant", store, indices, cursor)
 
     def record(
         self,
         array: object,
-        in_shared: bool,
+        space: str,
         store: bool,
         indices: list[object],
         cursor: object,
@@ -401,7 +424,7 @@ class Walk:
             subscripts.append(Subscript(tuple(sorted(terms.items()))))
         line = cursor.extent.start.line  # type: ignore[attr-defined]
         self.accesses.append(
-            StretchAccess(array.spelling, in_shared, store, tuple(subscripts), line, self.x_end)  # type: ignore[attr-defined]
+            StretchAccess(array.spelling, space, store, tuple(subscripts), line, self.x_end)  # type: ignore[attr-defined]
         )
 
     def terms(self, expression: object) -> Terms:

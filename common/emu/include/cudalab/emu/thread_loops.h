@@ -75,24 +75,29 @@ void end_loop_row();
 // threads the same (they are then recorded as the checks record them); loads of global memory lie
 // in their array and read words written before the launch; stores to it (where nothing of the
 // block touched memory since its start or the last barrier: the translator's part) reach words
-// no block wrote in the launch, each thread its own. Each subscript is constant + x *
+// no block wrote in the launch, each thread its own; loads of `__constant__` arrays lie in them
+// (device code cannot write them). Each subscript is constant + x *
 // threadIdx.x + y * threadIdx.y + z * threadIdx.z + the sum of counters[i] * (loop i's counter),
 // which must lie in [0, extent) (an index past its dimension keeps the checks, which then say
-// where it leads); a global load's one subscript, in [0, 2^31). `returned`: the threads that
+// where it leads); a global access's one subscript, in [0, 2^31). `returned`: the threads that
 // returned from the kernel (BlockThreads::returned).
 inline constexpr unsigned kProvenLoops = 4;
 struct ProvenLoop {
   long long first, end;  // its counter runs over [first, end)
 };
 struct ProvenSubscript {
-  long long extent, stride;  // the dimension's extent (a global load's: 0), an index's bytes
+  long long extent, stride;  // the dimension's extent (a global access's: 0), an index's bytes
   long long constant, x, y, z;
   long long counters[kProvenLoops];
 };
 inline constexpr long long kEveryThread = 1LL << 62;
+// Where an access's array lives: global memory (through a pointer parameter), a `__shared__`
+// array of the kernel, a `__constant__` array.
+enum class Space : unsigned char { global, shared, constant };
 struct StretchAccess {
   const void* array;
-  bool in_shared, store;  // a `__shared__` array's element (else global memory), a store
+  Space space;
+  bool store;
   int line;
   long long x_end;  // the threads with threadIdx.x < x_end make it (kEveryThread: all)
   std::initializer_list<ProvenSubscript> subscripts;  // from the outermost
