@@ -348,7 +348,9 @@ class Planner:
             levels = ", ".join(subscript(access, k) for k in range(len(access.subscripts)))
             return f"{{{where}, {flags}, {{{levels}}}}}"
 
-        bounds = ", ".join(f"{{{long_long(loop.first)}, {long_long(loop.end)}}}" for loop in loops)
+        bounds = ", ".join(
+            f"{{{', '.join(map(long_long, (loop.first, loop.end, loop.step)))}}}" for loop in loops
+        )
         listed = ", ".join(described(access) for access in accesses)
         return f"{NS}stretch_fine(__FILE__, {{{bounds}}}, {{{listed}}}, {THREADS}.returned())"
 

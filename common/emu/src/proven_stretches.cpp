@@ -111,6 +111,19 @@ struct Affine {
   }
 };
 
+// The last value of a loop's counter (a loop that runs no time: its first).
+long long last_value(const ProvenLoop& loop) {
+  return loop.first +
+         (loop.end > loop.first ? (loop.end - loop.first - 1) / loop.step : 0) * loop.step;
+}
+
+// Adds a loop's counter, `bytes` per unit, to `a`: its first value to the constant, and a term of
+// `step` units per step.
+void add_counter(Affine& a, long long bytes, const ProvenLoop& loop) {
+  a.constant += bytes * loop.first;
+  a.add(bytes * loop.step, 0, (last_value(loop) - loop.first) / loop.step);
+}
+
 // Calls visit(offset) for the offset `start` + the terms' sum at each value of `terms` (the first
 // fastest); stops at the first call that returns false, and says whether none did.
 template <class Visit>
@@ -180,8 +193,7 @@ bool affine_of(const StretchAccess& access, const ProvenSubscript& f,
     bound(s.y, 0, d.y - 1LL);
     bound(s.z, 0, d.z - 1LL);
     unsigned k = 0;
-    for (const ProvenLoop& loop : loops)  // (a loop that runs no time: its first value)
-      bound(s.counters[k++], loop.first, std::max(loop.first, loop.end - 1));
+    for (const ProvenLoop& loop : loops) bound(s.counters[k++], loop.first, last_value(loop));
     if (least < 0 || greatest >= (access.space != Space::global ? s.extent : INT_MAX + 1LL))
       return false;
   }
@@ -190,7 +202,7 @@ bool affine_of(const StretchAccess& access, const ProvenSubscript& f,
   a.add(f.y, 0, d.y - 1LL);
   a.add(f.z, 0, d.z - 1LL);
   unsigned k = 0;
-  for (const ProvenLoop& loop : loops) a.add(f.counters[k++], loop.first, loop.end - 1);
+  for (const ProvenLoop& loop : loops) add_counter(a, f.counters[k++], loop);
   return true;
 }
 
@@ -286,11 +298,12 @@ bool each_row(const StretchAccess& access, const ProvenSubscript& f,
   const uint3 d = ::blockDim;
   Affine counters;  // (the thread's terms are its index)
   unsigned k = 0;
-  for (const ProvenLoop& loop : loops) counters.add(f.counters[k++], loop.first, loop.end - 1);
+  for (const ProvenLoop& loop : loops) add_counter(counters, f.counters[k++], loop);
   for (unsigned z = 0; z < d.z; ++z)
     for (unsigned y = 0; y < d.y; ++y) {
       const auto first = static_cast<uint16_t>((z * d.y + y) * d.x);
-      if (!each_value(counters.terms, counters.count, f.constant + f.y * y + f.z * z,
+      if (!each_value(counters.terms, counters.count,
+                      counters.constant + f.constant + f.y * y + f.z * z,
                       [&](long long at) { return row(at, first); }))
         return false;
     }
@@ -392,6 +405,9 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   if (b == nullptr || b->shared == nullptr || counting() || timed_out() ||
       watching_a_thread.load(std::memory_order_relaxed))
     return false;
+  const auto steps_back = [](const ProvenLoop& loop) { return loop.step <= 0; };
+  if (std::any_of(loops.begin(), loops.end(), steps_back))
+    return false;  // (a loop that may not end)
   bool stores = false, global = false;
   for (const StretchAccess& access : accesses) {
     stores |= access.store;

@@ -847,6 +847,42 @@ TEST_F(Emu, StoresWhoseElementsInterleaveAndReadsAcrossPaddingAreProven) {
   EXPECT_TRUE(says("also wrote the same shared word")) << diagnostic();
 }
 
+// A transpose through a padded tile, each thread moving a column of it in loops that step by the
+// block's rows (as NVIDIA's transpose sample does, `j += BLOCK_ROWS`): the counters' steps are the
+// loops' `step`. Planted bug: `step` 2 takes the threads' rows past the tile's (row ty + 6).
+__global__ void stepped_transpose(float* out, const float* in, int width, int step) {
+  __shared__ float tile[8][9];
+  const int col = blockIdx.x * 8 + threadIdx.x, row = blockIdx.y * 8 + threadIdx.y;
+  for (int j = 0; j < 8; j += step)
+    tile[threadIdx.y + j][threadIdx.x] = in[(row + j) * width + col];  // LINE_STEPPED_TILE
+  __syncthreads();
+  const int out_col = blockIdx.y * 8 + threadIdx.x, out_row = blockIdx.x * 8 + threadIdx.y;
+  for (int j = 0; j < 8; j += 4)
+    out[(out_row + j) * width + out_col] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+ProvenRun run_stepped_transpose(int step) {
+  std::vector<float> in(16 * 16);
+  for (int i = 0; i < 16 * 16; ++i) in[i] = static_cast<float>(i);
+  cudalab::DeviceArray<float> d_in(in), d_out(16 * 16, -1.0f);  // (poisoned)
+  return run_proven(d_out, [&] {
+    stepped_transpose<<<dim3(2, 2), dim3(8, 4)>>>(d_out.get(), d_in.get(), 16, step);
+  });
+}
+
+TEST_F(Emu, LoopsThatStepByTheBlocksRowsAreProven) {
+  const ProvenRun r = run_stepped_transpose(4);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 16 * 16; ++i) ASSERT_EQ(r.out[i], i % 16 * 16 + i / 16) << "element " << i;
+  EXPECT_EQ(r.proven_stretches, 6u) << "both stretches, in blocks 1 to 3";
+  Reset();
+  const ProvenRun past_the_tile = run_stepped_transpose(2);
+  EXPECT_EQ(past_the_tile.status, cudaErrorIllegalAddress);
+  EXPECT_EQ(past_the_tile.proven_stretches, 0u);
+  EXPECT_TRUE(says("thread (0,2,0), at " + at("LINE_STEPPED_TILE"))) << diagnostic();
+  EXPECT_TRUE(says("past the end of __shared__ array 'tile'")) << diagnostic();
+}
+
 // A load past `in`, a load of memory nobody wrote, a tile element nobody wrote (read after the
 // proven stores, which recorded which elements they wrote): each is named at its thread and line
 // as without the proof.

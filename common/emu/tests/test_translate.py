@@ -330,8 +330,11 @@ class LoopForms(unittest.TestCase):
         self.assertIn(f"{{{{{s}(0), {s}(sizeof(x[0])), {s}(0), {s}(1), {s}(0), {s}(0), {{0}}}}}}}}", tile)
         self.assertIn("{&tile, ::cudalab::emu::Space::shared, true, 4, ", tile)
         self.assertTrue(tile.endswith(", cudalab_threads.returned())"))
-        # the sums': k's bounds; tile's first load: y then k, as the coefficients of (constant, x, y, z, k)
-        self.assertTrue(sums.startswith(f"::cudalab::emu::stretch_fine(__FILE__, {{{{{s}(0), {s}(16)}}}}, "))
+        # the sums': k's bounds and step; tile's first load: y then k, as the coefficients of
+        # (constant, x, y, z, k)
+        self.assertTrue(
+            sums.startswith(f"::cudalab::emu::stretch_fine(__FILE__, {{{{{s}(0), {s}(16), {s}(1)}}}}, ")
+        )
         coefficients = ", ".join(f"{s}({c})" for c in (0, 0, 1, 0))
         self.assertIn(f"sizeof(tile[0])), {coefficients}, {{{s}(0)}}}}", sums)
         # the output's: a store to x, after a barrier (nothing of the block touched memory since)
@@ -381,6 +384,17 @@ class LoopForms(unittest.TestCase):
         )
         # (the block's start)
         self.assertEqual(self.proven_lines("  x[threadIdx.x] = 1;\n  __syncthreads();"), {2})
+
+    def test_a_loop_that_steps_by_a_block_value_is_proven_with_its_step(self) -> None:
+        code = "  __shared__ float t[8][8];\n"
+        code += "  for (int j = 0; j < 8; j += blockDim.y) t[threadIdx.y + j][threadIdx.x] = x[j];\n"
+        code += "  __syncthreads();"
+        (stretch,) = self.proven(code)
+        s = "static_cast<long long>"
+        self.assertIn(f"{{{{{s}(0), {s}(8), {s}(blockDim . y)}}}}", stretch)
+        for step in ("j += threadIdx.y", "j *= 2", "j -= 1"):  # (the thread's step; other forms)
+            with self.subTest(step=step):
+                self.assertEqual(self.proven_lines(code.replace("j += blockDim.y", step)), set())
 
     def test_loads_of_a_constant_array_are_proven_and_stores_to_it_are_not(self) -> None:
         weights = "__constant__ float w[3];\n"

@@ -17,7 +17,7 @@ counters of loops in the statement, with coefficients the block's values: litera
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
 planner knows to be the block's. Everything else must be local numbers and arithmetic: a local
 scalar may be assigned, a call must be a math function of numbers, and a loop must read
-`for (int k = first; k < end; ++k)` (or `k <= last`, `k++`, `k += 1`) with the block's bounds and a
+`for (int k = first; k < end; ++k)` (or `k <= last`, `k++`, `k += step`) with the block's bounds and a
 body that leaves k alone. An integer variable with one initializer that names the thread's index
 stands for it (`int ty = threadIdx.y;`, `int row = ty * 2 + 1;`), which the planner accepts only
 where nothing in the kernel changes it; one whose initializer names no thread (a tile loop's
@@ -70,8 +70,9 @@ Terms = dict[str, str]  # "constant", "x", "y", "z" or a loop's counter id as st
 @dataclass(frozen=True)
 class Loop:
     counter: int  # the counter's local id
-    first: str  # its bounds as the kernel writes them: it runs over [first, end)
-    end: str
+    first: str  # its bounds and step as the kernel writes them: it runs over first, first +
+    end: str  # step, ... below end (the launch checks that the step is positive)
+    step: str
 
 
 @dataclass(frozen=True)
@@ -267,14 +268,24 @@ class Walk:
         end = self.block_value(right)
         if operator == "<=":
             end = f"({end}) + 1"
-        if not counts_up(parts[2], counter, self.tokens):
-            raise NotProven("a loop of another form")
-        self.loops.append(Loop(local_id(counter), first, end))
+        self.loops.append(Loop(local_id(counter), first, end, self.step(parts[2], counter)))
         self.counters.add(local_id(counter))
         try:
             self.statement(parts[3])
         finally:
             self.counters.discard(local_id(counter))
+
+    def step(self, cursor: object, counter: object) -> str:
+        """The step of a loop's `++k`, `k++` or `k += step` (the block's value)."""
+        if counts_up(cursor, counter, self.tokens):
+            return "1"
+        c = plain(cursor)
+        inner = children(c)
+        if kind_of(c) != "COMPOUND_ASSIGNMENT_OPERATOR" or self.variable(inner[0]) != local_id(counter):
+            raise NotProven("a loop of another form")
+        if self.tokens.at_or_after(inner[0].extent.end.offset) != "+=":  # type: ignore[attr-defined]
+            raise NotProven("a loop of another form")
+        return self.block_value(inner[1])
 
     @staticmethod
     def variable(cursor: object) -> int | None:

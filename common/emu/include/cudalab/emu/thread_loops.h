@@ -83,7 +83,7 @@ void end_loop_row();
 // returned from the kernel (BlockThreads::returned).
 inline constexpr unsigned kProvenLoops = 4;
 struct ProvenLoop {
-  long long first, end;  // its counter runs over [first, end)
+  long long first, end, step;  // its counter runs over first, first + step, ... below end
 };
 struct ProvenSubscript {
   long long extent, stride;  // the dimension's extent (a global access's: 0), an index's bytes
