@@ -674,12 +674,9 @@ __global__ void fill_with(int* data, int n, int value) {
   if (i < n) data[i] = value + i;
 }
 
-// Graph memory: an allocation node fixes the address when it is added; the memory is the graph's
-// between its allocation and free nodes, launch after launch; stream capture makes the same nodes
-// of cudaMallocAsync and cudaFreeAsync.
-TEST(Surface, GraphMemoryNodesAndCapturedAllocations) {
-  const int n = 1000;
-  std::vector<int> host(n, -1);
+// A graph that allocates an array of `n` ints, fills it with value + i, copies it to `host`
+// (where not null) and frees it.
+cudaGraphExec_t allocating_graph(int n, int value, int* host = nullptr) {
   cudaGraph_t graph;
   CUDA_CHECK(cudaGraphCreate(&graph, 0));
   cudaMemAllocNodeParams alloc{};
@@ -688,21 +685,35 @@ TEST(Surface, GraphMemoryNodesAndCapturedAllocations) {
   alloc.poolProps.location = {cudaMemLocationTypeDevice, 0};
   cudaGraphNode_t allocated, filled, copied, freed;
   CUDA_CHECK(cudaGraphAddMemAllocNode(&allocated, graph, nullptr, 0, &alloc));
-  ASSERT_NE(alloc.dptr, nullptr);
+  EXPECT_NE(alloc.dptr, nullptr);
   int* data = static_cast<int*>(alloc.dptr);
-  int value = 7, count = n;
-  void* args[] = {&data, &count, &value};
+  void* args[] = {&data, &n, &value};
   cudaKernelNodeParams kernel{};
   kernel.func = reinterpret_cast<void*>(fill_with);
   kernel.gridDim = dim3((n + 127) / 128);
   kernel.blockDim = dim3(128);
   kernel.kernelParams = args;
   CUDA_CHECK(cudaGraphAddKernelNode(&filled, graph, &allocated, 1, &kernel));
-  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copied, graph, &filled, 1, host.data(), data,
-                                      n * sizeof(int), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaGraphAddMemFreeNode(&freed, graph, &copied, 1, data));
+  cudaGraphNode_t last = filled;
+  if (host != nullptr) {
+    CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copied, graph, &filled, 1, host, data, n * sizeof(int),
+                                        cudaMemcpyDeviceToHost));
+    last = copied;
+  }
+  CUDA_CHECK(cudaGraphAddMemFreeNode(&freed, graph, &last, 1, data));
   cudaGraphExec_t exec;
   CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  return exec;
+}
+
+// Graph memory: an allocation node fixes the address when it is added; the memory is the graph's
+// between its allocation and free nodes, launch after launch; stream capture makes the same nodes
+// of cudaMallocAsync and cudaFreeAsync.
+TEST(Surface, GraphMemoryNodesAndCapturedAllocations) {
+  const int n = 1000;
+  std::vector<int> host(n, -1);
+  cudaGraphExec_t exec = allocating_graph(n, 7, host.data());
   for (int launch = 0; launch < 2; ++launch) {
     std::fill(host.begin(), host.end(), -1);
     CUDA_CHECK(cudaGraphLaunch(exec, 0));
@@ -720,8 +731,8 @@ TEST(Surface, GraphMemoryNodesAndCapturedAllocations) {
   CUDA_CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
   EXPECT_EQ(used, 0u);
   CUDA_CHECK(cudaGraphExecDestroy(exec));
-  CUDA_CHECK(cudaGraphDestroy(graph));
 
+  cudaGraph_t graph;
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
@@ -744,40 +755,14 @@ TEST(Surface, GraphMemoryNodesAndCapturedAllocations) {
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
-// A graph that allocates an array of `n` ints, fills it and frees it.
-cudaGraphExec_t allocating_graph(int n) {
-  cudaGraph_t graph;
-  CUDA_CHECK(cudaGraphCreate(&graph, 0));
-  cudaMemAllocNodeParams alloc{};
-  alloc.bytesize = n * sizeof(int);
-  alloc.poolProps.allocType = cudaMemAllocationTypePinned;
-  alloc.poolProps.location = {cudaMemLocationTypeDevice, 0};
-  cudaGraphNode_t allocated, filled, freed;
-  CUDA_CHECK(cudaGraphAddMemAllocNode(&allocated, graph, nullptr, 0, &alloc));
-  int* data = static_cast<int*>(alloc.dptr);
-  int value = 1;
-  void* args[] = {&data, &n, &value};
-  cudaKernelNodeParams kernel{};
-  kernel.func = reinterpret_cast<void*>(fill_with);
-  kernel.gridDim = dim3((n + 127) / 128);
-  kernel.blockDim = dim3(128);
-  kernel.kernelParams = args;
-  CUDA_CHECK(cudaGraphAddKernelNode(&filled, graph, &allocated, 1, &kernel));
-  CUDA_CHECK(cudaGraphAddMemFreeNode(&freed, graph, &filled, 1, data));
-  cudaGraphExec_t exec;
-  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CUDA_CHECK(cudaGraphDestroy(graph));
-  return exec;
-}
-
 // Graphs launched one after another in a stream, each freeing what it allocates, share the
 // physical memory the first one mapped (NVIDIA's graphMemoryFootprint sample shows it); a graph
 // whose allocation is larger maps more.
 TEST(Surface, GraphsInOneStreamReuseTheMemoryTheirFreedAllocationsMapped) {
   CUDA_CHECK(cudaDeviceGraphMemTrim(0));
   const int n = 1000;
-  cudaGraphExec_t first = allocating_graph(n), second = allocating_graph(n),
-                  larger = allocating_graph((40 << 20) / sizeof(int));
+  cudaGraphExec_t first = allocating_graph(n, 1), second = allocating_graph(n, 2),
+                  larger = allocating_graph((40 << 20) / sizeof(int), 3);
   const auto reserved = [] {
     uint64_t bytes = 0;
     CUDA_CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &bytes));
