@@ -309,9 +309,10 @@ class LoopForms(unittest.TestCase):
         "  __syncthreads();\n  x[threadIdx.x] = sum;"
     )
 
-    def proven(self, code: str) -> list[str]:
-        """The proven stretches' calls of stretch_fine in kernel k(float* x) of `code`, in order."""
-        out = body(f"__global__ void k(float* x) {{\n{code}\n}}\n")
+    def proven(self, code: str, before: str = "") -> list[str]:
+        """The proven stretches' calls of stretch_fine in kernel k(float* x) of `code` (after the
+        declarations `before`), in order."""
+        out = body(f"{before}__global__ void k(float* x) {{\n{code}\n}}\n")
         form = out[out.index("ThreadLoops cudalab_loops_k(") :]
         opening = r"#ifdef CUDALAB_EMU_CHECKED\nif \("
         return re.findall(opening + r"(::cudalab::emu::stretch_fine\(.*?)\) cudalab_threads", form)
@@ -348,9 +349,10 @@ class LoopForms(unittest.TestCase):
         self.assertIn("\n#line 5\n\n  for (int k = 0; k < 16; ++k) sum += tile[threadIdx.y][k]", proven)
         self.assertIn("#endif\n#line 5\ncudalab_threads.run(", form)
 
-    def proven_lines(self, code: str) -> set[int]:
+    def proven_lines(self, code: str, before: str = "") -> set[int]:
         """The lines of the accesses of the proven stretches of kernel k(float* x) of `code`."""
-        return {int(n) for call in self.proven(code) for n in re.findall(r"(?:true|false), (\d+), ", call)}
+        calls = self.proven(code, before)
+        return {int(n) for call in calls for n in re.findall(r"(?:true|false), (\d+), ", call)}
 
     def test_a_stretch_with_an_access_the_record_cannot_prove_keeps_its_checks(self) -> None:
         sums = "sum += tile[threadIdx.y][k] * tile[k][threadIdx.x];"
@@ -415,14 +417,16 @@ class LoopForms(unittest.TestCase):
         # (its subscript: the move's offset, blockIdx.x * 64 + threadIdx.x, plus 1)
         self.assertIn("{x, ::cudalab::emu::Space::global, true, 4, ::cudalab::emu::kEveryThread, ", stretch)
         self.assertIn("(((blockIdx . x) * (64)) + (1)), static_cast<long long>((0) + (1))", stretch)
+        step = "__device__ void step(float*& p) { p += 1; }\n"
         for moved_otherwise in (
             "  int base = threadIdx.x;\n  if (base > 0) x += base;\n",  # under an if
             "  int base = threadIdx.x;\n  x += base;\n  x += 1;\n",  # moved twice
             "  int base = threadIdx.x;\n  x = x + base;\n",  # another form
+            "  int base = threadIdx.x;\n  x += base;\n  step(x);\n  __syncthreads();\n",  # and by a call
         ):
             with self.subTest(moved=moved_otherwise):
                 code = moved_otherwise + "  x[1] = 2;\n  __syncthreads();"
-                self.assertEqual(self.proven_lines(code), set())
+                self.assertEqual(self.proven_lines(code, step), set())
 
     TREE = (
         "  __shared__ float part[64];\n  part[threadIdx.x] = 1;\n  __syncthreads();\n"

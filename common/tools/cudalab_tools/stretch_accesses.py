@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .kernel_statements import Tokens, children, kind_of, local_id
+from .kernel_statements import Facts, Tokens, changed_by_call, children, kind_of, local_id
 from .proven_accesses import (
     INTEGERS,
     MATH,
@@ -112,8 +112,11 @@ def moved_pointers(body: object, tokens: Tokens) -> dict[int, Move]:
     """The pointer parameters that the kernel whose body is `body` changes once, by a statement
     `P += offset;` of the body (in no loop or `if`), by their ids."""
     changes: dict[int, list[object]] = {}
+    by_calls = Facts()  # (a pointer bound to a reference parameter may change in the call)
     for c in body.walk_preorder():  # type: ignore[attr-defined]
         kind = kind_of(c)
+        if kind == "CALL_EXPR":
+            changed_by_call(c, children(c), by_calls)
         if kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR"):
             continue
         inner = children(c)
@@ -137,7 +140,8 @@ def moved_pointers(body: object, tokens: Tokens) -> dict[int, Move]:
         pointer = children(change)[0].type.get_canonical().kind.name == "POINTER"  # type: ignore[attr-defined]
         adds = kind_of(change) == "COMPOUND_ASSIGNMENT_OPERATOR"
         adds = adds and tokens.at_or_after(children(change)[0].extent.end.offset) == "+="  # type: ignore[attr-defined]
-        if not others and pointer and adds and change.extent.start.offset in top_level:  # type: ignore[attr-defined]
+        alone = not others and parameter not in by_calls.changes
+        if alone and pointer and adds and change.extent.start.offset in top_level:  # type: ignore[attr-defined]
             start, end = change.extent.start.offset, change.extent.end.offset  # type: ignore[attr-defined]
             moves[parameter] = Move(start, end, children(change)[1])
     return moves
