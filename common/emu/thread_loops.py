@@ -238,7 +238,8 @@ class Planner:
             nonlocal fresh
             if not region:
                 return
-            begins_epoch, fresh = fresh, False
+            begins_epoch = fresh
+            fresh = fresh and not any(s.accesses is None or s.accesses.accesses for s in region)
             names = set().union(*(s.uses for s in region))
             declared_here = [v for s in region for v in s.declares]
             if any(v.name == "threadIdx" for v in declared_here):  # (a stretch's parameter)
@@ -304,7 +305,7 @@ class Planner:
                 region.append(s)
             elif s.kind in WAITING:
                 close()
-                fresh = False
+                fresh = fresh and leaves_fresh(s)
                 self.waiting(s, kept)
             else:
                 raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression, or two waits")
@@ -438,6 +439,28 @@ class Planner:
                 self.edits.append((part.start, part.start, "{ "))
                 self.level((part,), kept, part.start)
                 self.edits.append((part.end, part.end, " }"))
+
+
+def ends_at_barrier(statement: Statement) -> bool:
+    """Whether every way through `statement` ends at a barrier."""
+    if statement.kind == "barrier":
+        return True
+    if statement.kind == "compound":
+        return bool(statement.parts) and ends_at_barrier(statement.parts[-1])
+    if statement.kind == "if":  # (both branches)
+        return len(statement.parts) == 2 and all(ends_at_barrier(p) for p in statement.parts)
+    if statement.kind == "do":  # (its body runs)
+        return ends_at_barrier(statement.parts[0])
+    return False
+
+
+def leaves_fresh(statement: Statement) -> bool:
+    """Whether, where nothing touched memory since a barrier before a waiting statement, nothing
+    has after it either: each way through it ends at a barrier, or passes by what it holds (a loop
+    that runs no time, an `if` not taken)."""
+    if statement.kind in ("for", "while", "if"):
+        return bool(statement.parts) and all(ends_at_barrier(p) for p in statement.parts)
+    return ends_at_barrier(statement)
 
 
 def run_of(statements: list[Statement], restored: Sequence[Local] = ()) -> str:

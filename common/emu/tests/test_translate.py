@@ -379,8 +379,20 @@ class LoopForms(unittest.TestCase):
     def test_a_global_store_is_proven_only_where_nothing_touched_memory_since_a_barrier(self) -> None:
         loop = "  __shared__ float t[64];\n"
         loop += "  for (int s = 0; s < 2; ++s) { t[threadIdx.x] = s; __syncthreads(); }\n"
-        # (after the loop, whose last statement is a barrier, as after any waiting statement: not known)
-        self.assertEqual(self.proven_lines(loop + "  x[threadIdx.x] = t[threadIdx.x];"), {3})
+        # (after a loop whose body ends at a barrier, where nothing touched memory before it: a
+        # tiled product's output)
+        self.assertEqual(self.proven_lines(loop + "  x[threadIdx.x] = t[threadIdx.x];"), {3, 4})
+        # (not where the loop's body ends otherwise, or memory was touched before a loop that may
+        # run no time)
+        ends_otherwise = loop.replace(
+            "t[threadIdx.x] = s; __syncthreads();", "__syncthreads(); t[threadIdx.x] = s;"
+        )
+        self.assertNotIn(4, self.proven_lines(ends_otherwise + "  x[threadIdx.x] = t[threadIdx.x];"))
+        touched = loop.replace("  for", "  x[0] = 1;\n  for")
+        self.assertNotIn(5, self.proven_lines(touched + "  x[threadIdx.x] = t[threadIdx.x];"))
+        # (nor where a branch in the loop's body may leave it without a barrier)
+        branch = loop.replace("__syncthreads(); }", "if (s > 0) { t[0] = 1; __syncthreads(); } }")
+        self.assertNotIn(4, self.proven_lines(branch + "  x[threadIdx.x] = t[threadIdx.x];"))
         self.assertEqual(
             self.proven_lines(loop + "  __syncthreads();\n  x[threadIdx.x] = t[threadIdx.x];"), {3, 5}
         )
@@ -437,7 +449,7 @@ class LoopForms(unittest.TestCase):
 
     def test_accesses_below_a_thread_bound_are_proven_for_the_threads_it_bounds(self) -> None:
         out = body(f"__global__ void k(float* x) {{\n{self.TREE}\n}}\n")
-        first, step = self.proven(self.TREE)
+        first, step, _ = self.proven(self.TREE)  # (and the output after the loop)
         self.assertIn("{&part, ::cudalab::emu::Space::shared, true, 3, ::cudalab::emu::kEveryThread, ", first)
         # the step: a load and a store of the thread's own element, a load s further on, for x < s
         bounded = "::cudalab::emu::Space::shared, {}, 6, static_cast<long long>(s), "
@@ -461,7 +473,7 @@ class LoopForms(unittest.TestCase):
             with self.subTest(condition=condition):
                 code = self.TREE.replace(f"if (threadIdx.x < s) {store}", condition)
                 self.assertNotEqual(code, self.TREE)
-                self.assertEqual(len(self.proven(code)), 1, "the first stores only")
+                self.assertEqual(len(self.proven(code)), 2, "the first stores and the output only")
 
     def test_a_parameter_the_kernel_changes_is_each_threads_from_the_argument(self) -> None:
         found = self.stretches(
