@@ -16,7 +16,7 @@
 using namespace cudalab::emu;
 
 namespace {
-constexpr int kClockKHz = 1000000;  // clock64() counts nanoseconds: a 1 GHz device
+constexpr int kClockKHz = 1000000;  // clock64() counts nanoseconds (clocks.cpp): a 1 GHz device
 unsigned device_flags = 0;
 cudaFuncCache cache_config = cudaFuncCachePreferNone;
 size_t limits[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};  // CUDA's defaults, by cudaLimit

@@ -44,6 +44,9 @@ std::mutex mutex;
 std::deque<Delivery> deliveries;              // oldest first
 size_t delivered_bytes = 0;                   // the memory they hold
 constexpr size_t kDeliveryLimit = 256 << 20;  // older copies are forgotten beyond this
+// The buffers of the copy forgotten last, for the next (a program that copies the same large
+// array back again and again would otherwise have each copy's pages faulted in and zeroed anew).
+Delivery spare;
 
 // The code addresses of kernel stores, by site (site 0: none).
 std::mutex sites_mutex;
@@ -131,47 +134,72 @@ void copy_writers(void* dst, const void* src, size_t count) {
     shadow.set(offset_in(*to, dst), count, kHostStamp);
 }
 
+// A delivery's writers (of each word's first byte) and the bytes that kernels wrote, from the
+// shadow of the array it came from (its bytes from `first` on, a word's start): a word at a time.
+void note_writers_by_word(Delivery& d, const Shadow& shadow, size_t first) {
+  const size_t count = d.bytes.size();
+  size_t run = 0;  // the bytes from `run` on are, or are not, a kernel's: `kernels`
+  bool kernels = false;
+  const auto byte_is = [&](size_t at, bool by_kernels) {
+    if (by_kernels == kernels) return;
+    if (kernels) std::fill(d.by_kernels.begin() + run, d.by_kernels.begin() + at, true);
+    run = at;
+    kernels = by_kernels;
+  };
+  for (size_t w = 0; w < d.writers.size(); ++w) {
+    uint32_t writer = __atomic_load_n(shadow.words + first / 4 + w, __ATOMIC_ACQUIRE);
+    while (writer == kBusy)
+      writer = __atomic_load_n(shadow.words + first / 4 + w, __ATOMIC_ACQUIRE);
+    if (writer != kMixed) {
+      d.writers[w] = writer;
+      byte_is(4 * w, by_kernel(writer));
+      continue;
+    }
+    d.writers[w] = shadow.writer(first + 4 * w);
+    for (size_t b = 4 * w; b < std::min(4 * w + 4, count); ++b)
+      byte_is(b, by_kernel(shadow.writer(first + b)));
+  }
+  byte_is(count, !kernels);  // (the last run)
+}
+
+// The same where the delivery starts inside a word: a byte at a time.
+void note_writers_by_byte(Delivery& d, const Shadow& shadow, size_t first) {
+  const size_t count = d.bytes.size();
+  for (size_t i = 0; i < count; ++i)
+    if (by_kernel(shadow.writer(first + i))) d.by_kernels[i] = true;
+  for (size_t w = 0; w < d.writers.size(); ++w) d.writers[w] = shadow.writer(first + 4 * w);
+}
+
 void remember_delivery(void* dst, const void* src, size_t count) {
   const Allocation* from = shadowed(src, count);
   if (from == nullptr || count > kDeliveryLimit) return;
-  Delivery d{static_cast<const char*>(dst),
-             std::vector<char>(count),
-             std::vector<bool>(count),
-             std::vector<uint32_t>((count + 3) / 4),
-             std::vector<uint32_t>((count + 3) / 4),
-             __atomic_load_n(&from->stored_in_launch, __ATOMIC_RELAXED)};
+  Delivery d;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    d = std::move(spare);
+  }
+  d.to = static_cast<const char*>(dst);
+  d.array_launch = __atomic_load_n(&from->stored_in_launch, __ATOMIC_RELAXED);
+  d.bytes.resize(count);  // (each is written whole below)
+  d.by_kernels.assign(count, false);
+  d.writers.resize((count + 3) / 4);
+  d.marks.resize((count + 3) / 4);
   std::memcpy(d.bytes.data(), src, count);
   const size_t first = offset_in(*from, src);
-  // Runs of bytes that kernels wrote, found a whole word at a time where its bytes have one writer,
-  // and set at once (std::fill sets a vector<bool>'s whole words).
-  for (size_t i = 0; i < count;) {
-    const bool kernels = by_kernel(from->shadow.writer(first + i));
-    size_t end = i + 1;
-    while (end < count) {
-      const size_t word = (first + end) / 4;
-      const uint32_t writer = __atomic_load_n(from->shadow.words + word, __ATOMIC_ACQUIRE);
-      if ((first + end) % 4 == 0 && count - end >= 4 && writer != kMixed && writer != kBusy) {
-        if (by_kernel(writer) != kernels) break;
-        end += 4;
-      } else {
-        if (by_kernel(from->shadow.writer(first + end)) != kernels) break;
-        ++end;
-      }
-    }
-    if (kernels) std::fill(d.by_kernels.begin() + i, d.by_kernels.begin() + end, true);
-    i = end;
-  }
-  for (size_t w = 0; w < d.writers.size(); ++w) d.writers[w] = from->shadow.writer(first + 4 * w);
-  if (first % 4 == 0)  // (the shadow's marks themselves)
+  if (first % 4 == 0) {
+    note_writers_by_word(d, from->shadow, first);
     std::memcpy(d.marks.data(), from->shadow.stores + first / 4, d.marks.size() * 4);
-  else
+  } else {
+    note_writers_by_byte(d, from->shadow, first);
     for (size_t w = 0; w < d.marks.size(); ++w)
       d.marks[w] = from->shadow.store_mark(first + 4 * w).value;
+  }
   std::lock_guard<std::mutex> lock(mutex);
   delivered_bytes += d.held();
   deliveries.push_back(std::move(d));
   while (delivered_bytes > kDeliveryLimit) {
     delivered_bytes -= deliveries.front().held();
+    spare = std::move(deliveries.front());
     deliveries.pop_front();
   }
 }
@@ -197,6 +225,7 @@ void forget_deliveries() {
   std::lock_guard<std::mutex> lock(mutex);
   deliveries.clear();
   delivered_bytes = 0;
+  spare = {};
 }
 
 uint32_t store_site(const void* pc) {

@@ -336,6 +336,30 @@ TEST_F(Emu, DeviceWorkIsFollowedFromTheKernelToTheHost) {
   cudaFree(d), cudaFree(copy);
 }
 
+__global__ void fill_odd_bytes(unsigned char* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && i % 2 == 1) out[i] = 1;
+}
+
+// Words whose bytes have different writers (a kernel's and the host's), copied back whole and from
+// inside a word: the bytes the kernel wrote are followed one by one.
+TEST_F(Emu, DeviceWorkIsFollowedByteByByte) {
+  const int n = 1001;
+  unsigned char* d = nullptr;
+  CUDA_CHECK(cudaMalloc(&d, n));
+  std::vector<unsigned char> host(n, 7);
+  CUDA_CHECK(cudaMemcpy(d, host.data(), n, cudaMemcpyHostToDevice));
+  fill_odd_bytes<<<4, 256>>>(d, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned char> back(n);
+  CUDA_CHECK(cudaMemcpy(back.data(), d, n, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(cudalab::emu::device_work(back.data(), n).by_kernels, n / 2u);
+  std::vector<unsigned char> inside(n - 3);  // (from byte 3 on: odd bytes 3, 5, ..., 999)
+  CUDA_CHECK(cudaMemcpy(inside.data(), d + 3, n - 3, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(cudalab::emu::device_work(inside.data(), n - 3).by_kernels, n / 2u - 1);
+  cudaFree(d);
+}
+
 // Two threads of one statement store one shared element. Only where the array's rows are
 // narrower than the block do the message's words blame the subscripts and the declared
 // dimensions; a 1D array as wide as the block keeps the race's words. Threads that store the same
