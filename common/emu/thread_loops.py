@@ -7,9 +7,10 @@ statements at each level that holds a barrier: a barrier statement; a loop, `if`
 holds one (a *waiting* statement, whose head must have the same value in every thread of the
 block: literals, the kernel's parameters that it never changes, blockIdx, blockDim, gridDim,
 constants, and the variables of enclosing such loops' own inits); the declaration of `__shared__`
-variables, types and `const` values from such values (the block's, run once); and the other
-statements, which run per thread. Each run of consecutive per-thread statements becomes a region,
-`threads.run([&](unsigned t) -> bool { statements; return false; })`: the statements run for each
+variables, types and `const` values from such values (the block's, run once where no thread can
+have returned before them: in a kernel without `return`, or in its body before the first); and
+the other statements, which run per thread. Each run of consecutive per-thread statements becomes
+a region, `threads.run([&](unsigned t) -> bool { statements; return false; })`: the statements run for each
 thread of the block in turn (x fastest; threadIdx is set where a statement names it or calls
 something: `threads.run<false>` leaves it), and a `return` in them is `return true`,
 which leaves the thread out of every later region (a thread that returned does not wait at later
@@ -151,7 +152,8 @@ class Planner:
         self.uniform: set[int] = set(kernel.uses - self.declared - outside)
         self.addressed = kernel.addressed
         self.changed = kernel.changes
-        self.returns = bool(kernel.returns)
+        self.first_return = min(kernel.returns, default=None)
+        self.top_level = {part.start for part in kernel.parts}
         self.edits: list[Edit] = []
 
     def block_value(self, statement: Statement, own: set[int] = frozenset()) -> bool:  # type: ignore[assignment]
@@ -196,29 +198,38 @@ class Planner:
 
     def runs_once(self, statement: Statement) -> bool:
         """A statement the block runs once: a declaration of `__shared__` or static variables, of
-        no variable (a type), or of `const` variables, or scalars that nothing changes, from the
-        block's values (`int aEnd = aBegin + wA - 1;`)."""
+        no variable (a type), or, where every thread reaches it, of `const` variables or of scalars
+        that nothing changes, from the block's values (`int aEnd = aBegin + wA - 1;`)."""
         if statement.kind != "declaration" or statement.barriers:
             return False
         if all(v.common for v in statement.declares):
             return True
         own = {v.id for v in statement.declares}
+        if not self.reached_by_every_thread(statement):
+            return False
         if all(self.never_changed(v) for v in statement.declares) and self.block_value(statement, own):
             self.uniform |= own
             return True
         return False
 
+    def reached_by_every_thread(self, statement: Statement) -> bool:
+        """Whether no thread can have returned before `statement`: the kernel has no `return`, or
+        it is a statement of the kernel's body before the first. (Run once, a value is computed
+        even where every thread returned before it: `if (d == 0) return; const int q = n / d;`
+        would trap.)"""
+        if self.first_return is None:
+            return True
+        return statement.start in self.top_level and statement.end <= self.first_return
+
     def never_changed(self, variable: Local) -> bool:
-        """A `const` value, or in a kernel without a `return` a scalar with one initializer that
-        nothing changes or points to (one named threadIdx stays in its stretch, which refuses it:
-        the name is each stretch's index). (Run once, a value is computed even where every thread
-        returned before it: `if (d == 0) return; int q = n / d;` would trap.)"""
+        """A `const` value, or a scalar with one initializer that nothing changes or points to (one
+        named threadIdx stays in its stretch, which refuses it: the name is each stretch's index)."""
         if variable.name == "threadIdx":
             return False
         if variable.type.startswith("const ") and not variable.type.rstrip().endswith("&"):
             return True
         unchanged = variable.id not in self.changed | self.addressed
-        return variable.value is not None and not self.returns and unchanged
+        return variable.value is not None and unchanged
 
     def level(
         self, statements: tuple[Statement, ...], visible: list[Local], begin: int, final: bool = False

@@ -543,6 +543,16 @@ class LoopForms(unittest.TestCase):
                 "  for (int a = 0; a < q; ++a) __syncthreads();",
                 "",
             ),
+            (  # (the same, const)
+                "if (blockIdx.x == 0) return; const int q = 8 / blockIdx.x;\n"
+                "  for (int a = 0; a < q; ++a) __syncthreads();",
+                "",
+            ),
+            (  # (a return later in the loop: in block 0's second turn no thread is left)
+                "for (int a = 0; a < 2; ++a) { const int q = 8 / (blockIdx.x + 1 - a);\n"
+                "  for (int b = 0; b < q; ++b) __syncthreads();\n  if (blockIdx.x == 0) return; }",
+                "",
+            ),
         ):
             with self.subTest(code=code):
                 self.assertNotEqual(self.form(code, before), "loops")
