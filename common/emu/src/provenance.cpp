@@ -162,11 +162,26 @@ void note_writers_by_word(Delivery& d, const Shadow& shadow, size_t first) {
   byte_is(count, !kernels);  // (the last run)
 }
 
-// The same where the delivery starts inside a word: a byte at a time.
+// The same where the delivery starts inside a word: runs of bytes that kernels wrote, found a
+// whole word at a time where its bytes have one writer, and set at once.
 void note_writers_by_byte(Delivery& d, const Shadow& shadow, size_t first) {
   const size_t count = d.bytes.size();
-  for (size_t i = 0; i < count; ++i)
-    if (by_kernel(shadow.writer(first + i))) d.by_kernels[i] = true;
+  for (size_t i = 0; i < count;) {
+    const bool kernels = by_kernel(shadow.writer(first + i));
+    size_t end = i + 1;
+    while (end < count) {
+      const uint32_t writer = __atomic_load_n(shadow.words + (first + end) / 4, __ATOMIC_ACQUIRE);
+      if ((first + end) % 4 == 0 && count - end >= 4 && writer != kMixed && writer != kBusy) {
+        if (by_kernel(writer) != kernels) break;
+        end += 4;
+      } else {
+        if (by_kernel(shadow.writer(first + end)) != kernels) break;
+        ++end;
+      }
+    }
+    if (kernels) std::fill(d.by_kernels.begin() + i, d.by_kernels.begin() + end, true);
+    i = end;
+  }
   for (size_t w = 0; w < d.writers.size(); ++w) d.writers[w] = shadow.writer(first + 4 * w);
 }
 
