@@ -357,6 +357,8 @@ class Planner:
             where = f"&{access.array}" if access.space != "global" else access.array
             flags = f"{NS}Space::{access.space}, {str(access.store).lower()}, {access.line}, "
             flags += long_long(access.x_end) if access.x_end is not None else f"{NS}kEveryThread"
+            enclosing = sum(1 << counters.index(str(c)) for c in access.enclosing)
+            flags += f", {enclosing}u, {str(access.sometimes).lower()}"
             levels = ", ".join(subscript(access, k) for k in range(len(access.subscripts)))
             return f"{{{where}, {flags}, {{{levels}}}}}"
 

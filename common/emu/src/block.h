@@ -167,6 +167,13 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
 // if it touched global or shared memory.
 void count_checked_access(uintptr_t address, unsigned size, bool store, bool atomic,
                           const void* pc);
+// Requests that a proof gives without instrumenting the accesses (proven_stretches.cpp): one
+// warp's, its `lanes` lanes at byte offsets[l] from each of `requests` bases (one request per
+// base), filed under `marker` (line_marker's stand-in address of the access's line) and priced as
+// count_checked_access's requests are.
+void count_proven_requests(const void* marker, bool shared, bool store, unsigned size,
+                           const long long* offsets, unsigned lanes, const uintptr_t* bases,
+                           size_t requests);
 // Counting is on (CUDALAB_REPORT, or a test's start_counting()).
 inline std::atomic<bool> counters_on{std::getenv("CUDALAB_REPORT") != nullptr};
 inline bool counting() { return counters_on.load(std::memory_order_relaxed); }

@@ -161,44 +161,48 @@ uint32_t request_of(WorkerCounts& w, uint64_t site, unsigned warp, unsigned visi
   return request_of(w, site, warp, w.visits[mix(site, thread)]++, key, size);
 }
 
+// A request's price: the sectors (global) or wavefronts (shared) it takes, and the fewest the
+// same bytes would need.
+struct Price {
+  unsigned long long transactions, ideal;
+};
+
 // Prices a request from its lanes' addresses (sorted here, in place): global memory moves 32-byte
 // sectors; shared memory serves in one wavefront at most one distinct 4-byte word per bank (32
 // banks). With the addresses in order, the units (sectors, words) and the distinct bytes come out
 // of one pass: every access has the request's size, so the units come in order too.
-void price(const Request& r, uintptr_t* addresses, unsigned accesses, AccessSite& t) {
+Price price_of(bool shared, unsigned size, uintptr_t* addresses, unsigned accesses) {
   uintptr_t* const end = addresses + accesses;
   if (!std::is_sorted(addresses, end)) std::sort(addresses, end);  // lanes in order: often sorted
-  const unsigned unit_bits = r.site.shared ? 2 : 5;                // 4-byte words, 32-byte sectors
+  const unsigned unit_bits = shared ? 2 : 5;                       // 4-byte words, 32-byte sectors
   unsigned long long units = 0, distinct_bytes = 0;
   // Shared words per bank: 16 bits are enough, as shared memory holds at most 57,344 words (and an
   // array of 32 of them is cleared in two stores, 32 unsigned ints by a slow `rep stos`).
   uint16_t per_bank[32] = {};
   uintptr_t next_unit = 0, covered_to = 0;  // the first unit not yet counted, byte not yet covered
   for (const uintptr_t* a = addresses; a != end; ++a) {
-    const uintptr_t last = (*a + r.size - 1) >> unit_bits;
+    const uintptr_t last = (*a + size - 1) >> unit_bits;
     for (uintptr_t u = std::max(*a >> unit_bits, next_unit); u <= last; ++u) {
       ++units;
-      if (r.site.shared) ++per_bank[u % 32];
+      if (shared) ++per_bank[u % 32];
     }
     next_unit = last + 1;
-    const uintptr_t to = *a + r.size;
+    const uintptr_t to = *a + size;
     if (to > std::max(*a, covered_to)) distinct_bytes += to - std::max(*a, covered_to);
     covered_to = std::max(covered_to, to);
   }
-  unsigned long long transactions, ideal;
-  if (r.site.shared) {
-    transactions = *std::max_element(per_bank, per_bank + 32);
-    ideal = (units + 31) / 32;
-  } else {
-    transactions = units;
-    ideal = (distinct_bytes + 31) / 32;  // the distinct bytes asked for, in whole sectors at best
-  }
+  if (shared) return {*std::max_element(per_bank, per_bank + 32), (units + 31) / 32};
+  return {units, (distinct_bytes + 31) / 32};  // the distinct bytes asked for, in whole sectors
+}
+
+// Adds a request of `accesses` lanes of `size` bytes, priced `p`, to its site's totals.
+void add_request(AccessSite& t, Price p, unsigned size, unsigned accesses) {
   ++t.requests;
-  t.transactions += transactions;
-  t.ideal_transactions += ideal;
-  t.bytes += 1ull * r.size * accesses;
-  t.max_degree =
-      std::max<unsigned>(t.max_degree, static_cast<unsigned>((transactions + ideal - 1) / ideal));
+  t.transactions += p.transactions;
+  t.ideal_transactions += p.ideal;
+  t.bytes += 1ull * size * accesses;
+  t.max_degree = std::max<unsigned>(
+      t.max_degree, static_cast<unsigned>((p.transactions + p.ideal - 1) / p.ideal));
 }
 
 // The totals of `site` on this worker.
@@ -221,7 +225,10 @@ void flush() {
     unsigned accesses = 0;
     for (unsigned lane = 0; lane < 32; ++lane)
       if (by_lane[lane] != kNoAccess) addresses[accesses++] = by_lane[lane];
-    price(w.requests[r], addresses, accesses, totals_of(w, w.requests[r].site));
+    const Request& request = w.requests[r];
+    add_request(totals_of(w, request.site),
+                price_of(request.site.shared, request.size, addresses, accesses), request.size,
+                accesses);
   }
   w.requests.clear();
   w.lane_addresses.clear();
@@ -283,6 +290,30 @@ void count_checked_access(uintptr_t a, unsigned size, bool store, bool atomic, c
     count_access(a, size, store, false, atomic, pc);
   else if (b.shared != nullptr && b.shared->contains(a))
     count_access(a, size, store, true, atomic, pc);
+}
+
+void count_proven_requests(const void* marker, bool shared, bool store, unsigned size,
+                           const long long* offsets, unsigned lanes, const uintptr_t* bases,
+                           size_t requests) {
+  // A request's price depends on its base only through the base's place in a period: 128 bytes
+  // (the 32 banks' words) in shared memory, a 32-byte sector in global memory. Each place is
+  // priced once.
+  const unsigned period = shared ? 128 : 32;
+  Price known[128];
+  bool priced[128] = {};
+  AccessSite& t = totals_of(counts(), SiteKey{marker, shared, store});
+  for (size_t r = 0; r < requests; ++r) {
+    const unsigned place = bases[r] % period;
+    if (!priced[place]) {
+      // (lifted by a multiple of the period, so that no offset takes an address below 0)
+      constexpr uintptr_t kLift = uintptr_t{1} << 40;
+      uintptr_t addresses[32];
+      for (unsigned l = 0; l < lanes; ++l) addresses[l] = kLift + place + offsets[l];
+      known[place] = price_of(shared, size, addresses, lanes);
+      priced[place] = true;
+    }
+    add_request(t, known[place], size, lanes);
+  }
 }
 
 void count_barrier(const char* file, int line) {

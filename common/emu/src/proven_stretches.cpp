@@ -31,9 +31,18 @@
 // loads the same values and stores the same elements: no load reads what the stretch stores, and
 // each element stored has one writer.) Anything else (a subscript
 // past its dimension, a word unwritten or touched since the barrier, a thread that returned from
-// the kernel before a stretch that stores, a loop that runs no time, counters on, a watched
-// thread, the launch's first block where the stretch touches global or constant memory) runs the
-// checked stretch, which names the first faulting thread and its line as always.
+// the kernel before a stretch that stores, a loop that runs no time, a watched thread, the
+// launch's first block where the stretch touches global or constant memory; with the counters on,
+// a load that some threads skip or a thread that returned) runs the checked stretch, which names
+// the first faulting thread and its line as always.
+//
+// With the counters on, a proven stretch's requests are counted from the same record
+// (count_requests): each warp of the block makes one request per access and per value of the
+// loops the access is in, its lanes at the access's offsets for the warp's threads (below the x
+// bound). A request's price (sectors, or bank wavefronts) depends on its base only through the
+// base's place in a 128-byte period, so each place is priced once per warp and access
+// (count_proven_requests, counters.cpp). The counts equal those of the checked stretch, access by
+// access (Counters.ProvenStretchesCountAsEachAccessDoes).
 //
 // Limitations: the words looked at are all those of each run, so a stretch that reads a sparse
 // part of a run (every other element) runs checked where an element it skips is unwritten; two
@@ -372,6 +381,54 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
   return true;
 }
 
+// Counts the requests of the stretch's accesses of global and shared memory (the counters count
+// no other; every thread of the block makes each one, below its x bound): for each warp of the
+// block, one request per value of the loops the access is in.
+void count_requests(const char* file, std::initializer_list<ProvenLoop> loops,
+                    std::initializer_list<StretchAccess> accesses) {
+  const uint3 d = ::blockDim;
+  const unsigned threads = d.x * d.y * d.z;
+  thread_local std::vector<uintptr_t> bases;
+  for (const StretchAccess& access : accesses) {
+    if (access.space == Space::constant) continue;
+    const ProvenSubscript f = flat_of(access);
+    Affine visits;  // the access's byte offset at each visit, each loop it is in a term
+    visits.constant = f.constant;
+    unsigned k = 0;
+    bool visited = true;
+    for (const ProvenLoop& loop : loops) {
+      if ((access.enclosing >> k & 1) != 0) {
+        visited &= loop.end > loop.first;
+        visits.constant += f.counters[k] * loop.first;
+        visits.terms[visits.count++] = {f.counters[k] * loop.step, 0,
+                                        (last_value(loop) - loop.first) / loop.step};
+      }
+      ++k;
+    }
+    if (!visited) continue;
+    bases.clear();
+    const auto array = reinterpret_cast<uintptr_t>(access.array);
+    each_value(visits.terms, visits.count, visits.constant, [&](long long at) {
+      bases.push_back(array + at);
+      return true;
+    });
+    const unsigned width = static_cast<unsigned>(threads_x(access));
+    const void* marker = place_of(file, access.line).marker;
+    for (unsigned warp = 0; warp < threads; warp += 32) {
+      long long offsets[32];
+      unsigned lanes = 0;
+      for (unsigned t = warp; t < std::min(warp + 32, threads); ++t) {
+        const unsigned x = t % d.x, y = t / d.x % d.y, z = t / (d.x * d.y);
+        if (x < width) offsets[lanes++] = f.x * x + f.y * y + f.z * z;
+      }
+      if (lanes != 0)
+        count_proven_requests(marker, access.space == Space::shared, access.store,
+                              static_cast<unsigned>(element_bytes(access)), offsets, lanes,
+                              bases.data(), bases.size());
+    }
+  }
+}
+
 }  // namespace
 
 bool SharedSpace::loads_fine(const BlockState& b, uintptr_t first, uintptr_t end) const {
@@ -402,8 +459,13 @@ void SharedSpace::record_stores(const BlockState& b, uintptr_t a, unsigned eleme
 bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
                   std::initializer_list<StretchAccess> accesses, const bool* returned) {
   BlockState* b = current_block;
-  if (b == nullptr || b->shared == nullptr || counting() || timed_out() ||
+  if (b == nullptr || b->shared == nullptr || timed_out() ||
       watching_a_thread.load(std::memory_order_relaxed))
+    return false;
+  // (the counters need the accesses each thread makes: all of them, by every thread)
+  const bool counted = counting();
+  const auto skipped = [](const StretchAccess& access) { return access.sometimes; };
+  if (counted && (returned != nullptr || std::any_of(accesses.begin(), accesses.end(), skipped)))
     return false;
   const auto steps_back = [](const ProvenLoop& loop) { return loop.step <= 0; };
   if (std::any_of(loops.begin(), loops.end(), steps_back))
@@ -477,6 +539,7 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   for (unsigned i = 0; i < count; ++i)
     if (proven[i].access->store && proven[i].access->space == Space::shared)
       record_stores(*b, file, *proven[i].access, proven[i].flat, loops);
+  if (counted) count_requests(file, loops, accesses);
   count_run();
   return true;
 }

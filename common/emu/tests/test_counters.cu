@@ -1,10 +1,14 @@
 // The counters against the course's arithmetic: coalescing (32-byte sectors per warp request),
 // the global loads that tiling saves (a factor of TILE_WIDTH), shared-memory bank conflicts
 // (stride s: gcd(s, 32)-way; a padded tile or stride 33: none; one address: a broadcast), and
-// lanes that branch (each visit of a line is a request of the lanes that make it).
+// lanes that branch (each visit of a line is a request of the lanes that make it); and the
+// requests of stretches that their code proves, counted in bulk, equal to those of the same
+// stretches counted access by access.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "cudalab/cuda_check.h"
@@ -12,6 +16,7 @@
 
 namespace {
 
+using cudalab::AccessSite;
 using cudalab::LaunchCounters;
 
 constexpr int TILE_WIDTH = 16;
@@ -61,6 +66,60 @@ __global__ void branching_lanes(const float* in, float* out, int n) {
   if (threadIdx.x % 2 == 0) v = in[i];
   for (unsigned k = 0; k <= threadIdx.x % 4; ++k) v += in[i + 32 * k];
   out[i] = v;
+}
+
+// A tree reduction of each block's elements: a barrier per step, whose stores and loads are those
+// of the threads below the step (`if (tid < s)`).
+__global__ void tree_sums(const float* in, float* sums) {
+  __shared__ float partial[128];
+  const unsigned tid = threadIdx.x;
+  partial[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    if (tid < s) partial[tid] += partial[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) sums[blockIdx.x] = partial[0];
+}
+
+// A 1D stencil with its halo in shared memory: the halo's loads and stores are the first RADIUS
+// threads'.
+constexpr int RADIUS = 3;
+__global__ void stencil_sums(const float* in, float* out) {
+  __shared__ float window[64 + 2 * RADIUS];
+  const int g = blockIdx.x * blockDim.x + threadIdx.x + RADIUS;
+  window[threadIdx.x + RADIUS] = in[g];
+  if (threadIdx.x < RADIUS) {
+    window[threadIdx.x] = in[g - RADIUS];
+    window[threadIdx.x + blockDim.x + RADIUS] = in[g + blockDim.x];
+  }
+  __syncthreads();
+  float sum = 0;
+  for (int k = -RADIUS; k <= RADIUS; ++k) sum += window[threadIdx.x + RADIUS + k];
+  out[g - RADIUS] = sum;
+}
+
+// A transpose through a padded tile, its loops stepping by the block's rows (8 rows of 32 threads
+// for a 32 x 32 tile), and a warp of 8 x 4 threads over a row of 8 (blockDim.x 8).
+template <int TILE, int ROWS>
+__global__ void stepped_transpose(const float* in, float* out, int width) {
+  __shared__ float tile[TILE][TILE + 1];
+  const int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * width + x];
+  __syncthreads();
+  const int tx = blockIdx.y * TILE + threadIdx.x, ty = blockIdx.x * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS)
+    out[(ty + j) * width + tx] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// A load under `?:`, which only some threads make: its stretch is counted access by access.
+__global__ void chosen_loads(const float* in, float* out) {
+  __shared__ float values[64];
+  values[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  const float v = threadIdx.x % 3 == 0 ? values[threadIdx.x] : values[63 - threadIdx.x];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 
 template <class Launch>
@@ -177,6 +236,104 @@ TEST(Counters, PaddingTheTileRemovesColumnConflicts) {
   // 32 row stores (1 wavefront each) and 32 column loads (32 each, or 1 with padding).
   EXPECT_EQ(plain.shared_wavefronts, 32u + 32u * 32u);
   EXPECT_EQ(padded.shared_wavefronts, 32u + 32u);
+}
+
+// The launches' counters with every access counted one by one: while a thread is watched (here
+// one of no launch: watch_thread's block lies past every grid), no stretch runs proven.
+template <class Launch>
+LaunchCounters count_access_by_access(Launch launch) {
+  cudalab::emu::watch_thread({1u << 30, 0, 0}, {0, 0, 0});
+  LaunchCounters c = count(launch);
+  cudalab::emu::watched_loads();
+  return c;
+}
+
+std::vector<AccessSite> sorted_sites(std::vector<AccessSite> sites) {
+  const auto key = [](const AccessSite& s) { return std::tie(s.where, s.shared, s.store); };
+  std::sort(sites.begin(), sites.end(),
+            [&](const AccessSite& a, const AccessSite& b) { return key(a) < key(b); });
+  return sites;
+}
+
+// Whether two launches' counters are the same, line by line.
+void expect_same(const LaunchCounters& bulk, const LaunchCounters& one_by_one) {
+  EXPECT_EQ(bulk.global_load_requests, one_by_one.global_load_requests);
+  EXPECT_EQ(bulk.global_store_requests, one_by_one.global_store_requests);
+  EXPECT_EQ(bulk.global_load_sectors, one_by_one.global_load_sectors);
+  EXPECT_EQ(bulk.global_store_sectors, one_by_one.global_store_sectors);
+  EXPECT_EQ(bulk.global_load_bytes, one_by_one.global_load_bytes);
+  EXPECT_EQ(bulk.global_store_bytes, one_by_one.global_store_bytes);
+  EXPECT_EQ(bulk.shared_load_requests, one_by_one.shared_load_requests);
+  EXPECT_EQ(bulk.shared_store_requests, one_by_one.shared_store_requests);
+  EXPECT_EQ(bulk.shared_wavefronts, one_by_one.shared_wavefronts);
+  EXPECT_EQ(bulk.shared_ideal_wavefronts, one_by_one.shared_ideal_wavefronts);
+  EXPECT_EQ(bulk.barriers, one_by_one.barriers);
+  const std::vector<AccessSite> p = sorted_sites(bulk.sites), q = sorted_sites(one_by_one.sites);
+  ASSERT_EQ(p.size(), q.size());
+  for (size_t i = 0; i < p.size(); ++i) {
+    const std::string at = p[i].where.text() + (p[i].store ? " store" : " load");
+    EXPECT_EQ(p[i].where, q[i].where) << at;
+    EXPECT_EQ(p[i].shared, q[i].shared) << at;
+    EXPECT_EQ(p[i].store, q[i].store) << at;
+    EXPECT_EQ(p[i].requests, q[i].requests) << at;
+    EXPECT_EQ(p[i].transactions, q[i].transactions) << at;
+    EXPECT_EQ(p[i].ideal_transactions, q[i].ideal_transactions) << at;
+    EXPECT_EQ(p[i].bytes, q[i].bytes) << at;
+    EXPECT_EQ(p[i].max_degree, q[i].max_degree) << at;
+  }
+}
+
+// Counts a launch in bulk and access by access, expects the same counters, and says how many
+// stretches ran without a check per access in the first.
+template <class Launch>
+unsigned long long counted_alike(Launch launch) {
+  const unsigned long long before = cudalab::emu::proven_stretches_run();
+  const LaunchCounters bulk = count(launch);
+  const unsigned long long between = cudalab::emu::proven_stretches_run();
+  const LaunchCounters one_by_one = count_access_by_access(launch);
+  EXPECT_EQ(cudalab::emu::proven_stretches_run(), between);
+  expect_same(bulk, one_by_one);
+  return between - before;
+}
+
+TEST(Counters, ProvenStretchesCountAsEachAccessDoes) {
+  const int Width = 64;
+  Buffers b(Width * Width + 2 * RADIUS);
+  const dim3 tile(TILE_WIDTH, TILE_WIDTH), tiles(Width / TILE_WIDTH, Width / TILE_WIDTH);
+  {
+    SCOPED_TRACE("tiledMatMul");
+    EXPECT_GT(counted_alike(
+                  [&] { tiledMatMul<TILE_WIDTH><<<tiles, tile>>>(b.in, b.more, b.out, Width); }),
+              0u);
+  }
+  for (unsigned threads : {128u, 80u, 8u}) {
+    SCOPED_TRACE("tree_sums, blockDim.x " + std::to_string(threads));
+    EXPECT_GT(counted_alike([&] { tree_sums<<<16, threads>>>(b.in, b.out); }), 0u);
+  }
+  {
+    SCOPED_TRACE("stencil_sums");
+    EXPECT_GT(counted_alike([&] { stencil_sums<<<Width, 64>>>(b.in, b.out); }), 0u);
+  }
+  {
+    SCOPED_TRACE("stepped_transpose<32, 8>");
+    EXPECT_GT(counted_alike([&] {
+                stepped_transpose<32, 8><<<dim3(2, 2), dim3(32, 8)>>>(b.in, b.out, Width);
+              }),
+              0u);
+  }
+  {
+    SCOPED_TRACE("stepped_transpose<8, 4>");
+    EXPECT_GT(counted_alike(
+                  [&] { stepped_transpose<8, 4><<<dim3(8, 8), dim3(8, 4)>>>(b.in, b.out, Width); }),
+              0u);
+  }
+  {
+    SCOPED_TRACE("chosen_loads");
+    // Its three stretches: the tile's loads and the output's stores are proven in the blocks
+    // after the first (which runs the stretches that touch global memory checked), the `?:`
+    // loads in none.
+    EXPECT_EQ(counted_alike([&] { chosen_loads<<<8, 64>>>(b.in, b.out); }), 7u + 7u);
+  }
 }
 
 }  // namespace

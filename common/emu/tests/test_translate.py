@@ -459,7 +459,30 @@ class LoopForms(unittest.TestCase):
         halo = "part[threadIdx.x + 2] = x[0];\n  if (threadIdx.x < 2) { part[threadIdx.x] = 0; "
         halo += "part[threadIdx.x + 66] = 0; }"
         (stretch,) = self.proven(f"  __shared__ float part[68];\n  {halo}\n  __syncthreads();")
-        self.assertEqual(stretch.count("static_cast<long long>(2), {{"), 2)
+        self.assertEqual(stretch.count("static_cast<long long>(2), 0u, false, {{"), 2)
+
+    def test_each_access_says_the_loops_it_is_in_and_whether_a_thread_may_skip_it(self) -> None:
+        # (for the counters: each value of an enclosing loop is a visit, a skipped load none)
+        k = "for (int k = 0; k < 4; ++k) sum += part[k]"
+        code = "  __shared__ float part[64];\n  part[threadIdx.x] = 1;\n  __syncthreads();\n"
+        code += f"  float sum = 0;\n  {k};\n  for (int j = 0; j < 2; ++j) {{ {k} * j; }}\n"
+        code += "  sum += threadIdx.x % 2 ? part[1] : 0;\n  sum += sum > 0 && part[2] > 0;\n"
+        code += "  if (sum > 1) sum += part[3];\n  x[threadIdx.x] = sum + part[4];\n"
+        _, sums = self.proven(code)
+        self.maxDiff = None
+        flags = re.findall(r"Space::(\w+), (true|false), (\d+), [^,]+, (\d+)u, (true|false),", sums)
+        self.assertEqual(
+            flags,
+            [
+                ("shared", "false", "6", "1", "false"),  # in the first loop
+                ("shared", "false", "7", "6", "false"),  # in the second and the third
+                ("shared", "false", "8", "0", "true"),  # under ?:
+                ("shared", "false", "9", "0", "true"),  # on the right of &&
+                ("shared", "false", "10", "0", "true"),  # under an if
+                ("shared", "false", "11", "0", "false"),
+                ("global", "true", "11", "0", "false"),
+            ],
+        )
 
     def test_a_store_under_another_condition_keeps_its_checks(self) -> None:
         store = "part[threadIdx.x] += part[threadIdx.x + s];"

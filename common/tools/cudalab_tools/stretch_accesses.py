@@ -89,6 +89,9 @@ class StretchAccess:
     subscripts: tuple[Subscript, ...]  # from the outermost (a pointer's: one)
     line: int
     x_end: str | None = None  # under `if (threadIdx.x < x_end)`: the block's value x_end
+    enclosing: tuple[int, ...] = ()  # the counters of the loops it is in (each value, a visit)
+    sometimes: bool = False  # under an `if` (but a thread's bound), `?:`, `&&` or `||`: a thread
+    # may skip it
 
 
 @dataclass(frozen=True)
@@ -188,9 +191,10 @@ class Walk:
         self.moves = moves
         self.accesses: list[StretchAccess] = []
         self.guarded = 0  # the `if`s the walk is in (but a thread's bound)
+        self.branches = 0  # the `?:` branches and right sides of `&&` and `||` it is in
         self.x_end: str | None = None  # the limit of the `if (threadIdx.x < limit)` it is in
         self.loops: list[Loop] = []
-        self.counters: set[int] = set()  # of the loops the walk is in
+        self.counters: list[int] = []  # of the loops the walk is in, from the outermost
         self.uses: set[int] = set()
         self.aliases: set[int] = set()
 
@@ -273,11 +277,11 @@ class Walk:
         if operator == "<=":
             end = f"({end}) + 1"
         self.loops.append(Loop(local_id(counter), first, end, self.step(parts[2], counter)))
-        self.counters.add(local_id(counter))
+        self.counters.append(local_id(counter))
         try:
             self.statement(parts[3])
         finally:
-            self.counters.discard(local_id(counter))
+            self.counters.pop()
 
     def step(self, cursor: object, counter: object) -> str:
         """The step of a loop's `++k`, `k++` or `k += step` (the block's value)."""
@@ -304,7 +308,11 @@ class Walk:
         inner = children(cursor)
         if kind in LITERALS or kind == "TYPE_REF":
             return
-        if kind in PASSING or kind == "CONDITIONAL_OPERATOR":
+        if kind == "CONDITIONAL_OPERATOR":
+            self.value(inner[0])
+            self.branch(inner[1:])
+            return
+        if kind in PASSING:
             if kind.endswith("CAST_EXPR") and canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
                 raise NotProven("a cast to something other than a number")
         elif kind == "DECL_REF_EXPR":
@@ -324,6 +332,10 @@ class Walk:
                 if not self.is_move(cursor):
                     self.local_target(inner[0])
                 inner = inner[1:]
+            elif self.operator(cursor) in ("&&", "||"):
+                self.value(inner[0])
+                self.branch(inner[1:])
+                return
         elif kind == "UNARY_OPERATOR":
             start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
             operator = self.tokens.at_or_after(start)
@@ -340,6 +352,16 @@ class Walk:
             raise NotProven(f"a {kind}")
         for c in inner:
             self.value(c)
+
+    def branch(self, expressions: list[object]) -> None:
+        """Expressions that a thread may not evaluate (a `?:`'s branches, the right side of `&&` or
+        `||`): their loads are made by some threads."""
+        self.branches += 1
+        try:
+            for c in expressions:
+                self.value(c)
+        finally:
+            self.branches -= 1
 
     def name(self, cursor: object) -> None:
         target = cursor.referenced  # type: ignore[attr-defined]
@@ -438,8 +460,18 @@ class Walk:
                 terms = combined("+", moved, terms) or {}  # (a sum is always affine)
             subscripts.append(Subscript(tuple(sorted(terms.items()))))
         line = cursor.extent.start.line  # type: ignore[attr-defined]
+        sometimes = bool(self.guarded or self.branches)
         self.accesses.append(
-            StretchAccess(array.spelling, space, store, tuple(subscripts), line, self.x_end)  # type: ignore[attr-defined]
+            StretchAccess(
+                array.spelling,  # type: ignore[attr-defined]
+                space,
+                store,
+                tuple(subscripts),
+                line,
+                self.x_end,
+                tuple(self.counters),
+                sometimes,
+            )
         )
 
     def terms(self, expression: object) -> Terms:

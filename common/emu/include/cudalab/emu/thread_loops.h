@@ -80,7 +80,9 @@ void end_loop_row();
 // threadIdx.x + y * threadIdx.y + z * threadIdx.z + the sum of counters[i] * (loop i's counter),
 // which must lie in [0, extent) (an index past its dimension keeps the checks, which then say
 // where it leads); a global access's one subscript, in [0, 2^31). `returned`: the threads that
-// returned from the kernel (BlockThreads::returned).
+// returned from the kernel (BlockThreads::returned). Where the counters are on, a stretch whose
+// accesses every thread makes (none `sometimes`) has them counted here, request by request
+// (count_proven_requests).
 inline constexpr unsigned kProvenLoops = 4;
 struct ProvenLoop {
   long long first, end, step;  // its counter runs over first, first + step, ... below end
@@ -99,7 +101,9 @@ struct StretchAccess {
   Space space;
   bool store;
   int line;
-  long long x_end;  // the threads with threadIdx.x < x_end make it (kEveryThread: all)
+  long long x_end;     // the threads with threadIdx.x < x_end make it (kEveryThread: all)
+  unsigned enclosing;  // bit i: the access is inside loop i (it is made at each of its values)
+  bool sometimes;      // a thread may skip it (a load under `?:`, `&&`, `||` or another `if`)
   std::initializer_list<ProvenSubscript> subscripts;  // from the outermost
 };
 bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
