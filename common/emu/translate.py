@@ -797,15 +797,27 @@ def proven_form(
             fields += ["false", "0", "0", "0", "0", *map(long_long, a.loop)]
         return "{" + ", ".join(fields) + "}"
 
+    def visit(v: cuda_ast.proven_accesses.Visit) -> str:
+        # (the thread's own element: x, and in a 2D kernel the pitch times y)
+        own = cuda_ast.proven_accesses.AffineIndex(column="1", row=kernel.proven.pitch or "0")
+        i = v.index or own
+        first, end = v.loop or ("0", "1")
+        terms = (i.constant, i.column, i.row, i.step, first, end)
+        parameter = names[v.parameter]
+        fields = [parameter, f"sizeof(*{parameter})", "true" if v.store else "false", str(v.line)]
+        return "{" + ", ".join([*fields, *map(long_long, terms)]) + "}"
+
     accesses = ", ".join(access(a) for a in kernel.proven.accesses)
     limit = long_long(kernel.proven.limit)
     stride = "true" if kernel.proven.grid_stride else "false"
     rows = "-1" if kernel.proven.rows is None else long_long(kernel.proven.rows)
     pitch = "0" if kernel.proven.pitch is None else long_long(kernel.proven.pitch)
+    visits = kernel.proven.visits
+    counted = "{}, -1" if visits is None else f"{{{', '.join(map(visit, visits))}}}, {len(visits)}"
     ranges = (
         f"{NO_CHECKS} inline ::cudalab::emu::ProvenRanges {PROVEN_PLAN_PREFIX}{kernel.name}({parameters}) "
         f"{{ return {{__FILE__, {limit}, {{{accesses}}}, {len(kernel.proven.accesses)}, {stride}, {rows}, "
-        f"{pitch}}}; }}"
+        f"{pitch}, {counted}}}; }}"
     )
     return kernel_copy(src, kernel, offsets, path, [index], PROVEN_PREFIX, result, "ifdef", ranges + "\n")
 

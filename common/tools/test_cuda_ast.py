@@ -463,6 +463,48 @@ class ProvenAccesses(unittest.TestCase):
         self.assertIsNone(found["rows_of_a_helper"])
         self.assertIsNotNone(found["add"])
 
+    def test_each_access_of_the_text_is_a_visit_unless_a_thread_may_skip_a_load(self) -> None:
+        """The counters' visits: every access of the text (P[i] += v: a load and a store), its
+        index's terms and its loop's bounds; none where a load is under `?:`, `&&`, `||` or `if`."""
+        source = b"""
+__global__ void scaled(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] += in[i] * in[0];
+}
+__global__ void chosen(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i % 2 ? in[i] : 0.0f;
+}
+"""
+        found = {f.name: f.proven for f in parse(PROVEN + source).kernels()}
+        Visit, AffineIndex = proven_accesses.Visit, proven_accesses.AffineIndex
+        scaled, chosen = found["scaled"], found["chosen"]
+        assert scaled is not None and chosen is not None
+        line = scaled.visits[0].line if scaled.visits else 0
+        self.assertEqual(
+            scaled.visits,
+            (
+                Visit(0, False, line, None, None),
+                Visit(0, True, line, None, None),
+                Visit(1, False, line, None, None),
+                Visit(1, False, line, AffineIndex(), None),
+            ),
+        )
+        self.assertIsNone(chosen.visits)
+        product = found["product"]
+        assert product is not None and product.visits is not None
+        self.assertEqual(
+            [(v.parameter, v.store, v.loop) for v in product.visits],
+            [(0, False, ("0", "Width")), (1, False, ("0", "Width")), (2, True, None)],
+        )
+        repeated = found["repeated"]
+        assert repeated is not None and repeated.visits is not None
+        loop = ("0", "num_iterations")
+        self.assertEqual(
+            [(v.parameter, v.store, v.index, v.loop) for v in repeated.visits],
+            [(0, False, None, loop), (0, True, None, loop), (1, False, AffineIndex(), loop)],
+        )
+
     def test_only_guarded_accesses_at_the_threads_index_are_proven(self) -> None:
         found = {f.name: f.proven for f in parse(PROVEN).kernels()}
 

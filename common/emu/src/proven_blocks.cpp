@@ -26,14 +26,22 @@
 // A store in a loop is at the thread's own element, the same however often the loop runs; a launch
 // whose loop does not run at all runs its blocks checked (the store is not made).
 //
+// With the counters on, a block that runs the copy has its requests counted from the front end's
+// visits (each access of the kernel's text, its index's terms and its loop's bounds): per warp, the
+// offsets of the lanes that pass the guard, one request per value of the loop's counter
+// (count_requests). The counts equal those of the checked kernel, access by access
+// (Counters.ProvenBlocksCountAsEachAccessDoes).
+//
 // Limitations: the first block of a launch runs checked (the report of a wrong result keeps what
-// its first threads load); counters, a watched thread and arrays without a shadow leave every block
-// checked.
+// its first threads load); a watched thread, arrays without a shadow, and with the counters on a
+// load that some threads skip or two visits that may reach one element in a thread
+// (visits_distinct: the compiler may have merged them), leave every block checked.
 #include "proven_blocks.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "checks.h"
 #include "cudalab/emu/inspect.h"
@@ -174,6 +182,74 @@ bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges&
   return true;
 }
 
+// Whether in each thread no two visits reach one element, where the compiler may have merged
+// them (a load of an element the thread loaded or stored before it, a load or store that does not
+// move in its loop), so that the checked kernel's accesses are the visits: each visit in a loop of
+// more than one step moves with it, and two visits of one array that move alike with the thread's
+// indices reach apart elements, but a load followed by the store of its element (`P[i] += v`).
+bool visits_distinct(const ProvenRanges& ranges) {
+  const auto least = [](const ProvenVisit& v) {
+    return v.constant + std::min(v.step * v.first_step, v.step * (v.end_step - 1));
+  };
+  const auto greatest = [](const ProvenVisit& v) {
+    return v.constant + std::max(v.step * v.first_step, v.step * (v.end_step - 1));
+  };
+  for (int q = 0; q < ranges.visit_count; ++q) {
+    const ProvenVisit& then = ranges.visits[q];
+    if (then.end_step <= then.first_step) continue;  // (made no time)
+    if (then.step == 0 && then.end_step - then.first_step > 1) return false;
+    for (int p = 0; p < q; ++p) {
+      const ProvenVisit& first = ranges.visits[p];
+      if (first.end_step <= first.first_step || first.base != then.base ||
+          first.column != then.column || first.row != then.row)
+        continue;
+      const bool compound = p + 1 == q && !first.store && then.store &&
+                            first.constant == then.constant && first.step == then.step &&
+                            first.first_step == then.first_step && first.end_step == then.end_step;
+      if (!compound && least(first) <= greatest(then) && least(then) <= greatest(first))
+        return false;
+    }
+  }
+  return true;
+}
+
+// Counts the requests of block b's accesses (the counters are on): for each visit and each warp
+// of the block, one request per value of the visit's loop counter (and per pass of a grid-stride
+// loop), its lanes the warp's threads that pass the guard.
+void count_requests(const ProvenLaunch& launch, const BlockState& b) {
+  const ProvenRanges& ranges = *launch.ranges;
+  const long long width = b.config->block.x;
+  const unsigned threads = b.config->block.x * b.config->block.y;
+  const long long stride = ranges.grid_stride ? width * b.config->grid.x : 0;
+  thread_local std::vector<uintptr_t> bases;
+  for (long long x_first = b.block.x * width; x_first < ranges.limit; x_first += stride) {
+    for (int v = 0; v < ranges.visit_count; ++v) {
+      const ProvenVisit& visit = ranges.visits[v];
+      const long long bytes = visit.element_bytes;
+      for (unsigned warp = 0; warp < threads; warp += 32) {
+        long long offsets[32], x0 = 0, y0 = 0;
+        unsigned lanes = 0;
+        for (unsigned t = warp; t < std::min(warp + 32, threads); ++t) {
+          const long long x = x_first + t % width, y = b.block.y * b.config->block.y + t / width;
+          if (x >= ranges.limit || (ranges.rows >= 0 && y >= ranges.rows)) continue;
+          if (lanes == 0) x0 = x, y0 = y;
+          offsets[lanes++] = (visit.column * (x - x0) + visit.row * (y - y0)) * bytes;
+        }
+        if (lanes == 0) continue;
+        bases.clear();
+        const auto at = reinterpret_cast<uintptr_t>(visit.base) +
+                        (visit.constant + visit.column * x0 + visit.row * y0) * bytes;
+        for (long long k = visit.first_step; k < visit.end_step; ++k)
+          bases.push_back(at + visit.step * k * bytes);
+        count_proven_requests(launch.visit_lines[v], false, visit.store,
+                              static_cast<unsigned>(bytes), offsets, lanes, bases.data(),
+                              bases.size());
+      }
+    }
+    if (stride == 0) break;
+  }
+}
+
 }  // namespace
 
 // Whether no word of `writers` was written by another block's plain write in the launch of
@@ -192,8 +268,13 @@ bool words_fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bo
 ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* proven,
                            bool host_pointer_args) {
   ProvenLaunch launch;
-  if (proven == nullptr || counting() || host_pointer_args) return launch;
+  if (proven == nullptr || host_pointer_args) return launch;
   const ProvenRanges& ranges = proven->ranges;
+  if (counting()) {
+    if (ranges.visit_count < 0 || !visits_distinct(ranges)) return launch;
+    for (int v = 0; v < ranges.visit_count; ++v)
+      launch.visit_lines[v] = line_marker(ranges.file, ranges.visits[v].line);
+  }
   // (a 1D kernel's threads of other rows, or a 2D kernel's of other layers, would touch the same
   // elements; rows that overlap, too)
   const bool rows_form = ranges.rows >= 0;
@@ -273,6 +354,7 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
     });
     __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
   }
+  if (counting()) count_requests(launch, b);
   blocks_run.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

@@ -33,8 +33,9 @@
 // past its dimension, a word unwritten or touched since the barrier, a thread that returned from
 // the kernel before a stretch that stores, a loop that runs no time, a watched thread, the
 // launch's first block where the stretch touches global or constant memory; with the counters on,
-// a load that some threads skip or a thread that returned) runs the checked stretch, which names
-// the first faulting thread and its line as always.
+// a load that some threads skip, a thread that returned, or two visits that may reach one element
+// in a thread: visits_distinct) runs the checked stretch, which names the first faulting thread
+// and its line as always.
 //
 // With the counters on, a proven stretch's requests are counted from the same record
 // (count_requests): each warp of the block makes one request per access and per value of the
@@ -381,6 +382,62 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
   return true;
 }
 
+// Whether in each thread no two visits of the stretch's accesses reach one element, where the
+// compiler may have merged them (a load of an element the thread loaded or stored before it, a
+// load or store that does not move in its loop), so that the checked stretch's accesses are the
+// record's: each access takes each element once over the values of the loops it is in (by the
+// size of their steps, each step exceeds what the smaller ones span), and two accesses of one array
+// that move alike with the thread's index reach apart elements, but a load followed by the store of
+// its element (`s[tid] += v`).
+bool visits_distinct(std::initializer_list<ProvenLoop> loops,
+                     std::initializer_list<StretchAccess> accesses) {
+  constexpr unsigned kMostAccesses = 16;
+  ProvenSubscript flat[kMostAccesses];
+  Affine visits[kMostAccesses];  // each access's offset at each visit, the thread's terms left out
+  const StretchAccess* listed[kMostAccesses];
+  unsigned count = 0;
+  for (const StretchAccess& access : accesses) {
+    if (count == kMostAccesses) return false;
+    const ProvenSubscript f = flat_of(access);
+    Affine a;
+    a.constant = f.constant;
+    unsigned k = 0;
+    for (const ProvenLoop& loop : loops) {
+      const long long steps = (last_value(loop) - loop.first) / loop.step;
+      if ((access.enclosing >> k & 1) != 0) {
+        if (f.counters[k] == 0 && steps > 0) return false;  // (it does not move in the loop)
+        a.constant += f.counters[k] * loop.first;
+        a.add(f.counters[k] * loop.step, 0, steps);
+      }
+      ++k;
+    }
+    Affine sorted = a;
+    sorted.sort();
+    long long spanned = 0;
+    for (unsigned i = 0; i < sorted.count; ++i) {
+      const Term& t = sorted.terms[i];
+      if (std::abs(t.bytes) <= spanned) return false;
+      spanned += std::abs(t.bytes) * (t.to - t.from);
+    }
+    flat[count] = f;
+    visits[count] = a;
+    listed[count++] = &access;
+  }
+  for (unsigned q = 0; q < count; ++q)
+    for (unsigned p = 0; p < q; ++p) {
+      const StretchAccess &first = *listed[p], &then = *listed[q];
+      const ProvenSubscript &f = flat[p], &g = flat[q];
+      if (first.array != then.array || f.x != g.x || f.y != g.y || f.z != g.z) continue;
+      const bool compound = p + 1 == q && !first.store && then.store && f.constant == g.constant &&
+                            first.enclosing == then.enclosing &&
+                            std::equal(f.counters, f.counters + kProvenLoops, g.counters);
+      if (!compound && visits[p].least() <= visits[q].greatest() &&
+          visits[q].least() <= visits[p].greatest())
+        return false;
+    }
+  return true;
+}
+
 // Counts the requests of the stretch's accesses of global and shared memory (the counters count
 // no other; every thread of the block makes each one, below its x bound): for each warp of the
 // block, one request per value of the loops the access is in.
@@ -462,14 +519,15 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   if (b == nullptr || b->shared == nullptr || timed_out() ||
       watching_a_thread.load(std::memory_order_relaxed))
     return false;
-  // (the counters need the accesses each thread makes: all of them, by every thread)
-  const bool counted = counting();
-  const auto skipped = [](const StretchAccess& access) { return access.sometimes; };
-  if (counted && (returned != nullptr || std::any_of(accesses.begin(), accesses.end(), skipped)))
-    return false;
   const auto steps_back = [](const ProvenLoop& loop) { return loop.step <= 0; };
   if (std::any_of(loops.begin(), loops.end(), steps_back))
     return false;  // (a loop that may not end)
+  // (the counters need the accesses each thread makes: all of them, by every thread, as compiled)
+  const bool counted = counting();
+  const auto skipped = [](const StretchAccess& access) { return access.sometimes; };
+  if (counted && (returned != nullptr || std::any_of(accesses.begin(), accesses.end(), skipped) ||
+                  !visits_distinct(loops, accesses)))
+    return false;
   bool stores = false, global = false;
   for (const StretchAccess& access : accesses) {
     stores |= access.store;

@@ -112,6 +112,26 @@ __global__ void stepped_transpose(const float* in, float* out, int width) {
     out[(ty + j) * width + tx] = tile[threadIdx.x][threadIdx.y + j];
 }
 
+// Loads that the compiler may merge (a load that does not move in its loop; the same element
+// twice): their stretch is counted access by access, as compiled.
+__global__ void invariant_loads(const float* in, float* out) {
+  __shared__ float values[64];
+  values[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  float sum = 0;
+  for (int k = 0; k < 4; ++k) sum += values[threadIdx.x] * values[k];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+__global__ void twice_loaded(const float* in, float* out) {
+  __shared__ float values[64];
+  values[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  const float square = values[threadIdx.x] * values[threadIdx.x];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = square;
+}
+
 // A load under `?:`, which only some threads make: its stretch is counted access by access.
 __global__ void chosen_loads(const float* in, float* out) {
   __shared__ float values[64];
@@ -120,6 +140,36 @@ __global__ void chosen_loads(const float* in, float* out) {
   const float v = threadIdx.x % 3 == 0 ? values[threadIdx.x] : values[63 - threadIdx.x];
   __syncthreads();
   out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+// A grid-stride loop whose last pass some threads of a block make.
+__global__ void strided_scale(const float* in, float* out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    out[i] = 0.5f * in[i];
+}
+
+// An accumulation in a loop at the thread's own element: the compiler keeps the element in a
+// register between the loop's steps (it loads it once, and in[i] after each store), so the
+// kernel is counted access by access, as compiled.
+__global__ void accumulated(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < 3; ++k) out[i] += 0.5f * in[i];
+}
+
+// A 2D kernel with its guard, whose block's warps span rows (blockDim.x 12), loading its
+// neighbour and other elements (`*in`: element 0).
+__global__ void neighbour_sums(const float* in, float* out, int width, int height) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (col < width && row < height)
+    out[row * width + col] = in[row * width + col] + in[row * width + col + 1] + in[col] * *in;
+}
+
+// A load that some threads skip: the kernel is proven, but counted access by access.
+__global__ void chosen_copy(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i % 3 == 0 ? in[i] : 0.0f;
 }
 
 template <class Launch>
@@ -284,14 +334,15 @@ void expect_same(const LaunchCounters& bulk, const LaunchCounters& one_by_one) {
 }
 
 // Counts a launch in bulk and access by access, expects the same counters, and says how many
-// stretches ran without a check per access in the first.
+// stretches (or blocks: proven_runs) ran without a check per access in the first.
 template <class Launch>
-unsigned long long counted_alike(Launch launch) {
-  const unsigned long long before = cudalab::emu::proven_stretches_run();
+unsigned long long counted_alike(
+    Launch launch, unsigned long long (*proven_runs)() = cudalab::emu::proven_stretches_run) {
+  const unsigned long long before = proven_runs();
   const LaunchCounters bulk = count(launch);
-  const unsigned long long between = cudalab::emu::proven_stretches_run();
+  const unsigned long long between = proven_runs();
   const LaunchCounters one_by_one = count_access_by_access(launch);
-  EXPECT_EQ(cudalab::emu::proven_stretches_run(), between);
+  EXPECT_EQ(proven_runs(), between);
   expect_same(bulk, one_by_one);
   return between - before;
 }
@@ -328,11 +379,59 @@ TEST(Counters, ProvenStretchesCountAsEachAccessDoes) {
               0u);
   }
   {
+    SCOPED_TRACE("invariant_loads, twice_loaded");
+    // As chosen_loads below: the middle stretch runs checked.
+    EXPECT_EQ(counted_alike([&] { invariant_loads<<<8, 64>>>(b.in, b.out); }), 7u + 7u);
+    EXPECT_EQ(counted_alike([&] { twice_loaded<<<8, 64>>>(b.in, b.out); }), 7u + 7u);
+  }
+  {
     SCOPED_TRACE("chosen_loads");
     // Its three stretches: the tile's loads and the output's stores are proven in the blocks
     // after the first (which runs the stretches that touch global memory checked), the `?:`
     // loads in none.
     EXPECT_EQ(counted_alike([&] { chosen_loads<<<8, 64>>>(b.in, b.out); }), 7u + 7u);
+  }
+}
+
+TEST(Counters, ProvenBlocksCountAsEachAccessDoes) {
+  const int Width = 48, n = 1000;  // (neither a multiple of a block)
+  Buffers b(Width * Width + 1);
+  const auto blocks = cudalab::emu::proven_blocks_run;
+  {
+    SCOPED_TRACE("copyCoalesced");
+    EXPECT_EQ(
+        counted_alike([&] { copyCoalesced<<<(n + 127) / 128, 128>>>(b.in, b.out, n); }, blocks),
+        7u);  // (every block but the launch's first)
+  }
+  {
+    SCOPED_TRACE("rowSums");
+    EXPECT_GT(counted_alike([&] { rowSums<<<4, 16>>>(b.in, b.out, Width, Width); }, blocks), 0u);
+  }
+  {
+    SCOPED_TRACE("naiveMatMul");
+    const dim3 block(16, 8), grid(3, 6);
+    EXPECT_GT(
+        counted_alike([&] { naiveMatMul<<<grid, block>>>(b.in, b.more, b.out, Width); }, blocks),
+        0u);
+  }
+  {
+    SCOPED_TRACE("strided_scale");
+    EXPECT_GT(counted_alike([&] { strided_scale<<<3, 96>>>(b.in, b.out, n); }, blocks), 0u);
+  }
+  {
+    SCOPED_TRACE("neighbour_sums");
+    const dim3 block(12, 4), grid(4, 12);
+    EXPECT_GT(counted_alike([&] { neighbour_sums<<<grid, block>>>(b.in, b.out, Width - 1, Width); },
+                            blocks),
+              0u);
+  }
+  {
+    SCOPED_TRACE("chosen_copy");
+    EXPECT_EQ(counted_alike([&] { chosen_copy<<<8, 128>>>(b.in, b.out, n); }, blocks), 0u);
+  }
+  {
+    SCOPED_TRACE("accumulated");
+    EXPECT_EQ(counted_alike([&] { accumulated<<<8, 128>>>(b.in, b.out, n); }, blocks), 0u);
   }
 }
 

@@ -606,9 +606,13 @@ class ProvenForms(unittest.TestCase):
         self.assertIn("{ const ::uint3& threadIdx = ::cudalab::emu::thread_index();\n", form)
         self.assertIn(
             "{ return {__FILE__, static_cast<long long>(n), {{a, 4, false, 4}, {c, 4, true, 4}}, 2, false, "
-            "-1, 0}; }",
+            "-1, 0, {",
             form,
         )
+        # each access of the text, for the counters: the thread's element (column 1), outside a loop
+        own = ", ".join(f"static_cast<long long>({c})" for c in (0, 1, 0, 0, 0, 1))
+        visits = f"{{{{c, sizeof(*c), true, 4, {own}}}, {{a, sizeof(*a), false, 4, {own}}}}}, 2}}; }}"
+        self.assertIn(visits, form)
         self.assertIn('#endif\n#line 6 "lab.cu"\n}', form)  # (the namespace's brace, on its line)
         self.assertIn("CUDALAB_KERNEL_PROVEN(([&](auto&... cudalab_args) { ns::add", out)
         self.assertIn("ns::cudalab_proven_add(::cudalab::emu::proven_argument(cudalab_args)...)", out)

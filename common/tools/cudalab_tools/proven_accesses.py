@@ -32,7 +32,9 @@ of the block's threads reads. `*P` is P[0]. A store in such a loop is at the thr
 (the same element however often the loop runs), made where the loop runs at least once (the launch
 runs the blocks checked where it does not). The record gives, per parameter accessed, its element
 size, whether the access loads or stores, and its line, and for such a load its index's terms, for
-such a store its loop's bounds.
+such a store its loop's bounds; and, for the counters, each access of the text (a visit: its
+parameter, whether it loads or stores, its line, its index's terms and the bounds of the loop it is
+in), unless a load is one that some threads skip (under an `if`, `?:`, `&&` or `||`).
 
 A signed integer local that one initializer gives and nothing changes after (`int idx = row * width
 + col;`, `int start = i - r;`) stands for its initializer; such integers of arithmetic alone may also
@@ -92,6 +94,7 @@ LIMIT_KINDS = frozenset(
     )
 )
 MAX_ACCESSES = 8  # (the runtime's ProvenRanges holds as many)
+MAX_VISITS = 16  # (and as many visits: ProvenRanges::visits)
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,19 @@ class ProvenAccess:
     loop: tuple[str, str] | None = None
 
 
+@dataclass(frozen=True)
+class Visit:
+    """One access of the kernel's text, as the counters count it: each thread that passes the guard
+    makes it (in a loop, once per value of the counter), at P[constant + column * x + row * y +
+    step * k] (`own`: the thread's element, P[i] or P[row * pitch + i]; `index` is then None)."""
+
+    parameter: int
+    store: bool
+    line: int
+    index: AffineIndex | None
+    loop: tuple[str, str] | None  # the bounds of the loop it is in
+
+
 UNGUARDED = ""  # a kernel without a guard: its limits (every thread of the grid has its element)
 
 
@@ -130,6 +146,8 @@ class ProvenKernel:
     # a 2D kernel: the guard's limit of the y index, and the pitch of `P[row * pitch + i]`
     rows: str | None = None
     pitch: str | None = None
+    # each access of the text, for the counters (None: a load that some threads skip)
+    visits: tuple[Visit, ...] | None = None
 
 
 class NotProven(Exception):
@@ -206,6 +224,8 @@ class Prover:
         self.store_loops: dict[int, tuple[str, str]] = {}  # parameter -> its store's loop's bounds
         # The loop the walk is in: its counter and its bounds (as the kernel writes them).
         self.loop: tuple[object, str, str] | None = None
+        self.visits: list[Visit] = []  # every access, in the text's order
+        self.skipped = False  # whether some thread that passes the guard may skip a load
 
     def parameter(self, declaration: object) -> int | None:
         for k, p in enumerate(self.parameters):
@@ -232,8 +252,10 @@ class Prover:
         if self.sizes.setdefault(k, size) != size:
             raise NotProven("an array read as elements of two sizes")
         line = cursor.extent.start.line  # type: ignore[attr-defined]
+        loop = self.loop[1:] if self.loop is not None else None
         if index is None:
             self.affine.setdefault((k, AffineIndex()), line)
+            self.visits.append(Visit(k, False, line, AffineIndex(), loop))
             return
         if not self.thread_element(index):
             signed = canonical_kind(index.type) in SIGNED  # type: ignore[attr-defined]
@@ -241,12 +263,14 @@ class Prover:
             if affine is None:
                 raise NotProven("an index other than the thread's, or a store at another element")
             self.affine.setdefault((k, affine), line)
+            self.visits.append(Visit(k, False, line, affine, loop))
             return
-        if store and self.loop is not None:  # (the same element however often the loop runs)
-            self.store_loops[k] = self.loop[1:]
+        if store and loop is not None:  # (the same element however often the loop runs)
+            self.store_loops[k] = loop
         for kind, happens in ((False, load), (True, store)):
             if happens:
                 self.found.setdefault((k, kind), set()).add(line)
+                self.visits.append(Visit(k, kind, line, None, loop))
 
     def affine_index(self, index: object) -> AffineIndex | None:
         """`index` as constant + column * x + row * y + step * k (x, y the thread's indices, k the
@@ -403,6 +427,7 @@ class Prover:
                 raise NotProven("a built-in named with ::")
             return
         elif kind == "ARRAY_SUBSCRIPT_EXPR":
+            self.skipped |= conditional
             self.subscript(cursor, True, False)
             return
         elif kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
@@ -416,6 +441,7 @@ class Prover:
             start, end = cursor.extent.start.offset, cursor.extent.end.offset  # type: ignore[attr-defined]
             operator = self.tokens.at_or_after(start)
             if operator == "*" and kind_of(plain(inner[0])) == "DECL_REF_EXPR":
+                self.skipped |= conditional
                 self.dereference(cursor)
                 return
             if operator in ("*", "&"):
@@ -715,8 +741,7 @@ def proven_kernel(function: object, body: object, programs: Callable[[str], bool
         return None
     if not accesses or (stride and any(a.index is not None for a in accesses)):
         return None
-    return (
-        ProvenKernel(limit, accesses, stride, rows, prover.pitch)
-        if rows is not None
-        else ProvenKernel(limit, accesses, stride)
-    )
+    visits = None if prover.skipped or len(prover.visits) > MAX_VISITS else tuple(prover.visits)
+    if rows is None:
+        return ProvenKernel(limit, accesses, stride, visits=visits)
+    return ProvenKernel(limit, accesses, stride, rows, prover.pitch, visits)

@@ -75,6 +75,17 @@ struct ProvenAccess {
   bool affine = false;
   long long constant = 0, column = 0, row = 0, step = 0, first_step = 0, end_step = 1;
 };
+// One access of the kernel's text, for the counters: each thread that passes the guard makes it,
+// once per value k in [first_step, end_step) of the loop it is in (outside a loop: [0, 1)), at
+// P[constant + column * x + row * y + step * k] (the thread's own element: column 1, and in a 2D
+// kernel row the pitch).
+struct ProvenVisit {
+  const void* base;  // P
+  unsigned element_bytes;
+  bool store;
+  unsigned line;
+  long long constant, column, row, step, first_step, end_step;
+};
 struct ProvenRanges {
   const char* file;  // the kernel's, as its lines name it
   long long limit;   // (a kernel without a guard: the largest long long)
@@ -85,6 +96,8 @@ struct ProvenRanges {
   // each access is P[y * pitch + i].
   long long rows;
   long long pitch;
+  ProvenVisit visits[16];
+  int visit_count;  // -1: a thread may skip a load (the counters count such a kernel per access)
 };
 // The worker's threadIdx, as the copy of a proven kernel reads it (const to the rest of checked
 // code).
