@@ -98,6 +98,12 @@ struct Lane {
   bool diverged = false;    // it left the stream: the tables hold its visits
 };
 
+// A request's price: the sectors (global) or wavefronts (shared) it takes, and the fewest the
+// same bytes would need.
+struct Price {
+  unsigned long long transactions, ideal;
+};
+
 // One worker's requests in flight and its totals for the launch.
 struct WorkerCounts {
   CountTable visits;         // (site, thread) -> visits since the barrier, of lanes that diverged
@@ -112,6 +118,18 @@ struct WorkerCounts {
   std::vector<std::pair<SiteKey, AccessSite>> sites;     // summed over requests
   std::map<const void*, unsigned long long> atomics_at;  // code address -> operations
   std::map<std::pair<const char*, int>, unsigned long long> barriers_at;  // line -> block passes
+  // Requests counted from a proof (count_proven_requests): the prices of a few patterns of lanes,
+  // by the place of the first lane's address in the period (warps of one shape repeat them).
+  struct Pattern {
+    const void* marker = nullptr;
+    bool store = false;
+    unsigned size = 0, lanes = 0;
+    long long offsets[32];  // each lane's address from the first lane's
+    Price prices[128];
+    bool priced[128];
+  };
+  Pattern patterns[8];
+  unsigned next_pattern = 0;  // the one to forget next
 };
 // This worker's counts: a thread_local with a constructor is reached through a call that checks
 // it was made (__tls_init, a sixth of counting's time when each access called it); the pointer
@@ -161,12 +179,6 @@ uint32_t request_of(WorkerCounts& w, uint64_t site, unsigned warp, unsigned visi
   return request_of(w, site, warp, w.visits[mix(site, thread)]++, key, size);
 }
 
-// A request's price: the sectors (global) or wavefronts (shared) it takes, and the fewest the
-// same bytes would need.
-struct Price {
-  unsigned long long transactions, ideal;
-};
-
 // Prices a request from its lanes' addresses (sorted here, in place): global memory moves 32-byte
 // sectors; shared memory serves in one wavefront at most one distinct 4-byte word per bank (32
 // banks). With the addresses in order, the units (sectors, words) and the distinct bytes come out
@@ -195,12 +207,14 @@ Price price_of(bool shared, unsigned size, uintptr_t* addresses, unsigned access
   return {units, (distinct_bytes + 31) / 32};  // the distinct bytes asked for, in whole sectors
 }
 
-// Adds a request of `accesses` lanes of `size` bytes, priced `p`, to its site's totals.
-void add_request(AccessSite& t, Price p, unsigned size, unsigned accesses) {
-  ++t.requests;
-  t.transactions += p.transactions;
-  t.ideal_transactions += p.ideal;
-  t.bytes += 1ull * size * accesses;
+// Adds `requests` requests of `accesses` lanes of `size` bytes, each priced `p`, to a site's
+// totals.
+void add_requests(AccessSite& t, Price p, unsigned size, unsigned accesses,
+                  unsigned long long requests = 1) {
+  t.requests += requests;
+  t.transactions += requests * p.transactions;
+  t.ideal_transactions += requests * p.ideal;
+  t.bytes += requests * size * accesses;
   t.max_degree = std::max<unsigned>(
       t.max_degree, static_cast<unsigned>((p.transactions + p.ideal - 1) / p.ideal));
 }
@@ -226,9 +240,9 @@ void flush() {
     for (unsigned lane = 0; lane < 32; ++lane)
       if (by_lane[lane] != kNoAccess) addresses[accesses++] = by_lane[lane];
     const Request& request = w.requests[r];
-    add_request(totals_of(w, request.site),
-                price_of(request.site.shared, request.size, addresses, accesses), request.size,
-                accesses);
+    add_requests(totals_of(w, request.site),
+                 price_of(request.site.shared, request.size, addresses, accesses), request.size,
+                 accesses);
   }
   w.requests.clear();
   w.lane_addresses.clear();
@@ -295,24 +309,41 @@ void count_checked_access(uintptr_t a, unsigned size, bool store, bool atomic, c
 void count_proven_requests(const void* marker, bool shared, bool store, unsigned size,
                            const long long* offsets, unsigned lanes, const uintptr_t* bases,
                            size_t requests) {
-  // A request's price depends on its base only through the base's place in a period: 128 bytes
-  // (the 32 banks' words) in shared memory, a 32-byte sector in global memory. Each place is
-  // priced once.
+  // A request's price depends on its first lane's address only through the address's place in a
+  // period: 128 bytes (the 32 banks' words) in shared memory, a 32-byte sector in global memory.
+  // The requests are counted by place, and each place of a pattern of lanes is priced once.
+  WorkerCounts& w = counts();
   const unsigned period = shared ? 128 : 32;
-  Price known[128];
-  bool priced[128] = {};
-  AccessSite& t = totals_of(counts(), SiteKey{marker, shared, store});
-  for (size_t r = 0; r < requests; ++r) {
-    const unsigned place = bases[r] % period;
-    if (!priced[place]) {
-      // (lifted by a multiple of the period, so that no offset takes an address below 0)
+  long long from_first[32];
+  for (unsigned l = 0; l < lanes; ++l) from_first[l] = offsets[l] - offsets[0];
+  const auto same = [&](const WorkerCounts::Pattern& p) {
+    return p.marker == marker && p.store == store && p.size == size && p.lanes == lanes &&
+           std::equal(from_first, from_first + lanes, p.offsets);
+  };
+  WorkerCounts::Pattern* pattern = std::find_if(w.patterns, std::end(w.patterns), same);
+  if (pattern == std::end(w.patterns)) {
+    pattern = &w.patterns[w.next_pattern++ % std::size(w.patterns)];
+    pattern->marker = marker;
+    pattern->store = store;
+    pattern->size = size;
+    pattern->lanes = lanes;
+    std::copy(from_first, from_first + lanes, pattern->offsets);
+    std::fill_n(pattern->priced, 128, false);
+  }
+  unsigned long long at_place[128] = {};
+  for (size_t r = 0; r < requests; ++r) ++at_place[(bases[r] + offsets[0]) % period];
+  AccessSite& t = totals_of(w, SiteKey{marker, shared, store});
+  for (unsigned place = 0; place < period; ++place) {
+    if (at_place[place] == 0) continue;
+    if (!pattern->priced[place]) {
+      // (lifted by a multiple of the period, so that no lane's address lies below 0)
       constexpr uintptr_t kLift = uintptr_t{1} << 40;
       uintptr_t addresses[32];
-      for (unsigned l = 0; l < lanes; ++l) addresses[l] = kLift + place + offsets[l];
-      known[place] = price_of(shared, size, addresses, lanes);
-      priced[place] = true;
+      for (unsigned l = 0; l < lanes; ++l) addresses[l] = kLift + place + from_first[l];
+      pattern->prices[place] = price_of(shared, size, addresses, lanes);
+      pattern->priced[place] = true;
     }
-    add_request(t, known[place], size, lanes);
+    add_requests(t, pattern->prices[place], size, lanes, at_place[place]);
   }
 }
 

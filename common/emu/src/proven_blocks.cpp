@@ -218,31 +218,47 @@ bool visits_distinct(const ProvenRanges& ranges) {
 // loop), its lanes the warp's threads that pass the guard.
 void count_requests(const ProvenLaunch& launch, const BlockState& b) {
   const ProvenRanges& ranges = *launch.ranges;
-  const long long width = b.config->block.x;
-  const unsigned threads = b.config->block.x * b.config->block.y;
-  const long long stride = ranges.grid_stride ? width * b.config->grid.x : 0;
+  const LaunchConfig& config = *b.config;
+  const unsigned threads = config.block.x * config.block.y;
+  const long long stride = ranges.grid_stride ? 1ll * config.block.x * config.grid.x : 0;
+  // A warp's lanes that pass the guard: the first one's global indices, and each one's from it.
+  struct Warp {
+    long long x0, y0;
+    unsigned lanes;
+    long long dx[32], dy[32];
+  };
+  thread_local std::vector<Warp> warps;
   thread_local std::vector<uintptr_t> bases;
-  for (long long x_first = b.block.x * width; x_first < ranges.limit; x_first += stride) {
+  for (long long x_first = b.block.x * config.block.x; x_first < ranges.limit; x_first += stride) {
+    warps.clear();
+    long long x = x_first, y = 1ll * b.block.y * config.block.y;  // the next thread's indices
+    for (unsigned warp = 0; warp < threads; warp += 32) {
+      Warp& w = warps.emplace_back();
+      w.lanes = 0;
+      for (unsigned t = warp; t < std::min(warp + 32, threads); ++t) {
+        if (x < ranges.limit && (ranges.rows < 0 || y < ranges.rows)) {
+          if (w.lanes == 0) w.x0 = x, w.y0 = y;
+          w.dx[w.lanes] = x - w.x0;
+          w.dy[w.lanes++] = y - w.y0;
+        }
+        if (++x == x_first + config.block.x) x = x_first, ++y;
+      }
+      if (w.lanes == 0) warps.pop_back();
+    }
     for (int v = 0; v < ranges.visit_count; ++v) {
       const ProvenVisit& visit = ranges.visits[v];
       const long long bytes = visit.element_bytes;
-      for (unsigned warp = 0; warp < threads; warp += 32) {
-        long long offsets[32], x0 = 0, y0 = 0;
-        unsigned lanes = 0;
-        for (unsigned t = warp; t < std::min(warp + 32, threads); ++t) {
-          const long long x = x_first + t % width, y = b.block.y * b.config->block.y + t / width;
-          if (x >= ranges.limit || (ranges.rows >= 0 && y >= ranges.rows)) continue;
-          if (lanes == 0) x0 = x, y0 = y;
-          offsets[lanes++] = (visit.column * (x - x0) + visit.row * (y - y0)) * bytes;
-        }
-        if (lanes == 0) continue;
+      for (const Warp& w : warps) {
+        long long offsets[32];
+        for (unsigned l = 0; l < w.lanes; ++l)
+          offsets[l] = (visit.column * w.dx[l] + visit.row * w.dy[l]) * bytes;
         bases.clear();
         const auto at = reinterpret_cast<uintptr_t>(visit.base) +
-                        (visit.constant + visit.column * x0 + visit.row * y0) * bytes;
+                        (visit.constant + visit.column * w.x0 + visit.row * w.y0) * bytes;
         for (long long k = visit.first_step; k < visit.end_step; ++k)
           bases.push_back(at + visit.step * k * bytes);
         count_proven_requests(launch.visit_lines[v], false, visit.store,
-                              static_cast<unsigned>(bytes), offsets, lanes, bases.data(),
+                              static_cast<unsigned>(bytes), offsets, w.lanes, bases.data(),
                               bases.size());
       }
     }

@@ -471,12 +471,17 @@ void count_requests(const char* file, std::initializer_list<ProvenLoop> loops,
     });
     const unsigned width = static_cast<unsigned>(threads_x(access));
     const void* marker = place_of(file, access.line).marker;
+    unsigned x = 0, y = 0, z = 0;  // the next thread's index
     for (unsigned warp = 0; warp < threads; warp += 32) {
+      if (d.y * d.z == 1 && warp >= width) break;  // (one row: no later warp makes it)
       long long offsets[32];
       unsigned lanes = 0;
       for (unsigned t = warp; t < std::min(warp + 32, threads); ++t) {
-        const unsigned x = t % d.x, y = t / d.x % d.y, z = t / (d.x * d.y);
         if (x < width) offsets[lanes++] = f.x * x + f.y * y + f.z * z;
+        if (++x == d.x) {
+          x = 0;
+          if (++y == d.y) y = 0, ++z;
+        }
       }
       if (lanes != 0)
         count_proven_requests(marker, access.space == Space::shared, access.store,
