@@ -160,12 +160,38 @@ class KeptCopy<T, false> {
 #define CUDALAB_LOOPS_RESTORE(name, kept)                                                        \
   ::cudalab::emu::KeptCopy<::std::remove_reference_t<decltype(kept)>> cudalab_copy_##name{kept}; \
   auto& name = cudalab_copy_##name.get();
+// A proven stretch's copy, which has no checks, names a copy of a scalar too (the compiler keeps a
+// running sum in a register, where it cannot tell that the kept value is not among the tiles the
+// sum reads), made and written back without checks (a function with the checks is not inlined
+// into one without).
+template <class T, bool kScalar = std::is_scalar_v<T>>
+class ProvenCopy {
+ public:
+  __attribute__((no_sanitize("thread"))) explicit ProvenCopy(T& kept) : kept_(kept), value_(kept) {}
+  ProvenCopy(const ProvenCopy&) = delete;
+  __attribute__((no_sanitize("thread"))) ~ProvenCopy() { kept_ = value_; }
+  __attribute__((no_sanitize("thread"))) T& get() { return value_; }
+
+ private:
+  T& kept_;
+  T value_;
+};
+template <class T>
+class ProvenCopy<T, false> {
+ public:
+  __attribute__((no_sanitize("thread"))) explicit ProvenCopy(T& kept) : kept_(kept) {}
+  __attribute__((no_sanitize("thread"))) T& get() { return kept_; }
+
+ private:
+  T& kept_;
+};
+#define CUDALAB_LOOPS_REFER(name, kept)                                                            \
+  ::cudalab::emu::ProvenCopy<::std::remove_reference_t<decltype(kept)>> cudalab_copy_##name{kept}; \
+  auto& name = cudalab_copy_##name.get();
 #else
-#define CUDALAB_LOOPS_RESTORE(name, kept) CUDALAB_LOOPS_REFER(name, kept)
+// (unchecked code names the kept value itself)
+#define CUDALAB_LOOPS_RESTORE(name, kept) auto& name = kept;
 #endif
-// A proven stretch's copy, which has no checks, names the kept value itself (a KeptCopy would be a
-// call there: a function with the checks is not inlined into one without).
-#define CUDALAB_LOOPS_REFER(name, kept) auto& name = kept;
 
 // Stores a thread's value of a variable where PerThread keeps it (an array as its elements).
 template <class T, class V>
@@ -265,8 +291,9 @@ class BlockThreads {
 #ifdef CUDALAB_EMU_CHECKED
   // Runs a proven stretch's copy (thread_loops.py) as run() runs a stretch, but without the
   // runtime's step between threads (the copy makes no checks, so none waits to be settled).
+  // Uninstrumented, as the copy is, so that the compiler inlines the copy into the loop.
   template <class Stretch>
-  void run_proven(Stretch stretch) {
+  __attribute__((no_sanitize("thread"))) void run_proven(Stretch stretch) {
     const uint3 b = ::blockDim;
     unsigned t = 0;
     for (unsigned z = 0; z < b.z; ++z)
@@ -279,7 +306,7 @@ class BlockThreads {
   }
   // The same for a stretch that run_while() would run.
   template <class Holds, class Stretch>
-  void run_proven_while(Holds holds, Stretch stretch) {
+  __attribute__((no_sanitize("thread"))) void run_proven_while(Holds holds, Stretch stretch) {
     const uint3 b = ::blockDim;
     for (unsigned z = 0, row = 0; z < b.z; ++z)
       for (unsigned y = 0; y < b.y; ++y, row += b.x)
