@@ -366,7 +366,9 @@ class Planner:
             f"{{{', '.join(map(long_long, (loop.first, loop.end, loop.step)))}}}" for loop in loops
         )
         listed = ", ".join(described(access) for access in accesses)
-        return f"{NS}stretch_fine(__FILE__, {{{bounds}}}, {{{listed}}}, {THREADS}.returned())"
+        # (built without checks: the records are the emu's, on the worker's stack)
+        call = f"{NS}stretch_fine(__FILE__, {{{bounds}}}, {{{listed}}}, {THREADS}.returned())"
+        return f"[&]() {NO_CHECKS} {{ return {call}; }}()"
 
     def proven_branch(
         self, proven: str, run: str, start: int, end: int, restores: list[str], saves: str

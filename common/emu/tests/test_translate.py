@@ -23,6 +23,8 @@ def body(src: str) -> str:
 
 # What a launch's lambda calls the kernel with (launch.h: kernel_argument).
 ARGS = "(::cudalab::emu::kernel_argument(cudalab_args)...)"
+# How a proven stretch's call of stretch_fine begins (its records built without checks)
+PROVEN_CALL = '[&]() __attribute__((no_sanitize("thread"))) { return '
 
 # Declarations that the launches of these tests use: each test's text is a whole program, as Clang
 # (the translator's front end) reads it.
@@ -236,7 +238,8 @@ class LoopForms(unittest.TestCase):
         self.assertIn("(unsigned cudalab_t, CUDALAB_LOOPS_INDEX) -> bool {", form)
         # (and checked code's own only where a stretch is proven: s's store of what it loads)
         self.assertEqual(form[: form.index("void run(")].count("CUDALAB_EMU_CHECKED"), 1)
-        self.assertIn("CUDALAB_EMU_CHECKED\nif (::cudalab::emu::stretch_fine(__FILE__, {}, {{in, ", form)
+        call = f"CUDALAB_EMU_CHECKED\nif ({PROVEN_CALL}::cudalab::emu::stretch_fine(__FILE__, {{}}, {{{{in, "
+        self.assertIn(call, form)
         self.assertIn('return {}; }\n#line 8 "lab.cu"\nvoid run(', form)
         self.assertIn(
             "::cudalab::emu::LoopFormCall{[&](auto&... cudalab_args) { return "
@@ -314,8 +317,8 @@ class LoopForms(unittest.TestCase):
         declarations `before`), in order."""
         out = body(f"{before}__global__ void k(float* x) {{\n{code}\n}}\n")
         form = out[out.index("ThreadLoops cudalab_loops_k(") :]
-        opening = r"#ifdef CUDALAB_EMU_CHECKED\nif \("
-        return re.findall(opening + r"(::cudalab::emu::stretch_fine\(.*?)\) cudalab_threads", form)
+        opening = r"#ifdef CUDALAB_EMU_CHECKED\nif \(" + re.escape(PROVEN_CALL)
+        return re.findall(opening + r"(::cudalab::emu::stretch_fine\(.*?\)); \}\(\)\) cudalab_threads", form)
 
     def test_stretches_whose_accesses_are_proven_get_a_copy_without_checks(self) -> None:
         out = body(f"__global__ void k(float* x) {{\n{self.TILE_SUM}\n}}\n")
@@ -341,7 +344,8 @@ class LoopForms(unittest.TestCase):
         # the output's: a store to x, after a barrier (nothing of the block touched memory since)
         self.assertIn("{&tile, ::cudalab::emu::Space::shared, false, 6, ", sums)
         self.assertIn("{{x, ::cudalab::emu::Space::global, true, 8, ::cudalab::emu::kEveryThread, ", output)
-        proven = form[form.index("CUDALAB_EMU_CHECKED\nif (::cudalab::emu::stretch_fine(__FILE__, {{") :]
+        call = f"CUDALAB_EMU_CHECKED\nif ({PROVEN_CALL}::cudalab::emu::stretch_fine(__FILE__, {{{{"
+        proven = form[form.index(call) :]
         proven = proven[: proven.index("#endif")]
         self.assertIn('__attribute__((no_sanitize("thread"))) -> bool', proven)
         # the copy names the kept sum itself; it keeps the kernel's line (5), and the checked stretch too
