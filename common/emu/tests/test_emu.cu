@@ -1028,6 +1028,48 @@ TEST_F(Emu, AReductionStepWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
   EXPECT_TRUE(says("shared memory that thread (0,0,0) read")) << diagnostic();
 }
 
+// Sums of each element's window of three, staged in shared memory, stored under the guard of the
+// thread's global index (`if (g < n)`): the output's stretch stores for the threads below n -
+// blockIdx.x * blockDim.x, which the block proves (in the last block, 44 of 64). Planted bug:
+// `extra` 1 lets thread n store one past the array.
+__global__ void guarded_window_sums(const float* in, float* out, int n, int extra) {
+  __shared__ float window[66];
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  window[threadIdx.x] = in[g];
+  if (threadIdx.x < 2) window[threadIdx.x + 64] = in[g + 64];
+  __syncthreads();
+  const float sum = window[threadIdx.x] + window[threadIdx.x + 1] + window[threadIdx.x + 2];
+  if (g < n + extra) out[g] = sum;  // LINE_GUARDED_STORE
+}
+
+ProvenRun run_guarded_window_sums(int extra) {
+  const int n = 3 * 64 - 20;
+  std::vector<float> in(3 * 64 + 2);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 11);
+  cudalab::DeviceArray<float> d_in(in), d_out(n, -1.0f);  // (poisoned)
+  return run_proven(d_out,
+                    [&] { guarded_window_sums<<<3, 64>>>(d_in.get(), d_out.get(), n, extra); });
+}
+
+TEST_F(Emu, AStoreUnderTheGuardOfTheGlobalIndexIsProvenForTheThreadsBelowIt) {
+  const ProvenRun r = run_guarded_window_sums(0);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  ASSERT_EQ(r.out.size(), 172u);
+  for (int i = 0; i < 172; ++i)
+    ASSERT_EQ(r.out[i], static_cast<float>(i % 11 + (i + 1) % 11 + (i + 2) % 11))
+        << "element " << i;
+  EXPECT_EQ(r.proven_stretches, 2u + 2u) << "the loads and the stores in blocks 1 and 2";
+  const auto stored = cudalab::emu::element_store(&r.out[171], sizeof(float));
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->block_index.x, 2u);
+  EXPECT_EQ(stored->thread_index.x, 43u);
+  EXPECT_EQ(stored->store.text(), at("LINE_GUARDED_STORE"));
+  Reset();
+  const ProvenRun past_the_end = run_guarded_window_sums(1);
+  EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("thread (44,0,0), at " + at("LINE_GUARDED_STORE"))) << diagnostic();
+}
+
 TEST_F(Emu, ProvenBlocksOfAGridStrideLoopKeepWhoStoredWhat) {
   const int n = 1000;  // 3 blocks of 64 threads: 192 elements per pass, 6 passes
   std::vector<float> a(n), b(n, 1.0f), out(n);

@@ -11,7 +11,9 @@ The algorithm. A statement is *proven* when the only memory it touches is
   Pvalue;`, or `s[tid] += value;`, a load and a store of the element) that every thread makes, or
   every thread whose x index is below a limit of the block's: under no `if` but `if (threadIdx.x <
   limit)` without `else` (a tree reduction's step; in a loop with the block's bounds, every such
-  thread makes it for every value of the counter),
+  thread makes it for every value of the counter), or `if (i < n)` where i is the block's offset
+  plus threadIdx.x (the guard of the thread's global index; both sides signed, so that the
+  comparison is the numbers' and the bound is n less the offset),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
@@ -38,6 +40,7 @@ declared at file scope, an element that is not a number of whole 4-byte words.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .kernel_statements import Facts, Tokens, changed_by_call, children, kind_of, local_id
@@ -45,6 +48,7 @@ from .proven_accesses import (
     INTEGERS,
     MATH,
     NUMBERS,
+    SIGNED,
     canonical_kind,
     combined,
     counts_up,
@@ -170,6 +174,17 @@ class NotProven(Exception):
     pass
 
 
+def is_one(coefficient: str) -> bool:
+    """Whether a coefficient's text is arithmetic of integer literals whose value is 1 (`(0) +
+    (1)`, as a sum of terms writes threadIdx.x's)."""
+    if not re.fullmatch(r"[\d\s()+*-]+", coefficient) or "**" in coefficient:
+        return False
+    try:
+        return eval(coefficient, {"__builtins__": {}}) == 1  # (digits, parentheses, + - * alone)
+    except SyntaxError:  # (a literal C++ writes with a leading 0, which Python does not read)
+        return False
+
+
 def stretch_accesses(
     cursor: object, tokens: Tokens, moves: dict[int, Move] | None = None
 ) -> StretchAccesses | None:
@@ -245,14 +260,24 @@ class Walk:
             raise NotProven(f"a {kind}")
 
     def thread_bound(self, condition: object) -> str | None:
-        """The limit of `threadIdx.x < limit` (or a variable that stands for threadIdx.x), a
-        tree reduction's `if (tid < s)`, where `condition` is one with the block's limit."""
+        """The x bound of `threadIdx.x < limit` (or a variable that stands for threadIdx.x), a
+        tree reduction's `if (tid < s)`, where `condition` is one with the block's limit; or of
+        `offset + threadIdx.x < limit` with the block's offset, a guard `if (i < n)` of the
+        thread's global index i (both signed, so that the comparison is the numbers'): limit -
+        offset."""
         c = plain(condition)
         if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) != "<":
             return None
         index, limit = children(c)
         try:
-            return self.block_value(limit) if self.terms(index) == {"x": "1"} else None
+            terms = self.terms(index)
+            if terms == {"x": "1"}:
+                return self.block_value(limit)
+            signed = all(canonical_kind(plain(e).type) in SIGNED for e in (index, limit))  # type: ignore[attr-defined]
+            if set(terms) != {"x", "constant"} or not is_one(terms["x"]) or not signed:
+                return None
+            bound = self.block_value(limit)
+            return f"static_cast<long long>({bound}) - static_cast<long long>({terms['constant']})"
         except NotProven:
             return None
 
