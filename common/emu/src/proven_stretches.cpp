@@ -553,6 +553,7 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   Proven proven[kMostAccesses];
   unsigned count = 0;
   for (const StretchAccess& access : accesses) {
+    if (access.x_end == kNoBound) return false;
     if (threads_x(access) == 0) continue;  // (no thread makes it)
     if (access.subscripts.size() == 0 || count == kMostAccesses) return false;
     const ProvenSubscript f = flat_of(access);

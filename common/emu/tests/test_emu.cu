@@ -1042,6 +1042,16 @@ __global__ void guarded_window_sums(const float* in, float* out, int n, int extr
   if (g < n + extra) out[g] = sum;  // LINE_GUARDED_STORE
 }
 
+// The bound the launch gives such a guard (index_bound), for offsets where the kernel's index may
+// wrap and where it may not.
+__global__ void global_index_bounds(long long* out) {
+  if (threadIdx.x != 0) return;
+  out[0] = cudalab::emu::index_bound(300, 256);
+  out[1] = cudalab::emu::index_bound(300, 0x7fffffffLL - 511);  // (the last thread's x is 511)
+  out[2] = cudalab::emu::index_bound(300, 0x7fffffffLL - 510);
+  out[3] = cudalab::emu::index_bound(300, -1);
+}
+
 ProvenRun run_guarded_window_sums(int extra) {
   const int n = 3 * 64 - 20;
   std::vector<float> in(3 * 64 + 2);
@@ -1068,6 +1078,13 @@ TEST_F(Emu, AStoreUnderTheGuardOfTheGlobalIndexIsProvenForTheThreadsBelowIt) {
   const ProvenRun past_the_end = run_guarded_window_sums(1);
   EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
   EXPECT_TRUE(says("thread (44,0,0), at " + at("LINE_GUARDED_STORE"))) << diagnostic();
+  Reset();
+  cudalab::DeviceArray<long long> bounds(4, 0);
+  global_index_bounds<<<1, 512>>>(bounds.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  const std::vector<long long> got = bounds.to_host();
+  using cudalab::emu::kNoBound;
+  EXPECT_EQ(got, (std::vector<long long>{44, 300 - (0x7fffffffLL - 511), kNoBound, kNoBound}));
 }
 
 TEST_F(Emu, ProvenBlocksOfAGridStrideLoopKeepWhoStoredWhat) {

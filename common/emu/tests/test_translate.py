@@ -489,12 +489,12 @@ class LoopForms(unittest.TestCase):
         )
 
     def test_a_store_under_the_guard_of_the_global_index_is_proven_below_its_bound(self) -> None:
-        # (x's bound is the limit less the index's offset; the offset and limit as long long)
+        # (x's bound is the limit less the index's offset, where the index cannot wrap: index_bound)
         code = "  __shared__ float part[64];\n  part[threadIdx.x] = 1;\n  __syncthreads();\n"
         guarded = code + "  {}g = blockIdx.x * blockDim.x + threadIdx.x;\n"
         guarded += "  if (g < {}) x[g] = part[threadIdx.x];"
         _, output = self.proven(guarded.format("int ", "100"))
-        bound = "static_cast<long long>(static_cast<long long>(100) - static_cast<long long>("
+        bound = "static_cast<long long>(::cudalab::emu::index_bound(100, "
         self.assertIn(f"Space::global, true, 6, {bound}", output)
         # an unsigned index or limit compares as unsigned numbers, which the bound would not be
         for declared, limit in (("unsigned ", "100"), ("int ", "100u")):

@@ -13,7 +13,8 @@ The algorithm. A statement is *proven* when the only memory it touches is
   limit)` without `else` (a tree reduction's step; in a loop with the block's bounds, every such
   thread makes it for every value of the counter), or `if (i < n)` where i is the block's offset
   plus threadIdx.x (the guard of the thread's global index; both sides signed, so that the
-  comparison is the numbers' and the bound is n less the offset),
+  comparison is the numbers' and the bound is n less the offset, which the launch gives where the
+  kernel's index cannot wrap: index_bound),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
@@ -276,8 +277,8 @@ class Walk:
             signed = all(canonical_kind(plain(e).type) in SIGNED for e in (index, limit))  # type: ignore[attr-defined]
             if set(terms) != {"x", "constant"} or not is_one(terms["x"]) or not signed:
                 return None
-            bound = self.block_value(limit)
-            return f"static_cast<long long>({bound}) - static_cast<long long>({terms['constant']})"
+            bound, offset = self.block_value(limit), terms["constant"]
+            return f"::cudalab::emu::index_bound({bound}, {offset})"
         except NotProven:
             return None
 

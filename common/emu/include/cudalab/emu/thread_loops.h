@@ -93,6 +93,15 @@ struct ProvenSubscript {
   long long counters[kProvenLoops];
 };
 inline constexpr long long kEveryThread = 1LL << 62;
+// An x bound the launch cannot give (the access keeps its stretch checked).
+inline constexpr long long kNoBound = -(1LL << 62);
+// The x bound of a guard of the thread's global index, `offset + threadIdx.x < limit` (both
+// signed): limit - offset, where the kernel's index cannot wrap (offset plus the block's last x
+// fits an int, as the kernel's unsigned arithmetic then does); else kNoBound.
+inline long long index_bound(long long limit, long long offset) {
+  if (offset < 0 || offset + ::blockDim.x - 1 > 0x7fffffffLL) return kNoBound;
+  return limit - offset;
+}
 // Where an access's array lives: global memory (through a pointer parameter), a `__shared__`
 // array of the kernel, a `__constant__` array.
 enum class Space : unsigned char { global, shared, constant };
@@ -101,7 +110,8 @@ struct StretchAccess {
   Space space;
   bool store;
   int line;
-  long long x_end;     // the threads with threadIdx.x < x_end make it (kEveryThread: all)
+  long long x_end;     // the threads with threadIdx.x < x_end make it (kEveryThread: all;
+                       // kNoBound: the stretch stays checked)
   unsigned enclosing;  // bit i: the access is inside loop i (it is made at each of its values)
   bool sometimes;      // a thread may skip it (a load under `?:`, `&&`, `||` or another `if`)
   std::initializer_list<ProvenSubscript> subscripts;  // from the outermost
