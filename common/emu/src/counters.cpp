@@ -122,7 +122,7 @@ struct WorkerCounts {
   // by the place of the first lane's address in the period (warps of one shape repeat them).
   struct Pattern {
     const void* marker = nullptr;
-    bool store = false;
+    bool shared = false, store = false;
     unsigned size = 0, lanes = 0;
     long long offsets[32];  // each lane's address from the first lane's
     Price prices[128];
@@ -317,13 +317,14 @@ void count_proven_requests(const void* marker, bool shared, bool store, unsigned
   long long from_first[32];
   for (unsigned l = 0; l < lanes; ++l) from_first[l] = offsets[l] - offsets[0];
   const auto same = [&](const WorkerCounts::Pattern& p) {
-    return p.marker == marker && p.store == store && p.size == size && p.lanes == lanes &&
-           std::equal(from_first, from_first + lanes, p.offsets);
+    return p.marker == marker && p.shared == shared && p.store == store && p.size == size &&
+           p.lanes == lanes && std::equal(from_first, from_first + lanes, p.offsets);
   };
   WorkerCounts::Pattern* pattern = std::find_if(w.patterns, std::end(w.patterns), same);
   if (pattern == std::end(w.patterns)) {
     pattern = &w.patterns[w.next_pattern++ % std::size(w.patterns)];
     pattern->marker = marker;
+    pattern->shared = shared;
     pattern->store = store;
     pattern->size = size;
     pattern->lanes = lanes;

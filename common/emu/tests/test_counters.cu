@@ -112,6 +112,19 @@ __global__ void stepped_transpose(const float* in, float* out, int width) {
     out[(ty + j) * width + tx] = tile[threadIdx.x][threadIdx.y + j];
 }
 
+// A line that loads shared and global memory at the same lanes' offsets, at every place of a
+// 128-byte period: each is priced as its own memory.
+__global__ void mixed_line(const float* in, float* out) {
+  __shared__ float row[96];
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  row[threadIdx.x] = in[g];
+  if (threadIdx.x < 32) row[threadIdx.x + 64] = in[g + 64];
+  __syncthreads();
+  float sum = 0;
+  for (int k = 0; k < 32; ++k) sum += row[threadIdx.x + k] * in[g + k];
+  out[g] = sum;
+}
+
 // Loads that the compiler may merge (a load that does not move in its loop; the same element
 // twice): their stretch is counted access by access, as compiled.
 __global__ void invariant_loads(const float* in, float* out) {
@@ -377,6 +390,10 @@ TEST(Counters, ProvenStretchesCountAsEachAccessDoes) {
     EXPECT_GT(counted_alike(
                   [&] { stepped_transpose<8, 4><<<dim3(8, 8), dim3(8, 4)>>>(b.in, b.out, Width); }),
               0u);
+  }
+  {
+    SCOPED_TRACE("mixed_line");
+    EXPECT_EQ(counted_alike([&] { mixed_line<<<8, 64>>>(b.in, b.out); }), 14u);
   }
   {
     SCOPED_TRACE("invariant_loads, twice_loaded");
