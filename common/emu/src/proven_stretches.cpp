@@ -41,8 +41,8 @@
 // (count_requests): each warp of the block makes one request per access and per value of the
 // loops the access is in, its lanes at the access's offsets for the warp's threads (below the x
 // bound). A request's price (sectors, or bank wavefronts) depends on its base only through the
-// base's place in a 128-byte period, so each place is priced once per warp and access
-// (count_proven_requests, counters.cpp). The counts equal those of the checked stretch, access by
+// base's place in a 32- or 128-byte period, so each worker prices each place of a pattern of lanes
+// once (count_proven_requests, counters.cpp). The counts equal those of the checked stretch, access by
 // access (Counters.ProvenStretchesCountAsEachAccessDoes).
 //
 // Limitations: the words looked at are all those of each run, so a stretch that reads a sparse
@@ -388,7 +388,7 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
 // record's: each access takes each element once over the values of the loops it is in (by the
 // size of their steps, each step exceeds what the smaller ones span), and two accesses of one array
 // that move alike with the thread's index reach apart elements, but a load followed by the store of
-// its element (`s[tid] += v`).
+// its element (`s[tid] += v`). (Loads of `__constant__` arrays are not counted: they may merge.)
 bool visits_distinct(std::initializer_list<ProvenLoop> loops,
                      std::initializer_list<StretchAccess> accesses) {
   constexpr unsigned kMostAccesses = 16;
@@ -397,6 +397,7 @@ bool visits_distinct(std::initializer_list<ProvenLoop> loops,
   const StretchAccess* listed[kMostAccesses];
   unsigned count = 0;
   for (const StretchAccess& access : accesses) {
+    if (access.space == Space::constant) continue;
     if (count == kMostAccesses) return false;
     const ProvenSubscript f = flat_of(access);
     Affine a;

@@ -1042,6 +1042,24 @@ __global__ void guarded_window_sums(const float* in, float* out, int n, int extr
   if (g < n + extra) out[g] = sum;  // LINE_GUARDED_STORE
 }
 
+// A bound below 0 against threadIdx.x (unsigned): the comparison is unsigned, so every thread is
+// below it, and thread 63 stores one past the tile.
+__global__ void below_a_negative_bound(float* out, int n) {
+  __shared__ float part[64];
+  part[threadIdx.x] = 0;
+  __syncthreads();
+  if (threadIdx.x < n - 64) part[threadIdx.x + 1] = 1;  // LINE_NEGATIVE_BOUND
+  __syncthreads();
+  out[threadIdx.x] = part[threadIdx.x];
+}
+
+TEST_F(Emu, ABoundBelowZeroAgainstTheUnsignedThreadIndexIsPastEveryThread) {
+  cudalab::DeviceArray<float> out(64, -1.0f);
+  below_a_negative_bound<<<1, 64>>>(out.get(), 32);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("thread (63,0,0), at " + at("LINE_NEGATIVE_BOUND"))) << diagnostic();
+}
+
 // The bound the launch gives such a guard (index_bound), for offsets where the kernel's index may
 // wrap and where it may not.
 __global__ void global_index_bounds(long long* out) {

@@ -456,14 +456,16 @@ class LoopForms(unittest.TestCase):
         first, step, _ = self.proven(self.TREE)  # (and the output after the loop)
         self.assertIn("{&part, ::cudalab::emu::Space::shared, true, 3, ::cudalab::emu::kEveryThread, ", first)
         # the step: a load and a store of the thread's own element, a load s further on, for x < s
-        bounded = "::cudalab::emu::Space::shared, {}, 6, static_cast<long long>(s), "
+        bound = "static_cast<long long>(::cudalab::emu::bound_of<unsigned int>(s))"
+        bounded = "::cudalab::emu::Space::shared, {}, 6, " + bound + ", "
         self.assertEqual([step.count(bounded.format(f)) for f in ("false", "true")], [2, 1])
         self.assertIn("run_proven_while([&](unsigned, CUDALAB_LOOPS_INDEX) __attribute__", out)
         # (the stencil's halo: stores of a few threads beside every thread's)
         halo = "part[threadIdx.x + 2] = x[0];\n  if (threadIdx.x < 2) { part[threadIdx.x] = 0; "
         halo += "part[threadIdx.x + 66] = 0; }"
         (stretch,) = self.proven(f"  __shared__ float part[68];\n  {halo}\n  __syncthreads();")
-        self.assertEqual(stretch.count("static_cast<long long>(2), 0u, false, {{"), 2)
+        bound = "static_cast<long long>(::cudalab::emu::bound_of<unsigned int>(2)), 0u, false, {{"
+        self.assertEqual(stretch.count(bound), 2)
 
     def test_each_access_says_the_loops_it_is_in_and_whether_a_thread_may_skip_it(self) -> None:
         # (for the counters: each value of an enclosing loop is a visit, a skipped load none)

@@ -126,7 +126,8 @@ class ProvenAccess:
 class Visit:
     """One access of the kernel's text, as the counters count it: each thread that passes the guard
     makes it (in a loop, once per value of the counter), at P[constant + column * x + row * y +
-    step * k] (`own`: the thread's element, P[i] or P[row * pitch + i]; `index` is then None)."""
+    step * k] (`index`), or where `index` is None at the thread's own element (P[i], or P[row *
+    pitch + i])."""
 
     parameter: int
     store: bool

@@ -272,8 +272,9 @@ class Walk:
         index, limit = children(c)
         try:
             terms = self.terms(index)
-            if terms == {"x": "1"}:
-                return self.block_value(limit)
+            if terms == {"x": "1"}:  # (compared as the index's type and the limit's make it)
+                index_type = plain(index).type.get_canonical().spelling  # type: ignore[attr-defined]
+                return f"::cudalab::emu::bound_of<{index_type}>({self.block_value(limit)})"
             signed = all(canonical_kind(plain(e).type) in SIGNED for e in (index, limit))  # type: ignore[attr-defined]
             if set(terms) != {"x", "constant"} or not is_one(terms["x"]) or not signed:
                 return None
