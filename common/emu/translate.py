@@ -808,9 +808,15 @@ def proven_form(
         return "{" + ", ".join([*fields, *map(long_long, terms)]) + "}"
 
     accesses = ", ".join(access(a) for a in kernel.proven.accesses)
-    limit = long_long(kernel.proven.limit)
+
+    def bound(text: str, index_type: str) -> str:  # (a guard's limit, as its comparison converts it)
+        if text == cuda_ast.proven_accesses.UNGUARDED:
+            return UNBOUNDED
+        return f"::cudalab::emu::bound_of<{index_type}>({text})"
+
+    limit = bound(kernel.proven.limit, kernel.proven.index_type)
     stride = "true" if kernel.proven.grid_stride else "false"
-    rows = "-1" if kernel.proven.rows is None else long_long(kernel.proven.rows)
+    rows = "-1" if kernel.proven.rows is None else bound(kernel.proven.rows, kernel.proven.row_type)
     pitch = "0" if kernel.proven.pitch is None else long_long(kernel.proven.pitch)
     visits = kernel.proven.visits
     counted = "{}, -1" if visits is None else f"{{{', '.join(map(visit, visits))}}}, {len(visits)}"

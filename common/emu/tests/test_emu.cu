@@ -1123,6 +1123,23 @@ TEST_F(Emu, ProvenBlocksOfAGridStrideLoopKeepWhoStoredWhat) {
   EXPECT_EQ(stored->store.text(), at("LINE_SCALED_SUM_BY_STRIDES"));
 }
 
+// A guard of an unsigned index against an int limit compares unsigned numbers: a limit below 0 is
+// past every index, and each thread stores (the grid's threads past the array's end too).
+__global__ void unsigned_fill(float* out, int n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 1.0f;  // LINE_UNSIGNED_FILL
+}
+
+TEST_F(Emu, AGuardOfAnUnsignedIndexComparesAsTheKernelDoes) {
+  cudalab::DeviceArray<float> out(256, -1.0f);
+  unsigned_fill<<<4, 64>>>(out.get(), 256);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  EXPECT_EQ(out.to_host(), std::vector<float>(256, 1.0f));
+  unsigned_fill<<<8, 64>>>(out.get(), -1);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_UNSIGNED_FILL"))) << diagnostic();
+}
+
 // The same in 2D: each access is P[Row * width + Col], under Row < height && Col < width.
 __global__ void doubled_picture(const float* in, float* out, int width, int height) {
   int Row = blockIdx.y * blockDim.y + threadIdx.y;

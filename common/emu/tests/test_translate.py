@@ -624,8 +624,8 @@ class ProvenForms(unittest.TestCase):
         )
         self.assertIn("{ const ::uint3& threadIdx = ::cudalab::emu::thread_index();\n", form)
         self.assertIn(
-            "{ return {__FILE__, static_cast<long long>(n), {{a, 4, false, 4}, {c, 4, true, 4}}, 2, false, "
-            "-1, 0, {",
+            "{ return {__FILE__, ::cudalab::emu::bound_of<int>(n), {{a, 4, false, 4}, {c, 4, true, 4}}, 2, "
+            "false, -1, 0, {",
             form,
         )
         # each access of the text, for the counters: the thread's element (column 1), outside a loop

@@ -149,6 +149,9 @@ class ProvenKernel:
     pitch: str | None = None
     # each access of the text, for the counters (None: a load that some threads skip)
     visits: tuple[Visit, ...] | None = None
+    # the types of the x and y indices (a guard compares its limit as their types make it)
+    index_type: str = "int"
+    row_type: str = "int"
 
 
 class NotProven(Exception):
@@ -743,6 +746,8 @@ def proven_kernel(function: object, body: object, programs: Callable[[str], bool
     if not accesses or (stride and any(a.index is not None for a in accesses)):
         return None
     visits = None if prover.skipped or len(prover.visits) > MAX_VISITS else tuple(prover.visits)
+    index_type = index.type.get_canonical().spelling  # type: ignore[attr-defined]
     if rows is None:
-        return ProvenKernel(limit, accesses, stride, visits=visits)
-    return ProvenKernel(limit, accesses, stride, rows, prover.pitch, visits)
+        return ProvenKernel(limit, accesses, stride, visits=visits, index_type=index_type)
+    row_type = row.type.get_canonical().spelling  # type: ignore[attr-defined]
+    return ProvenKernel(limit, accesses, stride, rows, prover.pitch, visits, index_type, row_type)

@@ -75,6 +75,19 @@ struct ProvenAccess {
   bool affine = false;
   long long constant = 0, column = 0, row = 0, step = 0, first_step = 0, end_step = 1;
 };
+// The bound of a guard `index < limit` (or `limit <= index`) where the index has type Index: the
+// limit as the comparison converts it, as long long (an int below 0 against an unsigned index is
+// a number past every index: the largest bound, 2^62).
+template <class Index, class Limit>
+long long bound_of(Limit limit) {
+  using Compared = std::common_type_t<Index, Limit>;  // (the usual arithmetic conversions)
+  const auto value = static_cast<Compared>(limit);
+  constexpr long long kLargest = 1LL << 62;
+  if constexpr (std::is_unsigned_v<Compared>)
+    if (static_cast<unsigned long long>(value) > static_cast<unsigned long long>(kLargest))
+      return kLargest;
+  return static_cast<long long>(value);
+}
 // One access of the kernel's text, for the counters: each thread that passes the guard makes it,
 // once per value k in [first_step, end_step) of the loop it is in (outside a loop: [0, 1)), at
 // P[constant + column * x + row * y + step * k] (the thread's own element: column 1, and in a 2D

@@ -93,18 +93,6 @@ struct ProvenSubscript {
   long long counters[kProvenLoops];
 };
 inline constexpr long long kEveryThread = 1LL << 62;
-// The x bound of `index < limit` where the index (threadIdx.x, or a variable that stands for it)
-// has type Index: the limit as the comparison converts it (an int below 0 against an unsigned
-// index is a number past every thread's x).
-template <class Index, class Limit>
-long long bound_of(Limit limit) {
-  using Compared = std::common_type_t<Index, Limit>;  // (the usual arithmetic conversions)
-  const auto value = static_cast<Compared>(limit);
-  if constexpr (std::is_unsigned_v<Compared>)
-    if (static_cast<unsigned long long>(value) > static_cast<unsigned long long>(kEveryThread))
-      return kEveryThread;
-  return static_cast<long long>(value);
-}
 // An x bound the launch cannot give (the access keeps its stretch checked).
 inline constexpr long long kNoBound = -(1LL << 62);
 // The x bound of a guard of the thread's global index, `offset + threadIdx.x < limit` (both
