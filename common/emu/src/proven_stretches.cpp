@@ -42,8 +42,8 @@
 // loops the access is in, its lanes at the access's offsets for the warp's threads (below the x
 // bound). A request's price (sectors, or bank wavefronts) depends on its base only through the
 // base's place in a 32- or 128-byte period, so each worker prices each place of a pattern of lanes
-// once (count_proven_requests, counters.cpp). The counts equal those of the checked stretch, access by
-// access (Counters.ProvenStretchesCountAsEachAccessDoes).
+// once (count_proven_requests, counters.cpp). The counts equal those of the checked stretch, access
+// by access (Counters.ProvenStretchesCountAsEachAccessDoes).
 //
 // Limitations: the words looked at are all those of each run, so a stretch that reads a sparse
 // part of a run (every other element) runs checked where an element it skips is unwritten; two
