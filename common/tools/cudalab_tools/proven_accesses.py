@@ -504,19 +504,29 @@ def combined(operator: str, a: dict[str, str], b: dict[str, str]) -> dict[str, s
     return None
 
 
-def counts_up(step: object, counter: object, tokens: Tokens) -> bool:
-    """Whether a loop's `step` is ++k, k++ or k += 1, k its counter."""
+UNIT_STEP = "++"  # what increment() gives for ++k and k++
+
+
+def increment(step: object, counter: object, tokens: Tokens) -> object | None:
+    """What a loop's `step` adds to its counter k: UNIT_STEP for ++k or k++, the cursor of e for
+    k += e; None for anything else."""
     c = plain(step)
     start, end = c.extent.start.offset, c.extent.end.offset  # type: ignore[attr-defined]
     inner = children(c)
     if not inner or not same(referenced(inner[0]), counter):
-        return False
+        return None
     if kind_of(c) == "UNARY_OPERATOR":
-        return "++" in (tokens.at_or_after(start), tokens.before(end))
+        return UNIT_STEP if "++" in (tokens.at_or_after(start), tokens.before(end)) else None
     if kind_of(c) == "COMPOUND_ASSIGNMENT_OPERATOR":
         operator = tokens.at_or_after(inner[0].extent.end.offset)  # type: ignore[attr-defined]
-        return operator == "+=" and spelled_bare(inner[1]) == "1"
-    return False
+        return inner[1] if operator == "+=" else None
+    return None
+
+
+def counts_up(step: object, counter: object, tokens: Tokens) -> bool:
+    """Whether a loop's `step` is ++k, k++ or k += 1, k its counter."""
+    added = increment(step, counter, tokens)
+    return added is UNIT_STEP or (added is not None and spelled_bare(added) == "1")
 
 
 def arithmetic_only(statement: object) -> bool:

@@ -50,9 +50,10 @@ from .proven_accesses import (
     MATH,
     NUMBERS,
     SIGNED,
+    UNIT_STEP,
     canonical_kind,
     combined,
-    counts_up,
+    increment,
     plain,
     shared,
     written,
@@ -312,15 +313,10 @@ class Walk:
 
     def step(self, cursor: object, counter: object) -> str:
         """The step of a loop's `++k`, `k++` or `k += step` (the block's value)."""
-        if counts_up(cursor, counter, self.tokens):
-            return "1"
-        c = plain(cursor)
-        inner = children(c)
-        if kind_of(c) != "COMPOUND_ASSIGNMENT_OPERATOR" or self.variable(inner[0]) != local_id(counter):
+        added = increment(cursor, counter, self.tokens)
+        if added is None:
             raise NotProven("a loop of another form")
-        if self.tokens.at_or_after(inner[0].extent.end.offset) != "+=":  # type: ignore[attr-defined]
-            raise NotProven("a loop of another form")
-        return self.block_value(inner[1])
+        return "1" if added is UNIT_STEP else self.block_value(added)
 
     @staticmethod
     def variable(cursor: object) -> int | None:
