@@ -145,6 +145,16 @@ __global__ void twice_loaded(const float* in, float* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = square;
 }
 
+// A load under `?:` whose condition is the guard of the global index: the threads below it make
+// it, and its stretch is counted in bulk.
+__global__ void bounded_loads(const float* in, float* out, int n) {
+  __shared__ float values[64];
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  values[threadIdx.x] = g < n ? in[g] : 0.0f;
+  __syncthreads();
+  if (g < n) out[g] = values[63 - threadIdx.x];
+}
+
 // A load under `?:`, which only some threads make: its stretch is counted access by access.
 __global__ void chosen_loads(const float* in, float* out) {
   __shared__ float values[64];
@@ -400,6 +410,10 @@ TEST(Counters, ProvenStretchesCountAsEachAccessDoes) {
     // As chosen_loads below: the middle stretch runs checked.
     EXPECT_EQ(counted_alike([&] { invariant_loads<<<8, 64>>>(b.in, b.out); }), 7u + 7u);
     EXPECT_EQ(counted_alike([&] { twice_loaded<<<8, 64>>>(b.in, b.out); }), 7u + 7u);
+  }
+  {
+    SCOPED_TRACE("bounded_loads");
+    EXPECT_EQ(counted_alike([&] { bounded_loads<<<8, 64>>>(b.in, b.out, 8 * 64 - 20); }), 7u + 7u);
   }
   {
     SCOPED_TRACE("chosen_loads");

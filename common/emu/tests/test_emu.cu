@@ -1042,6 +1042,33 @@ __global__ void guarded_window_sums(const float* in, float* out, int n, int extr
   if (g < n + extra) out[g] = sum;  // LINE_GUARDED_STORE
 }
 
+// A tile loaded under the guard of the global index inside an expression (`g < n ? in[g] : 0`):
+// the load is the threads' below n - blockIdx.x * blockDim.x, so the last block, whose threads
+// past n would read past the array, proves its loads too.
+__global__ void bounded_tile_loads(const float* in, float* out, int n) {
+  __shared__ float tile[64];
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = g < n ? in[g] : 0.0f;
+  __syncthreads();
+  if (g < n) out[g] = tile[threadIdx.x] + tile[63 - threadIdx.x];
+}
+
+TEST_F(Emu, ALoadUnderTheGuardOfTheGlobalIndexInAnExpressionIsProvenForTheThreadsBelowIt) {
+  const int n = 3 * 64 - 20;
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 7);
+  cudalab::DeviceArray<float> d_in(in), d_out(n, -1.0f);  // (poisoned)
+  const ProvenRun r =
+      run_proven(d_out, [&] { bounded_tile_loads<<<3, 64>>>(d_in.get(), d_out.get(), n); });
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int g = 0; g < n; ++g) {
+    const int mirror = g / 64 * 64 + 63 - g % 64;
+    const float expected = in[g] + (mirror < n ? in[mirror] : 0.0f);
+    ASSERT_EQ(r.out[g], expected) << "element " << g;
+  }
+  EXPECT_EQ(r.proven_stretches, 2u + 2u) << "the loads and the stores in blocks 1 and 2";
+}
+
 // A bound below 0 against threadIdx.x (unsigned): the comparison is unsigned, so every thread is
 // below it, and thread 63 stores one past the tile.
 __global__ void below_a_negative_bound(float* out, int n) {

@@ -503,6 +503,25 @@ class LoopForms(unittest.TestCase):
             with self.subTest(declared=declared, limit=limit):
                 self.assertEqual(len(self.proven(guarded.format(declared, limit))), 1, "the first only")
 
+    def test_a_load_under_a_threads_bound_in_an_expression_is_the_threads_below_it(self) -> None:
+        # (`g < 100 ? x[g] : 0` and `g < 100 && x[g] > 0`: x[g] by the threads below the bound)
+        code = "  __shared__ float part[64];\n  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        code += "  part[threadIdx.x] = g < 100 ? x[g] : x[0];\n  part[threadIdx.x] += g < 100 && x[g] > 0;"
+        (stretch,) = self.proven(code + "\n  __syncthreads();")
+        access = r"\{&?(\w+), ::cudalab::emu::Space::\w+, (true|false), \d+, (.*?), \d+u, (true|false),"
+        flags = re.findall(access, stretch)
+        self.assertEqual(
+            [(array, store, "index_bound" in bound, sometimes) for array, store, bound, sometimes in flags],
+            [
+                ("x", "false", False, "true"),  # x[0], the other branch: some threads
+                ("x", "false", True, "false"),  # x[g]: the threads below the bound
+                ("part", "true", False, "false"),
+                ("x", "false", True, "false"),
+                ("part", "false", False, "false"),
+                ("part", "true", False, "false"),
+            ],
+        )
+
     def test_a_store_under_another_condition_keeps_its_checks(self) -> None:
         store = "part[threadIdx.x] += part[threadIdx.x + s];"
         for condition in (

@@ -333,7 +333,8 @@ class Walk:
             return
         if kind == "CONDITIONAL_OPERATOR":
             self.value(inner[0])
-            self.branch(inner[1:])
+            self.branch(inner[2:])
+            self.below_bound(inner[0], inner[1])
             return
         if kind in PASSING:
             if kind.endswith("CAST_EXPR") and canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
@@ -355,7 +356,11 @@ class Walk:
                 if not self.is_move(cursor):
                     self.local_target(inner[0])
                 inner = inner[1:]
-            elif self.operator(cursor) in ("&&", "||"):
+            elif self.operator(cursor) == "&&":
+                self.value(inner[0])
+                self.below_bound(inner[0], inner[1])
+                return
+            elif self.operator(cursor) == "||":
                 self.value(inner[0])
                 self.branch(inner[1:])
                 return
@@ -385,6 +390,23 @@ class Walk:
                 self.value(c)
         finally:
             self.branches -= 1
+
+    def below_bound(self, condition: object, expression: object) -> None:
+        """An expression that a thread evaluates where `condition` holds (a `?:`'s first branch,
+        the right side of `&&`): where the condition is a thread's x bound (`g < n ? in[g] : 0`)
+        and no other condition or bound encloses it, its loads are those of the threads below the
+        bound; else of some threads."""
+        bound = None
+        if self.x_end is None and not self.guarded and not self.branches:
+            bound = self.thread_bound(condition)
+        if bound is None:
+            self.branch([expression])
+            return
+        self.x_end = bound
+        try:
+            self.value(expression)
+        finally:
+            self.x_end = None
 
     def name(self, cursor: object) -> None:
         target = cursor.referenced  # type: ignore[attr-defined]
