@@ -221,22 +221,40 @@ long long element_bytes(const StretchAccess& access) {
   return std::prev(access.subscripts.end())->stride;
 }
 
-// Whether distinct threads, and distinct values of the counters, give distinct elements: each
-// of the block's dimensions moves the access (f: the access's subscripts as one), and by the size
-// of their steps each term's step exceeds what the smaller ones span, the smallest an element or
-// more.
-bool one_element_each(const StretchAccess& access, const ProvenSubscript& f, Affine a,
-                      long long element) {
-  const uint3 d = ::blockDim;
-  if ((f.x == 0 && threads_x(access) > 1) || (f.y == 0 && d.y > 1) || (f.z == 0 && d.z > 1))
-    return false;
+// Whether distinct values of a's terms give offsets more than `spanned` bytes apart: by the size
+// of their steps, each term's step exceeds what the smaller ones span (from `spanned`).
+bool steps_apart(Affine a, long long spanned) {
   a.sort();
-  long long spanned = element - 1;
   for (unsigned i = 0; i < a.count; ++i) {
     if (std::abs(a.terms[i].bytes) <= spanned) return false;
     spanned += std::abs(a.terms[i].bytes) * (a.terms[i].to - a.terms[i].from);
   }
   return true;
+}
+
+// Whether distinct threads, and distinct values of the counters, give distinct elements: each
+// of the block's dimensions moves the access (f: the access's subscripts as one), and the terms'
+// steps leave an element or more between any two values (steps_apart).
+bool one_element_each(const StretchAccess& access, const ProvenSubscript& f, const Affine& a,
+                      long long element) {
+  const uint3 d = ::blockDim;
+  if ((f.x == 0 && threads_x(access) > 1) || (f.y == 0 && d.y > 1) || (f.z == 0 && d.z > 1))
+    return false;
+  return steps_apart(a, element - 1);
+}
+
+// An access's offsets in bytes at its visits (f: its subscripts as one), the thread's terms left
+// out: a term for each loop it is in (add_counter).
+Affine visits_of(const StretchAccess& access, const ProvenSubscript& f,
+                 std::initializer_list<ProvenLoop> loops) {
+  Affine a;
+  a.constant = f.constant;
+  unsigned k = 0;
+  for (const ProvenLoop& loop : loops) {
+    if ((access.enclosing >> k & 1) != 0) add_counter(a, f.counters[k], loop);
+    ++k;
+  }
+  return a;
 }
 
 // Whether the global elements of access `a` of `array` lie in its live device array and none was
@@ -400,26 +418,14 @@ bool visits_distinct(std::initializer_list<ProvenLoop> loops,
     if (access.space == Space::constant) continue;
     if (count == kMostAccesses) return false;
     const ProvenSubscript f = flat_of(access);
-    Affine a;
-    a.constant = f.constant;
     unsigned k = 0;
-    for (const ProvenLoop& loop : loops) {
-      const long long steps = (last_value(loop) - loop.first) / loop.step;
-      if ((access.enclosing >> k & 1) != 0) {
-        if (f.counters[k] == 0 && steps > 0) return false;  // (it does not move in the loop)
-        a.constant += f.counters[k] * loop.first;
-        a.add(f.counters[k] * loop.step, 0, steps);
-      }
+    for (const ProvenLoop& loop : loops) {  // (an access that does not move in a loop that steps)
+      if ((access.enclosing >> k & 1) != 0 && f.counters[k] == 0 && last_value(loop) > loop.first)
+        return false;
       ++k;
     }
-    Affine sorted = a;
-    sorted.sort();
-    long long spanned = 0;
-    for (unsigned i = 0; i < sorted.count; ++i) {
-      const Term& t = sorted.terms[i];
-      if (std::abs(t.bytes) <= spanned) return false;
-      spanned += std::abs(t.bytes) * (t.to - t.from);
-    }
+    const Affine a = visits_of(access, f, loops);
+    if (!steps_apart(a, 0)) return false;
     flat[count] = f;
     visits[count] = a;
     listed[count++] = &access;
@@ -449,21 +455,13 @@ void count_requests(const char* file, std::initializer_list<ProvenLoop> loops,
   thread_local std::vector<uintptr_t> bases;
   for (const StretchAccess& access : accesses) {
     if (access.space == Space::constant) continue;
-    const ProvenSubscript f = flat_of(access);
-    Affine visits;  // the access's byte offset at each visit, each loop it is in a term
-    visits.constant = f.constant;
     unsigned k = 0;
-    bool visited = true;
-    for (const ProvenLoop& loop : loops) {
-      if ((access.enclosing >> k & 1) != 0) {
-        visited &= loop.end > loop.first;
-        visits.constant += f.counters[k] * loop.first;
-        visits.terms[visits.count++] = {f.counters[k] * loop.step, 0,
-                                        (last_value(loop) - loop.first) / loop.step};
-      }
-      ++k;
-    }
+    bool visited = true;  // (a loop it is in that runs no time: no visit)
+    for (const ProvenLoop& loop : loops)
+      visited &= (access.enclosing >> k++ & 1) == 0 || loop.end > loop.first;
     if (!visited) continue;
+    const ProvenSubscript f = flat_of(access);
+    const Affine visits = visits_of(access, f, loops);  // (visits_distinct: each moves the access)
     bases.clear();
     const auto array = reinterpret_cast<uintptr_t>(access.array);
     each_value(visits.terms, visits.count, visits.constant, [&](long long at) {
