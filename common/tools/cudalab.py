@@ -231,6 +231,8 @@ def parse(args: list[str]) -> Build:
     for s in b.sources:
         if not s.is_file():
             raise UsageError(f"{s}: no such file")
+        if not b.all_cuda and s.suffix.lower() not in (*CUDA_SUFFIXES, *HOST_SUFFIXES, ".o"):
+            raise UsageError(f"{s}: not a CUDA or C++ source file (nor an object file)")
     return b
 
 
@@ -285,8 +287,6 @@ def compile_emu(b: Build, checked: bool, output: Path, verbose: bool) -> int:
             objects.append(str(s))
             continue
         cuda = suffix in CUDA_SUFFIXES or b.all_cuda
-        if not cuda and suffix not in HOST_SUFFIXES:
-            raise UsageError(f"{s}: not a CUDA or C++ source file")
         source = s.resolve()
         if cuda:
             translated = work / (s.name + ".cpp")

@@ -315,6 +315,13 @@ class Run(unittest.TestCase):
         self.assertIn("missing.cu: no such file", r.stderr)
         r = cudalab("run", "--frobnicate", str(PROGRAMS / "vector_add.cu"))
         self.assertIn("unknown option --frobnicate", r.stderr)
+        # A built program where a source belongs (`cudalab run ./prog`): the file named, no traceback.
+        built = self.out / "built_program"
+        built.write_bytes(b"\x7fELF")
+        r = cudalab("run", str(built))
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("built_program: not a CUDA or C++ source file", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
 
 
 class Headers(unittest.TestCase):
