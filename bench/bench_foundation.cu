@@ -3,14 +3,16 @@
 // as a plain loop, on emu unchecked (plain C++, `cudalab run --unchecked`), on emu checked (every
 // access checked, as `make check` runs lab code) and checked with the memory counters on (as a
 // counting test or CUDALAB_REPORT runs it), in one run; the ratios are the targets of the speed
-// issue (docs/benchmarks.md). On emu a last line times vector add with the least a check of every
-// access must do, inlined (checks_floor.h): how far checks of this kind could go. On a GPU the
-// variants are the same code: the GPU against one core.
+// issue (docs/benchmarks.md). On emu the last lines time vector add and the tiled matmul with the
+// least a check of every access must do, inlined (checks_floor.h), on as many threads as emu has
+// workers: how far checks of this kind could go. On a GPU the variants are the same code: the GPU
+// against one core.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,62 +78,59 @@ bool matches(const Case& c, const char* variant) {
   return true;
 }
 
-bool run_case(const Case& c, bool emu) {
+// A row's times in milliseconds (0 where the variant did not run).
+struct Times {
+  double loop = 0, unchecked = 0, checked = 0, counted = 0;
+};
+
+// Times the case's loop and variants and prints its row; nothing where a variant's output differs
+// from the loop's.
+std::optional<Times> run_case(const Case& c, bool emu) {
   const int reps = 5;
-  const double loop = median_ms(reps, c.loop);
+  Times t;
+  t.loop = median_ms(reps, c.loop);
   auto timed = [&](const FoundationKernels& k) {
     return median_ms(reps, [&] { CUDA_CHECK(c.launch(k)); });
   };
-  const double plain = timed(unchecked::kernels);
-  if (!matches(c, "unchecked")) return false;
+  t.unchecked = timed(unchecked::kernels);
+  if (!matches(c, "unchecked")) return std::nullopt;
   if (!emu) {
-    std::printf("%-20s %-9s %9.2f %11.2f %13.2f\n", c.kernel.c_str(), c.size.c_str(), loop, plain,
-                plain / loop);
-    return true;
+    std::printf("%-20s %-9s %9.2f %11.2f %13.2f\n", c.kernel.c_str(), c.size.c_str(), t.loop,
+                t.unchecked, t.unchecked / t.loop);
+    return t;
   }
-  const double check = timed(checked::kernels);
-  if (!matches(c, "checked")) return false;
-  double counted = 0;
+  t.checked = timed(checked::kernels);
+  if (!matches(c, "checked")) return std::nullopt;
 #ifdef CUDALAB_EMU
   cudalab::emu::start_counting();
-  counted = timed(checked::kernels);
+  t.counted = timed(checked::kernels);
   cudalab::emu::stop_counting();
 #endif
-  if (!matches(c, "counted")) return false;
+  if (!matches(c, "counted")) return std::nullopt;
   std::printf("%-20s %-9s %9.2f %11.2f %11.2f %11.2f %13.2f %11.2f %11.2f %13.2f\n",
-              c.kernel.c_str(), c.size.c_str(), loop, plain, check, counted, plain / loop,
-              check / loop, check / plain, counted / check);
-  return true;
+              c.kernel.c_str(), c.size.c_str(), t.loop, t.unchecked, t.checked, t.counted,
+              t.unchecked / t.loop, t.checked / t.loop, t.checked / t.unchecked,
+              t.counted / t.checked);
+  return t;
 }
 
-// Vector add with the least a check per access does, inlined (checks_floor.h), on one core, against
-// the plain loop and, when emu runs on one worker, emu unchecked and checked on the same arrays;
-// false if its sums differ from the loop's.
-bool checks_floor_line(const std::vector<float>& X, const std::vector<float>& Y, const float* dX,
-                       const float* dY, float* dOut, int n, int workers) {
-  const int reps = 5;
-  std::vector<float> expected(n);
-  const double loop = median_ms(reps, [&] {
-    for (int i = 0; i < n; ++i) expected[i] = X[i] + Y[i];
-  });
-  checks_floor::VectorAdd inlined_checks(X, Y, n);
-  const double inlined = median_ms(reps, [&] { inlined_checks.launch(256); });
-  if (inlined_checks.C() != expected) {
-    std::printf("vector add with inlined checks: its sums differ from the loop's\n");
-    return false;
-  }
-  std::printf(
-      "the checks' floor (checks_floor.h): vector add of %d floats with the least checks of\n"
-      "every access inlined, on one core: %.2f ms, %.2f x the loop",
-      n, inlined, inlined / loop);
-  if (workers == 1) {
-    auto timed = [&](const FoundationKernels& k) {
-      return median_ms(reps, [&] { CUDA_CHECK(k.vector_add(dX, dY, dOut, n)); });
-    };
-    const double plain = timed(unchecked::kernels), check = timed(checked::kernels);
-    std::printf(", %.2f x emu unchecked (emu checked: %.2f x)", inlined / plain, check / plain);
-  }
-  std::printf("\n");
+// One line of the checks' floor: the case's kernel with the least checks of every access inlined
+// (checks_floor.h), `launch` run as often as the case's, against the plain loop and emu's checked
+// run (the case's times); false if its `output` then differs from the loop's `expected` by more
+// than kTolerance * scale.
+bool floor_line(const Case& c, const Times& row, const std::function<void()>& launch,
+                const std::function<std::vector<float>()>& output,
+                const std::vector<float>& expected) {
+  const double floor = median_ms(5, launch);
+  const std::vector<float> got = output();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(double(got[i]) - expected[i]) <= kTolerance * c.scale)) {
+      std::printf("%s with inlined checks: element %zu is %.9g, the loop gives %.9g\n",
+                  c.kernel.c_str(), i, got[i], expected[i]);
+      return false;
+    }
+  std::printf("%-20s %-9s %9.2f %11.2f %11.2f %13.2f\n", c.kernel.c_str(), c.size.c_str(), floor,
+              row.checked, floor / row.loop, row.checked / floor);
   return true;
 }
 
@@ -231,8 +230,39 @@ int main() {
        [&] { partial_sums(reduced, 32); }, dOut, &expected, 32},
   };
   bool ok = true;
-  for (const Case& c : cases) ok = run_case(c, emu) && ok;
-  if (emu) ok = checks_floor_line(X, Y, dX, dY, dOut, small, prop.multiProcessorCount) && ok;
+  std::vector<Times> times;
+  for (const Case& c : cases) {
+    const std::optional<Times> t = run_case(c, emu);
+    ok = t.has_value() && ok;
+    times.push_back(t.value_or(Times{}));
+  }
+  if (emu && ok) {
+    const int workers = prop.multiProcessorCount;
+    std::printf(
+        "the checks' floor (checks_floor.h): the least checks of every access inlined, on %d "
+        "threads\n%-20s %-9s %9s %11s %11s %13s\n",
+        workers, "kernel", "size", "floor ms", "checked", "floor/loop", "checked/floor");
+    checks_floor::VectorAdd vector_add_floor(X, Y, small);
+    std::vector<float> sums(small);
+    for (int i = 0; i < small; ++i) sums[i] = X[i] + Y[i];
+    // (the case and its times by the row's name)
+    const auto row = [&](const char* kernel, const char* size) {
+      size_t r = 0;
+      while (cases[r].kernel != kernel || cases[r].size != size) ++r;
+      return r;
+    };
+    const size_t sums_row = row("vector add", "2^20"),
+                 tiled_row = row("tiled matmul, T16", "512^2");
+    ok = floor_line(
+        cases[sums_row], times[sums_row], [&] { vector_add_floor.launch(256, workers); },
+        [&] { return vector_add_floor.C(); }, sums);
+    checks_floor::TiledMatMul<16> tiled_floor(M, N, W);
+    matmul_loop();
+    ok = floor_line(
+             cases[tiled_row], times[tiled_row], [&] { tiled_floor.launch(workers); },
+             [&] { return tiled_floor.P(); }, expected) &&
+         ok;
+  }
   std::printf("each time: the median of 5 runs; the loop runs on one core%s\n",
               emu ? ", the kernels on every worker" : "");
   for (float* d : {dX, dY, dOut, dM, dN}) CUDA_CHECK(cudaFree(d));
