@@ -1128,8 +1128,6 @@ const uint64_t* block_exchange(uint64_t value, const char* file, int line) {
 
 const ThreadRow* take_row() { return runner->take_row(); }
 
-uint3& thread_index() { return ::threadIdx; }
-
 void* more_block_memory(size_t bytes) { return runner->more_block_memory(bytes); }
 
 void loops_warp_divergence(unsigned thread, uint32_t missing, const char* file, int line) {

@@ -112,9 +112,16 @@ struct ProvenRanges {
   ProvenVisit visits[16];
   int visit_count;  // -1: a thread may skip a load (the counters count such a kernel per access)
 };
-// The worker's threadIdx, as the copy of a proven kernel reads it (const to the rest of checked
-// code).
-[[gnu::const]] uint3& thread_index();
+// The worker's threadIdx, as the copy of a proven kernel reads it. To the rest of checked code it
+// is const, so the compiler would take its value as unchanged across the loop over a row's
+// threads (launch.h's run_rows writes it through another pointer); the address passes through an
+// asm the compiler cannot see into, so that each thread's reads reload it (and the address itself,
+// a thread-local's, is computed once).
+[[gnu::always_inline]] inline const uint3& thread_index() {
+  const uint3* index = &::threadIdx;
+  asm("" : "+r"(index));
+  return *index;
+}
 // A launch of such a kernel: the ranges, and the kernel's copy without the checks' instrumentation,
 // which a block runs where the launch finds its ranges fine (common/emu/src/proven_blocks.cpp).
 struct ProvenKernel {
