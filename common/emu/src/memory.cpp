@@ -395,10 +395,23 @@ cudaError_t revive(void* base, const std::source_location& where) {
   cudalab::fill_with_poison(r->base, r->bytes);  // poisoned again: nothing from before counts
   std::memset(r->base + r->bytes, kRedByte, kRedZone);
   if (shadowed_size(r->bytes)) r->shadow = Shadow::make(r->bytes, 0);
+  r->seen_written = 0;
   r->freed = false;
   ++allocations_changed;
   r->where = site(where.file_name(), where.line());
   return cudaSuccess;
+}
+
+bool seen_written(const Allocation& r, size_t first_word, size_t end_word) {
+  const uint64_t seen = __atomic_load_n(&r.seen_written, __ATOMIC_RELAXED);
+  size_t first = seen >> 32, end = seen & 0xFFFFFFFFu;
+  if (first <= first_word && end_word <= end) return true;
+  if (!r.shadow || end_word > UINT32_MAX || !r.shadow.written(first_word, end_word)) return false;
+  if (first >= end || end_word < first || end < first_word)  // (apart: the new words alone)
+    first = first_word, end = end_word;
+  first = std::min(first, first_word), end = std::max(end, end_word);
+  __atomic_store_n(&r.seen_written, uint64_t{first} << 32 | end, __ATOMIC_RELAXED);
+  return true;
 }
 
 bool is_live(const void* base) {

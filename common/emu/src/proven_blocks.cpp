@@ -23,6 +23,13 @@
 // elements its threads' columns read (or, where the counter is the unit step, the segment the loop
 // reads), once however many rows share it.
 //
+// A load's elements need only have been written before the launch: no block of it stores into them
+// (proven_launch refuses a store whose elements overlap another parameter's, and a thread's own
+// element is stored by that thread alone). So the launch looks at the words of the elements a load
+// may read once (span_written), where its array's words are not yet seen written (memory.h:
+// seen_written, which a copy of another array's bytes into it forgets), and then its blocks need
+// not look at them.
+//
 // A store in a loop is at the thread's own element, the same however often the loop runs; a launch
 // whose loop does not run at all runs its blocks checked (the store is not made).
 //
@@ -139,8 +146,8 @@ bool overlap(const ProvenAccess& a, Span sa, const ProvenAccess& b, Span sb) {
 
 // Whether the elements that block b's threads read through the affine load `a` lie in its array r
 // and are fine (no other block of the launch wrote them, and somebody wrote them before).
-bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges& ranges,
-                 const BlockState& b) {
+bool affine_fine(const ProvenAccess& a, const Allocation& r, bool written,
+                 const ProvenRanges& ranges, const BlockState& b) {
   auto [x0, x1, y0, y1] = block_box(ranges, b);
   if (x1 <= x0 || y1 <= y0 || a.end_step <= a.first_step) return true;
   const long long base = static_cast<const char*>(a.base) - r.base;
@@ -153,6 +160,7 @@ bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges&
     if (base + low * a.element_bytes < 0 ||
         base + (high + 1) * a.element_bytes > static_cast<long long>(r.bytes))
       return false;
+    if (written) return true;
     const unsigned per_element = a.element_bytes / 4;
     const uint32_t* words = r.shadow.words + (base + first * a.element_bytes) / 4;
     if (stride == 1) return words_fine(words, count * per_element, b.launch_stamp, false);
@@ -180,6 +188,17 @@ bool affine_fine(const ProvenAccess& a, const Allocation& r, const ProvenRanges&
     }
   }
   return true;
+}
+
+// Whether every byte of the load a's elements `span` lies in its array r and has a writer (then its
+// blocks need not look at their words: no block of the launch stores into another parameter's
+// elements, nor into a thread's own but from that thread, proven_launch's overlap test).
+bool span_written(const ProvenAccess& a, const Allocation& r, Span span) {
+  if (span.end <= span.first) return false;
+  const auto first = static_cast<long long>(offset_of(a, r, span.first)),
+             end = static_cast<long long>(offset_of(a, r, span.end));
+  return first >= 0 && end <= static_cast<long long>(r.bytes) &&
+         seen_written(r, static_cast<size_t>(first) / 4, static_cast<size_t>(end) / 4);
 }
 
 // Whether in each thread no two visits reach one element, where the compiler may have merged
@@ -307,7 +326,10 @@ ProvenLaunch proven_launch(const LaunchConfig& config, const ProvenKernel* prove
                        (reinterpret_cast<uintptr_t>(a.base) & 3) != 0))
       return launch;
     launch.arrays[k] = r;
-    if (!a.store) continue;
+    if (!a.store) {
+      launch.written[k] = r != nullptr && span_written(a, *r, span_of(a, extent, grid));
+      continue;
+    }
     if (a.end_step <= a.first_step) return launch;  // a store in a loop that does not run
     // Another parameter's elements among the store's (a thread could touch another's element),
     // or another store's (which of the two stores an element's mark names is the thread's order),
@@ -334,7 +356,8 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
   // (Plain loads and stores of the shadows: no other worker touches these words while the block
   // runs, as the blocks' ranges are disjoint; the compiler makes vector loops of them.)
   for (unsigned k = 0; k < ranges.count; ++k)
-    if (ranges.accesses[k].affine && !affine_fine(ranges.accesses[k], *launch.arrays[k], ranges, b))
+    if (ranges.accesses[k].affine &&
+        !affine_fine(ranges.accesses[k], *launch.arrays[k], launch.written[k], ranges, b))
       return false;
   const bool ranges_fine = each_row(ranges, b, [&](long long first, long long end, long long) {
     for (unsigned k = 0; k < ranges.count; ++k) {
@@ -344,7 +367,9 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
       const size_t offset = offset_of(a, r, first);
       const size_t words = (end - first) * a.element_bytes / 4;
       if (offset + 4 * words > r.bytes) return false;  // past the array's end
-      if (!words_fine(r.shadow.words + offset / 4, words, b.launch_stamp, a.store)) return false;
+      if (!launch.written[k] &&
+          !words_fine(r.shadow.words + offset / 4, words, b.launch_stamp, a.store))
+        return false;
     }
     return true;
   });

@@ -15,6 +15,7 @@ struct ProvenLaunch {
   const ProvenRanges* ranges = nullptr;  // nullptr: every block runs checked
   const Allocation* arrays[8] = {};      // each access's array
   uint32_t sites[8] = {};                // each store's StoreMark site part
+  bool written[8] = {};                  // each load's array has no byte nobody wrote
   const void* visit_lines[16] = {};      // counters on: each visit's line (line_marker)
 };
 

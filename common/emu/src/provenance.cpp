@@ -127,6 +127,8 @@ void copy_writers(void* dst, const void* src, size_t count) {
   Shadow shadow = to->shadow;
   if (const Allocation* from = shadowed(src, count)) {
     shadow.copy(offset_in(*to, dst), from->shadow, offset_in(*from, src), count);
+    // (bytes nobody wrote may come: what was seen written is looked at again)
+    __atomic_store_n(&to->seen_written, 0, __ATOMIC_RELAXED);
     // The launch that stored into the source counts as the copy's (never one that runs later).
     __atomic_store_n(&to->stored_in_launch,
                      __atomic_load_n(&from->stored_in_launch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);

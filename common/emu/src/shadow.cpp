@@ -111,6 +111,24 @@ void Shadow::copy(size_t offset, const Shadow& from, size_t from_offset, size_t 
   for (; i < count; ++i) set(offset + i, 1, from.writer(from_offset + i));
 }
 
+bool Shadow::written(size_t first_word, size_t end_word) const {
+  // (a chunk of words at a time, in a loop the compiler vectorizes; a mixed word's bytes looked at)
+  constexpr size_t kChunk = 1024;
+  for (size_t first = first_word; first < end_word; first += kChunk) {
+    const size_t end = std::min(first + kChunk, end_word);
+    bool nobodys = false, mixed = false;
+    for (size_t w = first; w < end; ++w) {
+      nobodys |= words[w] == 0;
+      mixed |= words[w] >= kBusy;
+    }
+    if (nobodys) return false;
+    for (size_t w = first; mixed && w < end; ++w)
+      for (size_t b = 4 * w; b < 4 * w + 4 && b < size; ++b)
+        if (writer(b) == 0) return false;
+  }
+  return true;
+}
+
 void Shadow::forget_kernels() {
   auto forget = [](uint32_t& w) {
     if (w > kHostStamp && w != kMixed) w = kEarlierKernelStamp;

@@ -70,6 +70,8 @@ struct Shadow {
   }
   // Every byte a kernel wrote counts as written by kEarlierKernelStamp (the stamps start again).
   void forget_kernels();
+  // Whether every byte of words [first_word, end_word) has a writer (none is nobody's).
+  bool written(size_t first_word, size_t end_word) const;
 
  private:
   void set_part(size_t word, size_t from, size_t to, uint32_t writer);

@@ -603,6 +603,51 @@ TEST_F(Emu, AProvenBlockWithAFaultRunsCheckedAndTheThreadIsNamed) {
   EXPECT_TRUE(says("element 500 of the 500-element array")) << diagnostic();
 }
 
+// A load's array once seen written throughout is not looked at word by word again, until a copy
+// brings bytes nobody wrote into it: the next launch looks again and names the load.
+TEST_F(Emu, ACopyOfBytesNobodyWroteIntoAnArraySeenWrittenIsLookedAtAgain) {
+  const int n = 1000;
+  const std::vector<float> ones(n, 1.0f);
+  float *a, *b, *out, *unwritten;
+  for (float** p : {&a, &b, &out, &unwritten}) CUDA_CHECK(cudaMalloc(p, n * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(a, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(b, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  const unsigned long long before = cudalab::emu::proven_blocks_run();
+  scaled_sum<<<(n + 255) / 256, 256>>>(a, b, out, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, 3u);
+  CUDA_CHECK(cudaMemcpy(a + 300, unwritten, 4 * sizeof(float), cudaMemcpyDeviceToDevice));
+  scaled_sum<<<(n + 255) / 256, 256>>>(a, b, out, n);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("block (1,0,0), thread (44,0,0), at " + at("LINE_SCALED_SUM"))) << diagnostic();
+  EXPECT_TRUE(says("element 300 of the array")) << diagnostic();
+  EXPECT_TRUE(says("nobody wrote")) << diagnostic();
+  for (float* p : {a, b, out, unwritten}) cudaFree(p);
+}
+
+// What a launch saw written is the elements it loads, no more: a later launch that loads further
+// looks at the words past them, and names a load of one nobody wrote.
+TEST_F(Emu, AnArraySeenWrittenInPartIsLookedAtPastThatPart) {
+  const int n = 768, written = 700;  // (only the last block loads an element nobody wrote)
+  const std::vector<float> ones(n, 1.0f);
+  float *a, *b, *out;
+  for (float** p : {&a, &b, &out}) CUDA_CHECK(cudaMalloc(p, n * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(a, ones.data(), written * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(b, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  for (int part : {256, 512}) {  // (a's elements [0, 512) seen written, b's too)
+    const unsigned long long before = cudalab::emu::proven_blocks_run();
+    scaled_sum<<<(part + 255) / 256, 256>>>(a, b, out, part);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+    EXPECT_EQ(cudalab::emu::proven_blocks_run() - before, part / 256u - 1);
+  }
+  scaled_sum<<<n / 256, 256>>>(a, b, out, n);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("block (2,0,0), thread (188,0,0), at " + at("LINE_SCALED_SUM"))) << diagnostic();
+  EXPECT_TRUE(says("element 700 of the array")) << diagnostic();
+  EXPECT_TRUE(says("nobody wrote")) << diagnostic();
+  for (float* p : {a, b, out}) cudaFree(p);
+}
+
 // The same in a grid-stride loop: a block's threads touch one row of elements per pass of the grid.
 __global__ void scaled_sum_by_strides(const float* a, const float* b, float* out, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
