@@ -355,9 +355,10 @@ void record_stores(BlockState& b, const char* file, const StretchAccess& access,
 
 // Records the global stores of `access` as the checks record them (each word's writer the block,
 // its mark the store's line and the element's thread), where no other block wrote one of its
-// words since stretch_fine looked (each word is taken with a compare-and-swap: another worker may
-// store there at the same time, or hold the word while it splits it by bytes); else gives back
-// the words it took and says so.
+// words since stretch_fine looked; else gives back the words it took and says so. Each word is
+// looked at and taken as the checks' fast path takes it (fast_path.h: a load, then a store of the
+// block's stamp), word by word, so that another block storing to the same words at the same time
+// finds the first of them taken.
 bool record_global_stores(BlockState& b, const char* file, const StretchAccess& access,
                           const ProvenSubscript& f, std::initializer_list<ProvenLoop> loops) {
   Allocation& r = *containing(access.array, false);
@@ -371,21 +372,18 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
       const long long offset = base + at + x * f.x;
       for (long long w = offset / 4; w < (offset + element) / 4; ++w) {
         uint32_t* word = r.shadow.words + w;
-        uint32_t before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-        if (plain_write_in_launch(before, b.launch_stamp) ||
-            !__atomic_compare_exchange_n(word, &before, b.stamp, false, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE))
-          return false;
+        const uint32_t before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        if (plain_write_in_launch(before, b.launch_stamp)) return false;
+        __atomic_store_n(word, b.stamp, __ATOMIC_RELEASE);
         taken.emplace_back(word, before);
       }
     }
     return true;
   });
   if (!all_taken) {
-    for (auto& [word, before] : taken) {
-      uint32_t mine = b.stamp;  // (unless another block wrote it since)
-      __atomic_compare_exchange_n(word, &mine, before, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-    }
+    for (auto& [word, before] : taken)
+      if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == b.stamp)  // (unless another block wrote it)
+        __atomic_store_n(word, before, __ATOMIC_RELEASE);
     return false;
   }
   const uint32_t site = StoreMark::site_part(place_of(file, access.line).site);
