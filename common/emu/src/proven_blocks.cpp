@@ -232,50 +232,84 @@ bool visits_distinct(const ProvenRanges& ranges) {
   return true;
 }
 
+// A block's warps: each one's lanes that pass the guard, the first one's global indices from the
+// block's first thread's, and each lane's from the first one's; `end` ends the run of warps from
+// this one on whose lanes lie alike (a 1D block's full warps).
+struct Warp {
+  long long x0, y0;
+  unsigned lanes;
+  long long dx[32], dy[32];
+  size_t end;
+};
+
+// The warps of a row of block threads whose first thread's global indices are (x_first, y_first),
+// its lanes those below the guard's limits: the same for every block that lies inside the limits,
+// kept for the last block shape.
+const std::vector<Warp>& warps_of(const ProvenRanges& ranges, const LaunchConfig& config,
+                                  long long x_first, long long y_first) {
+  thread_local std::vector<Warp> kept, clipped;
+  thread_local dim3 kept_shape{0, 0, 0};
+  const bool inside = x_first + config.block.x <= ranges.limit &&
+                      (ranges.rows < 0 || y_first + config.block.y <= ranges.rows);
+  const dim3 shape = config.block;
+  if (inside && kept_shape.x == shape.x && kept_shape.y == shape.y) return kept;
+  std::vector<Warp>& warps = inside ? kept : clipped;
+  if (inside) kept_shape = shape;
+  warps.clear();
+  const unsigned threads = config.block.x * config.block.y;
+  long long x = 0, y = 0;  // the next thread's indices, from the first one's
+  for (unsigned warp = 0; warp < threads; warp += 32) {
+    Warp& w = warps.emplace_back();
+    w.lanes = 0;
+    for (unsigned t = warp; t < std::min(warp + 32, threads); ++t) {
+      if (x_first + x < ranges.limit && (ranges.rows < 0 || y_first + y < ranges.rows)) {
+        if (w.lanes == 0) w.x0 = x, w.y0 = y;
+        w.dx[w.lanes] = x - w.x0;
+        w.dy[w.lanes++] = y - w.y0;
+      }
+      if (++x == config.block.x) x = 0, ++y;
+    }
+    if (w.lanes == 0) warps.pop_back();
+  }
+  const auto alike = [](const Warp& p, const Warp& q) {
+    return p.lanes == q.lanes && std::equal(p.dx, p.dx + p.lanes, q.dx) &&
+           std::equal(p.dy, p.dy + p.lanes, q.dy);
+  };
+  for (size_t first = 0, end; first < warps.size(); first = end) {
+    for (end = first + 1; end < warps.size() && alike(warps[end], warps[first]);) ++end;
+    warps[first].end = end;
+  }
+  return warps;
+}
+
 // Counts the requests of block b's accesses (the counters are on): for each visit and each warp
 // of the block, one request per value of the visit's loop counter (and per pass of a grid-stride
-// loop), its lanes the warp's threads that pass the guard.
+// loop), its lanes the warp's threads that pass the guard. A run of warps whose lanes lie alike
+// is counted in one call.
 void count_requests(const ProvenLaunch& launch, const BlockState& b) {
   const ProvenRanges& ranges = *launch.ranges;
   const LaunchConfig& config = *b.config;
-  const unsigned threads = config.block.x * config.block.y;
   const long long stride = ranges.grid_stride ? 1ll * config.block.x * config.grid.x : 0;
-  // A warp's lanes that pass the guard: the first one's global indices, and each one's from it.
-  struct Warp {
-    long long x0, y0;
-    unsigned lanes;
-    long long dx[32], dy[32];
-  };
-  thread_local std::vector<Warp> warps;
+  const long long y_first = 1ll * b.block.y * config.block.y;
   thread_local std::vector<uintptr_t> bases;
   for (long long x_first = b.block.x * config.block.x; x_first < ranges.limit; x_first += stride) {
-    warps.clear();
-    long long x = x_first, y = 1ll * b.block.y * config.block.y;  // the next thread's indices
-    for (unsigned warp = 0; warp < threads; warp += 32) {
-      Warp& w = warps.emplace_back();
-      w.lanes = 0;
-      for (unsigned t = warp; t < std::min(warp + 32, threads); ++t) {
-        if (x < ranges.limit && (ranges.rows < 0 || y < ranges.rows)) {
-          if (w.lanes == 0) w.x0 = x, w.y0 = y;
-          w.dx[w.lanes] = x - w.x0;
-          w.dy[w.lanes++] = y - w.y0;
-        }
-        if (++x == x_first + config.block.x) x = x_first, ++y;
-      }
-      if (w.lanes == 0) warps.pop_back();
-    }
+    const std::vector<Warp>& warps = warps_of(ranges, config, x_first, y_first);
     for (int v = 0; v < ranges.visit_count; ++v) {
       const ProvenVisit& visit = ranges.visits[v];
       const long long bytes = visit.element_bytes;
-      for (const Warp& w : warps) {
+      for (size_t first = 0; first < warps.size(); first = warps[first].end) {
+        const Warp& w = warps[first];
         long long offsets[32];
         for (unsigned l = 0; l < w.lanes; ++l)
           offsets[l] = (visit.column * w.dx[l] + visit.row * w.dy[l]) * bytes;
         bases.clear();
-        const auto at = reinterpret_cast<uintptr_t>(visit.base) +
-                        (visit.constant + visit.column * w.x0 + visit.row * w.y0) * bytes;
-        for (long long k = visit.first_step; k < visit.end_step; ++k)
-          bases.push_back(at + visit.step * k * bytes);
+        for (size_t u = first; u < w.end; ++u) {
+          const long long x = x_first + warps[u].x0, y = y_first + warps[u].y0;
+          const auto at = reinterpret_cast<uintptr_t>(visit.base) +
+                          (visit.constant + visit.column * x + visit.row * y) * bytes;
+          for (long long k = visit.first_step; k < visit.end_step; ++k)
+            bases.push_back(at + visit.step * k * bytes);
+        }
         count_proven_requests(launch.visit_lines[v], false, visit.store,
                               static_cast<unsigned>(bytes), offsets, w.lanes, bases.data(),
                               bases.size());

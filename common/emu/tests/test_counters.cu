@@ -457,6 +457,14 @@ TEST(Counters, ProvenBlocksCountAsEachAccessDoes) {
               0u);
   }
   {
+    // (three full warps a block, each over its rows from another column: lanes that lie apart)
+    SCOPED_TRACE("neighbour_sums, 12 x 8 blocks");
+    const dim3 block(12, 8), grid(4, 6);
+    EXPECT_GT(counted_alike([&] { neighbour_sums<<<grid, block>>>(b.in, b.out, Width - 1, Width); },
+                            blocks),
+              0u);
+  }
+  {
     SCOPED_TRACE("chosen_copy");
     EXPECT_EQ(counted_alike([&] { chosen_copy<<<8, 128>>>(b.in, b.out, n); }, blocks), 0u);
   }
