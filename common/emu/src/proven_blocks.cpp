@@ -53,6 +53,7 @@
 #include "checks.h"
 #include "cudalab/emu/inspect.h"
 #include "memory.h"
+#include "per_worker_count.h"
 #include "shadow.h"
 #include "symbolize.h"
 
@@ -60,7 +61,7 @@ namespace cudalab::emu {
 
 namespace {
 
-std::atomic<unsigned long long> blocks_run{0};
+PerWorkerCount blocks_run;
 
 // The columns and rows of elements that the grid's threads may touch (a 1D kernel: one row).
 struct GridSize {
@@ -430,10 +431,10 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
     __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
   }
   if (counting()) count_requests(launch, b);
-  blocks_run.fetch_add(1, std::memory_order_relaxed);
+  blocks_run.add();
   return true;
 }
 
-unsigned long long proven_blocks_run() { return blocks_run.load(std::memory_order_relaxed); }
+unsigned long long proven_blocks_run() { return blocks_run.total(); }
 
 }  // namespace cudalab::emu

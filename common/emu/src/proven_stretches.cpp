@@ -66,24 +66,14 @@
 #include "cudalab/emu/inspect.h"
 #include "cudalab/emu/thread_loops.h"
 #include "memory.h"
+#include "per_worker_count.h"
 #include "proven_blocks.h"
 #include "symbolize.h"
 
 namespace cudalab::emu {
 namespace {
 
-// The proven runs, counted per worker (one counter that every worker adds to at each stretch
-// would be a cache line the workers take from each other).
-struct alignas(64) RunCount {
-  std::atomic<unsigned long long> runs{0};
-};
-constexpr unsigned kRunCounts = 64;
-RunCount run_counts[kRunCounts];
-std::atomic<unsigned> workers_seen{0};
-void count_run() {
-  thread_local const unsigned mine = workers_seen.fetch_add(1) % kRunCounts;
-  run_counts[mine].runs.fetch_add(1, std::memory_order_relaxed);
-}
+PerWorkerCount stretches_run;
 
 // One variable of an access's box: the thread's x, y or z, or a loop's counter, with the bytes
 // one step of it moves the access, and its range [from, to].
@@ -601,14 +591,10 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
     if (proven[i].access->store && proven[i].access->space == Space::shared)
       record_stores(*b, file, *proven[i].access, proven[i].flat, loops);
   if (counted) count_requests(file, loops, accesses);
-  count_run();
+  stretches_run.add();
   return true;
 }
 
-unsigned long long proven_stretches_run() {
-  unsigned long long runs = 0;
-  for (const RunCount& count : run_counts) runs += count.runs.load(std::memory_order_relaxed);
-  return runs;
-}
+unsigned long long proven_stretches_run() { return stretches_run.total(); }
 
 }  // namespace cudalab::emu
