@@ -445,6 +445,21 @@ __global__ void repeated_by_a_macro(int* out, const int* in, int n) {
   if (i < n)
     for (int k = 0; k < REPEAT; k++) out[i] = in[i] + k;
 }
+const int ELEMENTS = 1000;
+__global__ void limit_a_constant(float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < ELEMENTS) out[i] = 1.0f;
+}
+__device__ int device_limit;
+__global__ void limit_a_device_variable(float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < device_limit) out[i] = 1.0f;
+}
+__global__ void limit_a_local_const(float* out) {
+  const int m = 2 * threadIdx.y;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) out[i] = 1.0f;
+}
 """
 
 
@@ -577,6 +592,9 @@ __global__ void chosen(float* out, const float* in, int n) {
                 (1, False, proven_accesses.AffineIndex(), None),
             ],
         )
+        # A const integer outside any function is a constant (device code reads no other host
+        # variable); a __device__ variable and a function's const local are not.
+        self.assertEqual(proven("limit_a_constant").limit, "ELEMENTS")
         self.assertEqual(found, dict.fromkeys(found), "none of the others is proven")
         self.assertEqual(
             set(found),
@@ -613,6 +631,8 @@ __global__ void chosen(float* out, const float* in, int n) {
                 "load_before_the_guard",
                 "store_through_a_dereference",
                 "store_in_a_loop_elsewhere",
+                "limit_a_device_variable",
+                "limit_a_local_const",
             },
         )
 

@@ -575,20 +575,31 @@ def changed_variables(body: object, tokens: Tokens) -> frozenset[int]:
 
 def limit_text(expression: object) -> str | None:
     """The guard's limit as the kernel writes it, where it is integer arithmetic of the kernel's
-    integer parameters and literals (`n`, `B * T`), else None."""
+    integer parameters, integer constants and literals (`n`, `B * T`, `N` of `const int N = ...;`
+    outside any function), else None."""
     for c in expression.walk_preorder():  # type: ignore[attr-defined]
         kind = kind_of(c)
         if kind == "DECL_REF_EXPR":
             target = c.referenced
             if (
                 target is None
-                or kind_of(target) != "PARM_DECL"
                 or canonical_kind(target.type) not in INTEGERS
+                or not (kind_of(target) == "PARM_DECL" or integer_constant(target))
             ):
                 return None
         elif kind not in LIMIT_KINDS or canonical_kind(c.type) not in INTEGERS:
             return None
     return written(expression)
+
+
+def integer_constant(variable: object) -> bool:
+    """A const variable outside any function: a constant, as device code reads a host variable
+    only where it is one (a `__constant__` or `__device__` variable is not const)."""
+    return (
+        kind_of(variable) == "VAR_DECL"
+        and kind_of(variable.semantic_parent) in ("TRANSLATION_UNIT", "NAMESPACE")  # type: ignore[attr-defined]
+        and variable.type.is_const_qualified()  # type: ignore[attr-defined]
+    )
 
 
 @functools.cache
