@@ -199,7 +199,9 @@ void mark_written(const void* p, size_t count, uint32_t writer) {
   Allocation* r = containing(p, false);
   if (r == nullptr || !r->shadow) return;
   size_t offset = static_cast<const char*>(p) - r->base;
-  r->shadow.set(offset, std::min(count, r->bytes - offset), writer);
+  count = std::min(count, r->bytes - offset);
+  r->shadow.set(offset, count, writer);
+  if (writer != 0) note_written(*r, (offset + 3) / 4, (offset + count) / 4);
 }
 
 void forget_writers() {
@@ -402,16 +404,39 @@ cudaError_t revive(void* base, const std::source_location& where) {
   return cudaSuccess;
 }
 
-bool seen_written(const Allocation& r, size_t first_word, size_t end_word) {
+namespace {
+
+// r's words seen written, [first, end).
+struct WordSpan {
+  size_t first, end;
+};
+WordSpan seen_words(const Allocation& r) {
   const uint64_t seen = __atomic_load_n(&r.seen_written, __ATOMIC_RELAXED);
-  size_t first = seen >> 32, end = seen & 0xFFFFFFFFu;
-  if (first <= first_word && end_word <= end) return true;
-  if (!r.shadow || end_word > UINT32_MAX || !r.shadow.written(first_word, end_word)) return false;
-  if (first >= end || end_word < first || end < first_word)  // (apart: the new words alone)
-    first = first_word, end = end_word;
-  first = std::min(first, first_word), end = std::max(end, end_word);
-  __atomic_store_n(&r.seen_written, uint64_t{first} << 32 | end, __ATOMIC_RELAXED);
+  return {static_cast<size_t>(seen >> 32), static_cast<size_t>(seen & 0xFFFFFFFFu)};
+}
+
+}  // namespace
+
+bool seen_written(const Allocation& r, size_t first_word, size_t end_word) {
+  const WordSpan seen = seen_words(r);
+  return seen.first <= first_word && end_word <= seen.end;
+}
+
+bool look_written(const Allocation& r, size_t first_word, size_t end_word) {
+  if (seen_written(r, first_word, end_word)) return true;
+  if (!r.shadow || !r.shadow.written(first_word, end_word)) return false;
+  note_written(r, first_word, end_word);
   return true;
+}
+
+void note_written(const Allocation& r, size_t first_word, size_t end_word) {
+  if (end_word <= first_word || end_word > UINT32_MAX) return;
+  WordSpan seen = seen_words(r);
+  if (seen.first < seen.end && first_word <= seen.end && seen.first <= end_word)
+    seen = {std::min(seen.first, first_word), std::max(seen.end, end_word)};  // (they meet)
+  else if (end_word - first_word > seen.end - seen.first)
+    seen = {first_word, end_word};  // (apart: the longer)
+  __atomic_store_n(&r.seen_written, uint64_t{seen.first} << 32 | seen.end, __ATOMIC_RELAXED);
 }
 
 bool is_live(const void* base) {

@@ -55,13 +55,20 @@ struct Allocation {
   // The last launch that stored into it, or into the array a copy brought its bytes from (its
   // stamp; record_new_store and copies write it, atomically).
   mutable uint32_t stored_in_launch = 0;
-  // The words [first, end) seen written, as first << 32 | end (seen_written): kept until bytes may
-  // become nobody's again (a copy of another array's bytes, a graph's allocation revived).
+  // The words [first, end) seen written, as first << 32 | end: grown by the host's writes and by
+  // looks at the shadow (note_written, look_written), kept until bytes may become nobody's again
+  // (a copy of another array's bytes, a graph's allocation revived).
   mutable uint64_t seen_written = 0;
 };
-// Whether every byte of r's words [first_word, end_word) has a writer: its shadow looked at where
-// not yet seen written (r.seen_written grows to take them in).
+// Whether every byte of r's words [first_word, end_word) is known to have a writer (among the
+// words seen written), without a look at the shadow.
 bool seen_written(const Allocation& r, size_t first_word, size_t end_word);
+// The same, looking at the shadow's words not yet seen (which then join those seen, where all are
+// written).
+bool look_written(const Allocation& r, size_t first_word, size_t end_word);
+// Words [first_word, end_word) of r were just written whole (by the host: cudaMemcpy, cudaMemset):
+// they join those seen written.
+void note_written(const Allocation& r, size_t first_word, size_t end_word);
 // Whether the race check inside a block (global_races.cpp) watches the reads of `r` in launch
 // `launch_stamp`: from the launch's first store into it on (arrays a kernel only reads cannot
 // race).

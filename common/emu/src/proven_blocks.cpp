@@ -199,7 +199,7 @@ bool span_written(const ProvenAccess& a, const Allocation& r, Span span) {
   const auto first = static_cast<long long>(offset_of(a, r, span.first)),
              end = static_cast<long long>(offset_of(a, r, span.end));
   return first >= 0 && end <= static_cast<long long>(r.bytes) &&
-         seen_written(r, static_cast<size_t>(first) / 4, static_cast<size_t>(end) / 4);
+         look_written(r, static_cast<size_t>(first) / 4, static_cast<size_t>(end) / 4);
 }
 
 // Whether in each thread no two visits reach one element, where the compiler may have merged
@@ -413,6 +413,7 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
     const ProvenAccess& a = ranges.accesses[k];
     if (!a.store) continue;
     const Allocation& r = *launch.arrays[k];
+    __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);  // (before the words)
     each_row(ranges, b, [&](long long first, long long end, long long thread) {
       const size_t offset = offset_of(a, r, first);
       const unsigned per_element = a.element_bytes / 4;
@@ -428,7 +429,6 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
           for (unsigned w = 0; w < per_element; ++w) marks[x * per_element + w] = first_mark + x;
       return true;
     });
-    __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
   }
   if (counting()) count_requests(launch, b);
   blocks_run.add();

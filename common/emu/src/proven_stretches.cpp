@@ -13,7 +13,9 @@
 //   to), and no element among the stretch's other shared accesses but the thread's own (`s[tid]
 //   += v` loads what the same thread stores): where the two spans meet, their runs are apart;
 // - a load of global memory: the elements inside the live device array the pointer points into,
-//   written before this launch and not in it (proven_blocks.h: words_fine);
+//   written before this launch and not in it (proven_blocks.h: words_fine; no look at the words
+//   where no block stored into the array in this launch so far and they are seen written:
+//   memory.h);
 // - a store to global memory (the translator proves it where the block's start or a barrier comes
 //   before the stretch, so that no thread of the block touched memory since): the same, but
 //   written by anyone before, each thread on its own element, none among the stretch's other
@@ -248,7 +250,9 @@ Affine visits_of(const StretchAccess& access, const ProvenSubscript& f,
 }
 
 // Whether the global elements of access `a` of `array` lie in its live device array and none was
-// written in this launch, and for a load each was written before it (words_fine), run by run.
+// written in this launch, and for a load each was written before it (words_fine), run by run. A
+// load of an array that nobody stored into in this launch so far, whose words between the
+// access's least and greatest element are seen written (memory.h), needs no look at them.
 bool global_words_fine(const BlockState& b, const void* array, bool store, const Affine& a,
                        long long element) {
   const Allocation* r = containing(array, false);
@@ -257,6 +261,10 @@ bool global_words_fine(const BlockState& b, const void* array, bool store, const
   const long long offset = static_cast<long long>(base - reinterpret_cast<uintptr_t>(r->base));
   if (offset + a.least() < 0 || offset + a.greatest() + element > static_cast<long long>(r->bytes))
     return false;
+  if (!store && __atomic_load_n(&r->stored_in_launch, __ATOMIC_RELAXED) != b.launch_stamp &&
+      seen_written(*r, static_cast<size_t>(offset + a.least()) / 4,
+                   static_cast<size_t>(offset + a.greatest() + element) / 4))
+    return true;
   return each_run(a, element, [&](long long first, long long end) {
     const auto words = static_cast<size_t>(end - first) / 4;
     return words_fine(r->shadow.words + (offset + first) / 4, words, b.launch_stamp, store);
@@ -357,6 +365,8 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
   const auto width = static_cast<unsigned>(threads_x(access));
   thread_local std::vector<std::pair<uint32_t*, uint32_t>> taken;  // (word, its writer before)
   taken.clear();
+  // (said before the words change: a stretch that loads the array then looks at them)
+  __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
   const bool all_taken = each_row(access, f, loops, [&](long long at, uint16_t) {
     for (unsigned x = 0; x < width; ++x) {
       const long long offset = base + at + x * f.x;
@@ -384,7 +394,6 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
     }
     return true;
   });
-  __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
   return true;
 }
 

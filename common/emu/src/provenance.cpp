@@ -132,8 +132,11 @@ void copy_writers(void* dst, const void* src, size_t count) {
     // The launch that stored into the source counts as the copy's (never one that runs later).
     __atomic_store_n(&to->stored_in_launch,
                      __atomic_load_n(&from->stored_in_launch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-  } else  // a writer not known: not held against anyone, and no kernel's work
-    shadow.set(offset_in(*to, dst), count, kHostStamp);
+  } else {  // a writer not known: not held against anyone, and no kernel's work
+    const size_t offset = offset_in(*to, dst);
+    shadow.set(offset, count, kHostStamp);
+    note_written(*to, (offset + 3) / 4, (offset + count) / 4);
+  }
 }
 
 // A delivery's writers (of each word's first byte) and the bytes that kernels wrote, from the

@@ -802,6 +802,54 @@ TEST_F(Emu, AProvenStoreOverAnotherBlocksElementIsNamed) {
   EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
 }
 
+// Each block stores its row of `out` (after a first row that the host wrote), then after a barrier
+// loads the row before its own: the previous block's, stored in this launch, a race between blocks.
+// `out` was seen written before the launch, and the race is named still, where the previous block
+// ran first (the loads' stretch then runs checked): within a worker's share of the 64 blocks.
+__global__ void previous_rows(const float* in, float* out, float* copy) {
+  __shared__ float row[64];
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  out[blockDim.x + g] = in[g];
+  __syncthreads();
+  row[threadIdx.x] = out[g];  // LINE_PREVIOUS_ROW
+  __syncthreads();
+  copy[g] = row[threadIdx.x];
+}
+
+TEST_F(Emu, ALoadOfWhatAnotherBlockStoredInTheLaunchIsNamedInAnArraySeenWritten) {
+  const int blocks = 64, n = blocks * 64;
+  cudalab::DeviceArray<float> in(n, 1.0f), out(n + 64, 2.0f), copy(n, 0.0f);
+  previous_rows<<<blocks, 64>>>(in.get(), out.get(), copy.get());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("at " + at("LINE_PREVIOUS_ROW"))) << diagnostic();
+  EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
+}
+
+// A host copy of part of an array: the words it wrote whole are seen written, no more. The copy
+// ends two bytes into the array's last element, 138, which the third block's proven stretch loads
+// (its threads below n), so the stretch is looked at and the load of element 138 is named.
+__global__ void staged_rows(const float* in, float* out, int n) {
+  __shared__ float row[64];
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  row[threadIdx.x] = g < n ? in[g] : 0.0f;  // LINE_STAGED_LOAD
+  __syncthreads();
+  if (g < n) out[g] = row[threadIdx.x];
+}
+
+TEST_F(Emu, AHostCopyOfPartOfAnArrayIsSeenWrittenNoFurther) {
+  const int n = 139;
+  const std::vector<float> ones(n, 1.0f);
+  float *in, *out;
+  CUDA_CHECK(cudaMalloc(&in, n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&out, n * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(in, ones.data(), (n - 1) * sizeof(float) + 2, cudaMemcpyHostToDevice));
+  staged_rows<<<3, 64>>>(in, out, n);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("block (2,0,0), thread (10,0,0), at " + at("LINE_STAGED_LOAD"))) << diagnostic();
+  EXPECT_TRUE(says("nobody wrote")) << diagnostic();
+  cudaFree(in), cudaFree(out);
+}
+
 // Each block reverses a row of `in` into `out` through pointers the kernel moves to the thread's
 // element (as NVIDIA's convolutionSeparable does): the accesses after the move are the arguments'
 // elements at the move's offset plus their subscripts, proven as any other. Planted bug: `shift`
