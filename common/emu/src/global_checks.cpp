@@ -97,7 +97,7 @@ void record_new_store(BlockState& b, const Allocation* r, const void* pc) {
   b.last_store_site = StoreMark::site_part(store_site(pc));
   recorded_stores[next_recorded_store++ % std::size(recorded_stores)] = {{b.launch_stamp, r, pc},
                                                                          b.last_store_site};
-  if (r != nullptr) __atomic_store_n(&r->stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
+  if (r != nullptr) note_store_in_launch(*r, b.launch_stamp);
   std::lock_guard<std::mutex> lock(store_sites_mutex);
   if (!store_sites.empty() && store_sites.back().launch_stamp != b.launch_stamp)
     store_sites.clear();  // a new launch

@@ -53,7 +53,7 @@ struct Allocation {
   Shadow shadow;  // empty for very large arrays: they are not checked
   MemoryKind kind = MemoryKind::device;
   // The last launch that stored into it, or into the array a copy brought its bytes from (its
-  // stamp; record_new_store and copies write it, atomically).
+  // stamp; stores write it through note_store_in_launch, copies directly, atomically).
   mutable uint32_t stored_in_launch = 0;
   // The words [first, end) seen written, as first << 32 | end: grown by the host's writes and by
   // looks at the shadow (note_written, look_written), kept until bytes may become nobody's again
@@ -69,11 +69,21 @@ bool look_written(const Allocation& r, size_t first_word, size_t end_word);
 // Words [first_word, end_word) of r were just written whole (by the host: cudaMemcpy, cudaMemset):
 // they join those seen written.
 void note_written(const Allocation& r, size_t first_word, size_t end_word);
+// The launch of `launch_stamp` stores into `r`: said before the store's words change, as the loads
+// of proven stretches skip their look at an array's words where no store of the launch said so
+// (proven_stretches.cpp: global_words_fine).
+inline void note_store_in_launch(const Allocation& r, uint32_t launch_stamp) {
+  __atomic_store_n(&r.stored_in_launch, launch_stamp, __ATOMIC_RELAXED);
+}
+// Whether a store of the launch of `launch_stamp` into `r` said so (note_store_in_launch).
+inline bool stored_in_launch(const Allocation& r, uint32_t launch_stamp) {
+  return __atomic_load_n(&r.stored_in_launch, __ATOMIC_RELAXED) == launch_stamp;
+}
 // Whether the race check inside a block (global_races.cpp) watches the reads of `r` in launch
 // `launch_stamp`: from the launch's first store into it on (arrays a kernel only reads cannot
 // race).
 inline bool reads_watched(uint32_t launch_stamp, const Allocation& r) {
-  return __atomic_load_n(&r.stored_in_launch, __ATOMIC_RELAXED) == launch_stamp;
+  return stored_in_launch(r, launch_stamp);
 }
 // `n` rounded up to a multiple of `m`.
 inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }

@@ -413,7 +413,7 @@ bool proven_block(const ProvenLaunch& launch, BlockState& b) {
     const ProvenAccess& a = ranges.accesses[k];
     if (!a.store) continue;
     const Allocation& r = *launch.arrays[k];
-    __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);  // (before the words)
+    note_store_in_launch(r, b.launch_stamp);
     each_row(ranges, b, [&](long long first, long long end, long long thread) {
       const size_t offset = offset_of(a, r, first);
       const unsigned per_element = a.element_bytes / 4;

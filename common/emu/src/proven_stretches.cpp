@@ -261,7 +261,7 @@ bool global_words_fine(const BlockState& b, const void* array, bool store, const
   const long long offset = static_cast<long long>(base - reinterpret_cast<uintptr_t>(r->base));
   if (offset + a.least() < 0 || offset + a.greatest() + element > static_cast<long long>(r->bytes))
     return false;
-  if (!store && __atomic_load_n(&r->stored_in_launch, __ATOMIC_RELAXED) != b.launch_stamp &&
+  if (!store && !stored_in_launch(*r, b.launch_stamp) &&
       seen_written(*r, static_cast<size_t>(offset + a.least()) / 4,
                    static_cast<size_t>(offset + a.greatest() + element) / 4))
     return true;
@@ -365,8 +365,7 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
   const auto width = static_cast<unsigned>(threads_x(access));
   thread_local std::vector<std::pair<uint32_t*, uint32_t>> taken;  // (word, its writer before)
   taken.clear();
-  // (said before the words change: a stretch that loads the array then looks at them)
-  __atomic_store_n(&r.stored_in_launch, b.launch_stamp, __ATOMIC_RELAXED);
+  note_store_in_launch(r, b.launch_stamp);
   const bool all_taken = each_row(access, f, loops, [&](long long at, uint16_t) {
     for (unsigned x = 0; x < width; ++x) {
       const long long offset = base + at + x * f.x;
