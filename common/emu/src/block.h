@@ -140,10 +140,15 @@ class SharedSpace {
   // Whether every word of [first, end) lies in a variable and no thread of block `b` read or wrote
   // it since its last barrier: stores to them, one thread per element, need no check.
   bool stores_fine(const BlockState& b, uintptr_t first, uintptr_t end) const;
-  // Records the stores of `count` elements of `element` bytes (whole words), from `a` on, `step`
-  // bytes apart, by threads first_thread, first_thread + 1, ... at `pc`, as the checks record them.
+  // Records that block `b` wrote `count` elements of `element` bytes (whole words), from `a` on,
+  // `step` bytes apart: the stores of a proven stretch, which a barrier or the kernel's end
+  // follows, so that what a later access may ask of them is only whether the block wrote them
+  // (the words' records, whose writer and readers count within one epoch, stay as they were).
   void record_stores(const BlockState& b, uintptr_t a, unsigned element, unsigned count,
-                     long long step, uint16_t first_thread, const void* pc);
+                     long long step);
+  // Whether block `b` wrote word `w` (of the space): its record says so, or a proven stretch's
+  // stores did (record_stores).
+  bool written_in_block(const BlockState& b, size_t w) const;
 
   static constexpr size_t kDynamicSpace = 256 * 1024;  // 227 KiB allowed, then a gap
   static constexpr size_t kSpace = kDynamicSpace + 1024 * 1024;
@@ -153,8 +158,24 @@ class SharedSpace {
   void learn(unsigned region);
   std::string describe_outside(uintptr_t offset, unsigned size) const;
 
+  // The words proven stretches stored into (record_stores): a bit per word, 64 words a chunk,
+  // each chunk stamped with the block epoch its bits belong to, so that a new block finds none.
+  struct ProvenWritten {
+    uint32_t block_epoch;
+    uint64_t bits;
+  };
+  void note_proven_written(const BlockState& b, size_t first, size_t end);
+  bool all_proven_written(const BlockState& b, size_t first, size_t end) const;
+  bool proven_written(const BlockState& b, size_t w) const;
+  // Whether the words [first, last] lie in one variable.
+  bool one_variable(size_t first, size_t last) const;
+
   uintptr_t base_;
   Word* words_;
+  ProvenWritten* proven_written_;
+  // The last barrier epoch in which a checked access (access, access_fine) touched the space: in
+  // any other, no word's record holds a read or write of the epoch.
+  uint32_t checked_epoch_ = 0;
   std::vector<bool> known_;  // regions whose words are marked in words_
   size_t dynamic_bytes_ = 0;
 };

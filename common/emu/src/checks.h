@@ -207,4 +207,13 @@ struct SharedSpace::Word {
   }
 };
 
+inline bool SharedSpace::proven_written(const BlockState& b, size_t w) const {
+  const ProvenWritten& chunk = proven_written_[w / 64];
+  return chunk.block_epoch == b.block_epoch && (chunk.bits >> (w % 64) & 1) != 0;
+}
+
+inline bool SharedSpace::written_in_block(const BlockState& b, size_t w) const {
+  return words_[w].write_epoch >= b.block_epoch || proven_written(b, w);
+}
+
 }  // namespace cudalab::emu

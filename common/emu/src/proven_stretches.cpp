@@ -25,10 +25,15 @@
 //   write the array, and the host writes it between launches; the checks know nothing else of it).
 // Then no access of the stretch can leave its array, read memory nobody wrote, or race (nothing
 // touched the words since the barrier but what the proof allows, and the barrier or the kernel's
-// end after the stretch leaves no later access), so the stores are recorded now, as the checks
-// record them (the writer thread of each element, the store's line), and the stretch runs its
-// copy without the checks' instrumentation (global stores: each word's writer the block and its
-// mark the store's line and thread, as a proven block records them). (A launch run again in the
+// end after the stretch leaves no later access), so the stores are recorded now and the stretch
+// runs its copy without the checks' instrumentation. Shared stores are recorded as the words the
+// block wrote, a bit per word (SharedSpace::record_stores): the words' records hold a writer and
+// readers for one barrier interval, and the barrier after the stretch ends it, so that all a later
+// access asks of them is whether the block wrote them. Where no checked access touched shared
+// memory since the barrier, the looks above take whole runs at once: a load's words must all be
+// among those bits, a store's need nothing but their variable (SharedSpace::loads_fine). Global
+// stores: each word's writer the block and its mark the store's line and thread, as a proven block
+// records them. (A launch run again in the
 // other order, replay.h,
 // loads the same values and stores the same elements: no load reads what the stretch stores, and
 // each element stored has one writer.) Anything else (a subscript
@@ -337,16 +342,14 @@ bool each_row(const StretchAccess& access, const ProvenSubscript& f,
 }
 
 // Records the stores of `access` (every thread of the block below its x bound makes it, for every
-// value of the counters), as the checks record them: each element's writer thread, and the
-// store's line.
-void record_stores(BlockState& b, const char* file, const StretchAccess& access,
-                   const ProvenSubscript& f, std::initializer_list<ProvenLoop> loops) {
+// value of the counters): the block wrote their words.
+void record_stores(BlockState& b, const StretchAccess& access, const ProvenSubscript& f,
+                   std::initializer_list<ProvenLoop> loops) {
   const auto array = reinterpret_cast<uintptr_t>(access.array);
   const auto element = static_cast<unsigned>(element_bytes(access));
   const auto width = static_cast<unsigned>(threads_x(access));
-  const void* pc = place_of(file, access.line).marker;
-  each_row(access, f, loops, [&](long long at, uint16_t first) {
-    b.shared->record_stores(b, array + at, element, width, f.x, first, pc);
+  each_row(access, f, loops, [&](long long at, uint16_t) {
+    b.shared->record_stores(b, array + at, element, width, f.x);
     return true;
   });
 }
@@ -486,18 +489,55 @@ void count_requests(const char* file, std::initializer_list<ProvenLoop> loops,
   }
 }
 
+// The bits of a chunk of 64 words for its words [first, end) (0 <= first < end <= 64).
+uint64_t bits_of(size_t first, size_t end) {
+  return (end - first == 64 ? ~uint64_t{0} : (uint64_t{1} << (end - first)) - 1) << first;
+}
+
 }  // namespace
 
+void SharedSpace::note_proven_written(const BlockState& b, size_t first, size_t end) {
+  for (size_t c = first / 64; c * 64 < end; ++c) {
+    ProvenWritten& chunk = proven_written_[c];
+    if (chunk.block_epoch != b.block_epoch) chunk = {b.block_epoch, 0};
+    chunk.bits |= bits_of(std::max(first, c * 64) - c * 64, std::min(end, c * 64 + 64) - c * 64);
+  }
+}
+
+bool SharedSpace::all_proven_written(const BlockState& b, size_t first, size_t end) const {
+  for (size_t c = first / 64; c * 64 < end; ++c) {
+    const ProvenWritten& chunk = proven_written_[c];
+    const uint64_t bits =
+        bits_of(std::max(first, c * 64) - c * 64, std::min(end, c * 64 + 64) - c * 64);
+    if (chunk.block_epoch != b.block_epoch || (chunk.bits & bits) != bits) return false;
+  }
+  return true;
+}
+
+bool SharedSpace::one_variable(size_t first, size_t last) const {
+  return words_[first].region != 0 && words_[first].region == words_[last].region;
+}
+
+// Where no checked access touched the space since the barrier (checked_epoch_), no word's record
+// holds a read or write of this epoch, and the stretch's own accesses are the only others: the
+// words then need no look but whether the block wrote them (for a load), by the stores of earlier
+// proven stretches (all_proven_written); elsewhere, each word's record.
 bool SharedSpace::loads_fine(const BlockState& b, uintptr_t first, uintptr_t end) const {
-  for (uintptr_t w = (first - base_) / 4; w <= (end - 1 - base_) / 4; ++w) {
+  const size_t first_word = (first - base_) / 4, last_word = (end - 1 - base_) / 4;
+  if (checked_epoch_ != b.epoch && one_variable(first_word, last_word) &&
+      all_proven_written(b, first_word, last_word + 1))
+    return true;
+  for (size_t w = first_word; w <= last_word; ++w) {
     const Word& s = words_[w];
-    if (s.region == 0 || s.write_epoch < b.block_epoch || s.write_epoch == b.epoch) return false;
+    if (s.region == 0 || !written_in_block(b, w) || s.write_epoch == b.epoch) return false;
   }
   return true;
 }
 
 bool SharedSpace::stores_fine(const BlockState& b, uintptr_t first, uintptr_t end) const {
-  for (uintptr_t w = (first - base_) / 4; w <= (end - 1 - base_) / 4; ++w) {
+  const size_t first_word = (first - base_) / 4, last_word = (end - 1 - base_) / 4;
+  if (checked_epoch_ != b.epoch && one_variable(first_word, last_word)) return true;
+  for (size_t w = first_word; w <= last_word; ++w) {
     const Word& s = words_[w];
     if (s.region == 0 || s.write_epoch == b.epoch || s.read_epoch == b.epoch) return false;
   }
@@ -505,12 +545,14 @@ bool SharedSpace::stores_fine(const BlockState& b, uintptr_t first, uintptr_t en
 }
 
 void SharedSpace::record_stores(const BlockState& b, uintptr_t a, unsigned element, unsigned count,
-                                long long step, uint16_t first_thread, const void* pc) {
-  for (unsigned i = 0; i < count; ++i) {
-    const uintptr_t at = a + i * step - base_;
-    for (uintptr_t w = at / 4; w < (at + element) / 4; ++w)
-      words_[w].note_write(b.epoch, static_cast<uint16_t>(first_thread + i), 0xF, pc);
+                                long long step) {
+  const uintptr_t at = a - base_;
+  if (step == element) {  // (one run)
+    note_proven_written(b, at / 4, (at + count * element) / 4);
+    return;
   }
+  for (unsigned i = 0; i < count; ++i)
+    note_proven_written(b, (at + i * step) / 4, (at + i * step + element) / 4);
 }
 
 bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
@@ -597,7 +639,7 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   }
   for (unsigned i = 0; i < count; ++i)
     if (proven[i].access->store && proven[i].access->space == Space::shared)
-      record_stores(*b, file, *proven[i].access, proven[i].flat, loops);
+      record_stores(*b, *proven[i].access, proven[i].flat, loops);
   if (counted) count_requests(file, loops, accesses);
   stretches_run.add();
   return true;

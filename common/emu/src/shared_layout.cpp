@@ -33,14 +33,18 @@ SharedSpace::SharedSpace() {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   void* w = mmap(nullptr, kSpace / 4 * sizeof(Word), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED || w == MAP_FAILED) throw std::bad_alloc();
+  void* proven = mmap(nullptr, kSpace / 4 / 64 * sizeof(ProvenWritten), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED || w == MAP_FAILED || proven == MAP_FAILED) throw std::bad_alloc();
   base_ = reinterpret_cast<uintptr_t>(p);
   words_ = static_cast<Word*>(w);
+  proven_written_ = static_cast<ProvenWritten*>(proven);  // (zeros: no block's epoch is 0)
 }
 
 SharedSpace::~SharedSpace() {
   munmap(reinterpret_cast<void*>(base_), kSpace);
   munmap(words_, kSpace / 4 * sizeof(Word));
+  munmap(proven_written_, kSpace / 4 / 64 * sizeof(ProvenWritten));
 }
 
 void SharedSpace::start_launch(size_t bytes) {

@@ -21,6 +21,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
   uint16_t first_writer = kNobody;
   const void* first_pc = nullptr;
   const char* verb = access_verb(store, atomic);
+  checked_epoch_ = b.epoch;
   for (uintptr_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
     Word& s = words_[w];
     const uint8_t bytes = bytes_touched(4 * w, offset, size);
@@ -38,7 +39,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
              "__syncthreads() between the write and the reads.";
     };
     if (atomic) {
-      if (s.write_epoch < b.block_epoch && !atomic_overwrites)
+      if (!written_in_block(b, w) && !atomic_overwrites)
         fault(b, pc, cudaErrorLaunchFailure, "shared_unwritten_read",
               std::string(verb) +
                   " shared memory that no thread of this block wrote: initialise it (and "
@@ -51,7 +52,7 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
     if (!store) {
       // Read before any write: a missing barrier if another thread writes it later in this
       // round (reported then), else uninitialised memory (reported when the round ends).
-      if (s.write_epoch < b.block_epoch && b.unwritten_read.empty()) {
+      if (!written_in_block(b, w) && b.unwritten_read.empty()) {
         const std::string what = std::string(verb) +
                                  " shared memory that no thread of this block wrote (shared "
                                  "memory starts as garbage in every block): the value read is "

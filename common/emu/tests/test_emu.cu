@@ -1121,6 +1121,68 @@ TEST_F(Emu, AReductionStepWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
   EXPECT_TRUE(says("shared memory that thread (0,0,0) read")) << diagnostic();
 }
 
+// The threads below `stored` store their element (a proven stretch), then each thread loads its
+// neighbour's (`tid ^ 1`, no affine subscript: a check per load). A proven stretch's stores leave
+// the words' records alone and say only that the block wrote them (SharedSpace::record_stores),
+// which the checked loads must see, in this block and in no later one.
+__global__ void neighbour_of_stored(float* out, int stored) {
+  __shared__ float s[64];
+  const int tid = threadIdx.x;
+  if (tid < stored) s[tid] = tid;
+  __syncthreads();
+  out[blockIdx.x * 64 + tid] = s[tid ^ 1];  // LINE_NEIGHBOUR_LOAD
+}
+
+ProvenRun run_neighbour_of_stored(int stored) {
+  cudalab::DeviceArray<float> d_out(128, -1.0f);  // (poisoned)
+  return run_proven(d_out, [&] { neighbour_of_stored<<<2, 64>>>(d_out.get(), stored); });
+}
+
+TEST_F(Emu, ACheckedLoadOfWhatAProvenStretchStoredIsALoadOfWrittenMemory) {
+  const ProvenRun r = run_neighbour_of_stored(64);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 128; ++i) ASSERT_EQ(r.out[i], (i % 64) ^ 1) << "element " << i;
+  EXPECT_EQ(r.proven_stretches, 2u) << "the stores in each block";
+}
+
+// The same kernel launched again with no thread storing: thread 0 loads an element that only the
+// blocks of the launch before stored.
+TEST_F(Emu, AProvenStretchsStoresAreTheirBlocksOnly) {
+  ASSERT_EQ(run_neighbour_of_stored(64).status, cudaSuccess) << diagnostic();
+  const ProvenRun r = run_neighbour_of_stored(0);
+  EXPECT_EQ(r.status, cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_NEIGHBOUR_LOAD"))) << diagnostic();
+  EXPECT_TRUE(says("shared memory that no thread of this block wrote")) << diagnostic();
+}
+
+// A store that the proof does not cover (under `if (planted && ...)`: checked) and a proven stretch
+// in the same barrier interval (a declaration the block runs once parts them): with `planted`,
+// thread 63's checked store and thread 0's proven one write s[0] with different values, a race the
+// proven stretch must leave to its checked run to name.
+__global__ void proven_store_after_a_checked_one(float* out, int planted) {
+  __shared__ float s[64];
+  const int tid = threadIdx.x;
+  if (planted != 0 && tid == 63) s[0] = -1.0f;
+  const int half = blockDim.x / 2;
+  s[tid] = half + tid;  // LINE_STORE_AFTER_CHECKED
+  __syncthreads();
+  out[blockIdx.x * 64 + tid] = s[tid];
+}
+
+TEST_F(Emu, AProvenStoreOverACheckedStoreOfItsIntervalRunsCheckedAndTheRaceIsNamed) {
+  cudalab::DeviceArray<float> d_out(128, -1.0f);  // (poisoned)
+  const ProvenRun fine =
+      run_proven(d_out, [&] { proven_store_after_a_checked_one<<<2, 64>>>(d_out.get(), 0); });
+  ASSERT_EQ(fine.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 128; ++i) ASSERT_EQ(fine.out[i], 32 + i % 64) << "element " << i;
+  EXPECT_EQ(fine.proven_stretches, 3u) << "the stores in each block, the output in block 1";
+  const ProvenRun race =
+      run_proven(d_out, [&] { proven_store_after_a_checked_one<<<2, 64>>>(d_out.get(), 1); });
+  EXPECT_EQ(race.status, cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_STORE_AFTER_CHECKED"))) << diagnostic();
+  EXPECT_TRUE(says("thread (63,0,0)")) << diagnostic();
+}
+
 // Sums of each element's window of three, staged in shared memory, stored under the guard of the
 // thread's global index (`if (g < n)`): the output's stretch stores for the threads below n -
 // blockIdx.x * blockDim.x, which the block proves (in the last block, 44 of 64). Planted bug:
