@@ -1076,10 +1076,11 @@ TEST_F(Emu, AStretchThatLoadsWhatItStoresRunsChecked) {
 
 // A tree sum of 64 elements per block: each step `if (tid < s) partial[tid] += partial[tid + s]`
 // loads and stores the thread's own element and loads another, for the threads below the step's
-// bound (a stretch run_while runs), so the block checks the step's words once. Planted bugs:
-// `extra` 1 reads one past the array in the first step, -1 reads the element the thread before
-// the bound stores in the same step (a race).
-__global__ void tree_sum(const float* in, float* out, int extra) {
+// bound (a stretch run_while runs), so the block checks the step's words once; the block's sum is
+// stored by its first thread (`if (tid == 0)`: the threads below 1). Planted bugs: `extra` 1 reads
+// one past the array in the first step, -1 reads the element the thread before the bound stores
+// in the same step (a race); `past` 1 stores the last block's sum past the output.
+__global__ void tree_sum(const float* in, float* out, int extra, int past) {
   __shared__ float partial[64];
   const int tid = threadIdx.x;
   partial[tid] = in[blockIdx.x * 64 + tid];
@@ -1088,15 +1089,15 @@ __global__ void tree_sum(const float* in, float* out, int extra) {
     if (tid < s) partial[tid] += partial[tid + s + extra];  // LINE_TREE_STEP
     __syncthreads();
   }
-  if (tid == 0) out[blockIdx.x] = partial[0];
+  if (tid == 0) out[blockIdx.x + past] = partial[0];  // LINE_TREE_SUM_STORED
 }
 
-ProvenRun run_tree_sum(int extra) {
+ProvenRun run_tree_sum(int extra, int past = 0) {
   const int n = 3 * 64;
   std::vector<float> in(n);
   for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 17);
   cudalab::DeviceArray<float> d_in(in), d_out(3, -1.0f);  // (poisoned)
-  return run_proven(d_out, [&] { tree_sum<<<3, 64>>>(d_in.get(), d_out.get(), extra); });
+  return run_proven(d_out, [&] { tree_sum<<<3, 64>>>(d_in.get(), d_out.get(), extra, past); });
 }
 
 TEST_F(Emu, AReductionStepBelowAThreadBoundRunsUncheckedWhereTheBlockProvesItsWords) {
@@ -1107,7 +1108,8 @@ TEST_F(Emu, AReductionStepBelowAThreadBoundRunsUncheckedWhereTheBlockProvesItsWo
     for (int i = 0; i < 64; ++i) sum += (b * 64 + i) % 17;
     EXPECT_EQ(r.out[b], sum) << "block " << b;
   }
-  EXPECT_EQ(r.proven_stretches, 2u + 3 * 6) << "the loads in blocks 1 and 2, six steps in each";
+  EXPECT_EQ(r.proven_stretches, 2u + 3 * 6 + 2)
+      << "the loads in blocks 1 and 2, six steps in each, the sums stored in blocks 1 and 2";
 }
 
 TEST_F(Emu, AReductionStepWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
@@ -1119,6 +1121,11 @@ TEST_F(Emu, AReductionStepWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
   EXPECT_EQ(race.status, cudaErrorLaunchFailure);
   EXPECT_TRUE(says("thread (31,0,0), at " + at("LINE_TREE_STEP"))) << diagnostic();
   EXPECT_TRUE(says("shared memory that thread (0,0,0) read")) << diagnostic();
+  Reset();
+  const ProvenRun stored_past = run_tree_sum(0, 1);
+  EXPECT_EQ(stored_past.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (2,0,0), thread (0,0,0), at " + at("LINE_TREE_SUM_STORED")))
+      << diagnostic();
 }
 
 // The threads below `stored` store their element (a proven stretch), then each thread loads its

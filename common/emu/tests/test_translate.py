@@ -466,6 +466,17 @@ class LoopForms(unittest.TestCase):
         (stretch,) = self.proven(f"  __shared__ float part[68];\n  {halo}\n  __syncthreads();")
         bound = "static_cast<long long>(::cudalab::emu::bound_of<unsigned int>(2)), 0u, false, {{"
         self.assertEqual(stretch.count(bound), 2)
+        # (the block's result, stored by its first thread: the threads below 1)
+        result = self.TREE.replace("x[0] = part[0];", "if (threadIdx.x == 0) x[blockIdx.x] = part[0];")
+        *_, output = self.proven(result)
+        first = ", 9, static_cast<long long>(1), 0u, false, "
+        self.assertEqual(
+            [
+                output.count(f"Space::{space}, {store}{first}")
+                for space, store in (("shared", "false"), ("global", "true"))
+            ],
+            [1, 1],
+        )
 
     def test_each_access_says_the_loops_it_is_in_and_whether_a_thread_may_skip_it(self) -> None:
         # (for the counters: each value of an enclosing loop is a visit, a skipped load none)
@@ -530,6 +541,8 @@ class LoopForms(unittest.TestCase):
             f"if (threadIdx.x < s) {store} else part[threadIdx.x] = 0;",
             f"if (threadIdx.x < s) if (threadIdx.x < 4) {store}",
             f"if (threadIdx.x < x[0]) {store}",  # (a limit from memory)
+            f"if (threadIdx.x == 1) {store}",
+            f"if (threadIdx.x == s) {store}",
         ):
             with self.subTest(condition=condition):
                 code = self.TREE.replace(f"if (threadIdx.x < s) {store}", condition)

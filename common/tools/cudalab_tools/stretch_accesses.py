@@ -14,7 +14,8 @@ The algorithm. A statement is *proven* when the only memory it touches is
   thread makes it for every value of the counter), or `if (i < n)` where i is the block's offset
   plus threadIdx.x (the guard of the thread's global index; both sides signed, so that the
   comparison is the numbers' and the bound is n less the offset, which the launch gives where the
-  kernel's index cannot wrap: index_bound),
+  kernel's index cannot wrap: index_bound), or `if (threadIdx.x == 0)` (the limit 1: a block's
+  result stored by its first thread),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
@@ -176,15 +177,20 @@ class NotProven(Exception):
     pass
 
 
-def is_one(coefficient: str) -> bool:
-    """Whether a coefficient's text is arithmetic of integer literals whose value is 1 (`(0) +
-    (1)`, as a sum of terms writes threadIdx.x's)."""
-    if not re.fullmatch(r"[\d\s()+*-]+", coefficient) or "**" in coefficient:
-        return False
+def literal_value(text: str) -> int | None:
+    """The value of a text that is arithmetic of integer literals (`(0) + (1)`, as a sum of terms
+    writes threadIdx.x's coefficient), else None."""
+    if not re.fullmatch(r"[\d\s()+*-]+", text) or "**" in text:
+        return None
     try:
-        return eval(coefficient, {"__builtins__": {}}) == 1  # (digits, parentheses, + - * alone)
+        return eval(text, {"__builtins__": {}})  # type: ignore[no-any-return]  # (digits, parentheses, + - * alone)
     except SyntaxError:  # (a literal C++ writes with a leading 0, which Python does not read)
-        return False
+        return None
+
+
+def is_one(coefficient: str) -> bool:
+    """Whether a coefficient's text is arithmetic of integer literals whose value is 1."""
+    return literal_value(coefficient) == 1
 
 
 def stretch_accesses(
@@ -266,12 +272,15 @@ class Walk:
         tree reduction's `if (tid < s)`, where `condition` is one with the block's limit; or of
         `offset + threadIdx.x < limit` with the block's offset, a guard `if (i < n)` of the
         thread's global index i (both signed, so that the comparison is the numbers'): limit -
-        offset."""
+        offset; or 1 for `threadIdx.x == 0` (a block's result stored by its first thread)."""
         c = plain(condition)
-        if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) != "<":
+        if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) not in ("<", "=="):
             return None
         index, limit = children(c)
         try:
+            if self.operator(c) == "==":
+                first = self.terms(index) == {"x": "1"} and literal_value(self.block_value(limit)) == 0
+                return "1" if first else None
             terms = self.terms(index)
             if terms == {"x": "1"}:  # (compared as the index's type and the limit's make it)
                 index_type = plain(index).type.get_canonical().spelling  # type: ignore[attr-defined]
