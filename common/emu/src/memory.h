@@ -69,15 +69,18 @@ bool look_written(const Allocation& r, size_t first_word, size_t end_word);
 // Words [first_word, end_word) of r were just written whole (by the host: cudaMemcpy, cudaMemset):
 // they join those seen written.
 void note_written(const Allocation& r, size_t first_word, size_t end_word);
+// Whether a store of the launch of `launch_stamp` into `r` said so (note_store_in_launch).
+inline bool stored_in_launch(const Allocation& r, uint32_t launch_stamp) {
+  return __atomic_load_n(&r.stored_in_launch, __ATOMIC_RELAXED) == launch_stamp;
+}
 // The launch of `launch_stamp` stores into `r`: said before the store's words change, as the loads
 // of proven stretches skip their look at an array's words where no store of the launch said so
 // (proven_stretches.cpp: global_words_fine).
 inline void note_store_in_launch(const Allocation& r, uint32_t launch_stamp) {
-  __atomic_store_n(&r.stored_in_launch, launch_stamp, __ATOMIC_RELAXED);
-}
-// Whether a store of the launch of `launch_stamp` into `r` said so (note_store_in_launch).
-inline bool stored_in_launch(const Allocation& r, uint32_t launch_stamp) {
-  return __atomic_load_n(&r.stored_in_launch, __ATOMIC_RELAXED) == launch_stamp;
+  // (stored only where it changes: the workers' blocks that store into one array would otherwise
+  // pass its record's cache line between them at each store)
+  if (!stored_in_launch(r, launch_stamp))
+    __atomic_store_n(&r.stored_in_launch, launch_stamp, __ATOMIC_RELAXED);
 }
 // Whether the race check inside a block (global_races.cpp) watches the reads of `r` in launch
 // `launch_stamp`: from the launch's first store into it on (arrays a kernel only reads cannot

@@ -96,6 +96,7 @@ struct Affine {
   Term terms[kMostTerms];
   unsigned count = 0;
 
+  void clear() { constant = 0, count = 0; }
   void add(long long bytes, long long from, long long to) {
     if (bytes != 0 && to > from) terms[count++] = {bytes, from, to};
   }
@@ -593,13 +594,18 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
     if (access.x_end == kNoBound) return false;
     if (threads_x(access) == 0) continue;  // (no thread makes it)
     if (access.subscripts.size() == 0 || count == kMostAccesses) return false;
-    const ProvenSubscript f = flat_of(access);
-    Affine a;
+    Proven& span = proven[count];  // (built in place: 288 bytes)
+    span.access = &access;
+    span.flat = flat_of(access);
+    span.bytes.clear();
+    const ProvenSubscript& f = span.flat;
+    Affine& a = span.bytes;
     if (!affine_of(access, f, loops, a)) return false;
     if (access.space == Space::constant) continue;  // (in its bounds, nothing else can fail)
     const long long element = element_bytes(access);
     const auto array = reinterpret_cast<uintptr_t>(access.array);
-    const Proven span{&access, f, a, array + a.least(), array + a.greatest() + element};
+    span.first = array + a.least();
+    span.end = array + a.greatest() + element;
     if (access.store && !one_element_each(access, f, a, element)) return false;
     if (access.space == Space::global) {
       if (!global_words_fine(*b, access.array, access.store, a, element)) return false;
@@ -610,7 +616,7 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
                })) {
       return false;
     }
-    proven[count++] = span;
+    ++count;
   }
   // No store's elements among another access's, but the thread's own element (`s[tid] += v`:
   // the same array, threads and subscripts).
