@@ -346,7 +346,7 @@ class Planner:
         def subscript(access: StretchAccess, level: int) -> str:
             array = access.array
             terms = dict(access.subscripts[level].terms)
-            extent = f"::std::extent_v<::std::remove_reference_t<decltype({array})>, {level}>"
+            extent = f"{NS}extent_of<::std::remove_reference_t<decltype({array})>, {level}>"
             stride = f"sizeof({array}{'[0]' * (level + 1)})"
             fields = [extent if access.space != "global" else "0", stride]
             fields += [terms.get(v, "0") for v in ("constant", "x", "y", "z")]

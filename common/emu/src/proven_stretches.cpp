@@ -185,6 +185,13 @@ unsigned long long threads_x(const StretchAccess& access) {
   return static_cast<unsigned long long>(std::clamp<long long>(access.x_end, 0, ::blockDim.x));
 }
 
+// The elements of a shared or constant access's dimension: its declared extent, or as many as the
+// launch's dynamic shared bytes hold (kDynamicExtent: the `extern __shared__` array).
+long long extent_of(const ProvenSubscript& s) {
+  if (s.extent != kDynamicExtent) return s.extent;
+  return static_cast<long long>(current_block->config->shared_bytes) / s.stride;
+}
+
 // Whether each subscript of the access lies within its dimension (a shared array's) or in
 // [0, 2^31) (a global load's) over the box; its offsets in bytes (f: its subscripts as one) then
 // go to `a`.
@@ -202,7 +209,7 @@ bool affine_of(const StretchAccess& access, const ProvenSubscript& f,
     bound(s.z, 0, d.z - 1LL);
     unsigned k = 0;
     for (const ProvenLoop& loop : loops) bound(s.counters[k++], loop.first, last_value(loop));
-    if (least < 0 || greatest >= (access.space != Space::global ? s.extent : INT_MAX + 1LL))
+    if (least < 0 || greatest >= (access.space != Space::global ? extent_of(s) : INT_MAX + 1LL))
       return false;
   }
   a.constant = f.constant;

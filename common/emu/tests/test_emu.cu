@@ -1128,6 +1128,51 @@ TEST_F(Emu, AReductionStepWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
       << diagnostic();
 }
 
+// tree_sum over the dynamic shared array (`extern __shared__`), whose one dimension is as long as
+// the launch's dynamic shared bytes hold. Planted bug: `extra` 1 reads element 64 in the first
+// step: past the array where the launch gives it 64 elements, unwritten where it gives 65.
+__global__ void dynamic_tree_sum(const float* in, float* out, int extra) {
+  extern __shared__ float partial[];
+  const int tid = threadIdx.x;
+  partial[tid] = in[blockIdx.x * 64 + tid];
+  __syncthreads();
+  for (int s = 32; s > 0; s >>= 1) {
+    if (tid < s) partial[tid] += partial[tid + s + extra];  // LINE_DYNAMIC_TREE_STEP
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = partial[0];
+}
+
+ProvenRun run_dynamic_tree_sum(int extra, size_t elements) {
+  const int n = 3 * 64;
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 17);
+  cudalab::DeviceArray<float> d_in(in), d_out(3, -1.0f);  // (poisoned)
+  return run_proven(d_out, [&] {
+    dynamic_tree_sum<<<3, 64, elements * sizeof(float)>>>(d_in.get(), d_out.get(), extra);
+  });
+}
+
+TEST_F(Emu, AStretchOfTheDynamicSharedArrayIsProvenWithinTheLaunchsSize) {
+  const ProvenRun r = run_dynamic_tree_sum(0, 64);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int b = 0; b < 3; ++b) {
+    double sum = 0;
+    for (int i = 0; i < 64; ++i) sum += (b * 64 + i) % 17;
+    EXPECT_EQ(r.out[b], sum) << "block " << b;
+  }
+  EXPECT_EQ(r.proven_stretches, 2u + 3 * 6 + 2)
+      << "the loads in blocks 1 and 2, six steps in each, the sums stored in blocks 1 and 2";
+  const ProvenRun past_the_end = run_dynamic_tree_sum(1, 64);
+  EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("thread (31,0,0), at " + at("LINE_DYNAMIC_TREE_STEP"))) << diagnostic();
+  Reset();
+  const ProvenRun unwritten = run_dynamic_tree_sum(1, 65);
+  EXPECT_EQ(unwritten.status, cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("thread (31,0,0), at " + at("LINE_DYNAMIC_TREE_STEP"))) << diagnostic();
+  EXPECT_TRUE(says("shared memory that no thread of this block wrote")) << diagnostic();
+}
+
 // The threads below `stored` store their element (a proven stretch), then each thread loads its
 // neighbour's (`tid ^ 1`, no affine subscript: a check per load). A proven stretch's stores leave
 // the words' records alone and say only that the block wrote them (SharedSpace::record_stores),

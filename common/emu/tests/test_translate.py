@@ -533,6 +533,14 @@ class LoopForms(unittest.TestCase):
             ],
         )
 
+    def test_the_dynamic_shared_array_is_proven_where_the_kernel_declares_it(self) -> None:
+        # (its extent: the launch's, extent_of giving kDynamicExtent for an array of unknown bound)
+        dynamic = self.TREE.replace("__shared__ float part[64];", "extern __shared__ float part[];")
+        self.assertEqual(len(self.proven(dynamic)), 3)
+        self.assertIn("extent_of<::std::remove_reference_t<decltype(part)>, 0>", self.proven(dynamic)[1])
+        at_file_scope = dynamic.replace("  extern __shared__ float part[];\n", "")
+        self.assertEqual(self.proven(at_file_scope, "extern __shared__ float part[];\n"), [])
+
     def test_a_store_under_another_condition_keeps_its_checks(self) -> None:
         store = "part[threadIdx.x] += part[threadIdx.x + s];"
         for condition in (

@@ -3,8 +3,8 @@ code checks their words once per block (common/emu/src/proven_stretches.cpp) and
 without a check per access (thread_loops.py says when a stretch may).
 
 The algorithm. A statement is *proven* when the only memory it touches is
-- loads of `__shared__` arrays declared in the kernel with a size (`__shared__ float
-  Mds[TILE_WIDTH][TILE_WIDTH];`),
+- loads of `__shared__` arrays declared in the kernel (`__shared__ float
+  Mds[TILE_WIDTH][TILE_WIDTH];`, or the dynamic `extern __shared__ float s[];`),
 - loads of global memory through a pointer parameter (`M[Row * Width + ph * TILE_WIDTH + tx]`),
 - loads of `__constant__` arrays declared with a size (`c_Kernel[KERNEL_RADIUS - j]`),
 - stores to either, each a statement of its own (`Mds[ty][tx] = value;`, `P[Row * Width + Col] =
@@ -36,8 +36,10 @@ the counters, by the corners of that box.
 Limitations (the statement keeps a check per access): a store under an `if` other than a thread's
 x bound, or inside an expression, a store to local memory, a pointer other than a parameter, a
 member other than the built-ins', a call other than math, a loop of another
-form, a subscript that multiplies two indices, an `extern __shared__` array, a `__shared__` array
-declared at file scope, an element that is not a number of whole 4-byte words.
+form, a subscript that multiplies two indices, a `__shared__` array declared at file scope (the
+dynamic `extern __shared__` array is proven where the kernel declares it, its first dimension as
+long as the launch's dynamic shared memory holds), an element that is not a number of whole 4-byte
+words.
 """
 
 from __future__ import annotations
@@ -455,8 +457,8 @@ class Walk:
         return (kind == "VAR_DECL" and shared(target)) or kind == "PARM_DECL"
 
     def element(self, cursor: object, store: bool) -> None:
-        """`S[i]...[j]`, with S a `__shared__` array of the kernel with a size, or `P[i]`, with P a
-        pointer parameter."""
+        """`S[i]...[j]`, with S a `__shared__` array of the kernel (the dynamic one's first dimension
+        the launch's), or `P[i]`, with P a pointer parameter."""
         indices = []
         c = cursor
         while kind_of(c) == "ARRAY_SUBSCRIPT_EXPR":
@@ -479,13 +481,16 @@ class Walk:
             return
         if array is None or kind_of(array) != "VAR_DECL" or not (shared(array) or constant(array)):
             raise NotProven("an access to something other than a __shared__ array or a parameter's")
-        in_kernel = kind_of(array.semantic_parent) in ("FUNCTION_DECL", "FUNCTION_TEMPLATE")  # type: ignore[attr-defined]
+        # (lexically: an `extern` declaration's semantic parent is the translation unit)
+        in_kernel = kind_of(array.lexical_parent) in ("FUNCTION_DECL", "FUNCTION_TEMPLATE")  # type: ignore[attr-defined]
         if shared(array) and not in_kernel:
             raise NotProven("a __shared__ array declared outside the kernel")
         if constant(array) and store:
             raise NotProven("a store to a __constant__ array")
         declared = array.type.get_canonical()  # type: ignore[attr-defined]
         rank = 0
+        if declared.kind.name == "INCOMPLETEARRAY" and shared(array):  # (the dynamic array)
+            rank, declared = 1, declared.get_array_element_type()
         while declared.kind.name in ("CONSTANTARRAY", "DEPENDENTSIZEDARRAY"):
             rank += 1
             declared = declared.get_array_element_type()

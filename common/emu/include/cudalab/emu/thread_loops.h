@@ -92,6 +92,14 @@ struct ProvenSubscript {
   long long constant, x, y, z;
   long long counters[kProvenLoops];
 };
+// The extent of the dynamic `extern __shared__` array (its declaration has no bound): as many
+// elements as the launch's dynamic shared bytes hold.
+inline constexpr long long kDynamicExtent = -1;
+// The extent of dimension `level` of array type T, as a ProvenSubscript gives it.
+template <class T, unsigned level>
+inline constexpr long long extent_of = level == 0 && std::is_unbounded_array_v<T>
+                                           ? kDynamicExtent
+                                           : static_cast<long long>(std::extent_v<T, level>);
 inline constexpr long long kEveryThread = 1LL << 62;
 // An x bound the launch cannot give (the access keeps its stretch checked).
 inline constexpr long long kNoBound = -(1LL << 62);
