@@ -283,7 +283,7 @@ class Planner:
                 start = region[0].start
             saves = " ".join(save(v) for v in keep if v.value is None)
             ends_epoch = last or (after < len(statements) and statements[after].kind == "barrier")
-            if ends_epoch and (proven := self.proven_stretch(region, begins_epoch)) is not None:
+            if (proven := self.proven_stretch(region, begins_epoch, ends_epoch)) is not None:
                 referred = [restore(v, self.text, checked=False) for v in restored]
                 copy_run = f"{THREADS}.run_proven("
                 if holds is not None:
@@ -322,21 +322,24 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression, or two waits")
         close()
 
-    def proven_stretch(self, region: list[Statement], begins_epoch: bool) -> str | None:
+    def proven_stretch(self, region: list[Statement], begins_epoch: bool, ends_epoch: bool) -> str | None:
         """For a stretch whose every memory access stretch_accesses.py proves, where the next
         barrier or the kernel's end follows (and, where it stores to global memory, the block's
-        start or a barrier comes before): the call that checks the words the block's threads touch
+        start or a barrier comes before), or that touches no memory (locals and arithmetic: nothing
+        a later access can race with): the call that checks the words the block's threads touch
         (stretch_fine), else None."""
         found = [s.accesses for s in region if s.accesses is not None]
         if len(found) < len(region) or any(s.returns for s in region):
             return None
         accesses = [access for f in found for access in f.accesses]
+        if accesses and not ends_epoch:
+            return None
         if not begins_epoch and any(a.store and a.space == "global" for a in accesses):
             return None
         loops = [loop for f in found for loop in f.loops]
         uses = set().union(*(f.uses for f in found))
         aliases = set().union(*(f.aliases for f in found))
-        if not accesses or len(loops) > PROVEN_LOOPS or aliases & self.changed or not uses <= self.uniform:
+        if len(loops) > PROVEN_LOOPS or aliases & self.changed or not uses <= self.uniform:
             return None
         counters = [str(loop.counter) for loop in loops]
 

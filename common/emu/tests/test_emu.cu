@@ -1128,6 +1128,30 @@ TEST_F(Emu, AReductionStepWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
       << diagnostic();
 }
 
+// A stretch that touches no memory (`const int tid = threadIdx.x;`, parted from the next by a
+// declaration the block runs once) runs as a proven stretch's copy wherever it lies: nothing in it
+// can race with a later access. Each block's output is its input reversed.
+__global__ void reversed_blocks(const float* in, float* out) {
+  __shared__ float s[64];
+  const int tid = threadIdx.x;
+  const int base = blockIdx.x * 64;
+  const int i = base + tid;
+  s[tid] = in[i];
+  __syncthreads();
+  out[i] = s[63 - tid];
+}
+
+TEST_F(Emu, AStretchThatTouchesNoMemoryRunsAsAProvenCopy) {
+  std::vector<float> in(128);
+  for (int i = 0; i < 128; ++i) in[i] = static_cast<float>(i);
+  cudalab::DeviceArray<float> d_in(in), d_out(128, -1.0f);  // (poisoned)
+  const ProvenRun r =
+      run_proven(d_out, [&] { reversed_blocks<<<2, 64>>>(d_in.get(), d_out.get()); });
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 128; ++i) ASSERT_EQ(r.out[i], i / 64 * 64 + 63 - i % 64) << "element " << i;
+  EXPECT_EQ(r.proven_stretches, 2u + 2) << "tid's in each block, the load and output in block 1";
+}
+
 // tree_sum over the dynamic shared array (`extern __shared__`), whose one dimension is as long as
 // the launch's dynamic shared bytes hold. Planted bug: `extra` 1 reads element 64 in the first
 // step: past the array where the launch gives it 64 elements, unwritten where it gives 65.

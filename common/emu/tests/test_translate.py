@@ -533,6 +533,16 @@ class LoopForms(unittest.TestCase):
             ],
         )
 
+    def test_a_stretch_that_touches_no_memory_is_proven_wherever_it_lies(self) -> None:
+        # (no barrier after `tid`'s stretch: nothing in it can race with a later access)
+        code = "  const int tid = threadIdx.x;\n  const int base = blockIdx.x * 64;\n"
+        code += "  x[base + tid] = 1;\n  __syncthreads();"
+        first, store = self.proven(code)
+        self.assertTrue(first.startswith("::cudalab::emu::stretch_fine(__FILE__, {}, {}, "), first)
+        self.assertIn("Space::global, true, 4, ", store)
+        # (a stretch with an access keeps its checks where no barrier follows)
+        self.assertEqual(self.proven(code.replace("const int base", "x[tid] = 2;\n  const int base")), [])
+
     def test_the_dynamic_shared_array_is_proven_where_the_kernel_declares_it(self) -> None:
         # (its extent: the launch's, extent_of giving kDynamicExtent for an array of unknown bound)
         dynamic = self.TREE.replace("__shared__ float part[64];", "extern __shared__ float part[];")

@@ -212,8 +212,10 @@ class ProvenCopy<T, false> {
 #endif
 
 // Stores a thread's value of a variable where PerThread keeps it (an array as its elements).
+// Unchecked: both are the emu's (the stretch's local variable, and the block's storage for it), and
+// the checks' hooks for a copy's two ranges cost more than the stretch that computes the value.
 template <class T, class V>
-void keep(T& kept, V& value) {
+__attribute__((no_sanitize("thread"))) void keep(T& kept, V& value) {
   if constexpr (std::is_trivially_copyable_v<T>)
     std::memcpy(static_cast<void*>(&kept), &value, sizeof(T));
   else
