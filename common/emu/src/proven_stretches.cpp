@@ -96,7 +96,10 @@ struct Affine {
   Term terms[kMostTerms];
   unsigned count = 0;
 
-  void clear() { constant = 0, count = 0; }
+  void clear() {
+    constant = 0;
+    count = 0;
+  }
   void add(long long bytes, long long from, long long to) {
     if (bytes != 0 && to > from) terms[count++] = {bytes, from, to};
   }
