@@ -170,9 +170,8 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   Word& s = words_[offset / 4];
   const uint16_t me = static_cast<uint16_t>(running_thread());
   const uint8_t bytes = bytes_touched_in_word(offset, size);
-  if (s.region == 0) return false;  // outside every variable
-  if (!store && s.write_epoch < b.block_epoch && !proven_written(b, offset / 4))
-    return false;  // unwritten in this block
+  if (s.region == 0) return false;                               // outside every variable
+  if (!store && !written_in_block(b, offset / 4)) return false;  // unwritten in this block
   checked_epoch_ = b.epoch;
   const bool written_now = s.write_epoch == b.epoch;
   if (written_now && s.writer != me && (s.write_bytes & bytes)) return false;

@@ -500,29 +500,34 @@ void count_requests(const char* file, std::initializer_list<ProvenLoop> loops,
   }
 }
 
-// The bits of a chunk of 64 words for its words [first, end) (0 <= first < end <= 64).
-uint64_t bits_of(size_t first, size_t end) {
-  return (end - first == 64 ? ~uint64_t{0} : (uint64_t{1} << (end - first)) - 1) << first;
+// Calls visit(chunk, bits) for each chunk of 64 words that words [first, end) meet, with the bits
+// of their words in it; stops at the first call that returns false, and says whether none did.
+template <class Visit>
+bool each_chunk(size_t first, size_t end, Visit visit) {
+  for (size_t c = first / 64; c * 64 < end; ++c) {
+    const size_t low = std::max(first, c * 64) - c * 64, high = std::min(end, c * 64 + 64) - c * 64;
+    if (!visit(c, (high - low == 64 ? ~uint64_t{0} : (uint64_t{1} << (high - low)) - 1) << low))
+      return false;
+  }
+  return true;
 }
 
 }  // namespace
 
 void SharedSpace::note_proven_written(const BlockState& b, size_t first, size_t end) {
-  for (size_t c = first / 64; c * 64 < end; ++c) {
+  each_chunk(first, end, [&](size_t c, uint64_t bits) {
     ProvenWritten& chunk = proven_written_[c];
     if (chunk.block_epoch != b.block_epoch) chunk = {b.block_epoch, 0};
-    chunk.bits |= bits_of(std::max(first, c * 64) - c * 64, std::min(end, c * 64 + 64) - c * 64);
-  }
+    chunk.bits |= bits;
+    return true;
+  });
 }
 
 bool SharedSpace::all_proven_written(const BlockState& b, size_t first, size_t end) const {
-  for (size_t c = first / 64; c * 64 < end; ++c) {
+  return each_chunk(first, end, [&](size_t c, uint64_t bits) {
     const ProvenWritten& chunk = proven_written_[c];
-    const uint64_t bits =
-        bits_of(std::max(first, c * 64) - c * 64, std::min(end, c * 64 + 64) - c * 64);
-    if (chunk.block_epoch != b.block_epoch || (chunk.bits & bits) != bits) return false;
-  }
-  return true;
+    return chunk.block_epoch == b.block_epoch && (chunk.bits & bits) == bits;
+  });
 }
 
 bool SharedSpace::one_variable(size_t first, size_t last) const {

@@ -1092,17 +1092,20 @@ __global__ void tree_sum(const float* in, float* out, int extra, int past) {
   if (tid == 0) out[blockIdx.x + past] = partial[0];  // LINE_TREE_SUM_STORED
 }
 
-ProvenRun run_tree_sum(int extra, int past = 0) {
+// A tree sum's launch, `launch(in, out)`, over three blocks of 64 elements (element i: i % 17).
+template <class Launch>
+ProvenRun run_tree_sums(Launch launch) {
   const int n = 3 * 64;
   std::vector<float> in(n);
   for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 17);
   cudalab::DeviceArray<float> d_in(in), d_out(3, -1.0f);  // (poisoned)
-  return run_proven(d_out, [&] { tree_sum<<<3, 64>>>(d_in.get(), d_out.get(), extra, past); });
+  return run_proven(d_out, [&] { launch(d_in.get(), d_out.get()); });
 }
 
-TEST_F(Emu, AReductionStepBelowAThreadBoundRunsUncheckedWhereTheBlockProvesItsWords) {
-  const ProvenRun r = run_tree_sum(0);
-  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+// That a tree sum's run passed with each block's sum, its loads and stored sum proven in blocks 1
+// and 2 and its six steps in every block.
+void expect_tree_sums(const ProvenRun& r) {
+  ASSERT_EQ(r.status, cudaSuccess) << cudalab::emu::last_diagnostic();
   for (int b = 0; b < 3; ++b) {
     double sum = 0;
     for (int i = 0; i < 64; ++i) sum += (b * 64 + i) % 17;
@@ -1110,6 +1113,15 @@ TEST_F(Emu, AReductionStepBelowAThreadBoundRunsUncheckedWhereTheBlockProvesItsWo
   }
   EXPECT_EQ(r.proven_stretches, 2u + 3 * 6 + 2)
       << "the loads in blocks 1 and 2, six steps in each, the sums stored in blocks 1 and 2";
+}
+
+ProvenRun run_tree_sum(int extra, int past = 0) {
+  return run_tree_sums(
+      [&](const float* in, float* out) { tree_sum<<<3, 64>>>(in, out, extra, past); });
+}
+
+TEST_F(Emu, AReductionStepBelowAThreadBoundRunsUncheckedWhereTheBlockProvesItsWords) {
+  expect_tree_sums(run_tree_sum(0));
 }
 
 TEST_F(Emu, AReductionStepWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
@@ -1168,25 +1180,13 @@ __global__ void dynamic_tree_sum(const float* in, float* out, int extra) {
 }
 
 ProvenRun run_dynamic_tree_sum(int extra, size_t elements) {
-  const int n = 3 * 64;
-  std::vector<float> in(n);
-  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 17);
-  cudalab::DeviceArray<float> d_in(in), d_out(3, -1.0f);  // (poisoned)
-  return run_proven(d_out, [&] {
-    dynamic_tree_sum<<<3, 64, elements * sizeof(float)>>>(d_in.get(), d_out.get(), extra);
+  return run_tree_sums([&](const float* in, float* out) {
+    dynamic_tree_sum<<<3, 64, elements * sizeof(float)>>>(in, out, extra);
   });
 }
 
 TEST_F(Emu, AStretchOfTheDynamicSharedArrayIsProvenWithinTheLaunchsSize) {
-  const ProvenRun r = run_dynamic_tree_sum(0, 64);
-  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
-  for (int b = 0; b < 3; ++b) {
-    double sum = 0;
-    for (int i = 0; i < 64; ++i) sum += (b * 64 + i) % 17;
-    EXPECT_EQ(r.out[b], sum) << "block " << b;
-  }
-  EXPECT_EQ(r.proven_stretches, 2u + 3 * 6 + 2)
-      << "the loads in blocks 1 and 2, six steps in each, the sums stored in blocks 1 and 2";
+  expect_tree_sums(run_dynamic_tree_sum(0, 64));
   const ProvenRun past_the_end = run_dynamic_tree_sum(1, 64);
   EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
   EXPECT_TRUE(says("thread (31,0,0), at " + at("LINE_DYNAMIC_TREE_STEP"))) << diagnostic();
