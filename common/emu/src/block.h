@@ -38,9 +38,11 @@ struct BlockState {
   // that sees it, then its writes): blocks that fenced, and whether this block made an atomic.
   std::atomic<bool>* fenced = nullptr;  // per block of the launch, or nullptr (too many blocks)
   bool made_atomic = false;
-  // The host-pointer check composes its report: the accesses of its own strings (code the
-  // checks' instrumentation may reach, next to the host array on the heap) are not the kernel's.
-  bool reporting_host_pointer = false;
+  // The emu's own code runs for the block (the host-pointer check composing its report, a
+  // `__shared__` variable placed): the accesses of its strings and vectors, which the checks'
+  // instrumentation may reach through the copies of std::string's code that the program's
+  // instrumented code instantiated, on the heap next to a host array, are not the kernel's.
+  bool emu_code_runs = false;
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;
   uint32_t block_rank = 0;
