@@ -232,18 +232,24 @@ class Planner:
         return variable.value is not None and unchanged
 
     def level(
-        self, statements: tuple[Statement, ...], visible: list[Local], begin: int, final: bool = False
+        self,
+        statements: tuple[Statement, ...],
+        visible: list[Local],
+        begin: int,
+        final: bool = False,
+        fresh: bool = False,
     ) -> None:
         """The edits for the statements of one level, which starts at `begin`; `visible`: variables
         kept per thread that enclosing levels declared before it; `final`: nothing waits after the
-        level (the kernel's own). A stretch starts where the statement before it ends (or the
+        level (the kernel's own); `fresh`: nothing touched memory since the epoch began where the
+        level starts. A stretch starts where the statement before it ends (or the
         level starts): what lies between is the stretch's too (a macro that expands to nothing
         leaves its name before the `;` that Clang places the statement at)."""
         kept: list[Local] = list(visible)
         region: list[Statement] = []
         # Whether nothing touched memory since the epoch began: at the block's start, after a
-        # barrier at this level (where a stretch of global stores has no race to look for).
-        fresh = final
+        # barrier (where a stretch of global stores has no race to look for), and after stretches
+        # that touch no memory.
 
         def close() -> None:
             nonlocal fresh
@@ -316,18 +322,19 @@ class Planner:
                 region.append(s)
             elif s.kind in WAITING:
                 close()
+                self.waiting(s, kept, fresh)
                 fresh = fresh and leaves_fresh(s)
-                self.waiting(s, kept)
             else:
                 raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression, or two waits")
         close()
 
     def proven_stretch(self, region: list[Statement], begins_epoch: bool, ends_epoch: bool) -> str | None:
         """For a stretch whose every memory access stretch_accesses.py proves, where the next
-        barrier or the kernel's end follows (and, where it stores to global memory, the block's
-        start or a barrier comes before), or that touches no memory (locals and arithmetic: nothing
-        a later access can race with): the call that checks the words the block's threads touch
-        (stretch_fine), else None."""
+        barrier or the kernel's end follows (and, where it stores to global memory, nothing touched
+        memory since the block's start or a barrier: stretches of locals alone may lie between,
+        and a loop that waits, whose body ends at a barrier, begins each run so), or that touches
+        no memory (locals and arithmetic: nothing a later access can race with): the call that
+        checks the words the block's threads touch (stretch_fine), else None."""
         found = [s.accesses for s in region if s.accesses is not None]
         if len(found) < len(region) or any(s.returns for s in region):
             return None
@@ -437,8 +444,10 @@ class Planner:
             self.edits.append((s.start, s.start, opening + publish + " "))
         self.edits.append((call.start, call.end, read))
 
-    def waiting(self, s: Statement, kept: list[Local]) -> None:
-        """A loop, `if` or `{ }` that holds a barrier: once for the block, its body as a level."""
+    def waiting(self, s: Statement, kept: list[Local], fresh: bool) -> None:
+        """A loop, `if` or `{ }` that holds a barrier: once for the block, its body as a level
+        (fresh where nothing touched memory since the epoch began before it, and a loop's body
+        ends at a barrier: its later runs begin after that barrier)."""
         own = {v.id for v in s.declares}
         if s.kind != "compound":
             changed_in_body = set().union(*(p.changes for p in s.parts))
@@ -448,14 +457,15 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a break or continue")
             self.uniform |= own
         if s.kind == "compound":
-            self.level(s.parts, kept, s.start + 1)
+            self.level(s.parts, kept, s.start + 1, fresh=fresh)
             return
+        fresh = fresh and (s.kind == "if" or all(ends_at_barrier(p) for p in s.parts))
         for part in s.parts:
             if part.kind == "compound":
-                self.level(part.parts, kept, part.start + 1)
+                self.level(part.parts, kept, part.start + 1, fresh=fresh)
             else:  # (a body without braces: a level of one statement, which may become several)
                 self.edits.append((part.start, part.start, "{ "))
-                self.level((part,), kept, part.start)
+                self.level((part,), kept, part.start, fresh=fresh)
                 self.edits.append((part.end, part.end, " }"))
 
 
@@ -526,6 +536,6 @@ def plan(kernel: Function, text: bytes) -> list[Edit]:
         for p in planner.changed_parameters
     )
     planner.edits.append((opening, opening, f" {NS}BlockThreads {THREADS};{warps}{parameters}"))
-    planner.level(body.parts, list(planner.changed_parameters), opening, final=True)
+    planner.level(body.parts, list(planner.changed_parameters), opening, final=True, fresh=True)
     planner.edits.append((body.end - 1, body.end - 1, " return {}; "))
     return planner.edits

@@ -32,6 +32,10 @@ struct BlockState {
   uint32_t stamp = 0;
   uint32_t epoch = 0;        // counts block starts and barriers on this worker
   uint32_t block_epoch = 0;  // the epoch this block started in
+  // The last epoch in which a checked access (not a proven stretch's) touched global memory: where
+  // it is not this one, the block's plain writes of this launch came before the last barrier
+  // (proven_stretches.cpp).
+  uint32_t checked_global_epoch = 0;
   SharedSpace* shared = nullptr;
   Diagnostic unwritten_read;  // the first read of unwritten shared memory, reported at the barrier
   // The "last block" pattern (a block's __threadfence() before an atomic, another block's atomic

@@ -203,8 +203,10 @@ extern const BuiltinsPlace builtins_place;
   const auto a = reinterpret_cast<uintptr_t>(address);
   if (b == nullptr) return host_access_fine(a);
   publish_store(store ? a : 0);
+  const bool global = a - reserved_arena.base < reserved_arena.size;
+  if (global) b->checked_global_epoch = b->epoch;
   if (timed_out() || watching_a_thread.load(std::memory_order_relaxed)) return false;
-  if (a - reserved_arena.base < reserved_arena.size) {
+  if (global) {
     if (!store && b->stamp == b->launch_stamp && running_thread() < FirstThreadsLoads::kThreads &&
         first_threads_loads != nullptr)
         [[unlikely]]  // a global load of the first block's first threads

@@ -322,16 +322,17 @@ void count_requests(const ProvenLaunch& launch, const BlockState& b) {
 
 }  // namespace
 
-// Whether no word of `writers` was written by another block's plain write in the launch of
-// `launch_stamp`, nor holds bytes of several writers (kMixed and kBusy lie among the stamps of the
-// launch), nor for a load is nobody's.
-bool words_fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store) {
+// (kMixed and kBusy lie among the stamps of the launch, and are no block's.)
+bool words_fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store,
+                uint32_t own) {
+  const auto refused_write = [&](uint32_t writer) {
+    return plain_write_in_launch(writer, launch_stamp) & (writer != own);
+  };
   uint32_t refused = 0;
   if (store)
-    for (size_t w = 0; w < words; ++w) refused |= plain_write_in_launch(writers[w], launch_stamp);
+    for (size_t w = 0; w < words; ++w) refused |= refused_write(writers[w]);
   else
-    for (size_t w = 0; w < words; ++w)
-      refused |= plain_write_in_launch(writers[w], launch_stamp) | (writers[w] == 0);
+    for (size_t w = 0; w < words; ++w) refused |= refused_write(writers[w]) | (writers[w] == 0);
   return refused == 0;
 }
 

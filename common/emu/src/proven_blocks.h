@@ -20,9 +20,11 @@ struct ProvenLaunch {
 };
 
 // Whether no word of `writers` (an array's shadow) was written by a plain write in the launch of
-// `launch_stamp`, nor holds bytes of several writers, nor for a load (`store` false) is nobody's:
-// the checks' verdict on a block's loads or stores of those words, in bulk.
-bool words_fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store);
+// `launch_stamp` (but by the block whose stamp is `own`, where not 0), nor holds bytes of several
+// writers, nor for a load (`store` false) is nobody's: the checks' verdict on a block's loads or
+// stores of those words, in bulk.
+bool words_fine(const uint32_t* writers, size_t words, uint32_t launch_stamp, bool store,
+                uint32_t own = 0);
 
 // The worker's view of a launch of `proven` (nullptr: none): where every block of the launch would
 // run checked (counters on where a thread may skip a load, a host pointer among the arguments, a

@@ -13,9 +13,11 @@
 //   to), and no element among the stretch's other shared accesses but the thread's own (`s[tid]
 //   += v` loads what the same thread stores): where the two spans meet, their runs are apart;
 // - a load of global memory: the elements inside the live device array the pointer points into,
-//   written before this launch and not in it (proven_blocks.h: words_fine; no look at the words
-//   where no block stored into the array in this launch so far and they are seen written:
-//   memory.h);
+//   written before this launch and not in it, but by this block before the last barrier (where no
+//   checked access touched global memory since it: BlockState::checked_global_epoch; each proven
+//   stretch with accesses ends at a barrier), as a reduction in place loads its last step's sums
+//   (proven_blocks.h: words_fine; no look at the words where no block stored into the array in
+//   this launch so far and they are seen written: memory.h);
 // - a store to global memory (the translator proves it where the block's start or a barrier comes
 //   before the stretch, so that no thread of the block touched memory since): the same, but
 //   written by anyone before, each thread on its own element, none among the stretch's other
@@ -33,10 +35,9 @@
 // memory since the barrier, the looks above take whole runs at once: a load's words must all be
 // among those bits, a store's need nothing but their variable (SharedSpace::loads_fine). Global
 // stores: each word's writer the block and its mark the store's line and thread, as a proven block
-// records them. (A launch run again in the
-// other order, replay.h,
-// loads the same values and stores the same elements: no load reads what the stretch stores, and
-// each element stored has one writer.) Anything else (a subscript
+// records them, their pages kept for a launch run again in the other order (replay.h), which then
+// starts from the memory before the launch and loads the same values (no load reads what the
+// stretch stores, and each element stored has one writer). Anything else (a subscript
 // past its dimension, a word unwritten or touched since the barrier, a thread that returned from
 // the kernel before a stretch that stores, a loop that runs no time, a watched thread, the
 // launch's first block where the stretch touches global or constant memory; with the counters on,
@@ -75,6 +76,7 @@
 #include "memory.h"
 #include "per_worker_count.h"
 #include "proven_blocks.h"
+#include "replay.h"
 #include "symbolize.h"
 
 namespace cudalab::emu {
@@ -265,8 +267,16 @@ Affine visits_of(const StretchAccess& access, const ProvenSubscript& f,
   return a;
 }
 
+// The block's stamp where its plain writes of this launch all came before the last barrier (no
+// checked access touched global memory since: each proven stretch that stores ends at a barrier),
+// so that the stretch may load and store over them; else 0.
+uint32_t own_before_barrier(const BlockState& b) {
+  return b.checked_global_epoch != b.epoch ? b.stamp : 0;
+}
+
 // Whether the global elements of access `a` of `array` lie in its live device array and none was
-// written in this launch, and for a load each was written before it (words_fine), run by run. A
+// written in this launch but by the block before the last barrier (own_before_barrier), and for a
+// load each was written before it (words_fine), run by run. A
 // load of an array that nobody stored into in this launch so far, whose words between the
 // access's least and greatest element are seen written (memory.h), needs no look at them.
 bool global_words_fine(const BlockState& b, const void* array, bool store, const Affine& a,
@@ -283,7 +293,8 @@ bool global_words_fine(const BlockState& b, const void* array, bool store, const
     return true;
   return each_run(a, element, [&](long long first, long long end) {
     const auto words = static_cast<size_t>(end - first) / 4;
-    return words_fine(r->shadow.words + (offset + first) / 4, words, b.launch_stamp, store);
+    return words_fine(r->shadow.words + (offset + first) / 4, words, b.launch_stamp, store,
+                      own_before_barrier(b));
   });
 }
 
@@ -380,13 +391,17 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
   thread_local std::vector<std::pair<uint32_t*, uint32_t>> taken;  // (word, its writer before)
   taken.clear();
   note_store_in_launch(r, b.launch_stamp);
+  const uint32_t own = own_before_barrier(b);
   const bool all_taken = each_row(access, f, loops, [&](long long at, uint16_t) {
     for (unsigned x = 0; x < width; ++x) {
       const long long offset = base + at + x * f.x;
+      // (a launch run again starts from the memory before its first store: the stretch may load
+      // what its block stored before)
+      keep_before_store(b, reinterpret_cast<uintptr_t>(r.base) + offset, element);
       for (long long w = offset / 4; w < (offset + element) / 4; ++w) {
         uint32_t* word = r.shadow.words + w;
         const uint32_t before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-        if (plain_write_in_launch(before, b.launch_stamp)) return false;
+        if (plain_write_in_launch(before, b.launch_stamp) && before != own) return false;
         __atomic_store_n(word, b.stamp, __ATOMIC_RELEASE);
         taken.emplace_back(word, before);
       }

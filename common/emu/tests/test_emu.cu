@@ -1164,6 +1164,127 @@ TEST_F(Emu, AStretchThatTouchesNoMemoryRunsAsAProvenCopy) {
   EXPECT_EQ(r.proven_stretches, 2u + 2) << "tid's in each block, the load and output in block 1";
 }
 
+// tree_sum in global memory (Fan's reduce_global): each block sums its 64 elements in place
+// through a pointer moved by its offset (`float* x = in + blockIdx.x * 64 + shift`), so that each
+// step loads and stores what its block stored before the last barrier. Planted bug: `shift` 1
+// moves each block's elements one on, so that the last block's first step reads one past the
+// array.
+__global__ void global_tree_sum(float* in, float* out, int shift) {
+  const int tid = threadIdx.x;
+  float* x = in + blockIdx.x * 64 + shift;
+  for (int s = 32; s > 0; s >>= 1) {
+    if (tid < s) x[tid] += x[tid + s];  // LINE_GLOBAL_TREE_STEP
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = x[0];
+}
+
+ProvenRun run_global_tree_sum(int shift) {
+  return run_tree_sums([&](const float* in, float* out) {
+    global_tree_sum<<<3, 64>>>(const_cast<float*>(in), out, shift);
+  });
+}
+
+// That a global tree sum's run passed with each block's sum, its six steps and its stored sum
+// proven in blocks 1 and 2.
+void expect_global_tree_sums(const ProvenRun& r) {
+  ASSERT_EQ(r.status, cudaSuccess) << cudalab::emu::last_diagnostic();
+  for (int b = 0; b < 3; ++b) {
+    double sum = 0;
+    for (int i = 0; i < 64; ++i) sum += (b * 64 + i) % 17;
+    EXPECT_EQ(r.out[b], sum) << "block " << b;
+  }
+  EXPECT_GE(r.proven_stretches, 2u * 6 + 2) << "six steps and the sum stored in blocks 1 and 2";
+}
+
+TEST_F(Emu, AStepThatLoadsWhatItsBlockStoredBeforeTheBarrierIsProven) {
+  const ProvenRun r = run_global_tree_sum(0);
+  expect_global_tree_sums(r);
+  EXPECT_EQ(r.proven_stretches, 3u + 2 * 6 + 2)
+      << "tid and x in each block, six steps and the sum stored in blocks 1 and 2";
+  const ProvenRun past_the_end = run_global_tree_sum(1);
+  EXPECT_EQ(past_the_end.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (2,0,0), thread (31,0,0), at " + at("LINE_GLOBAL_TREE_STEP")))
+      << diagnostic();
+}
+
+// global_tree_sum beside a race that a second run in the other order excuses (replay.h): thread 1
+// reads the flag that thread 0 stores, which held the same value before. Each block sums the first
+// 64 of its 1024 elements (a page of its own). The second run starts from the memory before the
+// launch's first stores, the proven steps' too, and sums the same elements.
+__global__ void global_tree_sum_beside_a_race(float* in, float* out, float* flag, float* seen) {
+  const int tid = threadIdx.x;
+  float* x = in + blockIdx.x * 1024;
+  if (tid == 0) flag[blockIdx.x] = 1.0f;
+  if (tid == 1) seen[blockIdx.x] = flag[blockIdx.x];
+  __syncthreads();
+  for (int s = 32; s > 0; s >>= 1) {
+    if (tid < s) x[tid] += x[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = x[0];
+}
+
+TEST_F(Emu, ALaunchRunAgainRestoresWhatItsProvenStepsStored) {
+  std::vector<float> in(3 * 1024);
+  for (int b = 0; b < 3; ++b)
+    for (int i = 0; i < 64; ++i) in[b * 1024 + i] = static_cast<float>((b * 64 + i) % 17);
+  cudalab::DeviceArray<float> d_in(in), d_out(3, -1.0f);  // (poisoned)
+  cudalab::DeviceArray<float> d_flag(std::vector<float>(3, 1.0f)), d_seen(3, -1.0f);
+  expect_global_tree_sums(run_proven(d_out, [&] {
+    global_tree_sum_beside_a_race<<<3, 64>>>(d_in.get(), d_out.get(), d_flag.get(), d_seen.get());
+  }));
+  EXPECT_EQ(d_seen.to_host(), std::vector<float>(3, 1.0f));
+}
+
+// A stretch that loads what its block stored in the launch is proven only where those stores came
+// before the last barrier: in block 1 the threads' checked stores (under `if (flags[i])`) and the
+// loads of another warp's elements share a barrier interval (the `if` that would wait is not
+// taken), and the race is named. (`host`, a host pointer the kernel does not use, leaves the
+// launch without a second run in the other order, replay.h: the race is told where it is found.)
+__global__ void reads_another_warps_store(float* x, const int* flags, float* out,
+                                          const float* host) {
+  __shared__ float s[32];
+  const int tid = threadIdx.x;
+  float* seg = x + blockIdx.x * 64;
+  if (flags[blockIdx.x * 64 + tid] != 0) seg[tid] = 2.0f;
+  if (blockDim.x > 1024) {
+    __syncthreads();
+  }
+  if (tid < 32) s[tid] = seg[tid + 32];  // LINE_READS_ANOTHER_WARPS_STORE
+  __syncthreads();
+  if (tid < 32) out[blockIdx.x * 32 + tid] = s[tid];
+}
+
+// The same kernel with no store: it runs to its end. (The emu's own strings that name `s` when it
+// is placed, on the heap near the host array, are no access of the kernel's: a fault among them
+// would stop the block with the variables' lock held, and the next block would wait for it.)
+TEST_F(Emu, AHostPointerArgumentTheKernelDoesNotUseIsNoFault) {
+  const std::vector<float> host(1, 0.0f);
+  cudalab::DeviceArray<float> d_x(std::vector<float>(3 * 64, 1.0f)), d_out(3 * 32, -1.0f);
+  cudalab::DeviceArray<int> d_flags(std::vector<int>(3 * 64, 0));
+  const ProvenRun r = run_proven(d_out, [&] {
+    reads_another_warps_store<<<3, 64>>>(d_x.get(), d_flags.get(), d_out.get(), host.data());
+  });
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  EXPECT_EQ(r.out, std::vector<float>(3 * 32, 1.0f));
+}
+
+TEST_F(Emu, AStretchLoadingWhatACheckedStoreOfItsIntervalStoredRunsCheckedAndTheRaceIsNamed) {
+  std::vector<int> flags(3 * 64, 0);
+  for (int i = 64; i < 128; ++i) flags[i] = 1;  // (block 1's threads store)
+  const std::vector<float> host(1, 0.0f);
+  cudalab::DeviceArray<float> d_x(std::vector<float>(3 * 64, 1.0f)), d_out(3 * 32, -1.0f);
+  cudalab::DeviceArray<int> d_flags(flags);
+  const ProvenRun r = run_proven(d_out, [&] {
+    reads_another_warps_store<<<3, 64>>>(d_x.get(), d_flags.get(), d_out.get(), host.data());
+  });
+  EXPECT_EQ(r.status, cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("block (1,0,0), thread (0,0,0), at " + at("LINE_READS_ANOTHER_WARPS_STORE")))
+      << diagnostic();
+  EXPECT_TRUE(says("which thread (32,0,0) of this block wrote")) << diagnostic();
+}
+
 // tree_sum over the dynamic shared array (`extern __shared__`), whose one dimension is as long as
 // the launch's dynamic shared bytes hold. Planted bug: `extra` 1 reads element 64 in the first
 // step: past the array where the launch gives it 64 elements, unwritten where it gives 65.

@@ -551,6 +551,32 @@ class LoopForms(unittest.TestCase):
         at_file_scope = dynamic.replace("  extern __shared__ float part[];\n", "")
         self.assertEqual(self.proven(at_file_scope, "extern __shared__ float part[];\n"), [])
 
+    GLOBAL_TREE = (
+        "  const int tid = threadIdx.x;\n  float *y = x + blockDim.x * blockIdx.x + 1;\n"
+        "  for (int s = 32; s > 0; s >>= 1) {\n    if (tid < s) y[tid] += y[tid + s];\n"
+        "    __syncthreads();\n  }\n  if (tid == 0) x[blockIdx.x] = y[0];"
+    )
+
+    def test_a_pointer_moved_from_a_parameter_stands_for_the_parameter(self) -> None:
+        # (`y`: x moved by the block's offset, its steps x's elements at that offset; the loop's
+        # first step begins the block's interval, as a stretch of locals alone comes before it)
+        _, step, output = self.proven(self.GLOBAL_TREE)
+        s = "static_cast<long long>"
+        offset = "((0) + (1)) + ((blockDim . x) * (blockIdx . x))"
+        self.assertIn("{x, ::cudalab::emu::Space::global, true, 5, ", step)
+        self.assertEqual(step.count(f"{s}(sizeof(x[0])), {s}({offset}), {s}((0) + (1))"), 2, step)
+        self.assertIn(f"{s}(sizeof(x[0])), {s}(({offset}) + ((0) + (s))), {s}((0) + (1))", step)
+        self.assertIn("{x, ::cudalab::emu::Space::global, false, 8, ", output)
+        two = self.GLOBAL_TREE.replace("float *y = x", "float2 *y = (float2 *)x").replace("+= y", "= y")
+        for changed in (
+            self.GLOBAL_TREE + "\n  y = x;",  # (changed)
+            self.GLOBAL_TREE.replace("float *y = x", "float *y = (float *)(int *)x"),
+            two.replace("= y[0];", "= y[0].x;"),  # (another element)
+        ):
+            with self.subTest(code=changed):
+                found = self.proven(changed)
+                self.assertEqual([call for call in found if "Space::global, true, 5, " in call], [], found)
+
     def test_a_store_under_another_condition_keeps_its_checks(self) -> None:
         store = "part[threadIdx.x] += part[threadIdx.x + s];"
         for condition in (

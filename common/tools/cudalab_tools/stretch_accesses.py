@@ -28,13 +28,17 @@ where nothing in the kernel changes it; one whose initializer names no thread (a
 counter) is named, as a value the planner must know to be the block's. A pointer parameter is
 accepted where the kernel never moves it, or where its one change is a statement of the kernel's
 body (in no loop or `if`) that adds an offset of that affine form (`d_Src += baseY * pitch +
-baseX;`): after it, `d_Src[i]` is the argument's element at the offset plus i. The
+baseX;`): after it, `d_Src[i]` is the argument's element at the offset plus i. A local pointer
+that nothing changes, whose initializer moves a parameter the kernel never moves by offsets of
+that form (`real *x = d_x + blockDim.x * blockIdx.x;`, or `&d_x[offset]`), its elements of the
+parameter's type, stands for the parameter the same way (its declaration touches no memory). The
 record gives each access's subscripts as the coefficients of the thread's index and the loops'
 counters, so that the launch can bound every subscript a block's threads form, for every value of
 the counters, by the corners of that box.
 
 Limitations (the statement keeps a check per access): a store under an `if` other than a thread's
-x bound, or inside an expression, a store to local memory, a pointer other than a parameter, a
+x bound, or inside an expression, a store to local memory, a pointer other than a parameter or a
+local moved from one, a
 member other than the built-ins', a call other than math, a loop of another
 form, a subscript that multiplies two indices, a `__shared__` array declared at file scope (the
 dynamic `extern __shared__` array is proven where the kernel declares it, its first dimension as
@@ -247,6 +251,10 @@ class Walk:
             for variable in children(cursor):
                 if block_handle(variable):
                     continue
+                if (alias := self.pointer_alias(variable)) is not None:  # (an address: no access)
+                    for offset in alias[1]:
+                        self.value(offset)
+                    continue
                 if kind_of(variable) != "VAR_DECL" or canonical_kind(variable.type) not in NUMBERS:  # type: ignore[attr-defined]
                     raise NotProven("a local that is not a number")
                 if shared(variable) or variable.storage_class.name == "STATIC":  # type: ignore[attr-defined]
@@ -454,7 +462,57 @@ class Walk:
             c = plain(children(c)[0])
         target = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
         kind = kind_of(target) if target is not None else ""
-        return (kind == "VAR_DECL" and shared(target)) or kind == "PARM_DECL"
+        if kind == "VAR_DECL":
+            return shared(target) or self.pointer_alias(target) is not None
+        return kind == "PARM_DECL"
+
+    def pointer_alias(self, variable: object) -> tuple[object, list[object]] | None:
+        """For a local pointer with one initializer `P + offset` (or a sum of several) or
+        `&P[offset]`, P a pointer parameter the kernel never moves and each offset an integer
+        (`real *x = d_x + blockDim.x * blockIdx.x;`): P and the offsets' cursors, else None. Such
+        a pointer stands for P moved by the offsets, where nothing changes it (`aliases`: the
+        planner checks)."""
+        if kind_of(variable) != "VAR_DECL" or shared(variable) or variable.storage_class.name == "STATIC":  # type: ignore[attr-defined]
+            return None
+        if kind_of(variable.semantic_parent) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
+            return None
+        if variable.type.get_canonical().kind.name != "POINTER":  # type: ignore[attr-defined]
+            return None
+        names = ("TYPE_REF", "NAMESPACE_REF", "TEMPLATE_REF")
+        init = [c for c in children(variable) if kind_of(c) not in names]
+        if len(init) != 1:
+            return None
+        c, offsets = plain(init[0]), []
+        if kind_of(c) == "UNARY_OPERATOR" and self.tokens.at_or_after(c.extent.start.offset) == "&":  # type: ignore[attr-defined]
+            c = plain(children(c)[0])
+            if kind_of(c) != "ARRAY_SUBSCRIPT_EXPR":
+                return None
+            c, offset = children(c)
+            c, offsets = plain(c), [offset]
+        while kind_of(c) == "BINARY_OPERATOR" and self.operator(c) == "+":  # (`P + a + b`)
+            left, right = children(c)
+            if canonical_kind(right.type) not in INTEGERS:  # type: ignore[attr-defined]
+                left, right = right, left
+            c = plain(left)
+            offsets.append(right)
+        parameter = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+        if not offsets or parameter is None or kind_of(parameter) != "PARM_DECL":
+            return None
+        if local_id(parameter) in self.moves:
+            return None
+        pointee = variable.type.get_canonical().get_pointee()  # type: ignore[attr-defined]
+        same = parameter.type.get_canonical().get_pointee().get_canonical().spelling  # type: ignore[attr-defined]
+        integers = all(canonical_kind(o.type) in INTEGERS for o in offsets)  # type: ignore[attr-defined]
+        if not integers or pointee.get_canonical().spelling != same:
+            return None  # (a cast to another element: `(float2*)P + i`)
+        return parameter, offsets
+
+    def offset_terms(self, offsets: list[object]) -> Terms:
+        """The sum of a pointer alias's offsets, as terms."""
+        terms: Terms = {}
+        for offset in offsets:
+            terms = combined("+", terms, self.terms(offset)) or {}  # (a sum is always affine)
+        return terms
 
     def element(self, cursor: object, store: bool) -> None:
         """`S[i]...[j]`, with S a `__shared__` array of the kernel (the dynamic one's first dimension
@@ -466,11 +524,18 @@ class Walk:
             indices.append(index)
             c = plain(base)
         array = c.referenced if kind_of(c) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
-        if array is not None and kind_of(array) == "PARM_DECL" and len(indices) == 1:
+        alias = self.pointer_alias(array) if array is not None and len(indices) == 1 else None
+        if alias is not None or (array is not None and kind_of(array) == "PARM_DECL" and len(indices) == 1):
             pointer = array.type.get_canonical()  # type: ignore[attr-defined]
             element = pointer.get_pointee() if pointer.kind.name == "POINTER" else None
             if element is None or element.kind.name not in NUMBERS or element.get_size() % 4:
                 raise NotProven("an access through a pointer to something other than numbers")
+            if alias is not None:  # (the parameter's element at the offset plus the subscript)
+                self.aliases.add(local_id(array))
+                parameter, offsets = alias
+                self.uses.add(local_id(parameter))
+                self.record(parameter, "global", store, indices, cursor, self.offset_terms(offsets))
+                return
             move = self.moves.get(local_id(array))
             if move is None:
                 self.uses.add(local_id(array))  # (a pointer the kernel never moves: the block's)
