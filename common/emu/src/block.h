@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cudalab/emu/device.h"
@@ -21,6 +22,22 @@ namespace cudalab::emu {
 // launch fail with `code` and `found` (scheduler.cpp). Called on the thread's own fiber; never
 // returns (the thread's frames are given up, as a GPU that stops a kernel runs no destructors).
 [[noreturn]] void stop_thread(cudaError_t code, Diagnostic found);
+
+// Set while the emu's own code runs for a kernel's thread (the check of one of its accesses, a
+// `__shared__` variable placed, a report composed): an access that reaches the hooks then comes
+// from library code the program's instrumentation compiled (std::string's: the linker may take the
+// program's copy of an inline function for the emu's too), on the emu's memory, not the kernel's.
+inline constinit thread_local bool emu_code_runs = false;
+class EmuCodeRuns {
+ public:
+  EmuCodeRuns() : ran_(std::exchange(emu_code_runs, true)) {}
+  ~EmuCodeRuns() { emu_code_runs = ran_; }
+  EmuCodeRuns(const EmuCodeRuns&) = delete;
+  EmuCodeRuns& operator=(const EmuCodeRuns&) = delete;
+
+ private:
+  bool ran_;
+};
 
 class SharedSpace;
 class LaunchReplay;
@@ -42,11 +59,6 @@ struct BlockState {
   // that sees it, then its writes): blocks that fenced, and whether this block made an atomic.
   std::atomic<bool>* fenced = nullptr;  // per block of the launch, or nullptr (too many blocks)
   bool made_atomic = false;
-  // The emu's own code runs for the block (the host-pointer check composing its report, a
-  // `__shared__` variable placed): the accesses of its strings and vectors, which the checks'
-  // instrumentation may reach through the copies of std::string's code that the program's
-  // instrumented code instantiated, on the heap next to a host array, are not the kernel's.
-  bool emu_code_runs = false;
   // A cooperative launch: the grid barrier, and the block's number in the grid.
   std::barrier<void (*)() noexcept>* grid = nullptr;
   uint32_t block_rank = 0;

@@ -74,7 +74,7 @@ void warn_once(const BlockState& b, const void* pc, const char* check, const std
   static std::mutex mutex;
   static std::set<records::SourceLine> told;
   if (b.replay != nullptr && b.replay->second_run()) return;  // (told in the first run)
-  const ComposingReport composing;
+  const EmuCodeRuns composing;
   const records::SourceLine line = place_of(pc);
   std::lock_guard<std::mutex> lock(mutex);
   if (!told.insert(line).second) return;
@@ -128,6 +128,8 @@ constexpr unsigned kStuckSamples = 4096;
 }  // namespace
 
 void check_access(const void* address, unsigned size, bool store, bool atomic, const void* pc) {
+  if (emu_code_runs) return;  // (an access of the emu's own code, while it checks this one)
+  const EmuCodeRuns checking;
   const auto a = reinterpret_cast<uintptr_t>(address);
   BlockState* b = current_block;
   if (b != nullptr) publish_store(store && !atomic ? a : 0);

@@ -299,7 +299,7 @@ void report_lost_update(BlockState& b, const Allocation& r, uintptr_t a, unsigne
       (blocks ? "block" : "thread") + " an element of its own.";
   Diagnostic found;
   {
-    const ComposingReport composing;
+    const EmuCodeRuns composing;
     found = found_here(b, place_of(pc), check, what);
   }
   // (told rather than a race the launch put off: it is certain)
@@ -314,6 +314,7 @@ void note_sync(BlockState& b, bool fence) {
 }
 
 void finish_race_checks() {
+  const EmuCodeRuns checking;
   race_checks_waiting = false;
   record_waiting_read();
   judge_overwrite();
@@ -334,6 +335,7 @@ bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc) 
 
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc) {
+  const EmuCodeRuns checking;  // (the fast path's call, as check_access's)
   if (race_checks_waiting) {
     WaitingRead& read = waiting_read;  // a write by its reader over all it read: nothing to keep
     if (store && read.active && read.epoch == b.epoch && read.word == (a & ~uintptr_t{3}) &&

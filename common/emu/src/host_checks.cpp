@@ -12,7 +12,7 @@ namespace cudalab::emu {
 // host pointer given as an argument, name the argument.
 void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc) {
   const LaunchConfig& c = *b.config;
-  if (!b.host_pointer_args || b.emu_code_runs) return;
+  if (!b.host_pointer_args) return;
   if (program_global(reinterpret_cast<const void*>(a)))
     return;  // the program's globals (__constant__ and __device__ variables)
   if (stack_or_arguments(c, a)) return;
@@ -20,7 +20,6 @@ void check_host(const BlockState& b, uintptr_t a, bool store, const void* pc) {
     if (!host_pointer(c.pointers[i])) continue;
     const auto p = reinterpret_cast<uintptr_t>(c.pointers[i]);
     if (a - p < (64u << 20) && !registered_host_memory(a)) {
-      current_block->emu_code_runs = true;  // (until the launch ends: it stops here)
       fault(b, pc, cudaErrorIllegalAddress, "host_pointer",
             std::string(store ? "a write to" : "a read of") + " host memory through argument " +
                 std::to_string(i + 1) +

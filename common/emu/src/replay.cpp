@@ -144,8 +144,7 @@ void put_off_race(const BlockState& b, const void* pc, const char* check, const 
 }
 
 void note_store_outside_arrays(BlockState& b, uintptr_t a) {
-  if (b.replay == nullptr || !program_global(reinterpret_cast<const void*>(a)) || composing_report)
-    return;
+  if (b.replay == nullptr || !program_global(reinterpret_cast<const void*>(a))) return;
   b.replay->give_up();
   if (!b.replay->second_run()) b.replay = nullptr;  // (the fast path's stores need no look now)
 }

@@ -98,14 +98,6 @@ inline void keep_before_store(const BlockState& b, uintptr_t a, unsigned size) {
 // (Stores elsewhere, to the heap of a kernel's malloc, leave the arrays the replay compares alone.)
 void note_store_outside_arrays(BlockState& b, uintptr_t a);
 
-// Set while the runtime composes a report during a kernel: library code compiled with the
-// program's instrumentation (std::string's) stores for the runtime then, not for the kernel.
-inline constinit thread_local bool composing_report = false;
-struct ComposingReport {
-  ComposingReport() { composing_report = true; }
-  ~ComposingReport() { composing_report = false; }
-};
-
 // A check found a race between threads of block `b` on global memory (global_races.cpp,
 // overwrites.cpp): put off until the launch's replay judges it, or (when there is none) the
 // kernel stops here as fault() stops it. `what()` words the race (called only when it is told).
@@ -115,7 +107,7 @@ void race_found(const BlockState& b, const void* pc, const char* check, const Wo
   if (b.replay == nullptr || !b.replay->puts_off_races())
     fault(b, pc, cudaErrorLaunchFailure, check, what());
   if (b.replay->second_run() || b.replay->race_waits()) return;
-  const ComposingReport composing;
+  const EmuCodeRuns composing;
   put_off_race(b, pc, check, what());
 }
 

@@ -825,6 +825,7 @@ class BlockRunner {
   // A check stopped the running thread (stop_thread): the block fails with the first such message,
   // the thread's fiber starts afresh, and the round goes on with the next fiber.
   [[noreturn]] void stop_running_thread(cudaError_t code, Diagnostic found) {
+    emu_code_runs = false;  // (the check that stopped the thread never returns)
     if (error_.empty()) {
       error_ = std::move(found);
       error_code_ = code;

@@ -144,13 +144,10 @@ char* shared_address(SharedSlot& slot, size_t bytes, size_t align, const SharedS
              site(slot.file, slot.line) + " used outside a kernel");
     std::abort();
   }
-  // (a fault inside, the host-pointer check's on the strings that name the variable, would leave
-  // the block with the lock of the variables' places held)
-  const bool emu_code_ran = b->emu_code_runs;
-  b->emu_code_runs = true;
-  char* place = b->shared->address_of(slot, bytes, align, shape);
-  b->emu_code_runs = emu_code_ran;
-  return place;
+  // (a fault inside, on the strings that name the variable, would leave the block with the lock of
+  // the variables' places held)
+  const EmuCodeRuns placing;
+  return b->shared->address_of(slot, bytes, align, shape);
 }
 
 }  // namespace cudalab::emu
