@@ -92,6 +92,7 @@ struct Term {
 
 // An access as byte offsets from its array: constant + the sum of each term's bytes times its
 // variable, over the box (the terms that move it; no allocation: this runs before each stretch).
+// each_run and steps_apart take it sorted.
 struct Affine {
   static constexpr unsigned kMostTerms = 3 + kProvenLoops;
   long long constant = 0;
@@ -117,10 +118,11 @@ struct Affine {
       v += std::max(terms[i].bytes * terms[i].from, terms[i].bytes * terms[i].to);
     return v;
   }
-  // The terms by the size of their step, the smallest first.
+  // The terms by the size of their step, the smallest first (a few terms: by insertion).
   void sort() {
-    std::sort(terms, terms + count,
-              [](const Term& p, const Term& q) { return std::abs(p.bytes) < std::abs(q.bytes); });
+    for (unsigned i = 1; i < count; ++i)
+      for (unsigned j = i; j > 0 && std::abs(terms[j].bytes) < std::abs(terms[j - 1].bytes); --j)
+        std::swap(terms[j], terms[j - 1]);
   }
 };
 
@@ -159,8 +161,7 @@ bool each_value(const Term* terms, unsigned count, long long start, Visit visit)
 // its starts. Stops at the first call that returns false, and says whether none did. (A padded
 // tile's column of padding, `float tile[16][17]`, lies between its runs.)
 template <class Visit>
-bool each_run(Affine a, long long element, Visit visit) {
-  a.sort();
+bool each_run(const Affine& a, long long element, Visit visit) {
   long long low = 0, high = element;
   unsigned inner = 0;
   for (; inner < a.count && std::abs(a.terms[inner].bytes) <= high - low; ++inner) {
@@ -172,9 +173,10 @@ bool each_run(Affine a, long long element, Visit visit) {
                     [&](long long at) { return visit(at + low, at + high); });
 }
 
-// The access's subscripts as one, in bytes from the array.
-ProvenSubscript flat_of(const StretchAccess& access) {
-  ProvenSubscript f{};
+// Writes the access's subscripts as one, in bytes from the array, to `f` (in place: a copy of
+// the sum, read whole right after its parts were written, would wait for them).
+void flatten(const StretchAccess& access, ProvenSubscript& f) {
+  f = ProvenSubscript{};
   for (const ProvenSubscript& s : access.subscripts) {
     f.constant += s.constant * s.stride;
     f.x += s.x * s.stride;
@@ -182,7 +184,6 @@ ProvenSubscript flat_of(const StretchAccess& access) {
     f.z += s.z * s.stride;
     for (unsigned i = 0; i < kProvenLoops; ++i) f.counters[i] += s.counters[i] * s.stride;
   }
-  return f;
 }
 
 // How many x indices of the block's threads make the access: those below its bound.
@@ -199,7 +200,7 @@ long long extent_of(const ProvenSubscript& s) {
 
 // Whether each subscript of the access lies within its dimension (a shared array's) or in
 // [0, 2^31) (a global load's) over the box; its offsets in bytes (f: its subscripts as one) then
-// go to `a`.
+// go to `a`, sorted.
 bool affine_of(const StretchAccess& access, const ProvenSubscript& f,
                std::initializer_list<ProvenLoop> loops, Affine& a) {
   const uint3 d = ::blockDim;
@@ -223,6 +224,7 @@ bool affine_of(const StretchAccess& access, const ProvenSubscript& f,
   a.add(f.z, 0, d.z - 1LL);
   unsigned k = 0;
   for (const ProvenLoop& loop : loops) add_counter(a, f.counters[k++], loop);
+  a.sort();
   return true;
 }
 
@@ -231,10 +233,9 @@ long long element_bytes(const StretchAccess& access) {
   return std::prev(access.subscripts.end())->stride;
 }
 
-// Whether distinct values of a's terms give offsets more than `spanned` bytes apart: by the size
-// of their steps, each term's step exceeds what the smaller ones span (from `spanned`).
-bool steps_apart(Affine a, long long spanned) {
-  a.sort();
+// Whether distinct values of a's terms (sorted) give offsets more than `spanned` bytes apart: by
+// the size of their steps, each term's step exceeds what the smaller ones span (from `spanned`).
+bool steps_apart(const Affine& a, long long spanned) {
   for (unsigned i = 0; i < a.count; ++i) {
     if (std::abs(a.terms[i].bytes) <= spanned) return false;
     spanned += std::abs(a.terms[i].bytes) * (a.terms[i].to - a.terms[i].from);
@@ -393,11 +394,13 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
   note_store_in_launch(r, b.launch_stamp);
   const uint32_t own = own_before_barrier(b);
   const bool all_taken = each_row(access, f, loops, [&](long long at, uint16_t) {
+    // (a launch run again starts from the memory before its first store: the stretch may load
+    // what its block stored before)
+    const long long last = at + (width - 1LL) * f.x;
+    keep_before_store(b, reinterpret_cast<uintptr_t>(r.base) + base + std::min(at, last),
+                      static_cast<unsigned>(std::abs(last - at) + element));
     for (unsigned x = 0; x < width; ++x) {
       const long long offset = base + at + x * f.x;
-      // (a launch run again starts from the memory before its first store: the stretch may load
-      // what its block stored before)
-      keep_before_store(b, reinterpret_cast<uintptr_t>(r.base) + offset, element);
       for (long long w = offset / 4; w < (offset + element) / 4; ++w) {
         uint32_t* word = r.shadow.words + w;
         const uint32_t before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
@@ -442,14 +445,16 @@ bool visits_distinct(std::initializer_list<ProvenLoop> loops,
   for (const StretchAccess& access : accesses) {
     if (access.space == Space::constant) continue;
     if (count == kMostAccesses) return false;
-    const ProvenSubscript f = flat_of(access);
+    ProvenSubscript f;
+    flatten(access, f);
     unsigned k = 0;
     for (const ProvenLoop& loop : loops) {  // (an access that does not move in a loop that steps)
       if ((access.enclosing >> k & 1) != 0 && f.counters[k] == 0 && last_value(loop) > loop.first)
         return false;
       ++k;
     }
-    const Affine a = visits_of(access, f, loops);
+    Affine a = visits_of(access, f, loops);
+    a.sort();
     if (!steps_apart(a, 0)) return false;
     flat[count] = f;
     visits[count] = a;
@@ -485,7 +490,8 @@ void count_requests(const char* file, std::initializer_list<ProvenLoop> loops,
     for (const ProvenLoop& loop : loops)
       visited &= (access.enclosing >> k++ & 1) == 0 || loop.end > loop.first;
     if (!visited) continue;
-    const ProvenSubscript f = flat_of(access);
+    ProvenSubscript f;
+    flatten(access, f);
     const Affine visits = visits_of(access, f, loops);  // (visits_distinct: each moves the access)
     bases.clear();
     const auto array = reinterpret_cast<uintptr_t>(access.array);
@@ -618,15 +624,15 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
     uintptr_t first, end;  // the bytes between its least and greatest element
   };
   constexpr unsigned kMostAccesses = 16;
-  Proven proven[kMostAccesses];
+  thread_local Proven proven[kMostAccesses];  // (4.6 KB: built in place, not at each call)
   unsigned count = 0;
   for (const StretchAccess& access : accesses) {
     if (access.x_end == kNoBound) return false;
     if (threads_x(access) == 0) continue;  // (no thread makes it)
     if (access.subscripts.size() == 0 || count == kMostAccesses) return false;
-    Proven& span = proven[count];  // (built in place: 288 bytes)
+    Proven& span = proven[count];
     span.access = &access;
-    span.flat = flat_of(access);
+    flatten(access, span.flat);
     span.bytes.clear();
     const ProvenSubscript& f = span.flat;
     Affine& a = span.bytes;
