@@ -155,6 +155,7 @@ class Planner:
         self.first_return = min(kernel.returns, default=None)
         self.top_level = {part.start for part in kernel.parts}
         self.edits: list[Edit] = []
+        self.shuffle_reads: list[Edit] = []  # (each shuffle's call, and the read that replaces it)
 
     def block_value(self, statement: Statement, own: set[int] = frozenset()) -> bool:  # type: ignore[assignment]
         return (
@@ -388,7 +389,7 @@ class Planner:
         run_proven_while); the copy and the
         stretch keep the kernel's lines."""
         line = self.text.count(b"\n", 0, start) + 1
-        copy = self.written(start, end)
+        copy = self.copied(start, end)
         restored = " ".join(restores)
         return (
             f"\n#ifdef CUDALAB_EMU_CHECKED\nif ({proven}) "
@@ -399,6 +400,16 @@ class Planner:
 
     def written(self, start: int, end: int) -> str:
         return self.text[start:end].decode("utf-8", "surrogateescape")
+
+    def copied(self, start: int, end: int) -> str:
+        """The text of [start, end) for a proven copy: as written, but each shuffle read as the
+        stretch reads it."""
+        pieces, at = [], start
+        for call_start, call_end, read in sorted(self.shuffle_reads):
+            if start <= call_start and call_end <= end:
+                pieces += [self.written(at, call_start), read]
+                at = call_end
+        return "".join(pieces) + self.written(at, end)
 
     def shuffle(self, s: Statement, kept: list[Local]) -> None:
         """A statement with a shuffle: a stretch before it publishes each thread's value (and the
@@ -428,9 +439,9 @@ class Planner:
             if kind == "down" and source:  # (read where it is kept: WarpShuffles::down_result_in)
                 meet = f"{WARPS}.meet_of_block({THREADS}, __FILE__, __LINE__); "
                 self.edits.append((s.start, s.start, rule + meet))
-                self.edits.append(
-                    (call.start, call.end, f"{WARPS}.down_result_in({kept_name(source[-1])}, {THREAD})")
-                )
+                read = f"{WARPS}.down_result_in({kept_name(source[-1])}, {THREAD})"
+                self.edits.append((call.start, call.end, read))
+                self.shuffle_reads.append((call.start, call.end, read))
                 return
             publish = f"{WARPS}.put({THREAD}, {value}); return false; }}); "
             publish += f"{WARPS}.meet_of_block({THREADS}, __FILE__, __LINE__);"
@@ -443,6 +454,7 @@ class Planner:
             read = f"{WARPS}.result<::std::decay_t<decltype({value})>>({THREAD})"
             self.edits.append((s.start, s.start, opening + publish + " "))
         self.edits.append((call.start, call.end, read))
+        self.shuffle_reads.append((call.start, call.end, read))
 
     def waiting(self, s: Statement, kept: list[Local], fresh: bool) -> None:
         """A loop, `if` or `{ }` that holds a barrier: once for the block, its body as a level

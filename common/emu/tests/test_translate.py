@@ -543,6 +543,24 @@ class LoopForms(unittest.TestCase):
         # (a stretch with an access keeps its checks where no barrier follows)
         self.assertEqual(self.proven(code.replace("const int base", "x[tid] = 2;\n  const int base")), [])
 
+    def test_a_stretch_of_warp_shuffles_of_numbers_is_proven_and_its_copy_still_shuffles(self) -> None:
+        # (the sum's loop, a shuffle per step, touches no memory; the shuffle's own waiting is
+        # the warp's, as in the checked code)
+        code = "  float v = 1.0f;\n"
+        code += "  for (int offset = 16; offset > 0; offset /= 2)\n"
+        code += "    v += __shfl_down_sync(0xffffffff, v, offset);\n"
+        code += "  __syncthreads();\n  x[threadIdx.x] = v;"
+        start, loop, store = self.proven(code)
+        self.assertEqual(loop, "::cudalab::emu::stretch_fine(__FILE__, {}, {}, cudalab_threads.returned())")
+        self.assertIn("Space::global, true, 6, ", store)
+        form = body(f"__global__ void k(float* x) {{\n{code}\n}}\n")
+        form = form[form.index("ThreadLoops cudalab_loops_k(") :]
+        second_copy = form[form.index(PROVEN_CALL, form.index(PROVEN_CALL) + 1) :]
+        self.assertIn("down_result_in(", second_copy[: second_copy.index("#endif")])
+        # a shuffle of a value loaded from memory keeps its checks
+        shuffled_load = code.replace("v, offset)", "x[threadIdx.x], offset)")
+        self.assertEqual(self.proven(shuffled_load), [start, store])
+
     def test_the_dynamic_shared_array_is_proven_where_the_kernel_declares_it(self) -> None:
         # (its extent: the launch's, extent_of giving kDynamicExtent for an array of unknown bound)
         dynamic = self.TREE.replace("__shared__ float part[64];", "extern __shared__ float part[];")

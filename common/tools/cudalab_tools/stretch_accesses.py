@@ -20,7 +20,8 @@ each subscript an integer that is affine in the thread's index (threadIdx.x, .y,
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
 planner knows to be the block's. Everything else must be local numbers and arithmetic: a local
-scalar may be assigned, a call must be a math function of numbers, and a loop must read
+scalar may be assigned, a call must be a math function of numbers or a warp shuffle of them (the
+shuffle's result is read from the emu's memory: thread_loops.py), and a loop must read
 `for (int k = first; k < end; ++k)` (or `k <= last`, `k++`, `k += step`) with the block's bounds and a
 body that leaves k alone. An integer variable with one initializer that names the thread's index
 stands for it (`int ty = threadIdx.y;`, `int row = ty * 2 + 1;`), which the planner accepts only
@@ -51,7 +52,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .kernel_statements import Facts, Tokens, changed_by_call, children, kind_of, local_id
+from .kernel_statements import SHUFFLES, Facts, Tokens, changed_by_call, children, kind_of, local_id
 from .proven_accesses import (
     INTEGERS,
     MATH,
@@ -392,9 +393,17 @@ class Walk:
                 self.local_target(inner[0])
                 return
         elif kind == "CALL_EXPR":
-            if cursor.spelling not in MATH or canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
-                raise NotProven(f"a call of {cursor.spelling}")  # type: ignore[attr-defined]
+            name = cursor.spelling  # type: ignore[attr-defined]
+            if name not in MATH and name not in SHUFFLES or canonical_kind(cursor.type) not in NUMBERS:  # type: ignore[attr-defined]
+                raise NotProven(f"a call of {name}")
             inner = list(cursor.get_arguments())  # type: ignore[attr-defined]
+            if name in SHUFFLES:  # (its arguments are read by another stretch, or not at all)
+                before = len(self.accesses)
+                for c in inner:
+                    self.value(c)
+                if len(self.accesses) != before:
+                    raise NotProven("a shuffle of memory")
+                return
         else:
             raise NotProven(f"a {kind}")
         for c in inner:

@@ -152,14 +152,15 @@ class PerThread {
 // PerThread keeps it; in checked code, a copy of a scalar, written back when the stretch ends
 // (the stretch's uses of it are then a register's, which need no check: a tiled product's
 // running sum, kept across its barriers, would otherwise be checked at each addition), and the
-// kept value itself for an array or a class.
+// kept value itself for an array or a class. The copy is made and written back without the checks'
+// hooks (the kept value is the emu's memory, never the program's).
 #ifdef CUDALAB_EMU_CHECKED
 template <class T, bool kScalar = std::is_scalar_v<T>>
 class KeptCopy {
  public:
-  explicit KeptCopy(T& kept) : kept_(kept), value_(kept) {}
+  __attribute__((no_sanitize("thread"))) explicit KeptCopy(T& kept) : kept_(kept), value_(kept) {}
   KeptCopy(const KeptCopy&) = delete;
-  ~KeptCopy() { kept_ = value_; }
+  __attribute__((no_sanitize("thread"))) ~KeptCopy() { kept_ = value_; }
   T& get() { return value_; }
 
  private:
@@ -374,6 +375,7 @@ class BlockThreads {
 // value and the thread it reads (`down`, `up`, `xor_`, `idx`: as __shfl_down_sync... choose it,
 // with the same check of the width), and the next stretch reads it (`result`). A source outside
 // the thread's segment of the warp, or past the block's last thread, gives the thread its own.
+// The values move in the emu's memory: their stores and loads carry no checks' hooks.
 class WarpShuffles {
  public:
   WarpShuffles()
@@ -407,7 +409,7 @@ class WarpShuffles {
     meet_with(threads, file, line, [this](unsigned t) { return masks_[t]; });
   }
   template <class T>
-  T result(unsigned t) const {
+  __attribute__((no_sanitize("thread"))) T result(unsigned t) const {
     return reinterpret_cast<const T*>(values_)[sources_[t]];
   }
 
@@ -427,7 +429,7 @@ class WarpShuffles {
     rule(file, line, mask, lane_mask, width);
   }
   template <class T>
-  void put(unsigned t, const T& v) {
+  __attribute__((no_sanitize("thread"))) void put(unsigned t, const T& v) {
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kLargest,
                   "shuffles move trivially copyable values of up to 16 bytes");
     // (each call's values are of one type; typed stores leave the loop's other values in registers)
@@ -437,11 +439,11 @@ class WarpShuffles {
     meet_with(threads, file, line, [this](unsigned) { return block_mask_; });
   }
   template <class T>
-  T idx_result(unsigned t) const {
+  __attribute__((no_sanitize("thread"))) T idx_result(unsigned t) const {
     return from<T>(t, (lane(t) & -width_) + (operand_ & (width_ - 1)));
   }
   template <class T>
-  T down_result(unsigned t) const {
+  __attribute__((no_sanitize("thread"))) T down_result(unsigned t) const {
     return from<T>(t, lane(t) + operand_);
   }
   // A down shuffle of a variable kept per thread: the value of the source lane's copy, read where
@@ -449,15 +451,16 @@ class WarpShuffles {
   // ascending order and each changes only its own copy, so a thread's source (a later lane, or
   // itself) has not yet run the statement that holds the shuffle.
   template <class T>
-  T down_result_in(const PerThread<T>& kept, unsigned t) const {
+  __attribute__((no_sanitize("thread"))) T down_result_in(const PerThread<T>& kept,
+                                                          unsigned t) const {
     return from<T>(kept.values(), t, lane(t) + operand_);
   }
   template <class T>
-  T up_result(unsigned t) const {
+  __attribute__((no_sanitize("thread"))) T up_result(unsigned t) const {
     return from<T>(t, lane(t) - operand_);
   }
   template <class T>
-  T xor_result(unsigned t) const {
+  __attribute__((no_sanitize("thread"))) T xor_result(unsigned t) const {
     return from<T>(t, lane(t) ^ operand_);
   }
 
@@ -465,10 +468,13 @@ class WarpShuffles {
   static constexpr size_t kLargest = 16;  // bytes of a value
   // Thread t's lane: warps are runs of 32 threads of the block, in the order BlockThreads runs them
   // (shuffle_source's lane(), without reading threadIdx and blockDim).
-  static int lane(unsigned t) { return static_cast<int>(t & 31); }
+  __attribute__((no_sanitize("thread"))) static int lane(unsigned t) {
+    return static_cast<int>(t & 31);
+  }
   template <class T>
-  void publish(unsigned t, unsigned mask, const T& v, int src_lane, int width, const char* file,
-               int line) {
+  __attribute__((no_sanitize("thread"))) void publish(unsigned t, unsigned mask, const T& v,
+                                                      int src_lane, int width, const char* file,
+                                                      int line) {
     masks_[t] = mask;
     check_shuffle_width(width, file, line);
     put(t, v);
@@ -499,11 +505,11 @@ class WarpShuffles {
   // (Without a branch: which lanes read their own value follows a pattern a branch predictor
   // misses at each warp's end.)
   template <class T>
-  T from(unsigned t, int src_lane) const {
+  __attribute__((no_sanitize("thread"))) T from(unsigned t, int src_lane) const {
     return from<T>(reinterpret_cast<const T*>(values_), t, src_lane);
   }
   template <class T>
-  T from(const T* values, unsigned t, int src_lane) const {
+  __attribute__((no_sanitize("thread"))) T from(const T* values, unsigned t, int src_lane) const {
     const int l = lane(t);
     const unsigned source = t - static_cast<unsigned>(l) + static_cast<unsigned>(src_lane);
     const unsigned from_segment = static_cast<unsigned>(src_lane - (l & -width_));
