@@ -279,8 +279,13 @@ class Planner:
                 for r in s.returns:
                     self.edits.append((r, r + len("return"), "return true"))
             declarations = "".join(storage(v) for v in keep if v.value is None)
-            run = f"{run_of(region, restored)}("
-            holds = self.holds(region, kept)
+            # (a down shuffle read where its source is kept needs the threads in order)
+            in_order = any(
+                "down_result_in" in read and region[0].start <= start and end <= region[-1].end
+                for start, end, read in self.shuffle_reads
+            )
+            run = f"{run_of(region, restored, in_order)}("
+            holds = None if in_order else self.holds(region, kept)
             if holds is not None:
                 run = f"{THREADS}.run_while({holds}, "
             opening = f"{run}[&](unsigned {THREAD}, {INDEX}) -> bool {{ {' '.join(restores)} "
@@ -503,10 +508,14 @@ def leaves_fresh(statement: Statement) -> bool:
     return ends_at_barrier(statement)
 
 
-def run_of(statements: list[Statement], restored: Sequence[Local] = ()) -> str:
+def run_of(statements: list[Statement], restored: Sequence[Local] = (), in_order: bool = False) -> str:
     """The call that runs a stretch of these statements (and computes the `restored` variables
-    again) for each thread: with threadIdx set only where one of them names it or calls something."""
+    again) for each thread: with threadIdx set only where one of them names it or calls something;
+    `in_order`: in ascending order even where the block's threads run last first (the stretch reads
+    a later lane's kept value, BlockThreads::run)."""
     names = any(s.names_thread for s in statements) or any(v.value_names_thread for v in restored if v.value)
+    if in_order:
+        return f"{THREADS}.run<{'true' if names else 'false'}, true>"
     return f"{THREADS}.run" if names else f"{THREADS}.run<false>"
 
 

@@ -20,14 +20,16 @@
 // with a race put off, what it left in the kept pages is set aside, the pages get their bytes from
 // before the launch back, and the launch runs again: the last block first, the last thread of
 // each first, race checks quiet, output sent nowhere, under a time limit of its own (threads in
-// another order may wait for each other forever: past it, the runs differ). Then the pages
+// another order may wait for each other forever: past it, the runs differ; a loop form's
+// stretches run their threads last first too, BlockThreads::run). Then the pages
 // are compared; where any differs, the pages get the first run's bytes back and the race stops the
 // launch. Blocks whose accesses the code proves (proven_blocks.cpp) keep nothing: they load only
 // what was written before the launch and store elements no other block touches, so both runs store
 // the same bytes there.
 //
 // Limitations: the judgement is of this run's data (an in-place shift of an array of zeros leaves
-// zeros in either order: no race reported there); two orders are compared, not all of them; no
+// zeros in either order: no race reported there); two orders are compared, not all of them (a
+// loop form's stretch that reads a down shuffle where its source is kept runs in order in both); no
 // replay when the launch stores into a __device__ or static variable, allocates or frees with the
 // device runtime, launches kernels, writes a surface, is cooperative, runs with the counters on,
 // has a host pointer among its arguments, or stores into more than 512 MiB of pages: the race is

@@ -1154,6 +1154,8 @@ void next_loop_row(unsigned y, unsigned z, unsigned first_thread) {
 
 void end_loop_row() { settle_race_checks(); }
 
+bool block_runs_reversed() { return current_block->reversed; }
+
 void stop_thread(cudaError_t code, Diagnostic found) {
   runner->stop_running_thread(code, std::move(found));
 }

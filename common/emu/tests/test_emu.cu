@@ -1237,6 +1237,31 @@ TEST_F(Emu, ALaunchRunAgainRestoresWhatItsProvenStepsStored) {
   EXPECT_EQ(d_seen.to_host(), std::vector<float>(3, 1.0f));
 }
 
+// An in-place step over global memory that reads a later element, which that element's thread
+// stores in the same step (`x[tid] += x[tid + s]` with no second buffer): on a GPU the reader sees
+// the old or the new value, as the warps run. The kernel runs as loops between its barriers (its
+// first stretch, which touches no memory, is a proven copy); the launch run again to judge the
+// race (replay.h) runs each stretch's threads last first, so the two runs leave different sums and
+// the race is named where the first run found it.
+__global__ void global_sums_in_place(float* x) {
+  const int tid = threadIdx.x;
+  for (int s = 1; s < blockDim.x; s *= 2) {
+    if (tid + s < blockDim.x) x[tid] += x[tid + s];  // LINE_SUMS_IN_PLACE
+    __syncthreads();
+  }
+}
+
+TEST_F(Emu, ARaceOfALoopFormIsJudgedWithItsThreadsInTheOtherOrder) {
+  std::vector<float> in(64);
+  for (int i = 0; i < 64; ++i) in[i] = static_cast<float>(i % 7 + 1);
+  cudalab::DeviceArray<float> d_x(in);
+  const ProvenRun r = run_proven(d_x, [&] { global_sums_in_place<<<1, 64>>>(d_x.get()); });
+  EXPECT_EQ(r.status, cudaErrorLaunchFailure);
+  EXPECT_GE(r.proven_stretches, 1u) << "the kernel runs as loops";
+  EXPECT_TRUE(says("thread (2,0,0), at " + at("LINE_SUMS_IN_PLACE"))) << diagnostic();
+  EXPECT_TRUE(says("which thread (1,0,0) of this block read")) << diagnostic();
+}
+
 // A stretch that loads what its block stored in the launch is proven only where those stores came
 // before the last barrier: in block 1 the threads' checked stores (under `if (flags[i])`) and the
 // loads of another warp's elements share a barrier interval (the `if` that would wait is not

@@ -65,6 +65,9 @@ void loops_barrier(const char* file, int line, const bool* returned);
 uint3 next_loop_thread(unsigned x);
 void next_loop_row(unsigned y, unsigned z, unsigned first_thread);
 void end_loop_row();
+// Internal (scheduler.cpp), for checked code: whether the running block's threads run last first
+// (a launch run again to judge a race by its result: replay.h).
+bool block_runs_reversed();
 // Internal (proven_stretches.cpp), for checked code: whether the accesses of a stretch (the
 // translator proves they are all it touches: stretch_accesses.py) are fine for every thread that
 // makes them and every value of the stretch's loop counters, so that the stretch runs without a
@@ -232,11 +235,19 @@ class BlockThreads {
   // Runs `stretch(thread)` for each thread that has not returned from the kernel, in order
   // (threadIdx.x fastest), with threadIdx and the running thread's number set (kSetsIndex: a
   // stretch that reads neither, as the translator knows, runs without, so that the compiler may
-  // vectorize its loop); a stretch returns true where its thread returned from the kernel.
-  template <bool kSetsIndex = true, class Stretch>
+  // vectorize its loop); a stretch returns true where its thread returned from the kernel. In a
+  // launch run again to judge a race (checked code), the last thread runs first, as on fibers,
+  // unless the stretch needs the order (kInOrder: it reads a later lane's kept value as a down
+  // shuffle's, WarpShuffles::down_result_in).
+  template <bool kSetsIndex = true, bool kInOrder = false, class Stretch>
   void run(Stretch stretch) {
     const uint3 b = ::blockDim;
 #ifdef CUDALAB_EMU_CHECKED
+    if (!kInOrder && block_runs_reversed()) [[unlikely]] {
+      run_reversed(
+          b, [](unsigned, uint3) { return true; }, stretch);
+      return;
+    }
     unsigned t = 0;
     bool any = any_returned_;
     for (unsigned z = 0; z < b.z; ++z)
@@ -292,6 +303,12 @@ class BlockThreads {
   template <class Holds, class Stretch>
   void run_while(Holds holds, Stretch stretch) {
     const uint3 b = ::blockDim;
+#ifdef CUDALAB_EMU_CHECKED
+    if (block_runs_reversed()) [[unlikely]] {
+      run_reversed(b, holds, stretch);
+      return;
+    }
+#endif
     unsigned row = 0;
     bool any = any_returned_;
     for (unsigned z = 0; z < b.z; ++z)
@@ -348,6 +365,30 @@ class BlockThreads {
   }
 
  private:
+#ifdef CUDALAB_EMU_CHECKED
+  // run() and run_while() in a reversed block: the rows last first, and in each row the threads
+  // for which `holds(thread, index)` is true before the first for which it is false, last first.
+  template <class Holds, class Stretch>
+  void run_reversed(uint3 b, Holds holds, Stretch stretch) {
+    bool any = any_returned_;
+    for (unsigned z = b.z; z-- > 0;)
+      for (unsigned y = b.y; y-- > 0;) {
+        const unsigned row = (z * b.y + y) * b.x;
+        begin_row(y, z, row);
+        unsigned end = 0;
+        while (end < b.x && holds(row + end, uint3{end, y, z})) ++end;
+        for (unsigned x = end; x-- > 0;) {
+          const unsigned t = row + x;
+          const auto index = begin_thread(x);
+          if (any && returned_[t]) continue;
+          if (stretch(t, index)) [[unlikely]]
+            returned_[t] = any = true;
+        }
+        end_row();
+      }
+    any_returned_ = any;
+  }
+#endif
   // A row's and a thread's start, and a row's end: in checked code, the runtime's (which settles
   // the race checks the thread before left waiting) and the index for the stretch; in unchecked
   // code, stores into the worker's threadIdx.
