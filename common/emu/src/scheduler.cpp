@@ -798,6 +798,7 @@ class BlockRunner {
       const auto waiting = std::find(finished_flag_.begin(), finished_flag_.end(), 0);
       if (waiting == finished_flag_.end()) return;  // all returned: nothing waits
       barrier_.arrive(static_cast<unsigned>(waiting - finished_flag_.begin()), file, line);
+      const EmuCodeRuns composing;  // (the message; the thread stops)
       stop_running_thread(cudaErrorLaunchFailure,
                           {"barrier_divergence", barrier_.divergence(finished_flag_, *config_)});
     }
@@ -1132,6 +1133,7 @@ const ThreadRow* take_row() { return runner->take_row(); }
 void* more_block_memory(size_t bytes) { return runner->more_block_memory(bytes); }
 
 void loops_warp_divergence(unsigned thread, uint32_t missing, const char* file, int line) {
+  const EmuCodeRuns composing;  // (the message; the thread stops)
   runner->loops_warp_divergence(thread, missing, file, line);
 }
 
@@ -1176,10 +1178,12 @@ bool cooperative_launch() { return current_block != nullptr && current_block->gr
 
 void grid_sync(const char* file, int line) {
   BlockRunner& r = runner_for("grid.sync()", file, line);
-  if (!cooperative_launch())
+  if (!cooperative_launch()) {
+    const EmuCodeRuns composing;  // (the message; the thread stops)
     fault_at(*current_block, place(file, line), cudaErrorLaunchFailure, "grid_sync",
              "grid.sync() in a kernel not launched with cudaLaunchCooperativeKernel: the blocks of "
              "a <<<>>> launch need not all run at once, so a grid-wide barrier could wait forever");
+  }
   r.arrive_for_grid(file, line);
 }
 
@@ -1189,6 +1193,7 @@ void grid_sync(const char* file, int line) {
 }
 
 void bad_shuffle_width(int width, const char* file, int line) {
+  const EmuCodeRuns composing;  // (the message; the thread stops)
   if (BlockState* b = current_block)
     fault_at(*b, place(file, line), cudaErrorLaunchFailure, "shuffle_width",
              "a shuffle of width " + std::to_string(width) +
@@ -1200,6 +1205,7 @@ void bad_shuffle_width(int width, const char* file, int line) {
 void assert_failed(const char* expression, const char* file, int line, const char* function) {
   if (std::strncmp(function, kLoopFormPrefix, sizeof kLoopFormPrefix - 1) == 0)
     function += sizeof kLoopFormPrefix - 1;  // the kernel's name, not its loop form's
+  const EmuCodeRuns composing;               // (the message; the thread stops)
   if (BlockState* b = current_block) {
     const uint3 k = b->block, t = ::threadIdx;
     std::fprintf(stderr,
@@ -1213,6 +1219,7 @@ void assert_failed(const char* expression, const char* file, int line, const cha
 }
 
 void trapped(const char* file, int line) {
+  const EmuCodeRuns composing;  // (the message; the thread stops)
   if (BlockState* b = current_block)
     fault_at(*b, place(file, line), cudaErrorLaunchFailure, "trap",
              "__trap() was called: the kernel stops, as a GPU's trap instruction stops it "
