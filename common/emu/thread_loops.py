@@ -156,6 +156,8 @@ class Planner:
         self.top_level = {part.start for part in kernel.parts}
         self.edits: list[Edit] = []
         self.shuffle_reads: list[Edit] = []  # (each shuffle's call, and the read that replaces it)
+        # (where a down shuffle reads its source's kept value: its stretch runs the threads in order)
+        self.kept_reads: list[int] = []
 
     def block_value(self, statement: Statement, own: set[int] = frozenset()) -> bool:  # type: ignore[assignment]
         return (
@@ -279,11 +281,7 @@ class Planner:
                 for r in s.returns:
                     self.edits.append((r, r + len("return"), "return true"))
             declarations = "".join(storage(v) for v in keep if v.value is None)
-            # (a down shuffle read where its source is kept needs the threads in order)
-            in_order = any(
-                "down_result_in" in read and region[0].start <= start and end <= region[-1].end
-                for start, end, read in self.shuffle_reads
-            )
+            in_order = any(region[0].start <= at < region[-1].end for at in self.kept_reads)
             run = f"{run_of(region, restored, in_order)}("
             holds = None if in_order else self.holds(region, kept)
             if holds is not None:
@@ -447,6 +445,7 @@ class Planner:
                 read = f"{WARPS}.down_result_in({kept_name(source[-1])}, {THREAD})"
                 self.edits.append((call.start, call.end, read))
                 self.shuffle_reads.append((call.start, call.end, read))
+                self.kept_reads.append(call.start)
                 return
             publish = f"{WARPS}.put({THREAD}, {value}); return false; }}); "
             publish += f"{WARPS}.meet_of_block({THREADS}, __FILE__, __LINE__);"

@@ -243,24 +243,8 @@ class BlockThreads {
   void run(Stretch stretch) {
     const uint3 b = ::blockDim;
 #ifdef CUDALAB_EMU_CHECKED
-    if (!kInOrder && block_runs_reversed()) [[unlikely]] {
-      run_reversed(
-          b, [](unsigned, uint3) { return true; }, stretch);
-      return;
-    }
-    unsigned t = 0;
-    bool any = any_returned_;
-    for (unsigned z = 0; z < b.z; ++z)
-      for (unsigned y = 0; y < b.y; ++y) {
-        begin_row(y, z, t);
-        for (unsigned x = 0; x < b.x; ++x, ++t) {
-          if (any && returned_[t]) continue;
-          if (stretch(t, begin_thread(x))) [[unlikely]]
-            returned_[t] = any = true;
-        }
-        end_row();
-      }
-    any_returned_ = any;
+    run_checked(
+        b, [](unsigned, uint3) { return true; }, stretch, !kInOrder && block_runs_reversed());
 #else
     if constexpr (!kSetsIndex) {
       const unsigned n = b.x * b.y * b.z;
@@ -304,11 +288,8 @@ class BlockThreads {
   void run_while(Holds holds, Stretch stretch) {
     const uint3 b = ::blockDim;
 #ifdef CUDALAB_EMU_CHECKED
-    if (block_runs_reversed()) [[unlikely]] {
-      run_reversed(b, holds, stretch);
-      return;
-    }
-#endif
+    run_checked(b, holds, stretch, block_runs_reversed());
+#else
     unsigned row = 0;
     bool any = any_returned_;
     for (unsigned z = 0; z < b.z; ++z)
@@ -325,6 +306,7 @@ class BlockThreads {
         end_row();
       }
     any_returned_ = any;
+#endif
   }
 #ifdef CUDALAB_EMU_CHECKED
   // Runs a proven stretch's copy (thread_loops.py) as run() runs a stretch, but without the
@@ -366,26 +348,29 @@ class BlockThreads {
 
  private:
 #ifdef CUDALAB_EMU_CHECKED
-  // run() and run_while() in a reversed block: the rows last first, and in each row the threads
-  // for which `holds(thread, index)` is true before the first for which it is false, last first.
+  // Checked code's run() and run_while(): in each row, the threads for which `holds(thread,
+  // index)` is true before the first for which it is false; in order, or (`reversed`) the rows
+  // and each row's threads last first.
   template <class Holds, class Stretch>
-  void run_reversed(uint3 b, Holds holds, Stretch stretch) {
+  void run_checked(uint3 b, Holds holds, Stretch stretch, bool reversed) {
+    const unsigned rows = b.y * b.z;
     bool any = any_returned_;
-    for (unsigned z = b.z; z-- > 0;)
-      for (unsigned y = b.y; y-- > 0;) {
-        const unsigned row = (z * b.y + y) * b.x;
-        begin_row(y, z, row);
-        unsigned end = 0;
-        while (end < b.x && holds(row + end, uint3{end, y, z})) ++end;
-        for (unsigned x = end; x-- > 0;) {
-          const unsigned t = row + x;
-          const auto index = begin_thread(x);
-          if (any && returned_[t]) continue;
-          if (stretch(t, index)) [[unlikely]]
-            returned_[t] = any = true;
-        }
-        end_row();
+    for (unsigned i = 0; i < rows; ++i) {
+      const unsigned r = reversed ? rows - 1 - i : i;
+      const unsigned y = r % b.y, z = r / b.y, row = r * b.x;
+      begin_row(y, z, row);
+      unsigned end = 0;
+      while (end < b.x && holds(row + end, uint3{end, y, z})) ++end;
+      for (unsigned k = 0; k < end; ++k) {
+        const unsigned x = reversed ? end - 1 - k : k;
+        const unsigned t = row + x;
+        const auto index = begin_thread(x);
+        if (any && returned_[t]) continue;
+        if (stretch(t, index)) [[unlikely]]
+          returned_[t] = any = true;
       }
+      end_row();
+    }
     any_returned_ = any;
   }
 #endif
