@@ -19,10 +19,11 @@
 //   (proven_blocks.h: words_fine; no look at the words where no block stored into the array in
 //   this launch so far and they are seen written: memory.h);
 // - a store to global memory (the translator proves it where the block's start or a barrier comes
-//   before the stretch, so that no thread of the block touched memory since): the same, but
-//   written by anyone before, each thread on its own element, none among the stretch's other
-//   accesses but the thread's own; the words are then taken for the block one by one, and a word
-//   another block took meanwhile leaves the stretch checked;
+//   before the stretch, so that no thread of the block touched memory since): the elements
+//   inside the live device array, each thread on its own element, none among the stretch's
+//   other accesses but the thread's own; the words are then looked at as they are taken for the
+//   block, a few elements at a time, and a word written in this launch but by the block before the
+//   last barrier (another block's, even one taken meanwhile) leaves the stretch checked;
 // - a load of a `__constant__` array: its subscripts within their dimensions (device code cannot
 //   write the array, and the host writes it between launches; the checks know nothing else of it).
 // Then no access of the stretch can leave its array, read memory nobody wrote, or race (nothing
@@ -275,9 +276,9 @@ uint32_t own_before_barrier(const BlockState& b) {
   return b.checked_global_epoch != b.epoch ? b.stamp : 0;
 }
 
-// Whether the global elements of access `a` of `array` lie in its live device array and none was
-// written in this launch but by the block before the last barrier (own_before_barrier), and for a
-// load each was written before it (words_fine), run by run. A
+// Whether the global elements of access `a` of `array` lie in its live device array, and for a
+// load none was written in this launch but by the block before the last barrier
+// (own_before_barrier) and each was written before it (words_fine), run by run. A
 // load of an array that nobody stored into in this launch so far, whose words between the
 // access's least and greatest element are seen written (memory.h), needs no look at them.
 bool global_words_fine(const BlockState& b, const void* array, bool store, const Affine& a,
@@ -288,6 +289,7 @@ bool global_words_fine(const BlockState& b, const void* array, bool store, const
   const long long offset = static_cast<long long>(base - reinterpret_cast<uintptr_t>(r->base));
   if (offset + a.least() < 0 || offset + a.greatest() + element > static_cast<long long>(r->bytes))
     return false;
+  if (store) return true;  // (its words are looked at as they are taken: record_global_stores)
   if (!store && !stored_in_launch(*r, b.launch_stamp) &&
       seen_written(*r, static_cast<size_t>(offset + a.least()) / 4,
                    static_cast<size_t>(offset + a.greatest() + element) / 4))
@@ -377,20 +379,66 @@ void record_stores(BlockState& b, const StretchAccess& access, const ProvenSubsc
   });
 }
 
+// Takes the words of `count` elements for the block (its stamp `stamp`), each `words_each` words
+// long, the first at word `first`, each `step` words after the one before: where none was written
+// in the launch (`launch_stamp`) but by `own`, their writers before go to `before` and it says
+// so; else nothing is taken. (Another block storing to one of them at the same time may find it
+// taken: a load, then a store, as the checks' fast path takes a word: fast_path.h.)
+__attribute__((noinline)) bool take_words(uint32_t* writers, size_t first, long long step,
+                                          unsigned words_each, unsigned count,
+                                          uint32_t launch_stamp, uint32_t own, uint32_t stamp,
+                                          uint32_t* before) {
+  bool clash = false;
+  for (unsigned x = 0, i = 0; x < count; ++x)
+    for (unsigned k = 0; k < words_each; ++k, ++i) {
+      const uint32_t writer = __atomic_load_n(writers + first + x * step + k, __ATOMIC_ACQUIRE);
+      before[i] = writer;
+      clash |= plain_write_in_launch(writer, launch_stamp) && writer != own;
+    }
+  if (clash) return false;
+  for (unsigned x = 0; x < count; ++x)
+    for (unsigned k = 0; k < words_each; ++k)
+      __atomic_store_n(writers + first + x * step + k, stamp, __ATOMIC_RELEASE);
+  return true;
+}
+
+// Gives back the words take_words took (the same arguments), but those another block wrote since.
+void give_back_words(uint32_t* writers, size_t first, long long step, unsigned words_each,
+                     unsigned count, uint32_t stamp, const uint32_t* before) {
+  for (unsigned x = 0, i = 0; x < count; ++x)
+    for (unsigned k = 0; k < words_each; ++k, ++i) {
+      uint32_t* word = writers + first + x * step + k;
+      if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == stamp)
+        __atomic_store_n(word, before[i], __ATOMIC_RELEASE);
+    }
+}
+
+// Marks the words of take_words' elements as stored by the element's thread: element x by thread
+// `thread` + x, at site `site` (StoreMark).
+__attribute__((noinline)) void mark_words(uint32_t* marks, size_t first, long long step,
+                                          unsigned words_each, unsigned count, uint32_t site,
+                                          unsigned thread) {
+  for (unsigned x = 0; x < count; ++x)
+    for (unsigned k = 0; k < words_each; ++k)
+      __atomic_store_n(marks + first + x * step + k, site | (thread + x), __ATOMIC_RELAXED);
+}
+
 // Records the global stores of `access` as the checks record them (each word's writer the block,
 // its mark the store's line and the element's thread), where no other block wrote one of its
-// words since stretch_fine looked; else gives back the words it took and says so. Each word is
-// looked at and taken as the checks' fast path takes it (fast_path.h: a load, then a store of the
-// block's stamp), word by word, so that another block storing to the same words at the same time
-// finds the first of them taken.
+// words since stretch_fine looked; else gives back the words it took and says so. The words are
+// taken as the checks' fast path takes them, kChunk elements at a time (take_words).
 bool record_global_stores(BlockState& b, const char* file, const StretchAccess& access,
                           const ProvenSubscript& f, std::initializer_list<ProvenLoop> loops) {
+  constexpr unsigned kChunk = 16;
   Allocation& r = *containing(access.array, false);
   const auto base = static_cast<long long>(static_cast<const char*>(access.array) - r.base);
   const auto element = static_cast<unsigned>(element_bytes(access));
-  const auto width = static_cast<unsigned>(threads_x(access));
-  thread_local std::vector<std::pair<uint32_t*, uint32_t>> taken;  // (word, its writer before)
-  taken.clear();
+  const unsigned width = static_cast<unsigned>(threads_x(access)), words_each = element / 4;
+  const long long step = f.x / 4;  // (global_words_fine saw the words aligned)
+  // (the first word of the row at `at`)
+  const auto row_word = [&](long long at) { return static_cast<size_t>(base + at) / 4; };
+  thread_local std::vector<uint32_t> before;  // the words' writers before, in the order taken
+  size_t taken = 0;
   note_store_in_launch(r, b.launch_stamp);
   const uint32_t own = own_before_barrier(b);
   const bool all_taken = each_row(access, f, loops, [&](long long at, uint16_t) {
@@ -399,30 +447,32 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
     const long long last = at + (width - 1LL) * f.x;
     keep_before_store(b, reinterpret_cast<uintptr_t>(r.base) + base + std::min(at, last),
                       static_cast<unsigned>(std::abs(last - at) + element));
-    for (unsigned x = 0; x < width; ++x) {
-      const long long offset = base + at + x * f.x;
-      for (long long w = offset / 4; w < (offset + element) / 4; ++w) {
-        uint32_t* word = r.shadow.words + w;
-        const uint32_t before = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-        if (plain_write_in_launch(before, b.launch_stamp) && before != own) return false;
-        __atomic_store_n(word, b.stamp, __ATOMIC_RELEASE);
-        taken.emplace_back(word, before);
-      }
+    if (before.size() < taken + size_t{width} * words_each)
+      before.resize(taken + size_t{width} * words_each);
+    for (unsigned from = 0; from < width; from += kChunk) {
+      const unsigned count = std::min(kChunk, width - from);
+      if (!take_words(r.shadow.words, row_word(at) + from * step, step, words_each, count,
+                      b.launch_stamp, own, b.stamp, before.data() + taken))
+        return false;
+      taken += count * words_each;
     }
     return true;
   });
-  if (!all_taken) {
-    for (auto& [word, before] : taken)
-      if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == b.stamp)  // (unless another block wrote it)
-        __atomic_store_n(word, before, __ATOMIC_RELEASE);
+  if (!all_taken) {  // (the words taken, in the order taken)
+    size_t given = 0;
+    each_row(access, f, loops, [&](long long at, uint16_t) {
+      const auto count =
+          static_cast<unsigned>(std::min<size_t>(width, (taken - given) / words_each));
+      give_back_words(r.shadow.words, row_word(at), step, words_each, count, b.stamp,
+                      before.data() + given);
+      given += count * words_each;
+      return given < taken;
+    });
     return false;
   }
   const uint32_t site = StoreMark::site_part(place_of(file, access.line).site);
   each_row(access, f, loops, [&](long long at, uint16_t first) {
-    for (unsigned x = 0; x < width; ++x) {
-      const long long offset = base + at + x * f.x;
-      r.shadow.mark_store(static_cast<size_t>(offset), element, site | (first + x));
-    }
+    mark_words(r.shadow.stores, row_word(at), step, words_each, width, site, first);
     return true;
   });
   return true;

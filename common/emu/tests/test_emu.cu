@@ -802,6 +802,23 @@ TEST_F(Emu, AProvenStoreOverAnotherBlocksElementIsNamed) {
   EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
 }
 
+// Block b stores 64 elements from (blocks - 1 - b) * 48: each block's last 16 elements are the
+// next block's first 16. The block the launch runs second proves its stretch and takes its
+// words a few at a time; where the first block's elements come last in its row, it meets them
+// after taking the others, gives those back and runs checked, which names the race.
+__global__ void overlapping_rows(float* out) {
+  __syncthreads();
+  out[(gridDim.x - 1 - blockIdx.x) * 48 + threadIdx.x] = blockIdx.x;  // LINE_OVERLAPPING_ROWS
+}
+
+TEST_F(Emu, AProvenStoreThatMeetsAnotherBlocksElementsPastItsFirstIsNamed) {
+  cudalab::DeviceArray<float> out(2 * 48 + 16, -1.0f);
+  overlapping_rows<<<2, 64>>>(out.get());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("at " + at("LINE_OVERLAPPING_ROWS"))) << diagnostic();
+  EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
+}
+
 // Each block stores its row of `out` (after a first row that the host wrote), then after a barrier
 // loads the row before its own: the previous block's, stored in this launch, a race between blocks.
 // `out` was seen written before the launch, and the race is named still, where the previous block
