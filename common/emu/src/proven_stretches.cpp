@@ -77,6 +77,7 @@
 #include "memory.h"
 #include "per_worker_count.h"
 #include "proven_blocks.h"
+#include "remembered_stretches.h"
 #include "replay.h"
 #include "symbolize.h"
 
@@ -368,15 +369,36 @@ bool each_row(const StretchAccess& access, const ProvenSubscript& f,
 
 // Records the stores of `access` (every thread of the block below its x bound makes it, for every
 // value of the counters): the block wrote their words.
+// Each row goes to `learned` too, where there is room (else its row_count goes past kMostRows).
 void record_stores(BlockState& b, const StretchAccess& access, const ProvenSubscript& f,
-                   std::initializer_list<ProvenLoop> loops) {
+                   std::initializer_list<ProvenLoop> loops, RememberedProof& learned) {
   const auto array = reinterpret_cast<uintptr_t>(access.array);
   const auto element = static_cast<unsigned>(element_bytes(access));
   const auto width = static_cast<unsigned>(threads_x(access));
   each_row(access, f, loops, [&](long long at, uint16_t) {
     b.shared->record_stores(b, array + at, element, width, f.x);
+    if (learned.row_count < RememberedProof::kMostRows)
+      learned.rows[learned.row_count] = {array + at, element, width, f.x};
+    ++learned.row_count;
     return true;
   });
+}
+
+// A remembered proof in block `b` (remembered_stretches.h): the words of its runs, then its
+// stores' rows recorded.
+bool proven_again(BlockState& b, const RememberedProof& proof) {
+  for (unsigned i = 0; i < proof.run_count; ++i) {
+    const SharedRun& run = proof.runs[i];
+    if (!(run.store ? b.shared->stores_fine(b, run.first, run.end)
+                    : b.shared->loads_fine(b, run.first, run.end)))
+      return false;
+  }
+  for (unsigned i = 0; i < proof.row_count; ++i) {
+    const SharedRow& row = proof.rows[i];
+    b.shared->record_stores(b, row.at, row.element, row.count, row.step);
+  }
+  stretches_run.add();
+  return true;
 }
 
 // Takes the words of `count` elements for the block (its stamp `stamp`), each `words_each` words
@@ -667,6 +689,13 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   if (stores && (returned != nullptr || std::any_of(loops.begin(), loops.end(), runs_no_time)))
     return false;
   if (global && b->block_rank == 0) return false;  // (as proven_block: proven_blocks.h)
+  // (a stretch of shared memory only: what the proof found in an earlier block of the worker)
+  const bool rememberable = !global && !counted;
+  if (rememberable)
+    if (const RememberedProof* proof = remembered_proof(*b, file, loops, accesses, returned))
+      return proven_again(*b, *proof);
+  thread_local RememberedProof learned;
+  learned.run_count = learned.row_count = 0;
   struct Proven {
     const StretchAccess* access;
     ProvenSubscript flat;  // its subscripts as one
@@ -697,6 +726,9 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
       if (!global_words_fine(*b, access.array, access.store, a, element)) return false;
     } else if (!b->shared->contains(array) || element % 4 != 0 ||
                !each_run(a, element, [&](long long first, long long end) {
+                 if (learned.run_count < RememberedProof::kMostRuns)
+                   learned.runs[learned.run_count] = {array + first, array + end, access.store};
+                 ++learned.run_count;
                  return access.store ? b->shared->stores_fine(*b, array + first, array + end)
                                      : b->shared->loads_fine(*b, array + first, array + end);
                })) {
@@ -731,8 +763,11 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   }
   for (unsigned i = 0; i < count; ++i)
     if (proven[i].access->store && proven[i].access->space == Space::shared)
-      record_stores(*b, *proven[i].access, proven[i].flat, loops);
+      record_stores(*b, *proven[i].access, proven[i].flat, loops, learned);
   if (counted) count_requests(file, loops, accesses);
+  if (rememberable && learned.run_count <= RememberedProof::kMostRuns &&
+      learned.row_count <= RememberedProof::kMostRows)
+    remember_proof(*b, file, loops, accesses, returned, learned);
   stretches_run.add();
   return true;
 }

@@ -727,6 +727,38 @@ TEST_F(Emu, AProvenStretchWhoseWordsFailRunsCheckedAndTheThreadIsNamed) {
   EXPECT_TRUE(says("thread (0,7,0), at " + at("LINE_TILE_ROW_SUM"))) << diagnostic();
 }
 
+// Each block stores a tile, reverses it into a second tile (a stretch of shared memory only,
+// whose proof a worker remembers for its next blocks: remembered_stretches.h), and stores that.
+// Planted bug: in block `short_block`, only the threads below 32 store their tile element, so its
+// reversal reads words nobody wrote: the remembered proof looks at the block's own words and the
+// stretch runs checked there, which names the first thread that reads one.
+__global__ void reversed_tiles(float* out, int short_block) {
+  __shared__ float tile[64], reversed[64];
+  const int tid = threadIdx.x;
+  if (blockIdx.x != short_block || tid < 32) tile[tid] = tid;
+  __syncthreads();
+  reversed[tid] = tile[63 - tid];  // LINE_REVERSED_TILE
+  __syncthreads();
+  out[blockIdx.x * 64 + tid] = reversed[tid];
+}
+
+TEST_F(Emu, ARememberedProofLooksAtEachBlocksOwnWords) {
+  const int blocks = 16;
+  cudalab::DeviceArray<float> out(blocks * 64, -1.0f);  // (poisoned)
+  const ProvenRun whole = run_proven(out, [&] { reversed_tiles<<<blocks, 64>>>(out.get(), -1); });
+  ASSERT_EQ(whole.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < blocks * 64; ++i) ASSERT_EQ(whole.out[i], 63 - i % 64) << "element " << i;
+  EXPECT_GE(whole.proven_stretches, 2u * (blocks - 1)) << "the reversal in every block";
+  Reset();
+  cudalab::DeviceArray<float> short_out(blocks * 64, -1.0f);
+  const ProvenRun short_tile =
+      run_proven(short_out, [&] { reversed_tiles<<<blocks, 64>>>(short_out.get(), 11); });
+  EXPECT_EQ(short_tile.status, cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("block (11,0,0)")) << diagnostic();
+  EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_REVERSED_TILE"))) << diagnostic();
+  EXPECT_TRUE(says("shared memory that no thread of this block wrote")) << diagnostic();
+}
+
 // An 8 x 8 tile of `in` staged in shared memory, every thread storing one element (a tiled
 // product's tile loads), then read across: the stretch that loads the tile stores to shared memory
 // and loads global memory only, at subscripts affine in the thread's index, so the block checks
