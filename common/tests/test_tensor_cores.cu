@@ -2,6 +2,7 @@
 // and B and of the accumulator, element-wise work on fragment.x[], and tf32's rounding. The same
 // expectations on both backends. Inputs are small integers, so every sum is exact and a tensor
 // core, the emu and the double-precision reference agree bit for bit.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -96,6 +97,15 @@ TEST(TensorCores, HalfIntoHalf32x8x16) {
 }
 TEST(TensorCores, HalfIntoFloat8x32x16) {
   check_gemm<8, 32, 16, half, half, float, row_major, row_major>(-3, 3);
+}
+TEST(TensorCores, Bfloat16IntoFloat16x16x16) {
+  check_gemm<16, 16, 16, __nv_bfloat16, __nv_bfloat16, float, col_major, row_major>(-3, 3);
+}
+TEST(TensorCores, Bfloat16IntoFloat32x8x16) {
+  check_gemm<32, 8, 16, __nv_bfloat16, __nv_bfloat16, float, row_major, col_major>(-3, 3);
+}
+TEST(TensorCores, Bfloat16IntoFloat8x32x16) {
+  check_gemm<8, 32, 16, __nv_bfloat16, __nv_bfloat16, float, col_major, col_major>(-3, 3);
 }
 TEST(TensorCores, Tf32IntoFloat16x16x8) {
   check_gemm<16, 16, 8, wmma::precision::tf32, float, float, col_major, col_major>(-3, 3);

@@ -44,6 +44,13 @@ void read_run(Sum* out, const void* data, Element e, size_t count) {
       return convert_run<Sum, unsigned short>(out, data, count,
                                               [value](unsigned short h) { return value[h]; });
     }
+    case Element::bf16:  // a float's upper 16 bits
+      return convert_run<Sum, unsigned short>(out, data, count, [](unsigned short bits) {
+        const uint32_t word = uint32_t{bits} << 16;
+        float f;
+        std::memcpy(&f, &word, 4);
+        return f;
+      });
     case Element::tf32:  // a tensor core reads the top 19 bits
       return convert_run<Sum, uint32_t>(out, data, count, [](uint32_t bits) {
         bits &= 0xffffe000u;
@@ -95,6 +102,7 @@ void write_run(void* data, Element e, const Sum* values, size_t count) {
       return store_run<double>(data, values, count, [](Sum v) { return static_cast<double>(v); });
     case Element::s32:
       return store_run<int32_t>(data, values, count, [](Sum v) { return static_cast<int32_t>(v); });
+    case Element::bf16:
     case Element::s8:
     case Element::u8:
       return;  // never an accumulator

@@ -9,27 +9,27 @@
 // first lane gathers the tiles, multiplies and writes every lane's share of the result
 // (src/wmma.cpp, outside the checks: fragments are the lanes' own registers).
 //
-// Arithmetic: products of half inputs are exact in float; sums are made in k order in the
-// accumulator's precision (float for a float or half accumulator, double, or 32-bit integers that
-// wrap). tf32 inputs keep the 10 mantissa bits a tensor core reads.
+// Arithmetic: products of half or bfloat16 inputs are exact in float; sums are made in k order in
+// the accumulator's precision (float for a float or half accumulator, double, or 32-bit integers
+// that wrap). tf32 inputs keep the 10 mantissa bits a tensor core reads.
 //
 // Limitations (refused when the program is compiled, with a message):
-// - __nv_bfloat16 fragments and the sub-byte types of
-//   wmma::experimental (u4, s4, b1: bmma_sync);
-// - shapes other than CUDA's: m16n16k16, m32n8k16, m8n32k16 (half, char), m16n16k8 (tf32),
-//   m8n8k4 (double).
+// - the sub-byte types of wmma::experimental (u4, s4, b1: bmma_sync);
+// - shapes other than CUDA's: m16n16k16, m32n8k16, m8n32k16 (half, bfloat16, char), m16n16k8
+//   (tf32), m8n8k4 (double); a bfloat16 product into anything but float.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
+#include "cudalab/emu/bf16.h"
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/half.h"
 
 namespace cudalab::emu::wmma {
 // The element types the tensor cores multiply or accumulate, as the runtime names them.
-enum class Element : unsigned char { f16, f32, tf32, f64, s8, u8, s32 };
+enum class Element : unsigned char { f16, bf16, f32, tf32, f64, s8, u8, s32 };
 // Where one lane's fragments are, for the warp's mma_sync.
 struct MmaOperands {
   void* d;
@@ -67,6 +67,11 @@ template <>
 struct element_of<__half> {
   using storage = __half;
   static constexpr Element name = Element::f16;
+};
+template <>
+struct element_of<__nv_bfloat16> {
+  using storage = __nv_bfloat16;
+  static constexpr Element name = Element::bf16;
 };
 template <>
 struct element_of<float> {
@@ -186,6 +191,8 @@ inline void mma_sync(fragment<accumulator, m, n, k, TD>& d,
   static_assert(std::is_same_v<TA, TB>, "wmma::mma_sync: A and B hold the same element type");
   static_assert(std::is_same_v<TC, TD> || std::is_same_v<TA, __half>,
                 "wmma::mma_sync: C and D hold the same element type");
+  static_assert(!std::is_same_v<TA, __nv_bfloat16> || std::is_same_v<TC, float>,
+                "wmma::mma_sync: a bfloat16 product accumulates into float");
   cudalab::emu::wmma::mma_sync(m, n, k, detail::element_of<TA>::name, detail::element_of<TC>::name,
                                detail::element_of<TD>::name, {d.x, a.x, b.x, c.x}, satf, file,
                                line);
