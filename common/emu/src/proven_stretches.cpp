@@ -291,7 +291,7 @@ bool global_words_fine(const BlockState& b, const void* array, bool store, const
   if (offset + a.least() < 0 || offset + a.greatest() + element > static_cast<long long>(r->bytes))
     return false;
   if (store) return true;  // (its words are looked at as they are taken: record_global_stores)
-  if (!store && !stored_in_launch(*r, b.launch_stamp) &&
+  if (!stored_in_launch(*r, b.launch_stamp) &&
       seen_written(*r, static_cast<size_t>(offset + a.least()) / 4,
                    static_cast<size_t>(offset + a.greatest() + element) / 4))
     return true;
@@ -405,7 +405,8 @@ bool proven_again(BlockState& b, const RememberedProof& proof) {
 // long, the first at word `first`, each `step` words after the one before: where none was written
 // in the launch (`launch_stamp`) but by `own`, their writers before go to `before` and it says
 // so; else nothing is taken. (Another block storing to one of them at the same time may find it
-// taken: a load, then a store, as the checks' fast path takes a word: fast_path.h.)
+// taken: a load, then a store, as the checks' fast path takes a word: fast_path.h.) Out of line,
+// as mark_words: inlined into each_row's lambda, their loops kept their values on the stack.
 __attribute__((noinline)) bool take_words(uint32_t* writers, size_t first, long long step,
                                           unsigned words_each, unsigned count,
                                           uint32_t launch_stamp, uint32_t own, uint32_t stamp,

@@ -121,7 +121,9 @@ void remember_proof(const BlockState& b, const char* file, std::initializer_list
   unsigned subscripts = 0;
   for (const StretchAccess& access : accesses)
     subscripts += static_cast<unsigned>(access.subscripts.size());
-  if (accesses.size() > Shape::kMostAccesses || subscripts > Shape::kMostSubscripts) return;
+  if (loops.size() > kProvenLoops || accesses.size() > Shape::kMostAccesses ||
+      subscripts > Shape::kMostSubscripts)
+    return;
   Shape* entries = entries_of(loops, accesses);
   Shape& shape = entries[entries[0].file != nullptr && entries[1].file == nullptr];
   shape.file = file;
