@@ -68,11 +68,6 @@ bool LaunchReplay::wanted(const LaunchConfig& config, bool host_pointer_args) {
   return checked_code_linked() && !counting() && !config.cooperative && !host_pointer_args;
 }
 
-LaunchReplay::Copies& LaunchReplay::copies() {
-  static Copies kept;
-  return kept;
-}
-
 void LaunchReplay::put_off(Diagnostic race) {
   if (again_) return;
   std::lock_guard<std::mutex> lock(mutex_);

@@ -83,12 +83,7 @@ class LaunchReplay {
   // The kept pages' bytes before the launch, then (from the second run on) what the first run left
   // there, a page after another as pages_ orders them: buffers that outlive the launch (one
   // launch at a time uses them), so that the next launch finds their pages mapped.
-  struct Copies {
-    std::vector<char> before, first_result;
-  };
-  static Copies& copies();
-  std::vector<char>& before_ = copies().before;
-  std::vector<char>& first_result_ = copies().first_result;
+  inline static std::vector<char> before_, first_result_;
   size_t kept_in_first_run_ = 0;
   Diagnostic race_;
 };

@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "cudalab/emu/bf16.h"
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/half.h"
 
@@ -44,13 +45,9 @@ void read_run(Sum* out, const void* data, Element e, size_t count) {
       return convert_run<Sum, unsigned short>(out, data, count,
                                               [value](unsigned short h) { return value[h]; });
     }
-    case Element::bf16:  // a float's upper 16 bits
-      return convert_run<Sum, unsigned short>(out, data, count, [](unsigned short bits) {
-        const uint32_t word = uint32_t{bits} << 16;
-        float f;
-        std::memcpy(&f, &word, 4);
-        return f;
-      });
+    case Element::bf16:
+      return convert_run<Sum, __nv_bfloat16>(out, data, count,
+                                             [](__nv_bfloat16 v) { return static_cast<float>(v); });
     case Element::tf32:  // a tensor core reads the top 19 bits
       return convert_run<Sum, uint32_t>(out, data, count, [](uint32_t bits) {
         bits &= 0xffffe000u;
