@@ -30,7 +30,10 @@ step), runs for each row's threads up to the first for which the condition fails
 In checked code, a stretch whose only memory accesses are loads and stores of the kernel's
 `__shared__` arrays and loads of global memory through its pointer parameters, at subscripts
 affine in the thread's index and its loops' counters (stretch_accesses.py), and after which the
-next barrier or the kernel's end comes (no later access can race with its own), runs a copy of its
+next barrier or the kernel's end comes (no later access can race with its own), or a warp's
+meeting where its accesses are global and constant loads alone (`float v = i < n ? in[i] : 0`
+before a shuffle: proven while no store into their arrays in the launch has the checks record
+reads, so that the later accesses of the epoch see what they would see), runs a copy of its
 text without the checks' instrumentation where the block's words prove the accesses, once per block
 and run of the stretch (stretch_fine, thread_loops.h: every subscript within its dimension, every
 word read written before and not since the last barrier, every word stored touched by no other
@@ -334,7 +337,8 @@ class Planner:
 
     def proven_stretch(self, region: list[Statement], begins_epoch: bool, ends_epoch: bool) -> str | None:
         """For a stretch whose every memory access stretch_accesses.py proves, where the next
-        barrier or the kernel's end follows (and, where it stores to global memory, nothing touched
+        barrier or the kernel's end follows, or a warp's meeting where it only loads global and
+        constant memory (and, where it stores to global memory, nothing touched
         memory since the block's start or a barrier: stretches of locals alone may lie between,
         and a loop that waits, whose body ends at a barrier, begins each run so), or that touches
         no memory (locals and arithmetic: nothing a later access can race with): the call that
@@ -343,8 +347,9 @@ class Planner:
         if len(found) < len(region) or any(s.returns for s in region):
             return None
         accesses = [access for f in found for access in f.accesses]
-        if accesses and not ends_epoch:
-            return None
+        if not ends_epoch and accesses:
+            if any(s.shuffles for s in region) or any(a.store or a.space == "shared" for a in accesses):
+                return None
         if not begins_epoch and any(a.store and a.space == "global" for a in accesses):
             return None
         loops = [loop for f in found for loop in f.loops]
@@ -381,7 +386,8 @@ class Planner:
         )
         listed = ", ".join(described(access) for access in accesses)
         # (built without checks: the records are the emu's, on the worker's stack)
-        call = f"{NS}stretch_fine(__FILE__, {{{bounds}}}, {{{listed}}}, {THREADS}.returned())"
+        call = f"{NS}stretch_fine(__FILE__, {{{bounds}}}, {{{listed}}}, {THREADS}.returned(), "
+        call += f"{str(ends_epoch).lower()})"
         return f"[&]() {NO_CHECKS} {{ return {call}; }}()"
 
     def proven_branch(

@@ -15,9 +15,13 @@
 // - a load of global memory: the elements inside the live device array the pointer points into,
 //   written before this launch and not in it, but by this block before the last barrier (where no
 //   checked access touched global memory since it: BlockState::checked_global_epoch; each proven
-//   stretch with accesses ends at a barrier), as a reduction in place loads its last step's sums
+//   stretch that stores ends at a barrier), as a reduction in place loads its last step's sums
 //   (proven_blocks.h: words_fine; no look at the words where no block stored into the array in
-//   this launch so far and they are seen written: memory.h);
+//   this launch so far and they are seen written: memory.h); where a warp's meeting, not a
+//   barrier, follows the stretch (a load before a shuffle), only loads of global and constant
+//   memory, of arrays nobody stored into in this launch so far: a checked load of such an array
+//   records nothing for the stores after it (reads_watched, memory.h), so the epoch's later
+//   accesses find what they would have found;
 // - a store to global memory (the translator proves it where the block's start or a barrier comes
 //   before the stretch, so that no thread of the block touched memory since): the elements
 //   inside the live device array, each thread on its own element, none among the stretch's
@@ -28,7 +32,8 @@
 //   write the array, and the host writes it between launches; the checks know nothing else of it).
 // Then no access of the stretch can leave its array, read memory nobody wrote, or race (nothing
 // touched the words since the barrier but what the proof allows, and the barrier or the kernel's
-// end after the stretch leaves no later access), so the stores are recorded now and the stretch
+// end after the stretch leaves no later access, or its loads leave no record), so the stores are
+// recorded now and the stretch
 // runs its copy without the checks' instrumentation. Shared stores are recorded as the words the
 // block wrote, a bit per word (SharedSpace::record_stores): the words' records hold a writer and
 // readers for one barrier interval, and the barrier after the stretch ends it, so that all a later
@@ -283,7 +288,7 @@ uint32_t own_before_barrier(const BlockState& b) {
 // load of an array that nobody stored into in this launch so far, whose words between the
 // access's least and greatest element are seen written (memory.h), needs no look at them.
 bool global_words_fine(const BlockState& b, const void* array, bool store, const Affine& a,
-                       long long element) {
+                       long long element, bool barrier_follows) {
   const Allocation* r = containing(array, false);
   const auto base = reinterpret_cast<uintptr_t>(array);
   if (r == nullptr || !r->shadow || element % 4 != 0 || base % 4 != 0) return false;
@@ -291,6 +296,8 @@ bool global_words_fine(const BlockState& b, const void* array, bool store, const
   if (offset + a.least() < 0 || offset + a.greatest() + element > static_cast<long long>(r->bytes))
     return false;
   if (store) return true;  // (its words are looked at as they are taken: record_global_stores)
+  if (!barrier_follows && reads_watched(b.launch_stamp, *r))
+    return false;  // (a checked load records itself for the stores after it in the epoch)
   if (!stored_in_launch(*r, b.launch_stamp) &&
       seen_written(*r, static_cast<size_t>(offset + a.least()) / 4,
                    static_cast<size_t>(offset + a.greatest() + element) / 4))
@@ -666,7 +673,8 @@ void SharedSpace::record_stores(const BlockState& b, uintptr_t a, unsigned eleme
 }
 
 bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
-                  std::initializer_list<StretchAccess> accesses, const bool* returned) {
+                  std::initializer_list<StretchAccess> accesses, const bool* returned,
+                  bool barrier_follows) {
   BlockState* b = current_block;
   if (b == nullptr || b->shared == nullptr || timed_out() ||
       watching_a_thread.load(std::memory_order_relaxed))
@@ -684,6 +692,8 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   for (const StretchAccess& access : accesses) {
     stores |= access.store;
     global |= access.space != Space::shared;
+    if (!barrier_follows && (access.store || access.space == Space::shared))
+      return false;  // (a later access of the epoch would not see its record)
   }
   // (every thread must make the stores, for every value of the counters)
   const auto runs_no_time = [](const ProvenLoop& loop) { return loop.end <= loop.first; };
@@ -724,7 +734,8 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
     span.end = array + a.greatest() + element;
     if (access.store && !one_element_each(access, f, a, element)) return false;
     if (access.space == Space::global) {
-      if (!global_words_fine(*b, access.array, access.store, a, element)) return false;
+      if (!global_words_fine(*b, access.array, access.store, a, element, barrier_follows))
+        return false;
     } else if (!b->shared->contains(array) || element % 4 != 0 ||
                !each_run(a, element, [&](long long first, long long end) {
                  if (learned.run_count < RememberedProof::kMostRuns)

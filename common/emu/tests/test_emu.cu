@@ -899,6 +899,49 @@ TEST_F(Emu, AHostCopyOfPartOfAnArrayIsSeenWrittenNoFurther) {
   cudaFree(in), cudaFree(out);
 }
 
+// Each warp sums its 32 elements by shuffles and its lane 0 stores the sum; the load before the
+// first shuffle is a proven stretch (a warp's meeting, not a barrier, follows it) where nobody
+// stored into `in` in the launch so far. Planted bug (`into_next`): thread 0 of each block but the
+// last stores its warp's sum over the first element of the next block's row, which that block
+// loads: where it runs after the store, its load is named (a store into `in` in the launch leaves
+// the loads of `in` checked, as they then record themselves for the stores after them).
+__global__ void shuffled_sums(float* in, float* out, int n, bool into_next) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;  // LINE_SHUFFLED_SUMS_LOAD
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+  if (threadIdx.x % 32 == 0 && i < n) out[i / 32] = v;
+  if (into_next && threadIdx.x == 0 && blockIdx.x + 1 < gridDim.x) in[i + 64] = v;
+}
+
+ProvenRun run_shuffled_sums(int blocks, int n, bool into_next = false) {
+  std::vector<float> in(blocks * 64);
+  for (int i = 0; i < blocks * 64; ++i) in[i] = static_cast<float>(i % 7);
+  cudalab::DeviceArray<float> d_in(in), d_out(blocks * 2, -1.0f);  // (poisoned)
+  return run_proven(d_out,
+                    [&] { shuffled_sums<<<blocks, 64>>>(d_in.get(), d_out.get(), n, into_next); });
+}
+
+TEST_F(Emu, ALoadBeforeAShuffleIsProvenWhereNobodyStoredIntoItsArray) {
+  const ProvenRun one = run_shuffled_sums(1, 64), eight = run_shuffled_sums(8, 8 * 64 - 5);
+  ASSERT_EQ(one.status, cudaSuccess) << diagnostic();
+  ASSERT_EQ(eight.status, cudaSuccess) << diagnostic();
+  for (int w = 0; w < 16; ++w) {
+    double sum = 0;
+    for (int i = w * 32; i < std::min(w * 32 + 32, 8 * 64 - 5); ++i) sum += i % 7;
+    ASSERT_EQ(eight.out[w], sum) << "warp " << w;
+  }
+  // (the launch's first block loads global memory checked; the shuffles' stretches, no access,
+  // are proven in every block)
+  EXPECT_EQ(eight.proven_stretches - 8 * one.proven_stretches, 7u) << "the loads of blocks 1-7";
+}
+
+TEST_F(Emu, ALoadBeforeAShuffleOfWhatAnotherBlockStoredInTheLaunchIsNamed) {
+  const ProvenRun r = run_shuffled_sums(64, 64 * 64, true);
+  EXPECT_EQ(r.status, cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_SHUFFLED_SUMS_LOAD"))) << diagnostic();
+  EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
+}
+
 // Each block reverses a row of `in` into `out` through pointers the kernel moves to the thread's
 // element (as NVIDIA's convolutionSeparable does): the accesses after the move are the arguments'
 // elements at the move's offset plus their subscripts, proven as any other. Planted bug: `shift`

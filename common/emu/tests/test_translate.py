@@ -334,7 +334,7 @@ class LoopForms(unittest.TestCase):
         )
         self.assertIn(f"{{{{{s}(0), {s}(sizeof(x[0])), {s}(0), {s}(1), {s}(0), {s}(0), {{0}}}}}}}}", tile)
         self.assertIn("{&tile, ::cudalab::emu::Space::shared, true, 4, ", tile)
-        self.assertTrue(tile.endswith(", cudalab_threads.returned())"))
+        self.assertTrue(tile.endswith(", cudalab_threads.returned(), true)"))
         # the sums': k's bounds and step; tile's first load: y then k, as the coefficients of
         # (constant, x, y, z, k)
         self.assertTrue(
@@ -552,7 +552,8 @@ class LoopForms(unittest.TestCase):
         code += "    v += __shfl_down_sync(0xffffffff, v, offset);\n"
         code += "  __syncthreads();\n  x[threadIdx.x] = v;"
         start, loop, store = self.proven(code)
-        self.assertEqual(loop, "::cudalab::emu::stretch_fine(__FILE__, {}, {}, cudalab_threads.returned())")
+        returned = "cudalab_threads.returned()"
+        self.assertEqual(loop, f"::cudalab::emu::stretch_fine(__FILE__, {{}}, {{}}, {returned}, false)")
         self.assertIn("Space::global, true, 6, ", store)
         form = body(f"__global__ void k(float* x) {{\n{code}\n}}\n")
         form = form[form.index("ThreadLoops cudalab_loops_k(") :]
@@ -561,6 +562,13 @@ class LoopForms(unittest.TestCase):
         # a shuffle of a value loaded from memory keeps its checks
         shuffled_load = code.replace("v, offset)", "x[threadIdx.x], offset)")
         self.assertEqual(self.proven(shuffled_load), [start, store])
+        # a load before the shuffles is proven (told that a warp's meeting follows); a store is not
+        loaded = code.replace("float v = 1.0f;", "float v = x[threadIdx.x];")
+        load = self.proven(loaded)[0]
+        self.assertIn("{x, ::cudalab::emu::Space::global, false, 2, ", load)
+        self.assertTrue(load.endswith(", cudalab_threads.returned(), false)"), load)
+        stored = code.replace("float v = 1.0f;", "float v = 1.0f;\n  x[threadIdx.x] = v;")
+        self.assertEqual(self.proven(stored)[0], loop)
 
     def test_the_dynamic_shared_array_is_proven_where_the_kernel_declares_it(self) -> None:
         # (its extent: the launch's, extent_of giving kDynamicExtent for an array of unknown bound)

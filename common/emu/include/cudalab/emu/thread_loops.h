@@ -127,8 +127,11 @@ struct StretchAccess {
   bool sometimes;      // a thread may skip it (a load under `?:`, `&&`, `||` or another `if`)
   std::initializer_list<ProvenSubscript> subscripts;  // from the outermost
 };
+// `barrier_follows`: the next barrier or the kernel's end comes after the stretch; else a warp's
+// meeting (a shuffle) does, and only loads of global and constant memory can be proven.
 bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
-                  std::initializer_list<StretchAccess> accesses, const bool* returned);
+                  std::initializer_list<StretchAccess> accesses, const bool* returned,
+                  bool barrier_follows);
 
 // What unchecked code's stretches are given besides the thread's number: nothing (they read the
 // worker's threadIdx, which the loops write).
