@@ -39,7 +39,8 @@ and run of the stretch (stretch_fine, thread_loops.h: every subscript within its
 word read written before and not since the last barrier, every word stored touched by no other
 thread), and the stretch itself elsewhere: a tiled product's tile loads and inner loop, a tree
 reduction's steps (`if (tid < s) s_data[tid] += s_data[tid + s];`, stores of the threads below a
-bound), a stencil's halo loads. The copy runs through BlockThreads::run_proven (run_proven_while
+bound), a stencil's halo loads, a warp reduction's store by each warp's first lane (`if (lane ==
+0) sums[warp] = v;`). The copy runs through BlockThreads::run_proven (run_proven_while
 for a step), without the runtime's step between threads that checked stretches take.
 
 The loop form is the kernel's text with these insertions, after the translator's other edits, so
@@ -243,26 +244,18 @@ class Planner:
         visible: list[Local],
         begin: int,
         final: bool = False,
-        fresh: bool = False,
     ) -> None:
         """The edits for the statements of one level, which starts at `begin`; `visible`: variables
         kept per thread that enclosing levels declared before it; `final`: nothing waits after the
-        level (the kernel's own); `fresh`: nothing touched memory since the epoch began where the
-        level starts. A stretch starts where the statement before it ends (or the
+        level (the kernel's own). A stretch starts where the statement before it ends (or the
         level starts): what lies between is the stretch's too (a macro that expands to nothing
         leaves its name before the `;` that Clang places the statement at)."""
         kept: list[Local] = list(visible)
         region: list[Statement] = []
-        # Whether nothing touched memory since the epoch began: at the block's start, after a
-        # barrier (where a stretch of global stores has no race to look for), and after stretches
-        # that touch no memory.
 
         def close() -> None:
-            nonlocal fresh
             if not region:
                 return
-            begins_epoch = fresh
-            fresh = fresh and not any(s.accesses is None or s.accesses.accesses for s in region)
             names = set().union(*(s.uses for s in region))
             declared_here = [v for s in region for v in s.declares]
             if any(v.name == "threadIdx" for v in declared_here):  # (a stretch's parameter)
@@ -296,7 +289,7 @@ class Planner:
                 start = region[0].start
             saves = " ".join(save(v) for v in keep if v.value is None)
             ends_epoch = last or (after < len(statements) and statements[after].kind == "barrier")
-            if (proven := self.proven_stretch(region, begins_epoch, ends_epoch)) is not None:
+            if (proven := self.proven_stretch(region, ends_epoch)) is not None:
                 referred = [restore(v, self.text, checked=False) for v in restored]
                 copy_run = f"{THREADS}.run_proven("
                 if holds is not None:
@@ -313,7 +306,6 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a macro writes it")
             if s.kind == "barrier":
                 close()
-                fresh = True
                 self.edits.append((s.start, s.end, f"{THREADS}.barrier(__FILE__, __LINE__);"))
             elif s.barriers == 0 and not s.waits_otherwise and not s.shuffles:
                 if self.runs_once(s):
@@ -324,25 +316,22 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a wait other than __syncthreads() and shuffles")
             elif s.kind in ("other", "declaration") and s.barriers == 0 and len(s.shuffles) == 1:
                 close()
-                fresh = False
                 self.shuffle(s, kept)
                 region.append(s)
             elif s.kind in WAITING:
                 close()
-                self.waiting(s, kept, fresh)
-                fresh = fresh and leaves_fresh(s)
+                self.waiting(s, kept)
             else:
                 raise NotLoops(f"line {s.line}: a __syncthreads() inside an expression, or two waits")
         close()
 
-    def proven_stretch(self, region: list[Statement], begins_epoch: bool, ends_epoch: bool) -> str | None:
+    def proven_stretch(self, region: list[Statement], ends_epoch: bool) -> str | None:
         """For a stretch whose every memory access stretch_accesses.py proves, where the next
         barrier or the kernel's end follows, or a warp's meeting where it only loads global and
-        constant memory (and, where it stores to global memory, nothing touched
-        memory since the block's start or a barrier: stretches of locals alone may lie between,
-        and a loop that waits, whose body ends at a barrier, begins each run so), or that touches
-        no memory (locals and arithmetic: nothing a later access can race with): the call that
-        checks the words the block's threads touch (stretch_fine), else None."""
+        constant memory, or that touches no memory (locals and arithmetic: nothing a later access
+        can race with): the call that checks the words the block's threads touch (stretch_fine,
+        which also asks of global stores that no checked access touched global memory since the
+        block's start or its last barrier), else None."""
         found = [s.accesses for s in region if s.accesses is not None]
         if len(found) < len(region) or any(s.returns for s in region):
             return None
@@ -350,8 +339,6 @@ class Planner:
         if not ends_epoch and accesses:
             if any(s.shuffles for s in region) or any(a.store or a.space == "shared" for a in accesses):
                 return None
-        if not begins_epoch and any(a.store and a.space == "global" for a in accesses):
-            return None
         loops = [loop for f in found for loop in f.loops]
         uses = set().union(*(f.uses for f in found))
         aliases = set().union(*(f.aliases for f in found))
@@ -377,7 +364,7 @@ class Planner:
             flags = f"{NS}Space::{access.space}, {str(access.store).lower()}, {access.line}, "
             flags += long_long(access.x_end) if access.x_end is not None else f"{NS}kEveryThread"
             enclosing = sum(1 << counters.index(str(c)) for c in access.enclosing)
-            flags += f", {enclosing}u, {str(access.sometimes).lower()}"
+            flags += f", {enclosing}u, {str(access.sometimes).lower()}, {access.x_every}u"
             levels = ", ".join(subscript(access, k) for k in range(len(access.subscripts)))
             return f"{{{where}, {flags}, {{{levels}}}}}"
 
@@ -466,10 +453,8 @@ class Planner:
         self.edits.append((call.start, call.end, read))
         self.shuffle_reads.append((call.start, call.end, read))
 
-    def waiting(self, s: Statement, kept: list[Local], fresh: bool) -> None:
-        """A loop, `if` or `{ }` that holds a barrier: once for the block, its body as a level
-        (fresh where nothing touched memory since the epoch began before it, and a loop's body
-        ends at a barrier: its later runs begin after that barrier)."""
+    def waiting(self, s: Statement, kept: list[Local]) -> None:
+        """A loop, `if` or `{ }` that holds a barrier: once for the block, its body as a level."""
         own = {v.id for v in s.declares}
         if s.kind != "compound":
             changed_in_body = set().union(*(p.changes for p in s.parts))
@@ -479,38 +464,15 @@ class Planner:
                 raise NotLoops(f"line {s.line}: a break or continue")
             self.uniform |= own
         if s.kind == "compound":
-            self.level(s.parts, kept, s.start + 1, fresh=fresh)
+            self.level(s.parts, kept, s.start + 1)
             return
-        fresh = fresh and (s.kind == "if" or all(ends_at_barrier(p) for p in s.parts))
         for part in s.parts:
             if part.kind == "compound":
-                self.level(part.parts, kept, part.start + 1, fresh=fresh)
+                self.level(part.parts, kept, part.start + 1)
             else:  # (a body without braces: a level of one statement, which may become several)
                 self.edits.append((part.start, part.start, "{ "))
-                self.level((part,), kept, part.start, fresh=fresh)
+                self.level((part,), kept, part.start)
                 self.edits.append((part.end, part.end, " }"))
-
-
-def ends_at_barrier(statement: Statement) -> bool:
-    """Whether every way through `statement` ends at a barrier."""
-    if statement.kind == "barrier":
-        return True
-    if statement.kind == "compound":
-        return bool(statement.parts) and ends_at_barrier(statement.parts[-1])
-    if statement.kind == "if":  # (both branches)
-        return len(statement.parts) == 2 and all(ends_at_barrier(p) for p in statement.parts)
-    if statement.kind == "do":  # (its body runs)
-        return ends_at_barrier(statement.parts[0])
-    return False
-
-
-def leaves_fresh(statement: Statement) -> bool:
-    """Whether, where nothing touched memory since a barrier before a waiting statement, nothing
-    has after it either: each way through it ends at a barrier, or passes by what it holds (a loop
-    that runs no time, an `if` not taken)."""
-    if statement.kind in ("for", "while", "if"):
-        return bool(statement.parts) and all(ends_at_barrier(p) for p in statement.parts)
-    return ends_at_barrier(statement)
 
 
 def run_of(statements: list[Statement], restored: Sequence[Local] = (), in_order: bool = False) -> str:
@@ -562,6 +524,6 @@ def plan(kernel: Function, text: bytes) -> list[Edit]:
         for p in planner.changed_parameters
     )
     planner.edits.append((opening, opening, f" {NS}BlockThreads {THREADS};{warps}{parameters}"))
-    planner.level(body.parts, list(planner.changed_parameters), opening, final=True, fresh=True)
+    planner.level(body.parts, list(planner.changed_parameters), opening, final=True)
     planner.edits.append((body.end - 1, body.end - 1, " return {}; "))
     return planner.edits

@@ -22,8 +22,12 @@
 //   memory, of arrays nobody stored into in this launch so far: a checked load of such an array
 //   records nothing for the stores after it (reads_watched, memory.h), so the epoch's later
 //   accesses find what they would have found;
-// - a store to global memory (the translator proves it where the block's start or a barrier comes
-//   before the stretch, so that no thread of the block touched memory since): the elements
+// - a store to global memory (the translator proves it where a barrier or the kernel's end
+//   follows, so that no later access of the epoch can meet it), where no checked access touched
+//   global memory since the block's start or its last barrier (BlockState::checked_global_epoch:
+//   what did, a store or a load that recorded itself, is the checks' to judge against the store;
+//   the stretches before it in the epoch that ran proven only load arrays nobody stored into in
+//   the launch, which a checked load would not have recorded either): the elements
 //   inside the live device array, each thread on its own element, none among the stretch's
 //   other accesses but the thread's own; the words are then looked at as they are taken for the
 //   block, a few elements at a time, and a word written in this launch but by the block before the
@@ -193,9 +197,12 @@ void flatten(const StretchAccess& access, ProvenSubscript& f) {
   }
 }
 
-// How many x indices of the block's threads make the access: those below its bound.
+// How many x indices of the block's threads make the access: those below its bound (of them,
+// the multiples of its x_every).
 unsigned long long threads_x(const StretchAccess& access) {
-  return static_cast<unsigned long long>(std::clamp<long long>(access.x_end, 0, ::blockDim.x));
+  const auto below =
+      static_cast<unsigned long long>(std::clamp<long long>(access.x_end, 0, ::blockDim.x));
+  return (below + access.x_every - 1) / access.x_every;
 }
 
 // The elements of a shared or constant access's dimension: its declared extent, or as many as the
@@ -444,13 +451,14 @@ void give_back_words(uint32_t* writers, size_t first, long long step, unsigned w
 }
 
 // Marks the words of take_words' elements as stored by the element's thread: element x by thread
-// `thread` + x, at site `site` (StoreMark).
+// `thread` + x * `thread_step`, at site `site` (StoreMark).
 __attribute__((noinline)) void mark_words(uint32_t* marks, size_t first, long long step,
                                           unsigned words_each, unsigned count, uint32_t site,
-                                          unsigned thread) {
+                                          unsigned thread, unsigned thread_step) {
   for (unsigned x = 0; x < count; ++x)
     for (unsigned k = 0; k < words_each; ++k)
-      __atomic_store_n(marks + first + x * step + k, site | (thread + x), __ATOMIC_RELAXED);
+      __atomic_store_n(marks + first + x * step + k, site | (thread + x * thread_step),
+                       __ATOMIC_RELAXED);
 }
 
 // Records the global stores of `access` as the checks record them (each word's writer the block,
@@ -502,7 +510,7 @@ bool record_global_stores(BlockState& b, const char* file, const StretchAccess& 
   }
   const uint32_t site = StoreMark::site_part(place_of(file, access.line).site);
   each_row(access, f, loops, [&](long long at, uint16_t first) {
-    mark_words(r.shadow.stores, row_word(at), step, words_each, width, site, first);
+    mark_words(r.shadow.stores, row_word(at), step, words_each, width, site, first, access.x_every);
     return true;
   });
   return true;
@@ -684,7 +692,10 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
     return false;  // (a loop that may not end)
   // (the counters need the accesses each thread makes: all of them, by every thread, as compiled)
   const bool counted = counting();
-  const auto skipped = [](const StretchAccess& access) { return access.sometimes; };
+  // (a warp's first lanes alone: the counters' lanes are every thread's)
+  const auto skipped = [](const StretchAccess& access) {
+    return access.sometimes || access.x_every != 1;
+  };
   if (counted && (returned != nullptr || std::any_of(accesses.begin(), accesses.end(), skipped) ||
                   !visits_distinct(loops, accesses)))
     return false;
@@ -700,6 +711,12 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   if (stores && (returned != nullptr || std::any_of(loops.begin(), loops.end(), runs_no_time)))
     return false;
   if (global && b->block_rank == 0) return false;  // (as proven_block: proven_blocks.h)
+  const auto global_store = [](const StretchAccess& access) {
+    return access.store && access.space == Space::global;
+  };
+  if (b->checked_global_epoch == b->epoch &&
+      std::any_of(accesses.begin(), accesses.end(), global_store))
+    return false;
   // (a stretch of shared memory only: what the proof found in an earlier block of the worker)
   const bool rememberable = !global && !counted;
   if (rememberable)
@@ -753,7 +770,8 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   const auto own = [](const Proven& p, const Proven& q) {
     const ProvenSubscript &f = p.flat, &g = q.flat;
     return p.access->array == q.access->array && p.access->x_end == q.access->x_end &&
-           f.constant == g.constant && f.x == g.x && f.y == g.y && f.z == g.z &&
+           p.access->x_every == q.access->x_every && f.constant == g.constant && f.x == g.x &&
+           f.y == g.y && f.z == g.z &&
            std::equal(f.counters, f.counters + kProvenLoops, g.counters);
   };
   for (unsigned i = 0; i < count; ++i)

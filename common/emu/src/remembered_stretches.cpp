@@ -27,7 +27,7 @@ struct Shape {
     bool store, sometimes;
     int line;
     long long x_end;
-    unsigned enclosing, subscripts;
+    unsigned x_every, enclosing, subscripts;
   };
   const char* file = nullptr;  // nullptr: no shape
   const SharedSpace* shared = nullptr;
@@ -71,8 +71,8 @@ bool same(const Shape& shape, const BlockState& b, const char* file,
     const Shape::Access& kept = shape.accesses[a++];
     if (kept.array != access.array || kept.space != access.space || kept.store != access.store ||
         kept.sometimes != access.sometimes || kept.line != access.line ||
-        kept.x_end != access.x_end || kept.enclosing != access.enclosing ||
-        kept.subscripts != access.subscripts.size())
+        kept.x_end != access.x_end || kept.x_every != access.x_every ||
+        kept.enclosing != access.enclosing || kept.subscripts != access.subscripts.size())
       return false;
     for (const ProvenSubscript& subscript : access.subscripts)
       if (!same_subscript(shape.subscripts[s++], subscript)) return false;
@@ -137,10 +137,10 @@ void remember_proof(const BlockState& b, const char* file, std::initializer_list
   for (const ProvenLoop& loop : loops) shape.loops[k++] = loop;
   unsigned a = 0, s = 0;
   for (const StretchAccess& access : accesses) {
-    shape.accesses[a++] = {access.array,     access.space,
-                           access.store,     access.sometimes,
-                           access.line,      access.x_end,
-                           access.enclosing, static_cast<unsigned>(access.subscripts.size())};
+    shape.accesses[a++] = {
+        access.array,     access.space,     access.store,
+        access.sometimes, access.line,      access.x_end,
+        access.x_every,   access.enclosing, static_cast<unsigned>(access.subscripts.size())};
     for (const ProvenSubscript& subscript : access.subscripts) shape.subscripts[s++] = subscript;
   }
   shape.proof = proof;

@@ -835,17 +835,19 @@ TEST_F(Emu, AProvenStoreOverAnotherBlocksElementIsNamed) {
 }
 
 // Block b stores 64 elements from (blocks - 1 - b) * 48: each block's last 16 elements are the
-// next block's first 16. The block the launch runs second proves its stretch and takes its
-// words a few at a time; where the first block's elements come last in its row, it meets them
-// after taking the others, gives those back and runs checked, which names the race.
+// next block's first 16. A block that runs after its neighbour proves its stretch and takes its
+// words a few at a time; where the neighbour's elements come last in its row, it meets them
+// after taking the others, gives those back and runs checked, which names the race. (Two blocks
+// that store at the same instant on two workers may each miss the other's words: 16 blocks
+// leave the launch pairs that run one after the other.)
 __global__ void overlapping_rows(float* out) {
   __syncthreads();
   out[(gridDim.x - 1 - blockIdx.x) * 48 + threadIdx.x] = blockIdx.x;  // LINE_OVERLAPPING_ROWS
 }
 
 TEST_F(Emu, AProvenStoreThatMeetsAnotherBlocksElementsPastItsFirstIsNamed) {
-  cudalab::DeviceArray<float> out(2 * 48 + 16, -1.0f);
-  overlapping_rows<<<2, 64>>>(out.get());
+  cudalab::DeviceArray<float> out(16 * 48 + 16, -1.0f);
+  overlapping_rows<<<16, 64>>>(out.get());
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   EXPECT_TRUE(says("at " + at("LINE_OVERLAPPING_ROWS"))) << diagnostic();
   EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
@@ -874,6 +876,30 @@ TEST_F(Emu, ALoadOfWhatAnotherBlockStoredInTheLaunchIsNamedInAnArraySeenWritten)
   EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
 }
 
+// In block `marked`, each thread stores 1 into its element of `marks` (a checked stretch: a store
+// under an `if` other than a thread's bound); then each thread stores 2 into its element of x. The
+// translator proves the second stretch, but where a checked access touched global memory since
+// the block began (block `marked`) it runs checked: the checks judge a store against what they
+// recorded since the barrier (global_races.cpp).
+__global__ void store_after_checked_store(float* x, float* marks, int marked) {
+  if (blockIdx.x == marked) marks[threadIdx.x] = 1.0f;
+  const int base = blockIdx.x * 64;
+  x[base + threadIdx.x] = 2.0f;
+  __syncthreads();  // (the kernel runs as loops between its barriers)
+}
+
+TEST_F(Emu, AProvenStoreAfterACheckedAccessOfItsEpochRunsChecked) {
+  for (const int marked : {-1, 2}) {
+    cudalab::DeviceArray<float> x(4 * 64, 0.0f), marks(64, 0.0f);
+    const ProvenRun r =
+        run_proven(x, [&] { store_after_checked_store<<<4, 64>>>(x.get(), marks.get(), marked); });
+    ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+    for (int i = 0; i < 4 * 64; ++i) ASSERT_EQ(r.out[i], 2.0f) << "element " << i;
+    EXPECT_EQ(r.proven_stretches, marked < 0 ? 3u : 2u)
+        << "the stores of blocks 1-3 but " << marked;
+  }
+}
+
 // A host copy of part of an array: the words it wrote whole are seen written, no more. The copy
 // ends two bytes into the array's last element, 138, which the third block's proven stretch loads
 // (its threads below n), so the stretch is looked at and the load of element 138 is named.
@@ -899,29 +925,32 @@ TEST_F(Emu, AHostCopyOfPartOfAnArrayIsSeenWrittenNoFurther) {
   cudaFree(in), cudaFree(out);
 }
 
-// Each warp sums its 32 elements by shuffles and its lane 0 stores the sum; the load before the
-// first shuffle is a proven stretch (a warp's meeting, not a barrier, follows it) where nobody
-// stored into `in` in the launch so far. Planted bug (`into_next`): thread 0 of each block but the
-// last stores its warp's sum over the first element of the next block's row, which that block
-// loads: where it runs after the store, its load is named (a store into `in` in the launch leaves
-// the loads of `in` checked, as they then record themselves for the stores after them).
-__global__ void shuffled_sums(float* in, float* out, int n, bool into_next) {
+// Each warp sums its 32 elements by shuffles and its first lane stores the sum (at `past` beyond
+// its own element: a planted bug where past > 0). The load before the first shuffle is a proven
+// stretch (a warp's meeting, not a barrier, follows it) where nobody stored into `in` in the launch
+// so far, and the first lanes' store one where 32 divides the block's first index. Planted bug
+// (`into_next`): thread 0 of each block but the last then stores its warp's sum over the first
+// element of the next block's row, which that block loads: where it runs after the store, its
+// load is named (a store into `in` in the launch leaves the loads of `in` checked, as they then
+// record themselves for the stores after them).
+__global__ void shuffled_sums(float* in, float* out, int n, int past, bool into_next) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   float v = i < n ? in[i] : 0.0f;  // LINE_SHUFFLED_SUMS_LOAD
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
-  if (threadIdx.x % 32 == 0 && i < n) out[i / 32] = v;
+  if (threadIdx.x % 32 == 0 && i < n) out[i / 32 + past] = v;  // LINE_SHUFFLED_SUMS_STORE
+  __syncthreads();
   if (into_next && threadIdx.x == 0 && blockIdx.x + 1 < gridDim.x) in[i + 64] = v;
 }
 
-ProvenRun run_shuffled_sums(int blocks, int n, bool into_next = false) {
+ProvenRun run_shuffled_sums(int blocks, int n, int past = 0, bool into_next = false) {
   std::vector<float> in(blocks * 64);
   for (int i = 0; i < blocks * 64; ++i) in[i] = static_cast<float>(i % 7);
   cudalab::DeviceArray<float> d_in(in), d_out(blocks * 2, -1.0f);  // (poisoned)
-  return run_proven(d_out,
-                    [&] { shuffled_sums<<<blocks, 64>>>(d_in.get(), d_out.get(), n, into_next); });
+  return run_proven(
+      d_out, [&] { shuffled_sums<<<blocks, 64>>>(d_in.get(), d_out.get(), n, past, into_next); });
 }
 
-TEST_F(Emu, ALoadBeforeAShuffleIsProvenWhereNobodyStoredIntoItsArray) {
+TEST_F(Emu, ALoadBeforeAShuffleAndTheFirstLanesStoreAreProven) {
   const ProvenRun one = run_shuffled_sums(1, 64), eight = run_shuffled_sums(8, 8 * 64 - 5);
   ASSERT_EQ(one.status, cudaSuccess) << diagnostic();
   ASSERT_EQ(eight.status, cudaSuccess) << diagnostic();
@@ -930,13 +959,24 @@ TEST_F(Emu, ALoadBeforeAShuffleIsProvenWhereNobodyStoredIntoItsArray) {
     for (int i = w * 32; i < std::min(w * 32 + 32, 8 * 64 - 5); ++i) sum += i % 7;
     ASSERT_EQ(eight.out[w], sum) << "warp " << w;
   }
-  // (the launch's first block loads global memory checked; the shuffles' stretches, no access,
+  // (the launch's first block touches global memory checked; the shuffles' stretches, no access,
   // are proven in every block)
-  EXPECT_EQ(eight.proven_stretches - 8 * one.proven_stretches, 7u) << "the loads of blocks 1-7";
+  EXPECT_EQ(eight.proven_stretches - 8 * one.proven_stretches, 14u)
+      << "the loads and the stores of blocks 1-7";
+}
+
+// The store one element further on: the last warp's first lane writes past the array, and the
+// stretch that proves the store runs checked there, which names that thread.
+TEST_F(Emu, AFirstLanesStorePastItsArrayNamesTheThread) {
+  const ProvenRun r = run_shuffled_sums(8, 8 * 64, 1);
+  EXPECT_EQ(r.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (7,0,0), thread (32,0,0), at " + at("LINE_SHUFFLED_SUMS_STORE")))
+      << diagnostic();
+  EXPECT_TRUE(says("1 past its last element")) << diagnostic();
 }
 
 TEST_F(Emu, ALoadBeforeAShuffleOfWhatAnotherBlockStoredInTheLaunchIsNamed) {
-  const ProvenRun r = run_shuffled_sums(64, 64 * 64, true);
+  const ProvenRun r = run_shuffled_sums(64, 64 * 64, 0, true);
   EXPECT_EQ(r.status, cudaErrorLaunchFailure);
   EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_SHUFFLED_SUMS_LOAD"))) << diagnostic();
   EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();

@@ -15,7 +15,12 @@ The algorithm. A statement is *proven* when the only memory it touches is
   plus threadIdx.x (the guard of the thread's global index; both sides signed, so that the
   comparison is the numbers' and the bound is n less the offset, which the launch gives where the
   kernel's index cannot wrap: index_bound), or `if (threadIdx.x == 0)` (the limit 1: a block's
-  result stored by its first thread),
+  result stored by its first thread); or every thread that is its warp's first lane, `if
+  (threadIdx.x % 32 == 0)` (or a variable that stands for `threadIdx.x % 32`, `lane == 0`; any
+  literal above 1 for 32), alone or joined by `&&` to a bound above: the record's x counts those
+  threads (threadIdx.x / 32), and a subscript may divide by 32 an index whose x coefficient is 1
+  (`i / 32`, `threadIdx.x / 32`), the block's part of it divided where 32 divides it (the launch
+  asks: else the access's x bound is kNoBound),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
@@ -38,13 +43,12 @@ counters, so that the launch can bound every subscript a block's threads form, f
 the counters, by the corners of that box.
 
 Limitations (the statement keeps a check per access): a store under an `if` other than a thread's
-x bound, or inside an expression, a store to local memory, a pointer other than a parameter or a
-local moved from one, a
-member other than the built-ins', a call other than math, a loop of another
-form, a subscript that multiplies two indices, a `__shared__` array declared at file scope (the
-dynamic `extern __shared__` array is proven where the kernel declares it, its first dimension as
-long as the launch's dynamic shared memory holds), an element that is not a number of whole 4-byte
-words.
+x bound or first lanes (`(threadIdx.x & 31) == 0` is not read as one), or inside an expression,
+a store to local memory, a pointer other than a parameter or a local moved from one, a member
+other than the built-ins', a call other than math, a loop of another form, a subscript that
+multiplies two indices, a `__shared__` array declared at file scope (the dynamic `extern
+__shared__` array is proven where the kernel declares it, its first dimension as long as the
+launch's dynamic shared memory holds), an element that is not a number of whole 4-byte words.
 """
 
 from __future__ import annotations
@@ -106,6 +110,7 @@ class StretchAccess:
     enclosing: tuple[int, ...] = ()  # the counters of the loops it is in (each value, a visit)
     sometimes: bool = False  # under an `if` (but a thread's bound), `?:`, `&&` or `||`: a thread
     # may skip it
+    x_every: int = 1  # under `if (threadIdx.x % W == 0)`: W, the x terms count threadIdx.x / W
 
 
 @dataclass(frozen=True)
@@ -223,6 +228,8 @@ class Walk:
         self.guarded = 0  # the `if`s the walk is in (but a thread's bound)
         self.branches = 0  # the `?:` branches and right sides of `&&` and `||` it is in
         self.x_end: str | None = None  # the limit of the `if (threadIdx.x < limit)` it is in
+        self.x_every = 1  # W of the `if (threadIdx.x % W == 0)` it is in (a warp's first lanes)
+        self.divided: list[str] = []  # the block's values an access's subscripts divide by W
         self.loops: list[Loop] = []
         self.counters: list[int] = []  # of the loops the walk is in, from the outermost
         self.uses: set[int] = set()
@@ -239,15 +246,19 @@ class Walk:
                 self.statement(c)
         elif kind == "IF_STMT":
             parts = children(cursor)
-            bounded = len(parts) == 2 and self.x_end is None and not self.guarded
-            self.x_end = self.thread_bound(parts[0]) if bounded else None
-            self.guarded += self.x_end is None
+            free = len(parts) == 2 and self.x_end is None and self.x_every == 1 and not self.guarded
+            guard = self.thread_guard(parts[0]) if free else None
+            outer = self.x_end, self.x_every
+            if guard is None:
+                self.guarded += 1
+            else:
+                self.x_end, self.x_every = guard
             try:
-                for c in parts if self.x_end is None else parts[1:]:
+                for c in parts if guard is None else parts[1:]:
                     self.statement(c)
             finally:
-                self.guarded -= self.x_end is None
-                self.x_end = None
+                self.guarded -= guard is None
+                self.x_end, self.x_every = outer
         elif kind == "DECL_STMT":
             for variable in children(cursor):
                 if block_handle(variable):
@@ -277,6 +288,62 @@ class Walk:
             self.value(cursor)
         else:
             raise NotProven(f"a {kind}")
+
+    def thread_guard(self, condition: object) -> tuple[str | None, int] | None:
+        """The threads an `if`'s condition admits, as (x bound, x_every): a thread's x bound
+        (thread_bound), a warp's first lanes (`threadIdx.x % W == 0`: lane_width), or both joined
+        by `&&` (`threadIdx.x % 32 == 0 && i < n`); else None."""
+        if (bound := self.thread_bound(condition)) is not None:
+            return bound, 1
+        if (width := self.lane_width(condition)) is not None:
+            return None, width
+        c = plain(condition)
+        if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) != "&&":
+            return None
+        for lanes, limit in (children(c), reversed(children(c))):
+            width, bound = self.lane_width(lanes), self.thread_bound(limit)
+            if width is not None and bound is not None:
+                return bound, width
+        return None
+
+    def lane_width(self, condition: object) -> int | None:
+        """W of `threadIdx.x % W == 0` (W a literal above 1; or a variable that stands for
+        threadIdx.x % W, `lane == 0`), the threads that are their warp's (or W-thread segment's)
+        first."""
+        c = plain(condition)
+        if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) != "==":
+            return None
+        lane, zero = children(c)
+        if literal_value(written(plain(zero))) != 0:
+            return None
+        lane = plain(lane)
+        target = lane.referenced if kind_of(lane) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
+        if target is not None:  # (a local that stands for its one initializer)
+            init = [i for i in children(target) if kind_of(i) != "TYPE_REF"]
+            local = kind_of(target) == "VAR_DECL" and not shared(target)
+            if not local or len(init) != 1 or canonical_kind(target.type) not in INTEGERS:  # type: ignore[attr-defined]
+                return None
+            if kind_of(target.semantic_parent) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
+                return None
+            width = self.lane_width_of(init[0])
+            if width is not None:
+                self.aliases.add(local_id(target))
+            return width
+        return self.lane_width_of(lane)
+
+    def lane_width_of(self, expression: object) -> int | None:
+        """W of `threadIdx.x % W`, W a literal above 1."""
+        c = plain(expression)
+        if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) != "%":
+            return None
+        index, width = children(c)
+        try:
+            if self.terms(index) != {"x": "1"}:
+                return None
+        except NotProven:
+            return None
+        value = literal_value(written(plain(width)))
+        return value if value is not None and value > 1 else None
 
     def thread_bound(self, condition: object) -> str | None:
         """The x bound of `threadIdx.x < limit` (or a variable that stands for threadIdx.x), a
@@ -585,6 +652,7 @@ class Walk:
         """The access of `array` at `indices` (innermost first), each as the sum of its terms (a
         moved pointer's plus its offset, `moved`)."""
         subscripts = []
+        self.divided = []
         for index in reversed(indices):
             if canonical_kind(index.type) not in INTEGERS:  # type: ignore[attr-defined]
                 raise NotProven("a subscript that is not an integer")
@@ -594,6 +662,11 @@ class Walk:
             subscripts.append(Subscript(tuple(sorted(terms.items()))))
         line = cursor.extent.start.line  # type: ignore[attr-defined]
         sometimes = bool(self.guarded or self.branches)
+        x_end = self.x_end
+        if self.divided:  # (elsewhere no thread's subscript is the record's)
+            divides = " && ".join(f"({value}) % {self.x_every} == 0" for value in self.divided)
+            every = f"static_cast<long long>({x_end})" if x_end else "::cudalab::emu::kEveryThread"
+            x_end = f"({divides}) ? {every} : ::cudalab::emu::kNoBound"
         self.accesses.append(
             StretchAccess(
                 array.spelling,  # type: ignore[attr-defined]
@@ -601,9 +674,10 @@ class Walk:
                 store,
                 tuple(subscripts),
                 line,
-                self.x_end,
+                x_end,
                 tuple(self.counters),
                 sometimes,
+                self.x_every,
             )
         )
 
@@ -615,7 +689,8 @@ class Walk:
         if kind == "MEMBER_REF_EXPR":
             base = plain(children(c)[0]) if children(c) else None
             if base is not None and base.spelling == "threadIdx" and c.spelling in THREAD_AXES:  # type: ignore[attr-defined]
-                return {c.spelling: "1"}  # type: ignore[attr-defined]
+                # (under a warp's first lanes, threadIdx.x is x_every times the x the terms count)
+                return {c.spelling: str(self.x_every) if c.spelling == "x" else "1"}  # type: ignore[attr-defined]
         if kind == "DECL_REF_EXPR":
             target = c.referenced  # type: ignore[attr-defined]
             if target is not None and local_id(target) in self.counters:
@@ -638,7 +713,21 @@ class Walk:
                 if joined is None:
                     raise NotProven("a subscript that multiplies two indices")
                 return joined
+            if operator == "/" and self.x_every > 1 and literal_value(written(plain(right))) == self.x_every:
+                return self.lanes_divided(self.terms(left))
         return {"constant": self.block_value(c)}
+
+    def lanes_divided(self, terms: Terms) -> Terms:
+        """`E / W` under a warp's first lanes (threadIdx.x = W x), E's terms `terms`: W x / W is x,
+        and the block's part C of E gives C / W where W divides it (the record's x bound asks it of
+        the launch: `i / 32` with i = blockIdx.x * blockDim.x + threadIdx.x)."""
+        if set(terms) - {"x", "constant"} or literal_value(terms.get("x", "0")) != self.x_every:
+            raise NotProven("a division other than a warp's first lane's")
+        divided = {"x": "1"}
+        if "constant" in terms:
+            self.divided.append(terms["constant"])
+            divided["constant"] = f"({terms['constant']}) / {self.x_every}"
+        return divided
 
     def block_value(self, expression: object) -> str:
         """An integer that every thread of the block has, as the kernel writes it; the locals it

@@ -125,6 +125,10 @@ struct StretchAccess {
                        // kNoBound: the stretch stays checked)
   unsigned enclosing;  // bit i: the access is inside loop i (it is made at each of its values)
   bool sometimes;      // a thread may skip it (a load under `?:`, `&&`, `||` or another `if`)
+  // Only the threads whose threadIdx.x is a multiple of x_every make it (a warp's first lane,
+  // `if (threadIdx.x % 32 == 0)`: 32), and the subscripts' x terms count those threads
+  // (threadIdx.x / x_every); 1: every thread.
+  unsigned x_every;
   std::initializer_list<ProvenSubscript> subscripts;  // from the outermost
 };
 // `barrier_follows`: the next barrier or the kernel's end comes after the stretch; else a warp's
