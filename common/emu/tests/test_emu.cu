@@ -876,6 +876,40 @@ TEST_F(Emu, ALoadOfWhatAnotherBlockStoredInTheLaunchIsNamedInAnArraySeenWritten)
   EXPECT_TRUE(says("also wrote in this launch")) << diagnostic();
 }
 
+// Each warp's first lane stores its warp's sum into `sums` (a proven shared store of those
+// threads: its record says which words the block wrote), and thread 0 adds the four. Launched
+// with 96 threads (planted bug), no warp writes sums[3], and thread 0's read of it is named.
+__global__ void warp_partials(const float* in, float* out) {
+  __shared__ float sums[4];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+  if (lane == 0) sums[warp] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = sums[0] + sums[1] + sums[2] + sums[3];  // LINE_PARTIALS
+}
+
+TEST_F(Emu, AWarpsFirstLanesSharedStoresAreRecordedAsTheBlocksWrites) {
+  const int blocks = 8;
+  std::vector<float> in(blocks * 128);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 5);
+  cudalab::DeviceArray<float> d_in(in), out(blocks, -1.0f);  // (poisoned)
+  const ProvenRun whole =
+      run_proven(out, [&] { warp_partials<<<blocks, 128>>>(d_in.get(), out.get()); });
+  ASSERT_EQ(whole.status, cudaSuccess) << diagnostic();
+  for (int b = 0; b < blocks; ++b) {
+    double sum = 0;
+    for (int i = b * 128; i < b * 128 + 128; ++i) sum += i % 5;
+    ASSERT_EQ(whole.out[b], sum) << "block " << b;
+  }
+  cudalab::DeviceArray<float> short_out(blocks, -1.0f);
+  const ProvenRun short_block =
+      run_proven(short_out, [&] { warp_partials<<<blocks, 96>>>(d_in.get(), short_out.get()); });
+  EXPECT_EQ(short_block.status, cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("thread (0,0,0), at " + at("LINE_PARTIALS"))) << diagnostic();
+  EXPECT_TRUE(says("shared memory that no thread of this block wrote")) << diagnostic();
+}
+
 // In block `marked`, each thread stores 1 into its element of `marks` (a checked stretch: a store
 // under an `if` other than a thread's bound); then each thread stores 2 into its element of x. The
 // translator proves the second stretch, but where a checked access touched global memory since

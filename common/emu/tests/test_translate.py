@@ -495,6 +495,13 @@ class LoopForms(unittest.TestCase):
         for other in ("threadIdx.x % 32 == 1", "threadIdx.x % 32 != 0", "threadIdx.x / 32 == 0"):
             self.assertEqual(len(self.proven(code.replace("threadIdx.x % 32 == 0", other))), 1, other)
         self.assertEqual(len(self.proven(code.replace("x[i / 32] = v", "x[i] = v"))), 2)
+        # (the same lanes and warps by bits)
+        bits = shared.replace("threadIdx.x % 32", "threadIdx.x & 31")
+        bits = bits.replace("threadIdx.x / 32", "threadIdx.x >> 5")
+        self.assertEqual(self.proven(bits)[1], lanes)
+        for other in ("threadIdx.x & 30", "threadIdx.x >> 4"):
+            changed = shared.replace("threadIdx.x % 32" if "&" in other else "threadIdx.x / 32", other)
+            self.assertEqual(len(self.proven(changed)), 2, other)
 
     def test_each_access_says_the_loops_it_is_in_and_whether_a_thread_may_skip_it(self) -> None:
         # (for the counters: each value of an enclosing loop is a visit, a skipped load none)

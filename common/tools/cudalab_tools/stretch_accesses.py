@@ -16,11 +16,11 @@ The algorithm. A statement is *proven* when the only memory it touches is
   comparison is the numbers' and the bound is n less the offset, which the launch gives where the
   kernel's index cannot wrap: index_bound), or `if (threadIdx.x == 0)` (the limit 1: a block's
   result stored by its first thread); or every thread that is its warp's first lane, `if
-  (threadIdx.x % 32 == 0)` (or a variable that stands for `threadIdx.x % 32`, `lane == 0`; any
-  literal above 1 for 32), alone or joined by `&&` to a bound above: the record's x counts those
-  threads (threadIdx.x / 32), and a subscript may divide by 32 an index whose x coefficient is 1
-  (`i / 32`, `threadIdx.x / 32`), the block's part of it divided where 32 divides it (the launch
-  asks: else the access's x bound is kNoBound),
+  (threadIdx.x % 32 == 0)` (or `(threadIdx.x & 31) == 0`, or a variable that stands for either,
+  `lane == 0`; any literal above 1 for 32, a power of two for `&`), alone or joined by `&&` to a
+  bound above: the record's x counts those threads (threadIdx.x / 32), and a subscript may divide
+  by 32 an index whose x coefficient is 1 (`i / 32`, `threadIdx.x >> 5`), the block's part of it
+  divided where 32 divides it (the launch asks: else the access's x bound is kNoBound),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
@@ -43,7 +43,7 @@ counters, so that the launch can bound every subscript a block's threads form, f
 the counters, by the corners of that box.
 
 Limitations (the statement keeps a check per access): a store under an `if` other than a thread's
-x bound or first lanes (`(threadIdx.x & 31) == 0` is not read as one), or inside an expression,
+x bound or first lanes, or inside an expression,
 a store to local memory, a pointer other than a parameter or a local moved from one, a member
 other than the built-ins', a call other than math, a loop of another form, a subscript that
 multiplies two indices, a `__shared__` array declared at file scope (the dynamic `extern
@@ -332,9 +332,10 @@ class Walk:
         return self.lane_width_of(lane)
 
     def lane_width_of(self, expression: object) -> int | None:
-        """W of `threadIdx.x % W`, W a literal above 1."""
+        """W of `threadIdx.x % W`, W a literal above 1, or of `threadIdx.x & (W - 1)`, W a power of
+        two."""
         c = plain(expression)
-        if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) != "%":
+        if kind_of(c) != "BINARY_OPERATOR" or self.operator(c) not in ("%", "&"):
             return None
         index, width = children(c)
         try:
@@ -343,6 +344,8 @@ class Walk:
         except NotProven:
             return None
         value = literal_value(written(plain(width)))
+        if value is not None and self.operator(c) == "&":
+            value = value + 1 if value & (value + 1) == 0 else None
         return value if value is not None and value > 1 else None
 
     def thread_bound(self, condition: object) -> str | None:
@@ -713,7 +716,10 @@ class Walk:
                 if joined is None:
                     raise NotProven("a subscript that multiplies two indices")
                 return joined
-            if operator == "/" and self.x_every > 1 and literal_value(written(plain(right))) == self.x_every:
+            divisor = literal_value(written(plain(right)))
+            if operator == ">>" and divisor is not None and 0 <= divisor < 63:
+                divisor = 1 << divisor
+            if operator in ("/", ">>") and self.x_every > 1 and divisor == self.x_every:
                 return self.lanes_divided(self.terms(left))
         return {"constant": self.block_value(c)}
 
