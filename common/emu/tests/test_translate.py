@@ -499,6 +499,9 @@ class LoopForms(unittest.TestCase):
         bits = shared.replace("threadIdx.x % 32", "threadIdx.x & 31")
         bits = bits.replace("threadIdx.x / 32", "threadIdx.x >> 5")
         self.assertEqual(self.proven(bits)[1], lanes)
+        # (and by nvcc's built-in warpSize, 32)
+        built_in = shared.replace("% 32", "% warpSize").replace("/ 32", "/ warpSize")
+        self.assertEqual(self.proven(built_in)[1], lanes)
         for other in ("threadIdx.x & 30", "threadIdx.x >> 4"):
             changed = shared.replace("threadIdx.x % 32" if "&" in other else "threadIdx.x / 32", other)
             self.assertEqual(len(self.proven(changed)), 2, other)

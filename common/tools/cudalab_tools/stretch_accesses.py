@@ -17,10 +17,10 @@ The algorithm. A statement is *proven* when the only memory it touches is
   kernel's index cannot wrap: index_bound), or `if (threadIdx.x == 0)` (the limit 1: a block's
   result stored by its first thread); or every thread that is its warp's first lane, `if
   (threadIdx.x % 32 == 0)` (or `(threadIdx.x & 31) == 0`, or a variable that stands for either,
-  `lane == 0`; any literal above 1 for 32, a power of two for `&`), alone or joined by `&&` to a
-  bound above: the record's x counts those threads (threadIdx.x / 32), and a subscript may divide
-  by 32 an index whose x coefficient is 1 (`i / 32`, `threadIdx.x >> 5`), the block's part of it
-  divided where 32 divides it (the launch asks: else the access's x bound is kNoBound),
+  `lane == 0`; any literal above 1 or `warpSize` for 32, a power of two for `&`), alone or joined
+  by `&&` to a bound above: the record's x counts those threads (threadIdx.x / 32), and a subscript
+  may divide by 32 an index whose x coefficient is 1 (`i / 32`, `threadIdx.x >> 5`), the block's
+  part of it divided where 32 divides it (the launch asks: else the access's x bound is kNoBound),
 each subscript an integer that is affine in the thread's index (threadIdx.x, .y, .z) and the
 counters of loops in the statement, with coefficients the block's values: literals, parameters,
 constants, template values, blockIdx, blockDim, gridDim, and variables of the kernel that the
@@ -200,6 +200,16 @@ def literal_value(text: str) -> int | None:
         return None
 
 
+def whole_number(expression: object) -> int | None:
+    """The value of an expression of integer literals, or of `warpSize` (32: nvcc's built-in, a
+    constant of the emu's device.h), else None."""
+    c = plain(expression)
+    if kind_of(c) == "DECL_REF_EXPR" and c.spelling == "warpSize":  # type: ignore[attr-defined]
+        target = c.referenced  # type: ignore[attr-defined]
+        return 32 if target is not None and target.type.is_const_qualified() else None
+    return literal_value(written(c))
+
+
 def is_one(coefficient: str) -> bool:
     """Whether a coefficient's text is arithmetic of integer literals whose value is 1."""
     return literal_value(coefficient) == 1
@@ -343,7 +353,7 @@ class Walk:
                 return None
         except NotProven:
             return None
-        value = literal_value(written(plain(width)))
+        value = whole_number(width)
         if value is not None and self.operator(c) == "&":
             value = value + 1 if value & (value + 1) == 0 else None
         return value if value is not None and value > 1 else None
@@ -716,7 +726,7 @@ class Walk:
                 if joined is None:
                     raise NotProven("a subscript that multiplies two indices")
                 return joined
-            divisor = literal_value(written(plain(right)))
+            divisor = whole_number(right)
             if operator == ">>" and divisor is not None and 0 <= divisor < 63:
                 divisor = 1 << divisor
             if operator in ("/", ">>") and self.x_every > 1 and divisor == self.x_every:
