@@ -336,9 +336,9 @@ class Planner:
         if len(found) < len(region) or any(s.returns for s in region):
             return None
         accesses = [access for f in found for access in f.accesses]
-        if not ends_epoch and accesses:
-            if any(s.shuffles for s in region) or any(a.store or a.space == "shared" for a in accesses):
-                return None
+        only_loads = all(not a.store and a.space != "shared" for a in accesses)
+        if not ends_epoch and accesses and (any(s.shuffles for s in region) or not only_loads):
+            return None
         loops = [loop for f in found for loop in f.loops]
         uses = set().union(*(f.uses for f in found))
         aliases = set().union(*(f.aliases for f in found))

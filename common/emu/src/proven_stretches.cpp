@@ -699,10 +699,11 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   if (counted && (returned != nullptr || std::any_of(accesses.begin(), accesses.end(), skipped) ||
                   !visits_distinct(loops, accesses)))
     return false;
-  bool stores = false, global = false;
+  bool stores = false, global = false, global_stores = false;
   for (const StretchAccess& access : accesses) {
     stores |= access.store;
     global |= access.space != Space::shared;
+    global_stores |= access.store && access.space == Space::global;
     if (!barrier_follows && (access.store || access.space == Space::shared))
       return false;  // (a later access of the epoch would not see its record)
   }
@@ -711,12 +712,8 @@ bool stretch_fine(const char* file, std::initializer_list<ProvenLoop> loops,
   if (stores && (returned != nullptr || std::any_of(loops.begin(), loops.end(), runs_no_time)))
     return false;
   if (global && b->block_rank == 0) return false;  // (as proven_block: proven_blocks.h)
-  const auto global_store = [](const StretchAccess& access) {
-    return access.store && access.space == Space::global;
-  };
-  if (b->checked_global_epoch == b->epoch &&
-      std::any_of(accesses.begin(), accesses.end(), global_store))
-    return false;
+  // (what a checked access of the epoch recorded is the checks' to judge against the stores)
+  if (global_stores && b->checked_global_epoch == b->epoch) return false;
   // (a stretch of shared memory only: what the proof found in an earlier block of the worker)
   const bool rememberable = !global && !counted;
   if (rememberable)

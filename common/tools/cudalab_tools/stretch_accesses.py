@@ -210,6 +210,19 @@ def whole_number(expression: object) -> int | None:
     return literal_value(written(c))
 
 
+def initializer_of(variable: object) -> object | None:
+    """The one initializer of an integer local of the kernel (not `__shared__`), which the local
+    may stand for where nothing changes it; else None."""
+    if variable is None or kind_of(variable) != "VAR_DECL" or shared(variable):
+        return None
+    init = [i for i in children(variable) if kind_of(i) != "TYPE_REF"]
+    if len(init) != 1 or canonical_kind(variable.type) not in INTEGERS:  # type: ignore[attr-defined]
+        return None
+    if kind_of(variable.semantic_parent) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
+        return None
+    return init[0]
+
+
 def is_one(coefficient: str) -> bool:
     """Whether a coefficient's text is arithmetic of integer literals whose value is 1."""
     return literal_value(coefficient) == 1
@@ -327,19 +340,15 @@ class Walk:
         if literal_value(written(plain(zero))) != 0:
             return None
         lane = plain(lane)
-        target = lane.referenced if kind_of(lane) == "DECL_REF_EXPR" else None  # type: ignore[attr-defined]
-        if target is not None:  # (a local that stands for its one initializer)
-            init = [i for i in children(target) if kind_of(i) != "TYPE_REF"]
-            local = kind_of(target) == "VAR_DECL" and not shared(target)
-            if not local or len(init) != 1 or canonical_kind(target.type) not in INTEGERS:  # type: ignore[attr-defined]
-                return None
-            if kind_of(target.semantic_parent) not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
-                return None
-            width = self.lane_width_of(init[0])
-            if width is not None:
-                self.aliases.add(local_id(target))
-            return width
-        return self.lane_width_of(lane)
+        if kind_of(lane) != "DECL_REF_EXPR":
+            return self.lane_width_of(lane)
+        target = lane.referenced  # type: ignore[attr-defined]
+        if (init := initializer_of(target)) is None:
+            return None
+        width = self.lane_width_of(init)  # (the local stands for its initializer)
+        if width is not None:
+            self.aliases.add(local_id(target))
+        return width
 
     def lane_width_of(self, expression: object) -> int | None:
         """W of `threadIdx.x % W`, W a literal above 1, or of `threadIdx.x & (W - 1)`, W a power of
@@ -708,16 +717,13 @@ class Walk:
             target = c.referenced  # type: ignore[attr-defined]
             if target is not None and local_id(target) in self.counters:
                 return {str(local_id(target)): "1"}
-            init = [i for i in children(target) if kind_of(i) != "TYPE_REF"] if target is not None else []
-            local = target is not None and kind_of(target) == "VAR_DECL" and not shared(target)
-            if local and len(init) == 1 and canonical_kind(target.type) in INTEGERS:  # type: ignore[attr-defined]
-                if kind_of(target.semantic_parent) in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):  # type: ignore[attr-defined]
-                    # (it stands for its initializer where that names the thread; else it is
-                    # named, as a tile loop's counter is, and must be the block's)
-                    terms = self.terms(init[0])
-                    if set(terms) - {"constant"}:
-                        self.aliases.add(local_id(target))
-                        return terms
+            if (init := initializer_of(target)) is not None:
+                # (it stands for its initializer where that names the thread; else it is named,
+                # as a tile loop's counter is, and must be the block's)
+                terms = self.terms(init)
+                if set(terms) - {"constant"}:
+                    self.aliases.add(local_id(target))
+                    return terms
         if kind == "BINARY_OPERATOR":
             left, right = children(c)
             operator = self.operator(c)
