@@ -223,4 +223,14 @@ extern const BuiltinsPlace builtins_place;
   return a - builtins < builtins_place.bytes || stack_or_arguments(*b->config, a);
 }
 
+// A plain access as the program's instrumented code makes it: the checks, then the counters when
+// they are on (check_access counts what it checks; an access the fast path passed is counted
+// here). `pc`: where in the program the access is.
+[[gnu::always_inline]] inline void access(void* a, unsigned size, bool store, const void* pc) {
+  if (!access_fine(a, size, store, pc))
+    check_access(a, size, store, false, pc);
+  else if (counting() && current_block != nullptr)  // (a kernel's: host code is not counted)
+    count_checked_access(reinterpret_cast<uintptr_t>(a), size, store, false, pc);
+}
+
 }  // namespace cudalab::emu

@@ -25,15 +25,6 @@ const BuiltinsPlace builtins_place = [] {
 
 namespace {
 
-// The checks, then the counters when they are on (check_access counts what it checks; an access
-// the fast path passed is counted here).
-[[gnu::always_inline]] inline void access(void* a, unsigned size, bool store, const void* pc) {
-  if (!access_fine(a, size, store, pc))
-    check_access(a, size, store, false, pc);
-  else if (counting() && current_block != nullptr)  // (a kernel's: host code is not counted)
-    count_checked_access(reinterpret_cast<uintptr_t>(a), size, store, false, pc);
-}
-
 // Atomics: the operation itself, done here (this file is not instrumented), after the check.
 template <class T>
 T* checked(volatile T* a, const void* pc) {

@@ -1,6 +1,7 @@
 // mma_sync of the warp matrix functions (include/cudalab/emu/wmma.h states the algorithm): the
-// warp meets, and its first lane multiplies for all. This file is not instrumented: the lanes'
-// fragments are their registers, which no check watches.
+// warp meets, and its first lane multiplies for all; and checked code's loads and stores of a
+// lane's run. This file is not instrumented: the lanes' fragments are their registers, which no
+// check watches; the runs' elements in memory are checked here, each as the program's access.
 #include "cudalab/emu/wmma.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "cudalab/emu/bf16.h"
 #include "cudalab/emu/device.h"
 #include "cudalab/emu/half.h"
+#include "fast_path.h"
 
 namespace cudalab::emu::wmma {
 namespace {
@@ -28,43 +30,60 @@ const float* half_values() {
   return values.data();
 }
 
-template <class Sum, class Stored, class Convert>
-void convert_run(Sum* out, const void* data, size_t count, Convert convert) {
-  Stored stored[512];
-  std::memcpy(stored, data, count * sizeof(Stored));
-  for (size_t i = 0; i < count; ++i) out[i] = static_cast<Sum>(convert(stored[i]));
+// Where one lane's fragments are, for the warp's mma_sync.
+struct Operands {
+  void* d;
+  const void* a;
+  const void* b;
+  const void* c;
+};
+
+// Each lane's run of `run` elements stored as `Stored` (the operand `member` of its fragments),
+// converted to the type the sums are made in, into `out` in lane order: the whole tile.
+template <class Sum, size_t run, class Stored, class Convert>
+void gather_as(Sum* out, const Operands* const* lanes, unsigned count,
+               const void* Operands::*member, Convert convert) {
+  for (unsigned lane = 0; lane < count; ++lane) {
+    const auto* stored = static_cast<const unsigned char*>(lanes[lane]->*member);
+    for (size_t i = 0; i < run; ++i) {
+      Stored v;
+      std::memcpy(&v, stored + i * sizeof(Stored), sizeof(Stored));
+      out[lane * run + i] = static_cast<Sum>(convert(v));
+    }
+  }
 }
 
-// A lane's run of `count` elements of type e, as the type the sums are made in.
-template <class Sum>
-void read_run(Sum* out, const void* data, Element e, size_t count) {
+// The tile of operand `member`, whose elements are of type e.
+template <class Sum, size_t run>
+void gather(Sum* out, const Operands* const* lanes, unsigned count, const void* Operands::*member,
+            Element e) {
   const auto same = [](auto v) { return v; };
   switch (e) {
     case Element::f16: {
       const float* value = half_values();
-      return convert_run<Sum, unsigned short>(out, data, count,
-                                              [value](unsigned short h) { return value[h]; });
+      return gather_as<Sum, run, unsigned short>(out, lanes, count, member,
+                                                 [value](unsigned short h) { return value[h]; });
     }
     case Element::bf16:
-      return convert_run<Sum, __nv_bfloat16>(out, data, count,
-                                             [](__nv_bfloat16 v) { return static_cast<float>(v); });
+      return gather_as<Sum, run, __nv_bfloat16>(
+          out, lanes, count, member, [](__nv_bfloat16 v) { return static_cast<float>(v); });
     case Element::tf32:  // a tensor core reads the top 19 bits
-      return convert_run<Sum, uint32_t>(out, data, count, [](uint32_t bits) {
+      return gather_as<Sum, run, uint32_t>(out, lanes, count, member, [](uint32_t bits) {
         bits &= 0xffffe000u;
         float f;
         std::memcpy(&f, &bits, 4);
         return f;
       });
     case Element::f32:
-      return convert_run<Sum, float>(out, data, count, same);
+      return gather_as<Sum, run, float>(out, lanes, count, member, same);
     case Element::f64:
-      return convert_run<Sum, double>(out, data, count, same);
+      return gather_as<Sum, run, double>(out, lanes, count, member, same);
     case Element::s8:
-      return convert_run<Sum, signed char>(out, data, count, same);
+      return gather_as<Sum, run, signed char>(out, lanes, count, member, same);
     case Element::u8:
-      return convert_run<Sum, unsigned char>(out, data, count, same);
+      return gather_as<Sum, run, unsigned char>(out, lanes, count, member, same);
     case Element::s32:
-      return convert_run<Sum, int32_t>(out, data, count, same);
+      return gather_as<Sum, run, int32_t>(out, lanes, count, member, same);
   }
 }
 
@@ -107,54 +126,125 @@ void write_run(void* data, Element e, const Sum* values, size_t count) {
 }
 
 // The first lane's work: gather A (m x k), B (k x n) and C (m x n) from the lanes' runs, make
-// D = A * B + C, and deal D out. `lanes` of the warp exist (a block's last warp may be short).
-template <class Sum>
-void multiply(int m, int n, int k, Element ab, Element c_type, Element d_type,
-              const MmaOperands* const* operands, unsigned lanes, bool satf) {
-  const size_t a_run = size_t(m) * k / 32, b_run = size_t(k) * n / 32, c_run = size_t(m) * n / 32;
-  Sum A[512], B[512], D[256];  // the largest tiles: 32 x 16, 16 x 32, 16 x 16
-  if (lanes < 32) {            // the missing lanes' runs count as zeros
+// D = A * B + C, and deal D out. `count` lanes of the warp exist (a block's last warp may be
+// short). The shape is a constant, so that the compiler makes the product's rows vector code.
+template <class Sum, int m, int n, int k>
+void multiply(Element ab, Element c_type, Element d_type, const Operands* const* lanes,
+              unsigned count, bool satf) {
+  constexpr size_t a_run = size_t(m) * k / 32, b_run = size_t(k) * n / 32,
+                   c_run = size_t(m) * n / 32;
+  Sum A[m * k], B[k * n], D[m * n];
+  if (count < 32) {  // the missing lanes' runs count as zeros
     std::fill(std::begin(A), std::end(A), Sum{});
     std::fill(std::begin(B), std::end(B), Sum{});
     std::fill(std::begin(D), std::end(D), Sum{});
   }
-  for (unsigned lane = 0; lane < lanes; ++lane) {
-    const MmaOperands& o = *operands[lane];
-    read_run(A + lane * a_run, o.a, ab, a_run);
-    read_run(B + lane * b_run, o.b, ab, b_run);
-    read_run(D + lane * c_run, o.c, c_type, c_run);
-  }
-  for (int row = 0; row < m; ++row)
+  gather<Sum, a_run>(A, lanes, count, &Operands::a, ab);
+  gather<Sum, b_run>(B, lanes, count, &Operands::b, ab);
+  gather<Sum, c_run>(D, lanes, count, &Operands::c, c_type);
+  // A row of D at a time in vector registers, the sums of each element in k order.
+  using Vector [[gnu::vector_size(16)]] = Sum;
+  constexpr int per_vector = 16 / sizeof(Sum), vectors = n / per_vector;
+  for (int row = 0; row < m; ++row) {
+    Vector sums[vectors];
+    std::memcpy(sums, D + row * n, sizeof(sums));
     for (int i = 0; i < k; ++i) {
-      const Sum a = A[size_t(row) * k + i];
-      for (int col = 0; col < n; ++col) D[size_t(row) * n + col] += a * B[size_t(i) * n + col];
+      const Sum a = A[row * k + i];
+#pragma GCC unroll 8
+      for (int v = 0; v < vectors; ++v) {
+        Vector b;
+        std::memcpy(&b, B + i * n + v * per_vector, sizeof(b));
+        sums[v] += a * b;
+      }
     }
+    std::memcpy(D + row * n, sums, sizeof(sums));
+  }
   if constexpr (!std::is_integral_v<Sum>)
     if (satf)
       for (Sum& v : D) v = saturated(v, d_type);
-  for (unsigned lane = 0; lane < lanes; ++lane)
-    write_run(operands[lane]->d, d_type, D + lane * c_run, c_run);
+  for (unsigned lane = 0; lane < count; ++lane)
+    write_run(lanes[lane]->d, d_type, D + lane * c_run, c_run);
+}
+
+// multiply for the sums' type of the inputs `ab`.
+template <int m, int n, int k>
+void multiply_shape(Element ab, Element c, Element d, const Operands* const* lanes, unsigned count,
+                    bool satf) {
+  if (ab == Element::f64)
+    multiply<double, m, n, k>(ab, c, d, lanes, count, satf);
+  else if (ab == Element::s8 || ab == Element::u8)
+    multiply<uint32_t, m, n, k>(ab, c, d, lanes, count, satf);  // sums wrap, as a GPU's do
+  else
+    multiply<float, m, n, k>(ab, c, d, lanes, count, satf);
+}
+
+// The first element of the running lane's run of a tile with `cols` columns, and the distance to
+// the next: a lane's run lies in one row of the tile (wmma.h's element_address).
+struct Run {
+  unsigned char* first;
+  size_t step;
+};
+Run lane_run(const void* tile, unsigned ldm, bool col_major, int cols, int count, unsigned bytes) {
+  const int at = static_cast<int>(lane_id()) * count;
+  const size_t row = at / cols, col = at % cols;
+  auto* first = static_cast<unsigned char*>(const_cast<void*>(tile));
+  if (col_major) return {first + (col * ldm + row) * bytes, size_t(ldm) * bytes};
+  return {first + (row * ldm + col) * bytes, bytes};
+}
+
+// Copies the running lane's run between its fragment `x` and the tile, each element checked as the
+// program's access at `pc`.
+template <bool store>
+void copy_run_checked(void* x, const void* tile, unsigned ldm, bool col_major, int cols, int count,
+                      unsigned bytes, const void* pc) {
+  const Run run = lane_run(tile, ldm, col_major, cols, count, bytes);
+  auto* fragment = static_cast<unsigned char*>(x);
+  for (int e = 0; e < count; ++e) {
+    unsigned char* element = run.first + e * run.step;
+    access(element, bytes, store, pc);
+    if constexpr (store)
+      std::memcpy(element, fragment + e * bytes, bytes);
+    else
+      std::memcpy(fragment + e * bytes, element, bytes);
+  }
 }
 
 }  // namespace
 
-void mma_sync(int m, int n, int k, Element ab, Element c, Element d, const MmaOperands& mine,
-              bool satf, const char* file, int line) {
+void mma_sync(int m, int n, int k, Element ab, Element c, Element d, void* d_x, const void* a_x,
+              const void* b_x, const void* c_x, bool satf, const char* file, int line) {
+  const Operands mine{d_x, a_x, b_x, c_x};
   const uint64_t* published =
       warp_exchange(0xffffffffu, reinterpret_cast<uintptr_t>(&mine), file, line);
   // The warp's lanes resume in order: the first does the work while the others still wait.
   if (lane_id() != 0) return;
-  const unsigned first = thread_rank(), count = static_cast<unsigned>(block_threads());
-  const unsigned lanes = count - first < 32 ? count - first : 32;
-  const MmaOperands* operands[32];
-  for (unsigned lane = 0; lane < lanes; ++lane)
-    operands[lane] = reinterpret_cast<const MmaOperands*>(static_cast<uintptr_t>(published[lane]));
-  if (ab == Element::f64)
-    multiply<double>(m, n, k, ab, c, d, operands, lanes, satf);
-  else if (ab == Element::s8 || ab == Element::u8)
-    multiply<uint32_t>(m, n, k, ab, c, d, operands, lanes, satf);  // sums wrap, as a GPU's do
-  else
-    multiply<float>(m, n, k, ab, c, d, operands, lanes, satf);
+  const unsigned first = thread_rank(), threads = static_cast<unsigned>(block_threads());
+  const unsigned count = threads - first < 32 ? threads - first : 32;
+  const Operands* lanes[32];
+  for (unsigned lane = 0; lane < count; ++lane)
+    lanes[lane] = reinterpret_cast<const Operands*>(static_cast<uintptr_t>(published[lane]));
+  if (m == 16 && n == 16 && k == 16)
+    multiply_shape<16, 16, 16>(ab, c, d, lanes, count, satf);
+  else if (m == 32 && n == 8 && k == 16)
+    multiply_shape<32, 8, 16>(ab, c, d, lanes, count, satf);
+  else if (m == 8 && n == 32 && k == 16)
+    multiply_shape<8, 32, 16>(ab, c, d, lanes, count, satf);
+  else if (m == 16 && n == 16 && k == 8)
+    multiply_shape<16, 16, 8>(ab, c, d, lanes, count, satf);
+  else  // m8n8k4 (wmma.h admits CUDA's shapes only)
+    multiply_shape<8, 8, 4>(ab, c, d, lanes, count, satf);
+}
+
+// Called from the program's checked code: the caller's return address is where the access is, as
+// for the instrumentation's own calls (hooks.cpp).
+void load_run_checked(void* x, const void* tile, unsigned ldm, bool col_major, int cols, int count,
+                      unsigned bytes) {
+  copy_run_checked<false>(x, tile, ldm, col_major, cols, count, bytes, __builtin_return_address(0));
+}
+void store_run_checked(void* tile, const void* x, unsigned ldm, bool col_major, int cols, int count,
+                       unsigned bytes) {
+  copy_run_checked<true>(const_cast<void*>(x), tile, ldm, col_major, cols, count, bytes,
+                         __builtin_return_address(0));
 }
 
 }  // namespace cudalab::emu::wmma

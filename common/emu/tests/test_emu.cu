@@ -3,7 +3,9 @@
 // source lines) that the student would read.
 #include <cooperative_groups.h>
 #include <cublasLt.h>
+#include <cuda_fp16.h>
 #include <gtest/gtest.h>
+#include <mma.h>
 
 #include <algorithm>
 #include <optional>
@@ -2419,4 +2421,66 @@ TEST_F(Emu, RemovedCallsRunAsTheirReplacementsAndAreToldOnce) {
   EXPECT_EQ(p.memoryClockRate, memory_clock);
   EXPECT_EQ(p.deviceOverlap, overlap);
 #pragma GCC diagnostic pop
+}
+
+// A warp's 16 x 16 tile of halves through tensor-core fragments: out = tile * identity. The checks
+// see each lane's run of a load or store of a tile as that lane's accesses at the call's line.
+// Planted bugs: a tile or an output one element short (the last lane's run ends past it), a tile
+// whose last element nobody wrote.
+__global__ void tile_times_identity(float* out, const __half* tile, const __half* identity) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> product;
+  wmma::load_matrix_sync(a, tile, 16);  // LINE_FRAGMENT_LOAD
+  wmma::load_matrix_sync(b, identity, 16);
+  wmma::fill_fragment(product, 0.0f);
+  wmma::mma_sync(product, a, b, product);
+  wmma::store_matrix_sync(out, product, 16, wmma::mem_row_major);  // LINE_FRAGMENT_STORE
+}
+
+struct TileRun {
+  cudaError_t status;
+  std::vector<float> out;
+};
+TileRun run_tile_times_identity(int tile_elements, int written, int out_elements) {
+  std::vector<__half> tile(tile_elements), identity(256, __float2half(0.0f));
+  for (int i = 0; i < tile_elements; ++i) tile[i] = __float2half(static_cast<float>(i % 64));
+  for (int i = 0; i < 16; ++i) identity[i * 16 + i] = __float2half(1.0f);
+  __half* d_tile = nullptr;
+  EXPECT_EQ(cudaMalloc(&d_tile, tile_elements * sizeof(__half)), cudaSuccess);
+  cudaMemcpy(d_tile, tile.data(), written * sizeof(__half), cudaMemcpyHostToDevice);
+  cudalab::DeviceArray<__half> d_identity(identity);
+  cudalab::DeviceArray<float> d_out(out_elements, -1.0f);  // (poisoned)
+  tile_times_identity<<<1, 32>>>(d_out.get(), d_tile, d_identity.get());
+  TileRun r{cudaDeviceSynchronize(), {}};
+  if (r.status == cudaSuccess) r.out = d_out.to_host();
+  cudaFree(d_tile);
+  return r;
+}
+
+TEST_F(Emu, ATileThroughFragmentsIsCheckedAndComputed) {
+  const TileRun r = run_tile_times_identity(256, 256, 256);
+  ASSERT_EQ(r.status, cudaSuccess) << diagnostic();
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(r.out[i], static_cast<float>(i % 64)) << "element " << i;
+}
+
+TEST_F(Emu, AFragmentLoadPastItsTileNamesTheLastLane) {
+  const TileRun r = run_tile_times_identity(255, 255, 256);
+  EXPECT_EQ(r.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (0,0,0), thread (31,0,0), at " + at("LINE_FRAGMENT_LOAD")))
+      << diagnostic();
+}
+
+TEST_F(Emu, AFragmentStorePastItsArrayNamesTheLastLane) {
+  const TileRun r = run_tile_times_identity(256, 256, 255);
+  EXPECT_EQ(r.status, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("block (0,0,0), thread (31,0,0), at " + at("LINE_FRAGMENT_STORE")))
+      << diagnostic();
+}
+
+TEST_F(Emu, AFragmentLoadOfAnElementNobodyWroteNamesTheLastLane) {
+  const TileRun r = run_tile_times_identity(256, 255, 256);
+  EXPECT_NE(r.status, cudaSuccess);
+  EXPECT_TRUE(says("thread (31,0,0), at " + at("LINE_FRAGMENT_LOAD"))) << diagnostic();
 }

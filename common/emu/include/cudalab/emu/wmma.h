@@ -4,10 +4,12 @@
 // elements in row-major order, dealt out in runs of num_elements = rows * cols / 32 (lane 0 the
 // first run, lane 1 the next...). Loads, stores and fills touch only the calling lane's run, so
 // the checks and counters see each lane's own accesses, and element-wise code on fragment.x[]
-// works as on a GPU (which lane holds which element is unspecified by CUDA). mma_sync is a
-// warp-level call: every lane publishes where its fragments are, and when the warp has met, its
-// first lane gathers the tiles, multiplies and writes every lane's share of the result
-// (src/wmma.cpp, outside the checks: fragments are the lanes' own registers).
+// works as on a GPU (which lane holds which element is unspecified by CUDA). In checked code a
+// load or store of a run is made by the runtime (src/wmma.cpp), which checks each element of
+// memory as the program's own access at that line would be checked, and copies the fragment's side
+// unchecked (a fragment is the lane's registers). mma_sync is a warp-level call: every lane
+// publishes where its fragments are, and when the warp has met, its first lane gathers the tiles,
+// multiplies and writes every lane's share of the result (src/wmma.cpp, outside the checks).
 //
 // Arithmetic: products of half or bfloat16 inputs are exact in float; sums are made in k order in
 // the accumulator's precision (float for a float or half accumulator, double, or 32-bit integers
@@ -30,16 +32,17 @@
 namespace cudalab::emu::wmma {
 // The element types the tensor cores multiply or accumulate, as the runtime names them.
 enum class Element : unsigned char { f16, bf16, f32, tf32, f64, s8, u8, s32 };
-// Where one lane's fragments are, for the warp's mma_sync.
-struct MmaOperands {
-  void* d;
-  const void* a;
-  const void* b;
-  const void* c;
-};
-// D = A * B + C for the warp (M x K times K x N); every lane calls it with its own operands.
-void mma_sync(int m, int n, int k, Element ab, Element c, Element d, const MmaOperands& mine,
-              bool satf, const char* file, int line);
+// D = A * B + C for the warp (M x K times K x N); every lane calls it with its own fragments'
+// elements (d_x, a_x, b_x, c_x).
+void mma_sync(int m, int n, int k, Element ab, Element c, Element d, void* d_x, const void* a_x,
+              const void* b_x, const void* c_x, bool satf, const char* file, int line);
+// Checked code's load and store of the calling lane's run of a tile: `count` elements of `bytes`
+// bytes, the tile at `tile` with `cols` columns and leading dimension ldm. Each element of the tile
+// is checked as the caller's own load or store of it.
+void load_run_checked(void* x, const void* tile, unsigned ldm, bool col_major, int cols, int count,
+                      unsigned bytes);
+void store_run_checked(void* tile, const void* x, unsigned ldm, bool col_major, int cols, int count,
+                       unsigned bytes);
 }  // namespace cudalab::emu::wmma
 
 namespace nvcuda::wmma {
@@ -155,27 +158,48 @@ P* element_address(P* p, unsigned ldm, bool col_major, int e) {
 }
 }  // namespace detail
 
+namespace detail {
+// The running lane's run of the tile at p, loaded into fragment a (stored from it: store_run).
+// Checked code hands a run of the fragment's own element type to the runtime.
+template <class F, class P>
+inline void load_run(F& a, const P* p, unsigned ldm, bool col_major) {
+#ifdef CUDALAB_EMU_CHECKED
+  if constexpr (std::is_same_v<std::remove_cv_t<P>, typename F::storage_element_type>) {
+    cudalab::emu::wmma::load_run_checked(a.x, p, ldm, col_major, F::cols, F::num_elements,
+                                         sizeof(P));
+    return;
+  }
+#endif
+  for (int e = 0; e < F::num_elements; ++e) a.x[e] = *element_address<F>(p, ldm, col_major, e);
+}
+template <class F, class P>
+inline void store_run(P* p, const F& a, unsigned ldm, bool col_major) {
+#ifdef CUDALAB_EMU_CHECKED
+  if constexpr (std::is_same_v<P, typename F::storage_element_type>) {
+    cudalab::emu::wmma::store_run_checked(p, a.x, ldm, col_major, F::cols, F::num_elements,
+                                          sizeof(P));
+    return;
+  }
+#endif
+  for (int e = 0; e < F::num_elements; ++e) *element_address<F>(p, ldm, col_major, e) = a.x[e];
+}
+}  // namespace detail
+
 template <class Use, int m, int n, int k, class T, class Layout, class P>
 inline void load_matrix_sync(fragment<Use, m, n, k, T, Layout>& a, const P* mptr, unsigned ldm) {
   static_assert(!std::is_same_v<Use, accumulator>,
                 "load_matrix_sync of an accumulator takes a layout (wmma::mem_row_major)");
-  using F = fragment<Use, m, n, k, T, Layout>;
-  for (int e = 0; e < F::num_elements; ++e)
-    a.x[e] = *detail::element_address<F>(mptr, ldm, std::is_same_v<Layout, col_major>, e);
+  detail::load_run(a, mptr, ldm, std::is_same_v<Layout, col_major>);
 }
 template <int m, int n, int k, class T, class P>
 inline void load_matrix_sync(fragment<accumulator, m, n, k, T>& a, const P* mptr, unsigned ldm,
                              layout_t layout) {
-  using F = fragment<accumulator, m, n, k, T>;
-  for (int e = 0; e < F::num_elements; ++e)
-    a.x[e] = *detail::element_address<F>(mptr, ldm, layout == mem_col_major, e);
+  detail::load_run(a, mptr, ldm, layout == mem_col_major);
 }
 template <int m, int n, int k, class T, class P>
 inline void store_matrix_sync(P* mptr, const fragment<accumulator, m, n, k, T>& a, unsigned ldm,
                               layout_t layout) {
-  using F = fragment<accumulator, m, n, k, T>;
-  for (int e = 0; e < F::num_elements; ++e)
-    *detail::element_address<F>(mptr, ldm, layout == mem_col_major, e) = a.x[e];
+  detail::store_run(mptr, a, ldm, layout == mem_col_major);
 }
 template <class Use, int m, int n, int k, class T, class Layout, class V>
 inline void fill_fragment(fragment<Use, m, n, k, T, Layout>& a, const V& v) {
@@ -194,8 +218,7 @@ inline void mma_sync(fragment<accumulator, m, n, k, TD>& d,
   static_assert(!std::is_same_v<TA, __nv_bfloat16> || std::is_same_v<TC, float>,
                 "wmma::mma_sync: a bfloat16 product accumulates into float");
   cudalab::emu::wmma::mma_sync(m, n, k, detail::element_of<TA>::name, detail::element_of<TC>::name,
-                               detail::element_of<TD>::name, {d.x, a.x, b.x, c.x}, satf, file,
-                               line);
+                               detail::element_of<TD>::name, d.x, a.x, b.x, c.x, satf, file, line);
 }
 
 // A float rounded to the tf32 a tensor core reads (10 mantissa bits, to nearest, ties away).
