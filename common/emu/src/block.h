@@ -71,9 +71,11 @@ struct BlockState {
   const void* last_store_array = nullptr;
   uint32_t last_store_launch = 0;
   // The last global word this block wrote (global_races.cpp): in which barrier epoch, by which
-  // thread, which of its bytes. A thread that reads or writes again what it wrote last (g[i] += x
-  // in a loop) needs no look in the race table.
-  uintptr_t last_write_word = 0;
+  // thread, which of its bytes; and the run of whole words around it that the same thread wrote
+  // one after another in that epoch, [last_run_first, last_run_end) (a struct's fields, a double
+  // is two words). A thread that reads or writes again what it wrote last (g[i] += x in a loop,
+  // f[i].x += dx, f[i].y += dy) needs no look in the race table.
+  uintptr_t last_write_word = 0, last_run_first = 0, last_run_end = 0;
   uint32_t last_write_epoch = 0, last_writer = 0;
   uint8_t last_write_bytes = 0;
   // This block's writes over elements that another block wrote in the launch, and those of them
@@ -149,8 +151,8 @@ class SharedSpace {
   SharedSpaceView view() const;
   // Checks one access of a thread of block `b` (see checks.cpp) and records it.
   void access(BlockState& b, uintptr_t a, unsigned size, bool store, bool atomic, const void* pc);
-  // The same for a plain access within one word that breaks no rule (fast_path.h); false when it
-  // needs the full check, which then says what is wrong.
+  // The same for a plain access within one word, or of whole words, that breaks no rule
+  // (fast_path.h); false when it needs the full check, which then says what is wrong.
   bool access_fine(const BlockState& b, uintptr_t a, unsigned size, bool store, const void* pc);
   // Whether every word of [first, end) lies in a variable and was written in block `b`, and none
   // since its last barrier: loads of them need no check (proven_stretches.cpp).
@@ -174,6 +176,8 @@ class SharedSpace {
  private:
   struct Word;  // what the checks remember about each 4-byte word
   void learn(unsigned region);
+  bool word_access_fine(const BlockState& b, size_t w, uint16_t me, uint8_t bytes,
+                        bool store) const;
   std::string describe_outside(uintptr_t offset, unsigned size) const;
 
   // The words proven stretches stored into (record_stores): a bit per word, 64 words a chunk,

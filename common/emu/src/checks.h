@@ -137,8 +137,19 @@ void report_lost_update(BlockState& b, const Allocation& r, uintptr_t a, unsigne
 // and returns true; false: call check_global_race.
 bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc);
 // The word thread `me` wrote last, and its bytes that it wrote in this epoch: the fast path skips
-// the race table for the thread's next access to them (rewrites_last_word, fast_path.h).
+// the race table for the thread's next access to them (rewrites_last_word, fast_path.h). A whole
+// word next to or in the thread's run of this epoch extends the run; another thread's write, or
+// part of a word, starts another.
 inline void remember_last_write(BlockState& b, uintptr_t word, unsigned me, uint8_t bytes) {
+  const bool same_run = me == b.last_writer && b.last_write_epoch == b.epoch &&
+                        word >= b.last_run_first && word <= b.last_run_end &&
+                        b.last_run_end != b.last_run_first;
+  if (bytes != 0xF)
+    b.last_run_first = b.last_run_end = 0;
+  else if (!same_run)
+    b.last_run_first = word, b.last_run_end = word + 4;
+  else if (word == b.last_run_end)
+    b.last_run_end += 4;
   b.last_write_word = word;
   b.last_write_epoch = b.epoch;
   b.last_writer = me;

@@ -83,13 +83,14 @@ inline void record_store(BlockState& b, const Allocation* r, const void* pc) {
 }
 
 // Whether the race table (global_races.cpp) already says what this access would make it say: the
-// thread touches bytes of the word it wrote last, in the same barrier epoch.
+// thread touches bytes of the word it wrote last, or of its run of whole words, in the same
+// barrier epoch.
 [[gnu::always_inline]] inline bool rewrites_last_word(const BlockState& b, uintptr_t a,
                                                       unsigned size) {
-  const uintptr_t word = a & ~uintptr_t{3};
-  return word == b.last_write_word && (a & 3) + size <= 4 && b.last_write_epoch == b.epoch &&
-         (bytes_touched_in_word(a, size) & ~b.last_write_bytes) == 0 &&
-         b.last_writer == running_thread();
+  if (b.last_write_epoch != b.epoch || b.last_writer != running_thread()) return false;
+  if (a >= b.last_run_first && a + size <= b.last_run_end) return true;
+  return (a & ~uintptr_t{3}) == b.last_write_word && (a & 3) + size <= 4 &&
+         (bytes_touched_in_word(a, size) & ~b.last_write_bytes) == 0;
 }
 
 // The same decision for an access within one word whose bytes have different writers, or a write
@@ -159,31 +160,47 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
   return false;
 }
 
-// A plain access of shared memory within one word, by a thread that may make it: the word lies in
-// a variable, and (between two barriers) no other thread wrote the bytes, nor read them if this is
-// a write. Records the access as SharedSpace::access does (shared_races.cpp).
+// Whether thread `me` of block b may make a plain access of `bytes` of shared word w: the word lies
+// in a variable, and (between two barriers) no other thread wrote the bytes, nor read them if this
+// is a write.
+[[gnu::always_inline]] inline bool SharedSpace::word_access_fine(const BlockState& b, size_t w,
+                                                                 uint16_t me, uint8_t bytes,
+                                                                 bool store) const {
+  const Word& s = words_[w];
+  if (s.region == 0) return false;                      // outside every variable
+  if (!store && !written_in_block(b, w)) return false;  // unwritten in this block
+  if (s.write_epoch == b.epoch && s.writer != me && (s.write_bytes & bytes)) return false;
+  return !store ||
+         !(s.read_epoch == b.epoch &&
+           ((s.reader != me && (s.read_bytes & bytes)) ||
+            (s.other_reader != kNobody && s.other_reader != me && (s.other_bytes & bytes))));
+}
+
+// A plain access of shared memory within one word, or of whole words of one variable (a double, a
+// float4), by a thread that may make it (word_access_fine, for each word). Records the access as
+// SharedSpace::access does (shared_races.cpp).
 [[gnu::always_inline]] inline bool SharedSpace::access_fine(const BlockState& b, uintptr_t a,
                                                             unsigned size, bool store,
                                                             const void* pc) {
   const uintptr_t offset = a - base_;
-  if ((offset & 3) + size > 4) return false;
-  Word& s = words_[offset / 4];
   const uint16_t me = static_cast<uint16_t>(running_thread());
-  const uint8_t bytes = bytes_touched_in_word(offset, size);
-  if (s.region == 0) return false;                               // outside every variable
-  if (!store && !written_in_block(b, offset / 4)) return false;  // unwritten in this block
-  checked_epoch_ = b.epoch;
-  const bool written_now = s.write_epoch == b.epoch;
-  if (written_now && s.writer != me && (s.write_bytes & bytes)) return false;
-  const bool read_now = s.read_epoch == b.epoch;
-  if (!store) {
-    s.note_read(b.epoch, me, bytes, pc);
+  if ((offset & 3) + size > 4) {
+    if (((offset | size) & 3) != 0 || size > 16 || offset + size > kSpace) return false;
+    const size_t first = offset / 4, end = (offset + size) / 4;
+    for (size_t w = first; w < end; ++w)
+      if (!word_access_fine(b, w, me, 0xF, store) || words_[w].region != words_[first].region)
+        return false;
+    checked_epoch_ = b.epoch;
+    for (size_t w = first; w < end; ++w)
+      store ? words_[w].note_write(b.epoch, me, 0xF, pc)
+            : words_[w].note_read(b.epoch, me, 0xF, pc);
     return true;
   }
-  if (read_now && ((s.reader != me && (s.read_bytes & bytes)) ||
-                   (s.other_reader != kNobody && s.other_reader != me && (s.other_bytes & bytes))))
-    return false;
-  s.note_write(b.epoch, me, bytes, pc);
+  const uint8_t bytes = bytes_touched_in_word(offset, size);
+  if (!word_access_fine(b, offset / 4, me, bytes, store)) return false;
+  checked_epoch_ = b.epoch;
+  Word& s = words_[offset / 4];
+  store ? s.note_write(b.epoch, me, bytes, pc) : s.note_read(b.epoch, me, bytes, pc);
   return true;
 }
 

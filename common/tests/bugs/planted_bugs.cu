@@ -62,6 +62,15 @@ __global__ void reverse_no_sync(const float* in, float* out, int n) {
 }  // namespace planted
 namespace {
 using planted::reverse_no_sync;
+// A difference of neighbours in a tile of doubles (each element two words of shared memory): thread
+// t reads what thread t - 1 wrote, with no barrier between.
+__global__ void differences_of_doubles_no_sync(const float* in, float* out, int n) {
+  __shared__ double tile[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0.0;
+  double left = threadIdx.x > 0 ? tile[threadIdx.x - 1] : 0.0;  // BUG: doubles_read_before_barrier
+  if (i < n) out[i] = static_cast<float>(tile[threadIdx.x] - left);
+}
 __global__ void sum_no_second_sync(const float* in, float* out, int n) {
   __shared__ float partial[THREADS];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -348,6 +357,21 @@ __global__ void grid_stride_shift_in_one_block(float* a, int n) {
   }
 }
 
+// Each thread adds to its own particle's force (a struct of doubles), then reads its left
+// neighbour's, which the thread before it in the block wrote with no barrier between.
+struct Force {
+  double x, y;
+};
+__global__ void force_of_the_left_neighbour(const float* in, Force* f, float* out, int n) {
+  int i = threadIdx.x;
+  if (i < n) {
+    f[i].x += in[i];
+    f[i].y += 2.0 * in[i];
+  }
+  if (i > 0 && i < n)
+    out[i] = static_cast<float>(f[i - 1].x + f[i].y);  // BUG: struct_read_before_barrier
+}
+
 // ---- host side -------------------------------------------------------------------------------
 
 // The first error of a sequence of calls.
@@ -526,6 +550,16 @@ cudaError_t two_threads_write_one_element() {
   half_index_in_one_block<<<1, THREADS>>>(a.in, a.out, THREADS);
   return a.finish();
 }
+// Two particles: thread 1's read of thread 0's force is the only race.
+cudaError_t forces_of_neighbours() {
+  Arrays a;
+  Force* f;
+  a.status << cudaMalloc(&f, 2 * sizeof(Force)) << cudaMemset(f, 0, 2 * sizeof(Force));
+  force_of_the_left_neighbour<<<1, 2>>>(a.in, f, a.out, 2);
+  const cudaError_t error = a.finish();
+  cudaFree(f);
+  return error;
+}
 cudaError_t grid_stride_shift_large() {
   constexpr int kLarge = 1 << 22;  // 16384 words per thread
   float* a;
@@ -660,6 +694,8 @@ const std::vector<PlantedBug>& planted_bugs() {
        [] { return launch(dynamic_too_small, THREADS / 2 * sizeof(float)); }},
       {"read_before_barrier", "no __syncthreads() in between",
        [] { return launch(reverse_no_sync); }},
+      {"doubles_read_before_barrier", "no __syncthreads() in between",
+       [] { return launch(differences_of_doubles_no_sync); }},
       {"write_while_others_read", "no __syncthreads() in between",
        [] { return launch(sum_no_second_sync); }},
       {"barrier_after_return", "barrier divergence", [] { return launch(early_exit); }},
@@ -712,6 +748,7 @@ const std::vector<PlantedBug>& planted_bugs() {
       {"in_place_shift_in_one_block", "of this block wrote",
        [] { return launch_in_place_one_block(shift_in_one_block); }},
       {"grid_stride_shift_in_one_block", "of this block wrote", grid_stride_shift_large},
+      {"struct_read_before_barrier", "of this block wrote", forces_of_neighbours},
       {"write_after_read_in_one_block", "of this block read",
        [] { return launch_in_place_one_block(shift_left_in_one_block); }},
       {"two_threads_write_one_element", "with another value", two_threads_write_one_element},
