@@ -116,9 +116,13 @@ struct BlockState {
     uint32_t other_block = 0;         // or the stamp of the other block that wrote it
     const void *write_pc = nullptr, *read_pc = nullptr;
   } raced_read;
-  // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp).
+  // After the time limit: the code addresses of the accesses watched before the stop (checks.cpp),
+  // and the first of them that loaded memory the host may write while a kernel runs (managed or
+  // page-locked), with its size (0: none).
   std::vector<const void*> stuck_at;
   unsigned stuck_samples = 0;
+  uintptr_t stuck_host_load = 0;
+  unsigned stuck_host_load_size = 0;
 };
 // The first stamp of the blocks of a cooperative launch after its last grid.sync(): every block
 // writes with new stamps then, so what was written before the sync is no race.

@@ -117,12 +117,22 @@ constexpr unsigned kStuckSamples = 4096;
   for (const records::SourceLine& where : seen) lines += (lines.empty() ? "" : ", ") + where.text();
   b.stuck_at.clear();
   b.stuck_samples = 0;
-  fault(
-      b, at_last, cudaErrorLaunchTimeout, "time_limit",
-      "the kernel was stopped here: it ran past its time limit (CUDALAB_EMU_TIMEOUT seconds) or "
-      "was interrupted (Ctrl-C), and kept running " +
-          lines +
-          ". Look for a loop whose condition never changes (a missing increment, a wrong bound).");
+  std::string waits_for_the_host;  // a loop that reads memory the host may change meanwhile
+  if (b.stuck_host_load_size != 0)
+    if (const Allocation* r = containing(reinterpret_cast<const void*>(b.stuck_host_load), false))
+      waits_for_the_host =
+          " It reads " + element_of(*r, b.stuck_host_load, b.stuck_host_load_size) + ", " +
+          (r->kind == MemoryKind::managed ? "managed" : "page-locked host") +
+          " memory: on a GPU the host code after a launch runs while the kernel runs and may "
+          "change it, but emu runs each launch to its end before the host code after it, so a "
+          "kernel that waits for the host cannot finish on emu (docs/design.md, what emu does "
+          "not model). If nothing is meant to change it meanwhile,";
+  b.stuck_host_load_size = 0;
+  fault(b, at_last, cudaErrorLaunchTimeout, "time_limit",
+        "the kernel was stopped here: it ran past its time limit (CUDALAB_EMU_TIMEOUT seconds) or "
+        "was interrupted (Ctrl-C), and kept running " +
+            lines + "." + waits_for_the_host + (waits_for_the_host.empty() ? " Look" : " look") +
+            " for a loop whose condition never changes (a missing increment, a wrong bound).");
 }
 
 }  // namespace
@@ -141,6 +151,12 @@ void check_access(const void* address, unsigned size, bool store, bool atomic, c
     if (std::find(b->stuck_at.begin(), b->stuck_at.end(), pc) == b->stuck_at.end() &&
         b->stuck_at.size() < 64)
       b->stuck_at.push_back(pc);
+    if (!store && !atomic && b->stuck_host_load_size == 0 && arena().contains(address))
+      if (const Allocation* r = containing(address, false);
+          r != nullptr && r->kind != MemoryKind::device) {
+        b->stuck_host_load = a;
+        b->stuck_host_load_size = size;
+      }
     if (++b->stuck_samples >= kStuckSamples) stop_stuck_thread(*b);
   }
   if (arena().contains(address)) {

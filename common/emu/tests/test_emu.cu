@@ -2484,3 +2484,39 @@ TEST_F(Emu, AFragmentLoadOfAnElementNobodyWroteNamesTheLastLane) {
   EXPECT_NE(r.status, cudaSuccess);
   EXPECT_TRUE(says("thread (31,0,0), at " + at("LINE_FRAGMENT_LOAD"))) << diagnostic();
 }
+
+// A kernel that waits for the host to write page-locked memory after its launch: a GPU runs the
+// host code meanwhile, emu runs the launch to its end first. The time limit stops it and says why,
+// naming the memory; a spin on device memory keeps the plain advice.
+__global__ void wait_for_the_host(volatile unsigned* latch) {
+  while (latch[0] < 1) {  // LINE_WAIT_FOR_THE_HOST
+  }
+}
+
+TEST_F(Emu, AKernelThatWaitsForTheHostIsStoppedWithWhy) {
+  cudalab::emu::set_time_limit(1);
+  unsigned* latch;
+  ASSERT_EQ(cudaMallocHost(&latch, sizeof(unsigned)), cudaSuccess);
+  *latch = 0;
+  wait_for_the_host<<<1, 1>>>(latch);
+  *latch = 1;  // (on a GPU, this ends the kernel's wait)
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchTimeout);
+  EXPECT_TRUE(says("at " + at("LINE_WAIT_FOR_THE_HOST"))) << diagnostic();
+  EXPECT_TRUE(says("It reads element 0 of the array allocated at")) << diagnostic();
+  EXPECT_TRUE(says("page-locked host memory")) << diagnostic();
+  EXPECT_TRUE(says("a kernel that waits for the host cannot finish on emu")) << diagnostic();
+  cudaFreeHost(latch);
+
+  cudaDeviceReset();
+  cudalab::emu::clear_diagnostic();
+  cudalab::emu::set_time_limit(1);
+  unsigned* on_the_device;
+  ASSERT_EQ(cudaMalloc(&on_the_device, sizeof(unsigned)), cudaSuccess);
+  cudaMemset(on_the_device, 0, sizeof(unsigned));
+  wait_for_the_host<<<1, 1>>>(on_the_device);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchTimeout);
+  EXPECT_TRUE(says("Look for a loop whose condition never changes")) << diagnostic();
+  EXPECT_FALSE(says("waits for the host")) << diagnostic();
+  cudaDeviceReset();
+  cudalab::emu::set_time_limit(20);
+}
