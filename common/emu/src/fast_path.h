@@ -183,24 +183,19 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
                                                             unsigned size, bool store,
                                                             const void* pc) {
   const uintptr_t offset = a - base_;
+  const bool one_word = (offset & 3) + size <= 4;
+  if (!one_word && (((offset | size) & 3) != 0 || size > 16 || offset + size > kSpace))
+    return false;
   const uint16_t me = static_cast<uint16_t>(running_thread());
-  if ((offset & 3) + size > 4) {
-    if (((offset | size) & 3) != 0 || size > 16 || offset + size > kSpace) return false;
-    const size_t first = offset / 4, end = (offset + size) / 4;
-    for (size_t w = first; w < end; ++w)
-      if (!word_access_fine(b, w, me, 0xF, store) || words_[w].region != words_[first].region)
-        return false;
-    checked_epoch_ = b.epoch;
-    for (size_t w = first; w < end; ++w)
-      store ? words_[w].note_write(b.epoch, me, 0xF, pc)
-            : words_[w].note_read(b.epoch, me, 0xF, pc);
-    return true;
-  }
-  const uint8_t bytes = bytes_touched_in_word(offset, size);
-  if (!word_access_fine(b, offset / 4, me, bytes, store)) return false;
+  const uint8_t bytes = one_word ? bytes_touched_in_word(offset, size) : 0xF;
+  const size_t first = offset / 4, end = one_word ? first + 1 : (offset + size) / 4;
+  for (size_t w = first; w < end; ++w)
+    if (!word_access_fine(b, w, me, bytes, store) || words_[w].region != words_[first].region)
+      return false;
   checked_epoch_ = b.epoch;
-  Word& s = words_[offset / 4];
-  store ? s.note_write(b.epoch, me, bytes, pc) : s.note_read(b.epoch, me, bytes, pc);
+  for (size_t w = first; w < end; ++w)
+    store ? words_[w].note_write(b.epoch, me, bytes, pc)
+          : words_[w].note_read(b.epoch, me, bytes, pc);
   return true;
 }
 

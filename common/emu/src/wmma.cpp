@@ -178,34 +178,18 @@ void multiply_shape(Element ab, Element c, Element d, const Operands* const* lan
     multiply<float, m, n, k>(ab, c, d, lanes, count, satf);
 }
 
-// The first element of the running lane's run of a tile with `cols` columns, and the distance to
-// the next: a lane's run lies in one row of the tile (wmma.h's element_address).
-struct Run {
-  unsigned char* first;
-  size_t step;
-};
-Run lane_run(const void* tile, unsigned ldm, bool col_major, int cols, int count, unsigned bytes) {
-  const int at = static_cast<int>(lane_id()) * count;
-  const size_t row = at / cols, col = at % cols;
-  auto* first = static_cast<unsigned char*>(const_cast<void*>(tile));
-  if (col_major) return {first + (col * ldm + row) * bytes, size_t(ldm) * bytes};
-  return {first + (row * ldm + col) * bytes, bytes};
-}
-
-// Copies the running lane's run between its fragment `x` and the tile, each element checked as the
-// program's access at `pc`.
+// Copies the running lane's run between its fragment `x` and the tile (its first element at
+// `first`, the next `step` elements on), each element checked as the program's access at `pc`.
 template <bool store>
-void copy_run_checked(void* x, const void* tile, unsigned ldm, bool col_major, int cols, int count,
+void copy_run_checked(unsigned char* x, unsigned char* first, size_t step, int count,
                       unsigned bytes, const void* pc) {
-  const Run run = lane_run(tile, ldm, col_major, cols, count, bytes);
-  auto* fragment = static_cast<unsigned char*>(x);
   for (int e = 0; e < count; ++e) {
-    unsigned char* element = run.first + e * run.step;
+    unsigned char* element = first + e * step * bytes;
     access(element, bytes, store, pc);
     if constexpr (store)
-      std::memcpy(element, fragment + e * bytes, bytes);
+      std::memcpy(element, x + e * bytes, bytes);
     else
-      std::memcpy(fragment + e * bytes, element, bytes);
+      std::memcpy(x + e * bytes, element, bytes);
   }
 }
 
@@ -237,13 +221,14 @@ void mma_sync(int m, int n, int k, Element ab, Element c, Element d, void* d_x, 
 
 // Called from the program's checked code: the caller's return address is where the access is, as
 // for the instrumentation's own calls (hooks.cpp).
-void load_run_checked(void* x, const void* tile, unsigned ldm, bool col_major, int cols, int count,
-                      unsigned bytes) {
-  copy_run_checked<false>(x, tile, ldm, col_major, cols, count, bytes, __builtin_return_address(0));
+void load_run_checked(void* x, const void* first, size_t step, int count, unsigned bytes) {
+  copy_run_checked<false>(static_cast<unsigned char*>(x),
+                          static_cast<unsigned char*>(const_cast<void*>(first)), step, count, bytes,
+                          __builtin_return_address(0));
 }
-void store_run_checked(void* tile, const void* x, unsigned ldm, bool col_major, int cols, int count,
-                       unsigned bytes) {
-  copy_run_checked<true>(const_cast<void*>(x), tile, ldm, col_major, cols, count, bytes,
+void store_run_checked(void* first, const void* x, size_t step, int count, unsigned bytes) {
+  copy_run_checked<true>(static_cast<unsigned char*>(const_cast<void*>(x)),
+                         static_cast<unsigned char*>(first), step, count, bytes,
                          __builtin_return_address(0));
 }
 

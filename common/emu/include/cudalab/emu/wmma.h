@@ -37,12 +37,10 @@ enum class Element : unsigned char { f16, bf16, f32, tf32, f64, s8, u8, s32 };
 void mma_sync(int m, int n, int k, Element ab, Element c, Element d, void* d_x, const void* a_x,
               const void* b_x, const void* c_x, bool satf, const char* file, int line);
 // Checked code's load and store of the calling lane's run of a tile: `count` elements of `bytes`
-// bytes, the tile at `tile` with `cols` columns and leading dimension ldm. Each element of the tile
-// is checked as the caller's own load or store of it.
-void load_run_checked(void* x, const void* tile, unsigned ldm, bool col_major, int cols, int count,
-                      unsigned bytes);
-void store_run_checked(void* tile, const void* x, unsigned ldm, bool col_major, int cols, int count,
-                       unsigned bytes);
+// bytes, the first at `first` and each next `step` elements on (the run lies in one row of the
+// tile). Each element of the tile is checked as the caller's own load or store of it.
+void load_run_checked(void* x, const void* first, size_t step, int count, unsigned bytes);
+void store_run_checked(void* first, const void* x, size_t step, int count, unsigned bytes);
 }  // namespace cudalab::emu::wmma
 
 namespace nvcuda::wmma {
@@ -160,13 +158,17 @@ P* element_address(P* p, unsigned ldm, bool col_major, int e) {
 
 namespace detail {
 // The running lane's run of the tile at p, loaded into fragment a (stored from it: store_run).
-// Checked code hands a run of the fragment's own element type to the runtime.
+// Checked code hands a run of the fragment's own element type to the runtime: its first element,
+// and the step to the next within the run's row.
+template <class F>
+constexpr bool run_in_one_row = F::cols % F::num_elements == 0;
 template <class F, class P>
 inline void load_run(F& a, const P* p, unsigned ldm, bool col_major) {
 #ifdef CUDALAB_EMU_CHECKED
   if constexpr (std::is_same_v<std::remove_cv_t<P>, typename F::storage_element_type>) {
-    cudalab::emu::wmma::load_run_checked(a.x, p, ldm, col_major, F::cols, F::num_elements,
-                                         sizeof(P));
+    static_assert(run_in_one_row<F>);
+    cudalab::emu::wmma::load_run_checked(a.x, element_address<F>(p, ldm, col_major, 0),
+                                         col_major ? ldm : 1, F::num_elements, sizeof(P));
     return;
   }
 #endif
@@ -176,8 +178,9 @@ template <class F, class P>
 inline void store_run(P* p, const F& a, unsigned ldm, bool col_major) {
 #ifdef CUDALAB_EMU_CHECKED
   if constexpr (std::is_same_v<P, typename F::storage_element_type>) {
-    cudalab::emu::wmma::store_run_checked(p, a.x, ldm, col_major, F::cols, F::num_elements,
-                                          sizeof(P));
+    static_assert(run_in_one_row<F>);
+    cudalab::emu::wmma::store_run_checked(element_address<F>(p, ldm, col_major, 0), a.x,
+                                          col_major ? ldm : 1, F::num_elements, sizeof(P));
     return;
   }
 #endif
