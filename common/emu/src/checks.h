@@ -118,6 +118,7 @@ struct FirstWrite {
 void wait_for_overwrite(BlockState& b, const Allocation* r, uintptr_t a, unsigned size,
                         uint32_t bytes, const FirstWrite& first, const void* pc);
 void judge_overwrite();
+bool overwrite_waiting();  // whether a write waits to be judged
 // A __threadfence() (`fence`) or an atomic of the running thread: what orders threads that take
 // turns through a lock (global_races.cpp).
 void note_sync(BlockState& b, bool fence);
@@ -133,9 +134,16 @@ bool writes_back_a_raced_read(const BlockState& b, uintptr_t word);
 void report_lost_update(BlockState& b, const Allocation& r, uintptr_t a, unsigned size,
                         const void* pc);
 // The same for a store within one word into which the block has not written in this launch, when
-// nothing in the race table can race with it (no read of this epoch, none waiting): logs the store
-// and returns true; false: call check_global_race.
+// nothing in the race table can race with it (no read of this epoch, no write waiting to be
+// judged): logs the store and returns true; false: call check_global_race. The thread's own reads
+// waiting outside the table that the store covers are dropped (what a[i] += x read).
 bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc);
+// A watched read (reads_watched) of bytes within one word that no plain write of this launch has
+// touched: no write in the race table to race with, so the read waits outside the table until the
+// thread's next stop, where it is recorded (a later store of the thread over it drops it: an
+// in-place compare-and-swap reads its words and writes them back without a look in the table).
+// False when the access spans words or enough reads wait: call check_global_race.
+bool wait_watched_read(BlockState& b, uintptr_t a, unsigned size, const void* pc);
 // The word thread `me` wrote last, and its bytes that it wrote in this epoch: the fast path skips
 // the race table for the thread's next access to them (rewrites_last_word, fast_path.h). A whole
 // word next to or in the thread's run of this epoch extends the run; another thread's write, or

@@ -135,9 +135,11 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     const bool settled = !plain_write_in_launch(writer, b.launch_stamp);
     if (!store) {
       if (writer == 0 || (!settled && writer != b.stamp)) return false;  // unwritten, or another
-      if (writer == b.stamp ? !rewrites_last_word(b, a, size)            // block's
-                            : reads_watched(b.launch_stamp, *e.record))
+      if (writer == b.stamp) {  // (another block's: the full check)
+        if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, false, pc);
+      } else if (reads_watched(b.launch_stamp, *e.record) && !wait_watched_read(b, a, size, pc)) {
         check_global_race(b, *e.record, a, size, false, pc);
+      }
       return true;
     }
     if (!settled && writer != b.stamp) return false;  // another block wrote it, or mixed

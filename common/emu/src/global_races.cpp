@@ -9,9 +9,10 @@
 // up to two readers. A store looks its word up, checks the readers and records itself; a read
 // looks up only the words whose shadow says this block wrote them (shadow.h), and records itself
 // only in arrays that this launch writes (reads_watched, memory.h), so kernels that read one array
-// and write another pay nothing for reads; a read of a word the table does not hold waits outside
-// it until the thread's next check or stop, and is dropped if the thread then writes the same
-// bytes (`a[i] += x` costs one look). Most stores are a block's first to their word, with no read
+// and write another pay nothing for reads; a read of a word the table does not hold (up to eight
+// of them) waits outside it until the thread stops, and is dropped if the thread then writes the
+// same bytes (`a[i] += x`, or a compare-and-swap that reads two elements and writes both back,
+// costs no look). Most stores are a block's first to their word, with no read
 // in the table to race with (a kernel that writes its output once): such a store is only logged
 // (log_fresh_store), and the log enters the table when the epoch first needs the table. Thread
 // t + 1 storing the word after thread t's at the same line extends a run in the log (one record
@@ -252,25 +253,64 @@ void note_read(WordWrite& w, uint16_t me, uint8_t bytes, const void* pc) {
   w.read_at[slot] = worker_writes->sync_clock();
 }
 
-// A watched read of a word the table does not hold yet, kept out of it until the thread's next
-// race check or stop: a thread that reads a word and then writes it (`a[i] += x`, the common
-// in-place update) costs one look in the table, not two.
+// Watched reads of words the table does not hold, kept out of it until the thread stops (all are
+// the running thread's, of its barrier epoch): a thread that reads words and then writes them
+// (`a[i] += x`, the common in-place update) costs no look in the table for them.
 struct WaitingRead {
-  bool active = false;
   uint32_t epoch = 0;
   uintptr_t word = 0;
   const void* pc = nullptr;
   uint16_t reader = 0;
   uint8_t bytes = 0;
 };
-constinit thread_local WaitingRead waiting_read;
+struct WaitingReads {
+  static constexpr unsigned kReads = 8;
+  unsigned count = 0;
+  WaitingRead read[kReads];
+};
+constinit thread_local WaitingReads waiting_reads;
 
-void record_waiting_read() {
-  WaitingRead& r = waiting_read;
-  if (!r.active) return;
-  r.active = false;
-  if (!still_in_epoch(r.epoch)) return;
-  note_read(*worker_writes->find(r.word, r.epoch, true), r.reader, r.bytes, r.pc);
+// Whether any check waits for the thread's stop (race_checks_waiting), after some were done.
+void still_waiting() { race_checks_waiting = waiting_reads.count != 0 || overwrite_waiting(); }
+
+// Keeps the read of `bytes` of `word` waiting; false when there is no room.
+bool keep_waiting(uint32_t epoch, uintptr_t word, uint16_t me, uint8_t bytes, const void* pc) {
+  WaitingReads& w = waiting_reads;
+  for (unsigned i = 0; i < w.count; ++i) {
+    WaitingRead& r = w.read[i];
+    if (r.word == word && r.epoch == epoch && r.reader == me) {
+      r.bytes |= bytes;
+      r.pc = pc;  // (the table keeps a reader's latest line)
+      return true;
+    }
+  }
+  if (w.count == WaitingReads::kReads) return false;
+  w.read[w.count++] = {epoch, word, pc, me, bytes};
+  race_checks_waiting = true;
+  return true;
+}
+
+// A store of the running thread over bytes it read: those reads need no place in the table.
+void drop_waiting_reads(uint32_t epoch, uintptr_t a, unsigned size, uint16_t me) {
+  WaitingReads& w = waiting_reads;
+  for (unsigned i = 0; i < w.count;) {
+    const WaitingRead& r = w.read[i];
+    if (r.epoch == epoch && r.reader == me && r.word + 4 > a && r.word < a + size &&
+        (r.bytes & ~bytes_touched(r.word, a, size)) == 0)
+      w.read[i] = w.read[--w.count];
+    else
+      ++i;
+  }
+}
+
+void record_waiting_reads() {
+  WaitingReads& w = waiting_reads;
+  for (unsigned i = 0; i < w.count; ++i) {
+    const WaitingRead& r = w.read[i];
+    if (still_in_epoch(r.epoch))
+      note_read(*worker_writes->find(r.word, r.epoch, true), r.reader, r.bytes, r.pc);
+  }
+  w.count = 0;
 }
 
 }  // namespace
@@ -316,17 +356,24 @@ void note_sync(BlockState& b, bool fence) {
 void finish_race_checks() {
   const EmuCodeRuns checking;
   race_checks_waiting = false;
-  record_waiting_read();
+  if (waiting_reads.count != 0) {
+    if (worker_writes == nullptr) worker_writes = new BlockWrites;
+    record_waiting_reads();
+  }
   judge_overwrite();
 }
 
 bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc) {
-  if (race_checks_waiting || (a & 3) + size > 4) return false;
+  if ((a & 3) + size > 4 || overwrite_waiting()) return false;
+  const auto me = static_cast<uint16_t>(running_thread());
+  if (race_checks_waiting) {
+    drop_waiting_reads(b.epoch, a, size, me);
+    still_waiting();
+  }
   keep_before_store(b, a, size);
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   if (worker_writes->holds_reads(b.epoch)) return false;
   const uintptr_t word = a & ~uintptr_t{3};
-  const auto me = static_cast<uint16_t>(running_thread());
   const uint8_t bytes = bytes_touched(word, a, size);
   worker_writes->log_store(word, b.epoch, me, bytes, pc);
   remember_last_write(b, word, me, bytes);
@@ -336,17 +383,15 @@ bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc) 
 void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned size, bool store,
                        const void* pc) {
   const EmuCodeRuns checking;  // (the fast path's call, as check_access's)
-  if (race_checks_waiting) {
-    WaitingRead& read = waiting_read;  // a write by its reader over all it read: nothing to keep
-    if (store && read.active && read.epoch == b.epoch && read.word == (a & ~uintptr_t{3}) &&
-        (read.bytes & ~bytes_touched(read.word, a, size)) == 0 && read.reader == running_thread())
-      read.active = false;
-    finish_race_checks();
+  const auto me = static_cast<uint16_t>(running_thread());
+  if (race_checks_waiting) {  // the thread's own waiting reads stay out of the table
+    if (store) drop_waiting_reads(b.epoch, a, size, me);  // a write over all it read
+    judge_overwrite();
+    still_waiting();
   }
   if (worker_writes == nullptr) worker_writes = new BlockWrites;
   if (store) keep_before_store(b, a, size);
   BlockWrites& writes = *worker_writes;
-  const auto me = static_cast<uint16_t>(running_thread());
   const bool watch_reads = !store && reads_watched(b.launch_stamp, r);
   uint32_t overwritten = 0;  // bytes of this write that another thread wrote (bit i: a + i)
   uint16_t first_writer = 0;
@@ -357,11 +402,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     WordWrite* w = writes.find(word, b.epoch, store);
     if (w == nullptr) {
       if (!watch_reads) continue;
-      if (!waiting_read.active && (a & 3) + size <= 4) {  // within one word
-        waiting_read = {true, b.epoch, word, pc, me, bytes};
-        race_checks_waiting = true;
-        continue;
-      }
+      if ((a & 3) + size <= 4 && keep_waiting(b.epoch, word, me, bytes, pc)) continue;
       w = writes.find(word, b.epoch, true);
     }
     if (store) {
@@ -398,6 +439,13 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     wait_for_overwrite(b, &r, a, size, overwritten,
                        {.thread = first_writer, .pc = first_pc, .lost_update = lost_update}, pc);
   }
+}
+
+bool wait_watched_read(BlockState& b, uintptr_t a, unsigned size, const void* pc) {
+  if ((a & 3) + size > 4) return false;
+  const uintptr_t word = a & ~uintptr_t{3};
+  return keep_waiting(b.epoch, word, static_cast<uint16_t>(running_thread()),
+                      bytes_touched(word, a, size), pc);
 }
 
 }  // namespace cudalab::emu

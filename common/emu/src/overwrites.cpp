@@ -57,6 +57,8 @@ void wait_for_overwrite(BlockState& b, const Allocation* r, uintptr_t a, unsigne
   waiting.pc = pc;
 }
 
+bool overwrite_waiting() { return waiting.active; }
+
 void judge_overwrite() {
   if (!waiting.active) return;
   const Overwrite w = std::exchange(waiting, Overwrite{});

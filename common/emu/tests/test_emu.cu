@@ -2128,6 +2128,54 @@ TEST_F(Emu, TheSameValueWrittenByManyThreadsIsNoRaceButAnotherValueIs) {
   EXPECT_TRUE(says(at("LINE_TWO_WRITERS"))) << diagnostic();
 }
 
+// A compare-and-swap in place, as a sorting network's step over global memory: each thread reads
+// the two elements of its pair and writes both back. No thread touches another's pair: no race,
+// and each pair ends in order (the odd size leaves the last element alone).
+__global__ void order_pairs_in_place(int* a, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (2 * i + 1 < n) {
+    const int x = a[2 * i], y = a[2 * i + 1];
+    a[2 * i] = min(x, y);
+    a[2 * i + 1] = max(x, y);
+  }
+}
+
+TEST_F(Emu, ACompareAndSwapInPlaceIsNoRace) {
+  const int n = 1001;
+  std::vector<int> in(n);
+  for (int k = 0; k < n; ++k) in[k] = (k * 7919) % 1009;
+  cudalab::DeviceArray<int> d_a(in);
+  order_pairs_in_place<<<4, 128>>>(d_a.get(), n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  std::vector<int> want = in;
+  for (int k = 0; 2 * k + 1 < n; ++k)
+    if (want[2 * k] > want[2 * k + 1]) std::swap(want[2 * k], want[2 * k + 1]);
+  EXPECT_EQ(d_a.to_host(), want);
+}
+
+// Thread i reads an odd element nobody writes, then the next pair's first element, then its own,
+// and writes its own: the read of the next pair's element, the second of its reads that wait
+// outside the race table, is thread i + 1's to write (the sum depends on which runs first, so the
+// launch run again in the other order names a writer and the reader of that line).
+__global__ void add_next_pair_in_place(float* a, int n) {
+  const int i = threadIdx.x;
+  if (2 * i + 2 < n) {
+    const float odd = a[2 * i + 1];
+    const float next = a[2 * i + 2];  // LINE_READ_NEXT_PAIR
+    const float mine = a[2 * i];
+    a[2 * i] = mine + next + odd;
+  }
+}
+
+TEST_F(Emu, AReadThatWaitsBehindAnotherIsStillSeenByTheNextWriter) {
+  std::vector<float> in(9);
+  for (int k = 0; k < 9; ++k) in[k] = static_cast<float>(k + 1);
+  cudalab::DeviceArray<float> d_a(in);
+  add_next_pair_in_place<<<1, 4>>>(d_a.get(), 9);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_TRUE(says("of this block read at " + at("LINE_READ_NEXT_PAIR"))) << diagnostic();
+}
+
 // The threads of a block push their nodes onto one list, taking turns through a lock as CUDA by
 // Example's hash table does: atomicCAS then __threadfence() to take it, __threadfence() then
 // atomicExch to give it back. What a thread wrote before giving the lock back happens before what
