@@ -134,8 +134,9 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     // write of this launch that an access could race with. kMixed is neither.
     const bool settled = !plain_write_in_launch(writer, b.launch_stamp);
     if (!store) {
-      if (writer == 0 || (!settled && writer != b.stamp)) return false;  // unwritten, or another
-      if (writer == b.stamp) {  // (another block's: the full check)
+      // Unwritten, or written by another block of this launch: the full check.
+      if (writer == 0 || (!settled && writer != b.stamp)) return false;
+      if (writer == b.stamp) {
         if (!rewrites_last_word(b, a, size)) check_global_race(b, *e.record, a, size, false, pc);
       } else if (reads_watched(b.launch_stamp, *e.record) && !wait_watched_read(b, a, size, pc)) {
         check_global_race(b, *e.record, a, size, false, pc);

@@ -402,7 +402,7 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     WordWrite* w = writes.find(word, b.epoch, store);
     if (w == nullptr) {
       if (!watch_reads) continue;
-      if ((a & 3) + size <= 4 && keep_waiting(b.epoch, word, me, bytes, pc)) continue;
+      if (wait_watched_read(b, a, size, pc)) continue;
       w = writes.find(word, b.epoch, true);
     }
     if (store) {
