@@ -1,5 +1,4 @@
-// A CUDA toolkit header the emu backend does not provide: including it is an error, not
-// NVIDIA's header (whose types would clash with the emu's).
+// The emu backend stands in for the CUDA toolkit header of this name.
 #pragma once
-#error \
-    "cudalab emu: <cuComplex.h> (complex numbers (cuComplex.h)) is not supported on the CPU backend (docs/compatibility.md)"
+#include "cudalab/emu/complex.h"
+#include "cudalab/emu/prelude.h"
