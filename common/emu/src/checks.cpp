@@ -95,6 +95,16 @@ std::string thread_named(const BlockState& b, uint32_t rank) {
   return "thread " + dim(index_of(rank, b.config->block));
 }
 
+std::string race_fix(uint32_t them, uint32_t me, const std::string& barrier_fix) {
+  if (them / 32 != me / 32) return barrier_fix;
+  return barrier_fix +
+         " The two threads are lanes of one warp, which need not run in step (since Volta; "
+         "volatile does not make them): where only part of the block runs this code (as the last "
+         "warp of a reduction under if (tid < 32)), put a __syncwarp() there instead, each lane "
+         "taking what it reads into a register before it (v += s[tid + 16]; __syncwarp(); "
+         "s[tid] = v; __syncwarp();).";
+}
+
 namespace {
 
 // After the time limit, a thread's next kStuckSamples accesses are watched before it is stopped,

@@ -74,6 +74,11 @@ inline uint3 index_of(uint32_t rank, dim3 d) {
 }
 // "thread (x,y,z)": the thread of b's block with that rank (thread_rank()).
 std::string thread_named(const BlockState& b, uint32_t rank);
+// The fix of a race between threads `them` and `me` of one block (ranks), as its report's last
+// sentences: `barrier_fix` ("Put a __syncthreads() between ..."), and where the two are lanes of
+// one warp, the barrier that code run by part of the block needs (the warp-synchronous tail of
+// a reduction under `if (tid < 32)`, where a __syncthreads() would not be reached by all).
+std::string race_fix(uint32_t them, uint32_t me, const std::string& barrier_fix);
 // Which bytes of the 4-byte word at `word` an access of `size` bytes at `a` touches, as a mask.
 inline uint8_t bytes_touched(uintptr_t word, uintptr_t a, unsigned size) {
   const uintptr_t first = a > word ? a : word, last = a + size < word + 4 ? a + size : word + 4;

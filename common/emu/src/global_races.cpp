@@ -223,8 +223,10 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
     return "a read of " + element_of(r, a, size) + ", which " + thread_named(b, w.writer) +
            " of this block wrote at " + at(w.pc) +
            " with no __syncthreads() in between: the result depends on which thread runs "
-           "first. Put a __syncthreads() between the write and the read, or read from another "
-           "array than the one written.";
+           "first. " +
+           race_fix(w.writer, running_thread(),
+                    "Put a __syncthreads() between the write and the read, or read from another "
+                    "array than the one written.");
   });
 }
 
@@ -236,8 +238,10 @@ constinit thread_local BlockWrites* worker_writes = nullptr;
     return "a write to " + element_of(r, a, size) + ", which " + thread_named(b, reader) +
            " of this block read at " + at(read_pc) +
            " with no __syncthreads() in between: the reader sees the old or the new value "
-           "depending on which thread runs first. Put a __syncthreads() between the read and "
-           "the write, or write to another array than the one read.";
+           "depending on which thread runs first. " +
+           race_fix(reader, running_thread(),
+                    "Put a __syncthreads() between the read and the write, or write to another "
+                    "array than the one read.");
   });
 }
 

@@ -33,10 +33,11 @@ void SharedSpace::access(BlockState& b, uintptr_t a, unsigned size, bool store, 
     auto other = [&](uint16_t t, const void* their_pc, const char* did) {
       std::string them = t == kNobody ? "an atomic of another thread" : thread_named(b, t);
       std::string line = t == kNobody ? std::string() : " at " + at(their_pc);
+      const std::string fix = "Put a __syncthreads() between the write and the reads.";
       return them + " " + did + " the same shared word" + line +
-             " with no __syncthreads() in between: the result depends on which thread runs first. "
-             "Put a "
-             "__syncthreads() between the write and the reads.";
+             " with no __syncthreads() in between: the result depends on which thread runs "
+             "first. " +
+             (t == kNobody ? fix : race_fix(t, me, fix));
     };
     if (atomic) {
       if (!written_in_block(b, w) && !atomic_overwrites)

@@ -636,6 +636,25 @@ __global__ void tile_narrower_than_block(const float* in, float* out, int rows, 
   if (row < rows && col < cols) out[row * cols + col] = 2.0f * tile[threadIdx.y][threadIdx.x];
 }
 
+// A block reduction whose last warp's steps go without __syncwarp(), through a volatile pointer,
+// as reductions were written before Volta: thread 1's step writes partial[1], which thread 0 read.
+__global__ void warp_tail_without_syncwarp(const float* in, float* out, int n) {
+  __shared__ float partial[THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 32; s /= 2) {
+    if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x < 32) {
+    volatile float* last_warp = partial;
+    for (unsigned s = 32; s > 0; s /= 2)
+      last_warp[threadIdx.x] += last_warp[threadIdx.x + s];  // BUG: warp_tail_without_syncwarp
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+
 // ---- wrong results ----------------------------------------------------------------------------
 __global__ void scale_by_two(const float* in, float* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -757,6 +776,8 @@ const std::vector<PlantedBug>& planted_bugs() {
        [] { return launch(transpose_without_barrier); }},
       {"sum_before_partials_written", "no __syncthreads() in between",
        [] { return launch(sum_before_partials_written); }},
+      {"warp_tail_without_syncwarp", "put a __syncwarp() there instead",
+       [] { return launch(warp_tail_without_syncwarp); }},
   };
   return all;
 }
