@@ -154,6 +154,10 @@ class Planner:
             raise NotLoops("it changes a reference parameter, or one whose address it takes")
         self.changed_parameters = [Local(by_id[i].name, by_id[i].type, i, False) for i in sorted(outside)]
         self.uniform: set[int] = set(kernel.uses - self.declared - outside)
+        # The block's `const` scalars (runs_once), each stretch's lambda capturing by name those it
+        # names: GCC 12 crashes (an internal error) on a template kernel's stretch that sizes an
+        # array by one it captures by `[&]` alone (`float r[4 * n];`, `const int n = BM / 4;`).
+        self.block_constants: dict[int, str] = {}
         self.addressed = kernel.addressed
         self.changed = kernel.changes
         self.first_return = min(kernel.returns, default=None)
@@ -168,6 +172,14 @@ class Planner:
             statement.head_plain
             and statement.head_uses - own <= self.uniform
             and statement.head_changes <= own
+        )
+
+    def captures(self, region: list[Statement]) -> str:
+        """The capture list of a stretch's lambda: by reference, and by name the block's `const`
+        scalars that the stretch names."""
+        names = set().union(*(s.uses for s in region))
+        return "".join(
+            f", {n}" for n in sorted({self.block_constants[i] for i in names & self.block_constants.keys()})
         )
 
     def recomputed(self, variable: Local) -> Local:
@@ -216,6 +228,9 @@ class Planner:
             return False
         if all(self.never_changed(v) for v in statement.declares) and self.block_value(statement, own):
             self.uniform |= own
+            for v in statement.declares:
+                if v.type.startswith("const ") and v.value is not None and v.id not in self.addressed:
+                    self.block_constants[v.id] = v.name
             return True
         return False
 
@@ -282,7 +297,8 @@ class Planner:
             holds = None if in_order else self.holds(region, kept)
             if holds is not None:
                 run = f"{THREADS}.run_while({holds}, "
-            opening = f"{run}[&](unsigned {THREAD}, {INDEX}) -> bool {{ {' '.join(restores)} "
+            captures = self.captures(region)
+            opening = f"{run}[&{captures}](unsigned {THREAD}, {INDEX}) -> bool {{ {' '.join(restores)} "
             first = statements.index(region[0])
             start = statements[first - 1].end if first > 0 else begin
             if region[0].shuffles:  # (its shuffle's stretches come first, at its start)
@@ -294,7 +310,7 @@ class Planner:
                 copy_run = f"{THREADS}.run_proven("
                 if holds is not None:
                     copy_run = f"{THREADS}.run_proven_while({self.holds(region, kept, NO_CHECKS + ' ')}, "
-                copy = self.proven_branch(proven, copy_run, start, region[-1].end, referred, saves)
+                copy = self.proven_branch(proven, copy_run, start, region[-1].end, referred, saves, captures)
                 opening = copy + opening
             self.edits.append((start, start, declarations + opening))
             self.edits.append((region[-1].end, region[-1].end, f" {saves} return false; }});"))
@@ -378,7 +394,7 @@ class Planner:
         return f"[&]() {NO_CHECKS} {{ return {call}; }}()"
 
     def proven_branch(
-        self, proven: str, run: str, start: int, end: int, restores: list[str], saves: str
+        self, proven: str, run: str, start: int, end: int, restores: list[str], saves: str, captures: str
     ) -> str:
         """In checked code, a stretch whose accesses the block's words prove runs a copy of its
         text without the checks' instrumentation (`run`: BlockThreads::run_proven or
@@ -389,7 +405,7 @@ class Planner:
         restored = " ".join(restores)
         return (
             f"\n#ifdef CUDALAB_EMU_CHECKED\nif ({proven}) "
-            f"{run}[&](unsigned {THREAD}, {INDEX}) {NO_CHECKS} -> bool {{ {restored}"
+            f"{run}[&{captures}](unsigned {THREAD}, {INDEX}) {NO_CHECKS} -> bool {{ {restored}"
             f"\n#line {line}\n{copy}\n {saves} return false; }}); else\n"
             f"#endif\n#line {line}\n"
         )

@@ -2568,3 +2568,39 @@ TEST_F(Emu, AKernelThatWaitsForTheHostIsStoppedWithWhy) {
   cudaDeviceReset();
   cudalab::emu::set_time_limit(20);
 }
+
+// A template kernel whose threads keep registers in an array sized by one of its `const` values
+// (an SGEMM's `float ldg_reg[4 * ldg_num]`, `const int ldg_num = BK * BM / threads / 4`), across a
+// barrier: its loop form's stretches capture that value by name, which GCC 12 needs to compile
+// them at all (with `[&]` alone it stops with an internal error).
+template <int BM, int BK>
+__global__ void registers_sized_by_a_constant(const float* in, float* out) {
+  __shared__ float tile[BM * BK];
+  const int threads = BM * BK / 4;
+  const int per_thread = BM * BK / threads;
+  float registers[per_thread];
+  for (int k = 0; k < per_thread; ++k)
+    registers[k] = in[blockIdx.x * BM * BK + threadIdx.x * per_thread + k];
+  for (int k = 0; k < per_thread; ++k) tile[threadIdx.x * per_thread + k] = 2.0f * registers[k];
+  __syncthreads();
+  float sum = 0.0f;
+  for (int k = 0; k < per_thread; ++k)
+    sum += tile[(threadIdx.x * per_thread + k + per_thread) % (BM * BK)];
+  out[blockIdx.x * threads + threadIdx.x] = sum;
+}
+
+TEST_F(Emu, AKernelsRegistersSizedByItsConstantsRunAsLoops) {
+  constexpr int BM = 8, BK = 4, threads = BM * BK / 4, blocks = 3;
+  std::vector<float> in(blocks * BM * BK);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  cudalab::DeviceArray<float> d_in(in), d_out(blocks * threads, -1.0f);  // (poisoned)
+  registers_sized_by_a_constant<BM, BK><<<blocks, threads>>>(d_in.get(), d_out.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << diagnostic();
+  const std::vector<float> out = d_out.to_host();
+  for (int b = 0; b < blocks; ++b)
+    for (int t = 0; t < threads; ++t) {  // each thread sums its right neighbour's four, doubled
+      double want = 0;
+      for (int k = 0; k < 4; ++k) want += 2.0 * (b * BM * BK + (t * 4 + k + 4) % (BM * BK));
+      ASSERT_EQ(out[b * threads + t], want) << "block " << b << ", thread " << t;
+    }
+}

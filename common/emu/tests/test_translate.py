@@ -188,6 +188,35 @@ class LoopForms(unittest.TestCase):
         self.assertIn("put(cudalab_t, (v + 1))", found[1])
         self.assertIn("down_result<", found[2])
 
+    def template_form(self, kernel_body: str) -> str:
+        """The loop form of a template kernel k<N> with this body, in a file that declares an
+        `operator+=` (as cuda_fp16.h does), so that Clang leaves `v += <a value of a type the
+        template does not know yet>` an unresolved call of it."""
+        out = body(
+            "struct Half { unsigned short bits; };\n"
+            "__device__ Half& operator+=(Half& a, Half b);\n"
+            f"template <int N> __global__ void k(float* x) {{\n{kernel_body}\n}}\n"
+            "void run(float* x) { k<64><<<1, 64>>>(x); }\n"
+        )
+        return out[out.index("ThreadLoops cudalab_loops_k(") :]
+
+    def test_a_sum_by_an_unresolved_operator_stays_each_threads(self) -> None:
+        form = self.template_form(
+            "  __shared__ float tile[N];\n  tile[threadIdx.x] = x[threadIdx.x];\n  __syncthreads();\n"
+            "  float sum = 0.0f;\n  for (int k = 0; k < 4; ++k) sum += tile[(threadIdx.x + k) % N];\n"
+            "  x[threadIdx.x] = sum;"
+        )
+        # (declared in the stretch, not once for the block: every thread adds into its own)
+        self.assertIn("-> bool {  \n  float sum = 0.0f;", form)
+
+    def test_a_stretch_captures_by_name_the_block_constants_it_names(self) -> None:
+        form = self.template_form(
+            "  const int per_thread = N / 16;\n  float r[per_thread];\n"
+            "  for (int k = 0; k < per_thread; ++k) r[k] = x[threadIdx.x * per_thread + k];\n"
+            "  __syncthreads();\n  x[threadIdx.x] = r[0];"
+        )
+        self.assertIn("cudalab_threads.run([&, per_thread](unsigned cudalab_t", form)
+
     def test_a_value_from_the_threads_index_alone_is_computed_again(self) -> None:
         found = self.stretches(
             "const int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n  int v = x[t];\n"

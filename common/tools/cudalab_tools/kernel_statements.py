@@ -467,8 +467,11 @@ def changed_by_call(cursor: object, inner: list[object], facts: Facts) -> None:
             mark_changed(base[0], facts)
     target = cursor.referenced  # type: ignore[attr-defined]
     if target is None:
-        for argument in inner[1:]:
-            mark_changed(argument, facts)  # (an unresolved call: any argument may be a reference)
+        # An unresolved call, or an operator on values of a type a template does not know yet
+        # (`sum += tile[i]` where some `operator+=` is declared): any operand may be a reference,
+        # and an operator's first operand comes before its callee (marking a callee marks nothing).
+        for operand in inner:
+            mark_changed(operand, facts)
         return
     try:
         types = list(target.type.argument_types())  # type: ignore[attr-defined]
