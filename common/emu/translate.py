@@ -100,6 +100,7 @@ import argparse
 import functools
 import re
 import sys
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -357,7 +358,9 @@ def bitwise_edits(src: str, source: cuda_ast.Source, file: str, offsets: Charact
 def registration_edits(src: str, source: cuda_ast.Source, file: str, offsets: CharacterOffsets) -> list[Edit]:
     """After each kernel that is not a template and is defined once in the file, a registration
     by address (`KernelEntry`): cudaLaunchKernel with a void* and graph kernel nodes find it so.
-    By its own parameter types, as Clang spells them: a header may declare an overload."""
+    By its own parameter types, as Clang spells them: a header may declare an overload. Its name
+    holds the file's and the definition's place: two headers that one program includes may each
+    define an overload of one kernel."""
     kernels = [
         (f, f.body)
         for f in source.functions
@@ -371,7 +374,8 @@ def registration_edits(src: str, source: cuda_ast.Source, file: str, offsets: Ch
             continue  # (an overload, or a kernel that a macro writes)
         types = ", ".join(bitwise_type(src, p, offsets) or p.type for p in f.parameters)
         kernel = f"static_cast<void (*)({types})>({f.name})"
-        entry = f" static const ::cudalab::emu::KernelEntry cudalab_kernel_entry_{f.name}{{{kernel}}};"
+        name = f"cudalab_kernel_entry_{f.name}_{zlib.crc32(file.encode())}_{body.end}"
+        entry = f" static const ::cudalab::emu::KernelEntry {name}{{{kernel}}};"
         edits.append((end, end, entry))
     return edits
 
