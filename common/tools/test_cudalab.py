@@ -237,6 +237,43 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("last 4, pid 1, clock 1", r.stdout)
 
+    def test_two_headers_may_each_define_an_overload_of_one_kernel(self) -> None:
+        """Each header's kernel is registered for cudaLaunchKernel under a name of its own, and
+        each launch runs the overload its arguments choose."""
+        r = self.run_files(
+            {
+                "plain.cuh": "__global__ void scale(float* x, int n) {\n"
+                "  if (threadIdx.x < n) x[threadIdx.x] *= 2;\n}\n",
+                "constant.cuh": "__global__ void scale(const float* x, float* y, int n) {\n"
+                "  if (threadIdx.x < n) y[threadIdx.x] = 3 * x[threadIdx.x];\n}\n",
+                "main.cu": '#include <cstdio>\n#include "plain.cuh"\n#include "constant.cuh"\n'
+                "int main() {\n  float *x, *y;\n  cudaMallocManaged(&x, 4 * sizeof(float));\n"
+                "  cudaMallocManaged(&y, 4 * sizeof(float));\n  for (int i = 0; i < 4; ++i) x[i] = i;\n"
+                "  scale<<<1, 4>>>(x, 4);\n  scale<<<1, 4>>>(static_cast<const float*>(x), y, 4);\n"
+                "  void (*plain)(float*, int) = scale;\n  int n = 4;\n  void* args[] = {&x, &n};\n"
+                "  cudaLaunchKernel(reinterpret_cast<const void*>(plain), dim3(1), dim3(4), args, 0, 0);\n"
+                '  printf("%s %g %g\\n", cudaGetErrorString(cudaDeviceSynchronize()), x[3], y[3]);\n}\n',
+            }
+        )
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("no error 12 18", r.stdout)
+
+    def test_a_static_object_may_free_device_memory_at_exit(self) -> None:
+        """Its destructor runs after the runtime's own statics, made at its first call, were
+        destroyed: the call must not crash the program (nor lose its buffered output)."""
+        r = self.run_source(
+            "pool.cu",
+            "#include <cstdio>\n#include <vector>\n"
+            "struct Pool {\n  std::vector<float*> blocks;\n"
+            "  ~Pool() { for (float* b : blocks) cudaFree(b); }\n} pool;\n"
+            "int main() {\n"
+            "  for (int i = 0; i < 4000; ++i) {  // (the runtime's records of them: past 128 KiB)\n"
+            "    pool.blocks.push_back(nullptr);\n    cudaMalloc(&pool.blocks.back(), 256);\n  }\n"
+            '  printf("allocated\\n");\n}\n',
+        )
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("allocated", r.stdout)
+
     def test_file_is_the_path_as_written_as_nvcc_gives_it(self) -> None:
         """__FILE__ in a .cu file and in a .cpp file built with it is the path given to `cudalab
         cc`, relative where it was (a program that prints it prints what it prints on a GPU)."""

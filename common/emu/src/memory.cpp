@@ -184,7 +184,9 @@ const Arena& arena() {
 }
 
 std::vector<Allocation>& allocations() {
-  static std::vector<Allocation> all;
+  // Never destroyed: a program's static objects may free device memory in their destructors,
+  // which run at exit after the statics that the runtime made at its first call.
+  static std::vector<Allocation>& all = *new std::vector<Allocation>;
   return all;
 }
 
