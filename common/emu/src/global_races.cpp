@@ -208,6 +208,11 @@ uint32_t access_bytes(uintptr_t word, uintptr_t a, uint8_t word_bytes) {
 // that reaching it costs no check of whether it was constructed.
 constinit thread_local BlockWrites* worker_writes = nullptr;
 
+BlockWrites& worker_table() {
+  if (worker_writes == nullptr) worker_writes = new BlockWrites;
+  return *worker_writes;
+}
+
 // Out of the hot path: the words of the report (put off while the launch may judge the race by
 // running again: replay.cpp).
 [[gnu::cold, gnu::noinline]] void report_read_after_write(BlockState& b, const Allocation& r,
@@ -312,7 +317,7 @@ void record_waiting_reads() {
   for (unsigned i = 0; i < w.count; ++i) {
     const WaitingRead& r = w.read[i];
     if (still_in_epoch(r.epoch))
-      note_read(*worker_writes->find(r.word, r.epoch, true), r.reader, r.bytes, r.pc);
+      note_read(*worker_table().find(r.word, r.epoch, true), r.reader, r.bytes, r.pc);
   }
   w.count = 0;
 }
@@ -353,17 +358,13 @@ void report_lost_update(BlockState& b, const Allocation& r, uintptr_t a, unsigne
 
 void note_sync(BlockState& b, bool fence) {
   if (race_checks_waiting) finish_race_checks();  // (what waits was made before the sync)
-  if (worker_writes == nullptr) worker_writes = new BlockWrites;
-  worker_writes->note_sync(b.epoch, running_thread(), fence);
+  worker_table().note_sync(b.epoch, running_thread(), fence);
 }
 
 void finish_race_checks() {
   const EmuCodeRuns checking;
   race_checks_waiting = false;
-  if (waiting_reads.count != 0) {
-    if (worker_writes == nullptr) worker_writes = new BlockWrites;
-    record_waiting_reads();
-  }
+  record_waiting_reads();
   judge_overwrite();
 }
 
@@ -375,11 +376,11 @@ bool log_fresh_store(BlockState& b, uintptr_t a, unsigned size, const void* pc) 
     still_waiting();
   }
   keep_before_store(b, a, size);
-  if (worker_writes == nullptr) worker_writes = new BlockWrites;
-  if (worker_writes->holds_reads(b.epoch)) return false;
+  BlockWrites& writes = worker_table();
+  if (writes.holds_reads(b.epoch)) return false;
   const uintptr_t word = a & ~uintptr_t{3};
   const uint8_t bytes = bytes_touched(word, a, size);
-  worker_writes->log_store(word, b.epoch, me, bytes, pc);
+  writes.log_store(word, b.epoch, me, bytes, pc);
   remember_last_write(b, word, me, bytes);
   return true;
 }
@@ -393,9 +394,8 @@ void check_global_race(BlockState& b, const Allocation& r, uintptr_t a, unsigned
     judge_overwrite();
     still_waiting();
   }
-  if (worker_writes == nullptr) worker_writes = new BlockWrites;
   if (store) keep_before_store(b, a, size);
-  BlockWrites& writes = *worker_writes;
+  BlockWrites& writes = worker_table();
   const bool watch_reads = !store && reads_watched(b.launch_stamp, r);
   uint32_t overwritten = 0;  // bytes of this write that another thread wrote (bit i: a + i)
   uint16_t first_writer = 0;
