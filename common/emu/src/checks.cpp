@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "device_limits.h"
 #include "errors.h"
 #include "memory.h"
 #include "replay.h"
@@ -96,7 +97,7 @@ std::string thread_named(const BlockState& b, uint32_t rank) {
 }
 
 std::string race_fix(uint32_t them, uint32_t me, const std::string& barrier_fix) {
-  if (them / 32 != me / 32) return barrier_fix;
+  if (them / device_limits::kWarpSize != me / device_limits::kWarpSize) return barrier_fix;
   return barrier_fix +
          " The two threads are lanes of one warp, which need not run in step (since Volta; "
          "volatile does not make them): where only part of the block runs this code (as the last "
