@@ -37,6 +37,19 @@ inline V quotient(V x, V y) {
   return {(xr * yr + xi * yi) * norm, (xi * yr - xr * yi) * norm};
 }
 
+// x * y.
+template <class V>
+inline V product(V x, V y) {
+  return {x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x};
+}
+
+// x * y + d, each part's sum made in the order re: (x.re y.re + d.re) - x.im y.im,
+// im: (x.re y.im + d.im) + x.im y.re.
+template <class V>
+inline V fused(V x, V y, V d) {
+  return {x.x * y.x + d.x - x.y * y.y, x.x * y.y + d.y + x.y * y.x};
+}
+
 }  // namespace cudalab::emu::complex
 
 inline float cuCrealf(cuFloatComplex x) { return x.x; }
@@ -46,7 +59,7 @@ inline cuFloatComplex cuConjf(cuFloatComplex x) { return {x.x, -x.y}; }
 inline cuFloatComplex cuCaddf(cuFloatComplex x, cuFloatComplex y) { return {x.x + y.x, x.y + y.y}; }
 inline cuFloatComplex cuCsubf(cuFloatComplex x, cuFloatComplex y) { return {x.x - y.x, x.y - y.y}; }
 inline cuFloatComplex cuCmulf(cuFloatComplex x, cuFloatComplex y) {
-  return {x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x};
+  return cudalab::emu::complex::product(x, y);
 }
 inline cuFloatComplex cuCdivf(cuFloatComplex x, cuFloatComplex y) {
   return cudalab::emu::complex::quotient<float>(x, y);
@@ -66,7 +79,7 @@ inline cuDoubleComplex cuCsub(cuDoubleComplex x, cuDoubleComplex y) {
   return {x.x - y.x, x.y - y.y};
 }
 inline cuDoubleComplex cuCmul(cuDoubleComplex x, cuDoubleComplex y) {
-  return {x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x};
+  return cudalab::emu::complex::product(x, y);
 }
 inline cuDoubleComplex cuCdiv(cuDoubleComplex x, cuDoubleComplex y) {
   return cudalab::emu::complex::quotient<double>(x, y);
@@ -81,11 +94,9 @@ inline cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex x) {
   return {static_cast<float>(x.x), static_cast<float>(x.y)};
 }
 
-// x * y + d, each part's sum made in the order re: (x.re y.re + d.re) - x.im y.im,
-// im: (x.re y.im + d.im) + x.im y.re.
 inline cuFloatComplex cuCfmaf(cuFloatComplex x, cuFloatComplex y, cuFloatComplex d) {
-  return {x.x * y.x + d.x - x.y * y.y, x.x * y.y + d.y + x.y * y.x};
+  return cudalab::emu::complex::fused(x, y, d);
 }
 inline cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDoubleComplex d) {
-  return {x.x * y.x + d.x - x.y * y.y, x.x * y.y + d.y + x.y * y.x};
+  return cudalab::emu::complex::fused(x, y, d);
 }
