@@ -56,8 +56,12 @@ function(cudalab_sources out)
   endforeach()
   set(${out} ${result} PARENT_SCOPE)
 endfunction()
+# GCC folds functions whose code is identical into one (-fipa-icf, on at -O2): a __device__
+# function that is a host function's twin (a CPU reference's) would then be reported at the host
+# function's lines.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0)
+  set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
+                               -fno-ipa-icf)
 else()
   set(CUDALAB_INSTRUMENT_FLAGS -gdwarf-4 -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=false)
 endif()

@@ -274,6 +274,26 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("allocated", r.stdout)
 
+    def test_a_device_function_like_a_host_function_is_named_by_its_own_line(self) -> None:
+        """A __device__ function whose body equals a host function's (a CPU reference's twin) is
+        compiled apart from it, so a check inside it names its line, not the host function's."""
+        body = "{\n  *n = 0;\n  for (int i = 0; i < p->size; i++)\n    if (p->payload[i] == 7) (*n)++;\n}\n"
+        r = self.run_source(
+            "twins.cu",
+            "#include <cstdio>\nstruct Packet {\n  char payload[8];\n  int size;\n};\n"
+            f"void count_cpu(const Packet* p, int* n) {body}"
+            f"__device__ void count_gpu(const Packet* p, int* n) {body}"
+            "__global__ void count(const Packet* p, int* n) { count_gpu(p, n); }\n"
+            "__global__ void count_both(const Packet* p, int* n) { count_gpu(p, n); count_gpu(p, n + 1); }\n"
+            "int main() {\n  Packet h = {{7}, 8}, *p;\n  int c, *n;\n  count_cpu(&h, &c);\n"
+            "  cudaMalloc(&p, sizeof(Packet));\n  cudaMalloc(&n, 2 * sizeof(int));\n  h.size = 100;\n"
+            "  cudaMemcpy(p, &h, sizeof(Packet), cudaMemcpyHostToDevice);\n"
+            "  count<<<1, 1>>>(p, n);\n"
+            '  printf("%d %s\\n", c, cudaGetErrorString(cudaDeviceSynchronize()));\n}\n',
+        )
+        self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("at twins.cu:14: a read of memory outside every array", r.stderr)
+
     def test_file_is_the_path_as_written_as_nvcc_gives_it(self) -> None:
         """__FILE__ in a .cu file and in a .cpp file built with it is the path given to `cudalab
         cc`, relative where it was (a program that prints it prints what it prints on a GPU)."""
