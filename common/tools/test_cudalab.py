@@ -274,6 +274,29 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("allocated", r.stdout)
 
+    def test_a_copy_to_the_host_of_memory_nothing_wrote_is_told(self) -> None:
+        """A copy back of an array none of whose copied bytes anything wrote is a warning naming
+        the copy's line and the array's, told once; an array a kernel wrote in part is not."""
+        r = self.run_source(
+            "copy_back.cu",
+            "#include <cstdio>\n"
+            "__global__ void first(int* x) { x[0] = 7; }\n"
+            "int main() {\n  int *written, *never, h[64];\n"
+            "  cudaMalloc(&written, sizeof(h));\n  cudaMalloc(&never, sizeof(h));\n"
+            "  first<<<1, 1>>>(written);\n"
+            "  cudaMemcpy(h, written, sizeof(h), cudaMemcpyDeviceToHost);\n"
+            "  cudaMemcpy(h, never, sizeof(h), cudaMemcpyDeviceToHost);\n"
+            "  cudaMemcpy(h, never, sizeof(h), cudaMemcpyDeviceToHost);\n"
+            '  printf("%d\\n", h[0]);\n}\n',
+        )
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        told = [line for line in r.stderr.splitlines() if "copies to the host" in line]
+        self.assertEqual(len(told), 1, r.stderr)
+        self.assertIn(
+            "copy_back.cu:9 copies to the host 256 bytes of the array allocated at copy_back.cu:6 (never)",
+            told[0],
+        )
+
     def test_a_device_function_like_a_host_function_is_named_by_its_own_line(self) -> None:
         """A __device__ function whose body equals a host function's (a CPU reference's twin) is
         compiled apart from it, so a check inside it names its line, not the host function's."""

@@ -160,6 +160,29 @@ std::string meant(const void* p, const void* other, bool destination) {
   return "";
 }
 
+// A copy to host memory of device bytes none of which anything wrote since their array was
+// allocated: a warning, told once per array. A GPU's copy brings whatever its memory held (often
+// what an array freed there before held), so a program that goes on with it works by chance there,
+// and on the emu with the poison, until a kernel reads it back as a size or an index.
+void warn_if_none_written(const void* src, size_t count, const std::string& call,
+                          const records::SourceLine& at) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Allocation* r = containing(src, false);
+  if (r == nullptr || !r->shadow || r->told_copied_unwritten) return;
+  const size_t first = static_cast<const char*>(src) - r->base;
+  for (size_t offset = first; offset < first + count; ++offset)
+    if (r->shadow.writer(offset) != 0) return;
+  r->told_copied_unwritten = true;
+  const Diagnostic found(
+      "unwritten_copy",
+      call + (at.known() ? " at " + at.text() : "") + " copies to the host " +
+          std::to_string(count) + " bytes of the array allocated at " + r->where +
+          ", none of which anything wrote since it was allocated: the emu's unwritten memory "
+          "holds a poison (the int 2143346349, NaN as a float), a GPU's whatever was there");
+  records::write(found.record(cudaSuccess).text("severity", "warning"));
+  std::fprintf(stderr, "cudalab emu: warning: %s (told once)\n", found.problem.c_str());
+}
+
 size_t device_memory_bytes() { return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * page(); }
 
 void release(Allocation& r) {
@@ -400,6 +423,7 @@ cudaError_t revive(void* base, const std::source_location& where) {
   std::memset(r->base + r->bytes, kRedByte, kRedZone);
   if (shadowed_size(r->bytes)) r->shadow = Shadow::make(r->bytes, 0);
   r->seen_written = 0;
+  r->told_copied_unwritten = false;
   r->freed = false;
   ++allocations_changed;
   r->where = site(where.file_name(), where.line());
@@ -511,6 +535,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (is_device(kind, false, src) && !in_symbol_given(src, count))
     if (cudaError_t e = check_range(src, count, call, "source", meant(src, dst, false), at))
       return set_last_error(e);
+  if (is_device(kind, false, src) && !is_device(kind, true, dst) && arena().contains(src))
+    warn_if_none_written(src, count, call, at);
   std::memmove(dst, src, count);
   note_copy_writers(dst, src, count);
   return cudaSuccess;

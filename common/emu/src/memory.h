@@ -59,6 +59,7 @@ struct Allocation {
   // looks at the shadow (note_written, look_written), kept until bytes may become nobody's again
   // (a copy of another array's bytes, a graph's allocation revived).
   mutable uint64_t seen_written = 0;
+  bool told_copied_unwritten = false;  // a copy of it to the host, none of it written: told
 };
 // Whether every byte of r's words [first_word, end_word) is known to have a writer (among the
 // words seen written), without a look at the shadow.
