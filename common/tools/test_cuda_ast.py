@@ -8,7 +8,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from cudalab_tools import cuda_ast, interface, proven_accesses
+from cudalab_tools import cuda_ast, interface, precompiled, proven_accesses
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -691,6 +691,64 @@ class Interface(unittest.TestCase):
                 (harness,) = lab.glob("test_*.cu")
                 read = interface.read(header, harness)
                 self.assertTrue(read.host_functions, "the checker asks the runner to run these")
+
+
+class PrecompiledFrontEnd(unittest.TestCase):
+    """The emu's CUDA declarations are precompiled once (precompiled.py): a file reads the same as
+    with them as text, also one whose headers make libclang give up on the precompiled ones, and a
+    header changed since is precompiled again."""
+
+    def setUp(self) -> None:
+        self.cache = Path(tempfile.mkdtemp())
+        self.saved = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = str(self.cache)
+        precompiled.header.cache_clear()
+
+    def tearDown(self) -> None:
+        if self.saved is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = self.saved
+        precompiled.header.cache_clear()
+
+    def records(self, source: cuda_ast.Source) -> tuple:
+        kernels = [f.name for f in source.kernels()]
+        launches = [(k.kernel_text, k.kernel.line, k.kernel.start) for k in source.launches]
+        return kernels, launches, source.errors
+
+    def test_a_file_reads_as_with_the_declarations_as_text(self) -> None:
+        for text in (PROGRAM, "#include <memory>\n" + PROGRAM):  # (<memory>: read again as text)
+            with self.subTest(memory="<memory>" in text):
+                with_header = parse(text.encode())
+                self.assertEqual(len(list((self.cache / "cudalab").glob("front-end-*.pch"))), 1)
+                os.environ["XDG_CACHE_HOME"] = "/proc/no-cache-here"
+                precompiled.header.cache_clear()
+                as_text = parse(text.encode())
+                os.environ["XDG_CACHE_HOME"] = str(self.cache)
+                precompiled.header.cache_clear()
+                self.assertEqual(self.records(with_header), self.records(as_text))
+                self.assertEqual(self.records(as_text)[0], ["increment", "fill"])
+
+    def test_a_header_changed_since_is_precompiled_again(self) -> None:
+        ci = cuda_ast.cindex()
+        folder = Path(tempfile.mkdtemp())
+        (folder / "decl.h").write_text("int first();\n")
+        (folder / "use.cu").write_text("int main() { return first() + second(); }\n")
+        language = tuple(cuda_ast.language((), "c++20", [folder]))
+
+        def errors() -> list[str]:
+            pch = precompiled.header(ci, language, "decl.h")
+            self.assertIsNotNone(pch)
+            options = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+            tu = ci.Index.create().parse(
+                str(folder / "use.cu"), args=[*language, "-include-pch", str(pch)], options=options
+            )
+            return [d.spelling for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+
+        self.assertEqual(len(errors()), 1, "second() is not declared yet")
+        (folder / "decl.h").write_text("int first();\nint second();\n")
+        precompiled.header.cache_clear()  # (a new process)
+        self.assertEqual(errors(), [])
 
 
 if __name__ == "__main__":

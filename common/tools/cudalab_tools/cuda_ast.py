@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from . import kernel_statements, proven_accesses, stretch_accesses
+from . import kernel_statements, precompiled, proven_accesses, stretch_accesses
 from .kernel_statements import kind_of
 
 HERE = Path(__file__).resolve().parent
@@ -314,14 +314,23 @@ CONFIGURE_CALL = "__cudaPushCallConfiguration"
 FILE_SCOPES = ("TRANSLATION_UNIT", "NAMESPACE", "LINKAGE_SPEC")
 
 
+FRONT_END = "cudalab/emu/front_end.h"  # the emu's CUDA declarations, before the file's own code
+
+
 def arguments(
     path: Path, include_dirs: Sequence[Path] = (), defines: Sequence[str] = (), std: str = "c++20"
 ) -> list[str]:
-    """Clang's command line for a file: CUDA, host side, the emu's headers, the program's flags."""
+    """Clang's command line for a file: CUDA, host side, the emu's headers, the program's flags
+    (without FRONT_END, which parse() adds: precompiled.py)."""
+    return language(defines, std, [path.parent, *include_dirs])
+
+
+def language(defines: Sequence[str], std: str, folders: Sequence[Path] = ()) -> list[str]:
+    """The options of a parse, with the program's include `folders` first."""
     args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", f"-std={std}"]
-    args += ["-Wno-unknown-cuda-version", "-ferror-limit=0", "-include", "cudalab/emu/front_end.h"]
+    args += ["-Wno-unknown-cuda-version", "-ferror-limit=0"]
     args += [f"-D{d}" for d in defines]
-    args += [f"-I{d}" for d in [path.parent, *include_dirs, EMU_INCLUDE, WORKBOOK_INCLUDE]]
+    args += [f"-I{d}" for d in [*folders, EMU_INCLUDE, WORKBOOK_INCLUDE]]
     system = compiler_include()
     return args + (["-isystem", system] if system else [])
 
@@ -376,6 +385,26 @@ def joined_chevrons(ci: ModuleType, path: Path, data: bytes) -> tuple[bytes, dic
     return bytes(out + data[done:]), runs
 
 
+def translation_unit(
+    ci: ModuleType, path: Path, args: list[str], unsaved: list[tuple[str, bytes]], options_only: list[str]
+) -> object:
+    """Clang's parse of the file with FRONT_END first: precompiled (for the options without the
+    file's folders, `options_only`) where libclang can use it, as text otherwise (precompiled.py)."""
+    options = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    pch = precompiled.header(ci, tuple(options_only), FRONT_END)
+    if pch is not None:
+        try:
+            with precompiled.quiet():
+                return ci.Index.create().parse(
+                    str(path), args=[*args, "-include-pch", str(pch)], unsaved_files=unsaved, options=options
+                )
+        except ci.TranslationUnitLoadError:
+            pass  # (libclang crashed on a header after it)
+    return ci.Index.create().parse(
+        str(path), args=[*args, "-include", FRONT_END], unsaved_files=unsaved, options=options
+    )
+
+
 def parse(
     path: Path,
     include_dirs: Sequence[Path] = (),
@@ -398,10 +427,9 @@ def parse(
             raise FrontEndError(f"{path}: error: cannot read: {e.strerror}") from None
     joined, runs = joined_chevrons(ci, path, data) or (data, {})
     unsaved = [(str(path), joined)]
-    options = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    args = arguments(path, include_dirs, defines, std)
     try:
-        args = arguments(path, include_dirs, defines, std)
-        tu = ci.Index.create().parse(str(path), args=args, unsaved_files=unsaved, options=options)
+        tu = translation_unit(ci, path, args, unsaved, language(defines, std))
     except ci.TranslationUnitLoadError as e:
         raise FrontEndError(f"{path}: error: Clang cannot parse it ({e})") from None
     source = Source(path)
