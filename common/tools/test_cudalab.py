@@ -151,6 +151,17 @@ class Run(unittest.TestCase):
         self.assertIn("x[threadIdx.x] > 0", r.stderr)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
+    def test_assert_needs_its_header_as_with_nvcc(self) -> None:
+        """nvcc refuses an assert whose file includes neither <cassert> nor <assert.h>; so does
+        the emu, naming assert, and with the include the program builds."""
+        kernel = "__global__ void positive(const int* x) { assert(x[threadIdx.x] > 0); }\nint main() {}\n"
+        refused = self.run_source("no_header.cu", "#include <cstdio>\n" + kernel)
+        self.assertNotEqual(refused.returncode, 0, refused.stdout + refused.stderr)
+        self.assertIn("assert", refused.stderr)
+        self.assertIn("not declared", refused.stderr)
+        built = self.run_source("with_header.cu", "#include <assert.h>\n#include <cstdio>\n" + kernel)
+        self.assertEqual(built.returncode, 0, built.stdout + built.stderr)
+
     def test_host_code_may_touch_managed_memory_and_is_stopped_at_device_memory(self) -> None:
         """Host code of a checked file reads and writes managed memory freely (remembered a few
         arrays at a time), and a write to cudaMalloc memory is named with its line."""

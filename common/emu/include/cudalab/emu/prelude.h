@@ -124,3 +124,8 @@ int syncthreads_count(int predicate, const char* file, int line);
 #define cudalab_assert(e) \
   ((e) ? (void)0 : ::cudalab::emu::assert_failed(#e, __FILE__, __LINE__, __func__))
 #endif
+
+// assert itself is the program's to include, as with nvcc, whose headers do not bring <cassert> in
+// (`identifier "assert" is undefined`): the prelude's own include of it is forgotten here, and a
+// program's <cassert> or <assert.h> (which C lets a file include again) defines it anew.
+#undef assert
