@@ -298,15 +298,19 @@ class Run(unittest.TestCase):
             "  cudaMemcpy(h, written, sizeof(h), cudaMemcpyDeviceToHost);\n"
             "  cudaMemcpy(h, never, sizeof(h), cudaMemcpyDeviceToHost);\n"
             "  cudaMemcpy(h, never, sizeof(h), cudaMemcpyDeviceToHost);\n"
+            "  int* rows;\n  size_t pitch;\n  cudaMallocPitch(&rows, &pitch, 8 * sizeof(int), 8);\n"
+            "  cudaMemcpy2D(h, 8 * sizeof(int), rows, pitch, 8 * sizeof(int), 8, cudaMemcpyDeviceToHost);\n"
             '  printf("%d\\n", h[0]);\n}\n',
         )
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         told = [line for line in r.stderr.splitlines() if "copies to the host" in line]
-        self.assertEqual(len(told), 1, r.stderr)
+        self.assertEqual(len(told), 2, r.stderr)
         self.assertIn(
             "copy_back.cu:9 copies to the host 256 bytes of the array allocated at copy_back.cu:6 (never)",
             told[0],
         )
+        self.assertIn("cudaMemcpy2D copies to the host", told[1])
+        self.assertIn("3616 bytes of the array allocated at copy_back.cu:13", told[1])  # (7 pitches, a row)
 
     def test_a_device_function_like_a_host_function_is_named_by_its_own_line(self) -> None:
         """A __device__ function whose body equals a host function's (a CPU reference's twin) is

@@ -597,6 +597,8 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   if (is_device(kind, false, src))
     if (cudaError_t e = check_range(src, src_span, "cudaMemcpy2D", "source"))
       return set_last_error(e);
+  if (is_device(kind, false, src) && !is_device(kind, true, dst) && arena().contains(src))
+    warn_if_none_written(src, src_span, "cudaMemcpy2D", {});
   for (size_t row = 0; row < height; ++row) {
     char* d = static_cast<char*>(dst) + row * dpitch;
     const char* s = static_cast<const char*>(src) + row * spitch;
