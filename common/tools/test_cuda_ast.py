@@ -702,14 +702,14 @@ class PrecompiledFrontEnd(unittest.TestCase):
         self.cache = Path(tempfile.mkdtemp())
         self.saved = os.environ.get("XDG_CACHE_HOME")
         os.environ["XDG_CACHE_HOME"] = str(self.cache)
-        precompiled.header.cache_clear()
+        precompiled.made.cache_clear()
 
     def tearDown(self) -> None:
         if self.saved is None:
             del os.environ["XDG_CACHE_HOME"]
         else:
             os.environ["XDG_CACHE_HOME"] = self.saved
-        precompiled.header.cache_clear()
+        precompiled.made.cache_clear()
 
     def records(self, source: cuda_ast.Source) -> tuple:
         kernels = [f.name for f in source.kernels()]
@@ -722,12 +722,21 @@ class PrecompiledFrontEnd(unittest.TestCase):
                 with_header = parse(text.encode())
                 self.assertEqual(len(list((self.cache / "cudalab").glob("front-end-*.pch"))), 1)
                 os.environ["XDG_CACHE_HOME"] = "/proc/no-cache-here"
-                precompiled.header.cache_clear()
+                precompiled.made.cache_clear()
                 as_text = parse(text.encode())
                 os.environ["XDG_CACHE_HOME"] = str(self.cache)
-                precompiled.header.cache_clear()
+                precompiled.made.cache_clear()
                 self.assertEqual(self.records(with_header), self.records(as_text))
                 self.assertEqual(self.records(as_text)[0], ["increment", "fill"])
+
+    def test_only_definitions_its_files_mention_make_a_header_of_their_own(self) -> None:
+        folder = Path(tempfile.mkdtemp())
+        (folder / "program.cu").write_text(PROGRAM)
+        pchs = lambda: len(list((self.cache / "cudalab").glob("front-end-*.pch")))  # noqa: E731
+        cuda_ast.parse(folder / "program.cu", defines=['CUDALAB_LAB_DIR="/labs/01"', "NOT_A_NAME_THERE=1"])
+        self.assertEqual(pchs(), 1)
+        cuda_ast.parse(folder / "program.cu", defines=["CUDALAB_PROGRAM_CPLUSPLUS=201703L"])  # (prelude.h)
+        self.assertEqual(pchs(), 2)
 
     def test_a_header_changed_since_is_precompiled_again(self) -> None:
         ci = cuda_ast.cindex()
@@ -737,7 +746,7 @@ class PrecompiledFrontEnd(unittest.TestCase):
         language = tuple(cuda_ast.language((), "c++20", [folder]))
 
         def errors() -> list[str]:
-            pch = precompiled.header(ci, language, "decl.h")
+            pch = precompiled.header(ci, list(language), (), "decl.h")
             self.assertIsNotNone(pch)
             options = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
             tu = ci.Index.create().parse(
@@ -747,7 +756,7 @@ class PrecompiledFrontEnd(unittest.TestCase):
 
         self.assertEqual(len(errors()), 1, "second() is not declared yet")
         (folder / "decl.h").write_text("int first();\nint second();\n")
-        precompiled.header.cache_clear()  # (a new process)
+        precompiled.made.cache_clear()  # (a new process)
         self.assertEqual(errors(), [])
 
 

@@ -386,12 +386,18 @@ def joined_chevrons(ci: ModuleType, path: Path, data: bytes) -> tuple[bytes, dic
 
 
 def translation_unit(
-    ci: ModuleType, path: Path, args: list[str], unsaved: list[tuple[str, bytes]], options_only: list[str]
+    ci: ModuleType,
+    path: Path,
+    args: list[str],
+    unsaved: list[tuple[str, bytes]],
+    options_only: list[str],
+    defines: Sequence[str],
 ) -> object:
     """Clang's parse of the file with FRONT_END first: precompiled (for the options without the
-    file's folders, `options_only`) where libclang can use it, as text otherwise (precompiled.py)."""
+    file's folders and definitions, `options_only`, and the `defines` it mentions) where libclang
+    can use it, as text otherwise (precompiled.py)."""
     options = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
-    pch = precompiled.header(ci, tuple(options_only), FRONT_END)
+    pch = precompiled.header(ci, options_only, defines, FRONT_END)
     if pch is not None:
         try:
             with precompiled.quiet():
@@ -429,7 +435,7 @@ def parse(
     unsaved = [(str(path), joined)]
     args = arguments(path, include_dirs, defines, std)
     try:
-        tu = translation_unit(ci, path, args, unsaved, language(defines, std))
+        tu = translation_unit(ci, path, args, unsaved, language((), std), defines)
     except ci.TranslationUnitLoadError as e:
         raise FrontEndError(f"{path}: error: Clang cannot parse it ({e})") from None
     source = Source(path)

@@ -3,14 +3,15 @@ the front end parses them once rather than with each file: they are nearly all t
 for a lab's file (an empty file takes 0.63 s to parse with them as text, 0.03 s with them
 precompiled, on the development VM).
 
-A precompiled header is made for each set of language options (the `-std` and the definitions of
-the file's command line: what the declarations' meaning may depend on) and kept in the user's
-cache (`$XDG_CACHE_HOME/cudalab`, else `~/.cache/cudalab`) beside a manifest of the files it read
-with their sizes and modification times. Clang does not check them when libclang loads the header,
-so the manifest does: a file changed since (an emu header edited, a system header upgraded) makes
-it again. It is written under a temporary name and renamed into place, so that builds side by
-side may each make it. Where the cache cannot be written (the grader's sandbox), the header is
-included as text: the same declarations, parsed again.
+A precompiled header is made for each set of language options (the `-std`, and those of the
+file's definitions whose names the header's files mention: the others cannot change what it
+declares, and Clang takes a precompiled header made without them) and kept in the user's cache
+(`$XDG_CACHE_HOME/cudalab`, else `~/.cache/cudalab`) beside a manifest of the files it read, with
+their sizes and modification times, and the names they mention. Clang does not check the files
+when libclang loads the header, so the manifest does: a file changed since (an emu header edited,
+a system header upgraded) makes it again. It is written under a temporary name and renamed into
+place, so that builds side by side may each make it. Where the cache cannot be written, the header
+is included as text: the same declarations, parsed again.
 
 Limitation: libclang 18 crashes (and recovers) on some headers that a file includes after a
 precompiled CUDA header (libstdc++'s <memory> and <thread>, through bits/shared_ptr_base.h), also
@@ -24,8 +25,9 @@ import functools
 import hashlib
 import json
 import os
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -50,11 +52,22 @@ def quiet() -> Iterator[None]:
         os.close(saved)
 
 
-@functools.cache
-def header(ci: ModuleType, language: tuple[str, ...], name: str) -> Path | None:
+def header(ci: ModuleType, language: list[str], defines: Sequence[str], name: str) -> Path | None:
     """The header `name` (found on the include folders of `language`) precompiled for the options
-    `language`, current (made now if it was missing or is out of date); None where it cannot be
+    `language` and the `defines` (N or N=V) its files mention, current; None where it cannot be
     made or kept."""
+    plain = made(ci, tuple(language), name)
+    if plain is None:
+        return None
+    mentioned = names(plain.with_suffix(".json"))
+    relevant = tuple(f"-D{d}" for d in defines if d.partition("=")[0] in mentioned)
+    return made(ci, (*language, *relevant), name) if relevant else plain
+
+
+@functools.cache
+def made(ci: ModuleType, language: tuple[str, ...], name: str) -> Path | None:
+    """The header `name` precompiled for exactly `language`, made now if it was missing or is out
+    of date."""
     version = ci.conf.lib.clang_getCString(ci.conf.lib.clang_getClangVersion())
     key = json.dumps([str(version), list(language), name])
     stem = "front-end-" + hashlib.sha256(key.encode()).hexdigest()[:16]
@@ -72,10 +85,16 @@ def header(ci: ModuleType, language: tuple[str, ...], name: str) -> Path | None:
 def current(manifest: Path) -> bool:
     """Whether every file the manifest lists still has the size and time it had."""
     try:
-        files = json.loads(manifest.read_text())
+        files = json.loads(manifest.read_text())["files"]
         return all(stamp(Path(name)) == [size, time] for name, size, time in files)
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, KeyError):
         return False
+
+
+@functools.cache
+def names(manifest: Path) -> frozenset[str]:
+    """The identifiers that the files of a precompiled header mention (its manifest says)."""
+    return frozenset(json.loads(manifest.read_text())["names"])
 
 
 def stamp(file: Path) -> list[int]:
@@ -96,7 +115,10 @@ def make(ci: ModuleType, language: list[str], header: str, pch: Path, manifest: 
     if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
         return None  # (the parse of each file reports them, with the header as text)
     files = sorted({str(Path(i.include.name).resolve()) for i in tu.get_includes()})
-    read = [[name, *stamp(Path(name))] for name in files]
+    mentioned: set[str] = set()
+    for file in files:
+        mentioned.update(re.findall(r"[A-Za-z_]\w*", Path(file).read_text(errors="replace")))
+    read = {"files": [[file, *stamp(Path(file))] for file in files], "names": sorted(mentioned)}
     writers = ((pch, tu.save), (manifest, lambda f: Path(f).write_text(json.dumps(read))))
     for final, write in writers:
         handle, temporary = tempfile.mkstemp(dir=pch.parent, prefix=final.name + ".")

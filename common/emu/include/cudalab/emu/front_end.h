@@ -13,6 +13,12 @@
 #define __constant__ __attribute__((constant))
 #define __managed__ __attribute__((managed))
 
+// The prelude's renaming of C++20's lerp for a program of an older standard (prelude.h), before any
+// standard header, as where the prelude comes first: <sstream> below brings <cmath> in.
+#if defined(CUDALAB_PROGRAM_CPLUSPLUS) && CUDALAB_PROGRAM_CPLUSPLUS < 202002L
+#define lerp cudalab_cxx20_lerp
+#endif
+
 // libstdc++'s <source_location> needs a compiler builtin that Clang has from version 15; the emu's
 // runtime declares its functions with one. Parsing needs only the name.
 #if !__has_builtin(__builtin_source_location)
