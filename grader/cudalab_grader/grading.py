@@ -128,6 +128,11 @@ class Grader:
             binds[workbook.PACKAGES] = str(workbook.PACKAGES)  # (read-only; src/.deps links to it)
         return binds
 
+    def _build_env(self, job: Path) -> dict[str, str]:
+        """A build's environment: the front end keeps its precompiled headers in the build folder
+        (cudalab_tools/precompiled.py), so that the base build's travel with it to every job."""
+        return {"XDG_CACHE_HOME": f"{self._inside(job, BUILD)}/front-end-cache"}
+
     def _configure_and_build(self, job: Path, labs: list[str], number: int) -> tuple[bool, str]:
         src, build = self._inside(job, SRC), self._inside(job, BUILD)
         python = (
@@ -161,6 +166,7 @@ class Grader:
             cwd=build,
             limits=self.settings.build_limits,
             slot=number,
+            env=self._build_env(job),
         )
         return outcome.returncode == 0, _build_log(outcome)
 
@@ -306,6 +312,7 @@ class Grader:
             cwd=build,
             limits=self.settings.build_limits,
             slot=number,
+            env=self._build_env(job),
         )
         ok, log = out.returncode == 0, _build_log(out)
         if job == self.base:  # its tests may not change what the next job builds with
