@@ -59,7 +59,10 @@ def header(ci: ModuleType, language: list[str], defines: Sequence[str], name: st
     plain = made(ci, tuple(language), name)
     if plain is None:
         return None
-    mentioned = names(plain.with_suffix(".json"))
+    try:
+        mentioned = names(plain.with_suffix(".json"))
+    except (OSError, ValueError, KeyError):  # (removed or damaged since: the text then)
+        return None
     relevant = tuple(f"-D{d}" for d in defines if d.partition("=")[0] in mentioned)
     return made(ci, (*language, *relevant), name) if relevant else plain
 
