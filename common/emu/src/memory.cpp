@@ -137,6 +137,11 @@ bool is_device(cudaMemcpyKind kind, bool destination, const void* p) {
   return kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
 }
 
+// Whether a copy brings device memory to the host.
+bool to_host(cudaMemcpyKind kind, const void* dst, const void* src) {
+  return is_device(kind, false, src) && !is_device(kind, true, dst);
+}
+
 const char* kind_name(cudaMemcpyKind kind) {
   static const char* const names[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice",
                                       "cudaMemcpyDeviceToHost", "cudaMemcpyDeviceToDevice",
@@ -535,8 +540,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (is_device(kind, false, src) && !in_symbol_given(src, count))
     if (cudaError_t e = check_range(src, count, call, "source", meant(src, dst, false), at))
       return set_last_error(e);
-  if (is_device(kind, false, src) && !is_device(kind, true, dst) && arena().contains(src))
-    warn_if_none_written(src, count, call, at);
+  if (to_host(kind, dst, src)) warn_if_none_written(src, count, call, at);
   std::memmove(dst, src, count);
   note_copy_writers(dst, src, count);
   return cudaSuccess;
@@ -597,8 +601,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   if (is_device(kind, false, src))
     if (cudaError_t e = check_range(src, src_span, "cudaMemcpy2D", "source"))
       return set_last_error(e);
-  if (is_device(kind, false, src) && !is_device(kind, true, dst) && arena().contains(src))
-    warn_if_none_written(src, src_span, "cudaMemcpy2D", {});
+  if (to_host(kind, dst, src)) warn_if_none_written(src, src_span, "cudaMemcpy2D", {});
   for (size_t row = 0; row < height; ++row) {
     char* d = static_cast<char*>(dst) + row * dpitch;
     const char* s = static_cast<const char*>(src) + row * spitch;
