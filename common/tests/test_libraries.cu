@@ -572,6 +572,7 @@ TEST(Curand, Sobol64AndItsRefusals) {
 #include <thrust/find.h>
 #include <thrust/functional.h>
 #include <thrust/host_vector.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/remove.h>
 #include <thrust/scan.h>
@@ -654,6 +655,38 @@ TEST(Thrust, DeviceAlgorithmsOnCudaMallocMemory) {
   CUDA_CHECK(cudaMemcpy(back.data(), y, n * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], n / 2 - i) << i;
   cudaFree(x), cudaFree(y);
+}
+
+struct square_of {
+  __host__ __device__ long long operator()(int v) const { return static_cast<long long>(v) * v; }
+};
+
+// With no policy, Thrust runs where the iterators point: over a device_ptr that wraps cudaMalloc
+// memory (Thrust's way with raw pointers), on the device, and host code reads and writes its
+// elements through the pointer.
+TEST(Thrust, DevicePointersToCudaMallocMemoryWithNoPolicy) {
+  const int n = 1001;
+  std::vector<int> h(n);
+  for (int i = 0; i < n; ++i) h[i] = (i * 7919) % n - n / 2;  // -500..500, each once, shuffled
+  int* x = nullptr;
+  CUDA_CHECK(cudaMalloc(&x, n * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(x, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  const thrust::device_ptr<int> begin(x), end = begin + n;
+  thrust::sort(begin, end);
+  std::vector<int> back(n);
+  CUDA_CHECK(cudaMemcpy(back.data(), x, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], i - n / 2) << i;
+  EXPECT_EQ(thrust::reduce(begin, end, 0LL), 0);
+  long long squares = 0;
+  for (int v : h) squares += static_cast<long long>(v) * v;
+  EXPECT_EQ(thrust::reduce(thrust::make_transform_iterator(begin, square_of()),
+                           thrust::make_transform_iterator(end, square_of()), 0LL),
+            squares);
+  const int first = begin[0];
+  begin[1] = 42;
+  EXPECT_EQ(first, -n / 2);
+  EXPECT_EQ(static_cast<int>(begin[1]), 42);
+  cudaFree(x);
 }
 
 }  // namespace

@@ -63,6 +63,12 @@ inline const char* access_verb(bool store, bool atomic) {
 bool unwritten_reads_stop();
 void warn_once(const BlockState& b, const void* pc, const char* check, const std::string& what);
 
+// Whether host code may touch the memory at p (cudalab/emu/thrust_device.h, which declares it for
+// programs): outside the arena, or managed or page-locked memory.
+namespace thrust_device {
+bool host_may_touch(const void* p);
+}
+
 // The check of each kind of memory (check_access picks one).
 // Global memory (global_checks.cpp): inside a live array, not unwritten, one block writing a byte.
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,

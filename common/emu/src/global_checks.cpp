@@ -186,19 +186,25 @@ bool global_bytes_fine(BlockState& b, const Allocation& r, uintptr_t a, unsigned
 }
 
 namespace {
-// Host code of a translated file touches the arena: managed and page-locked memory are its to
-// touch, device memory is not.
-void check_host_code(uintptr_t a, bool store, bool atomic, const void* pc) {
+// Whether host code may touch the arena's address a: managed or page-locked memory, which the
+// host's fast path then passes (host_access_fine); device memory it may not.
+bool host_array_holds(uintptr_t a) {
   HostArrays& recent = host_arrays;
   const uint32_t changes = allocations_changed.load(std::memory_order_relaxed);
   if (recent.changes != changes) recent = HostArrays{.changes = changes};
   const Allocation* r = span_holding(a);
-  if (r != nullptr && r->kind != MemoryKind::device) {  // managed or page-locked memory
-    recent.base[recent.next] = reinterpret_cast<uintptr_t>(r->base);
-    recent.span[recent.next] = r->span;
-    recent.next = (recent.next + 1) % HostArrays::kEntries;
-    return;
-  }
+  if (r == nullptr || r->kind == MemoryKind::device) return false;
+  recent.base[recent.next] = reinterpret_cast<uintptr_t>(r->base);
+  recent.span[recent.next] = r->span;
+  recent.next = (recent.next + 1) % HostArrays::kEntries;
+  return true;
+}
+
+// Host code of a translated file touches the arena: managed and page-locked memory are its to
+// touch, device memory is not.
+void check_host_code(uintptr_t a, bool store, bool atomic, const void* pc) {
+  if (host_array_holds(a)) return;
+  const Allocation* r = span_holding(a);
   const char* verb = access_verb(store, atomic);
   diagnose(std::string("host code at ") + at(pc) + " makes " + verb + " device memory" +
            (r ? " (the array allocated at " + r->where + ")" : std::string()) +
@@ -207,6 +213,11 @@ void check_host_code(uintptr_t a, bool store, bool atomic, const void* pc) {
   std::abort();
 }
 }  // namespace
+
+bool thrust_device::host_may_touch(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  return host_access_fine(a) || host_array_holds(a);
+}
 
 void check_global(BlockState* b, uintptr_t a, unsigned size, bool store, bool atomic,
                   const void* pc) {

@@ -1,8 +1,12 @@
-// Thrust's algorithms called with thrust::device run on emu as a launch of the program's call
-// (cudalab/emu/thrust_device.h): what they read and write is checked as a kernel's is, a fault
-// names the call's line and the array, and the call throws thrust::system_error, as on a GPU.
+// Thrust's algorithms called with thrust::device, or with no policy over device iterators, run on
+// emu as a launch of the program's call (cudalab/emu/thrust_device.h): what they read and write is
+// checked as a kernel's is, a fault names the call's line and the array, and the call throws
+// thrust::system_error, as on a GPU.
 #include <gtest/gtest.h>
+#include <thrust/device_ptr.h>
 #include <thrust/execution_policy.h>
+#include <thrust/host_vector.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/sort.h>
 #include <thrust/system_error.h>
@@ -100,4 +104,112 @@ TEST_F(ThrustChecks, InAKernelTheAlgorithmRunsInTheThread) {
   EXPECT_EQ(back[1], 36);
   EXPECT_EQ(diagnostic(), "");
   cudaFree(x), cudaFree(sums);
+}
+
+namespace {
+
+// The values 0..n-1 in a scrambled order, in a cudaMalloc array of n ints.
+int* scrambled(int n) {
+  std::vector<int> values(n);
+  for (int i = 0; i < n; ++i) values[i] = static_cast<int>((i * 7919L) % n);
+  int* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, n * sizeof(int)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, values.data(), n * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  return d;
+}
+
+// A comparison that says whether it ran in a kernel.
+struct LessSeen {
+  bool* in_kernel;
+  __host__ __device__ bool operator()(int a, int b) const {
+    *in_kernel = *in_kernel || cudalab::emu::in_kernel();
+    return a < b;
+  }
+};
+
+struct Square {
+  __host__ __device__ long operator()(int x) const { return static_cast<long>(x) * x; }
+};
+
+}  // namespace
+
+// With no policy, Thrust runs where the iterators' memory is: over a device_ptr to cudaMalloc
+// memory, on the device (a launch, as on a GPU), which the host code could not touch.
+TEST_F(ThrustChecks, DeviceIteratorsWithNoPolicyRunOnTheDevice) {
+  const int n = 1000;
+  int* d = scrambled(n);
+  const thrust::device_ptr<int> begin(d), end = begin + n;
+  bool in_kernel = false;
+  thrust::sort(begin, end, LessSeen{&in_kernel});
+  EXPECT_TRUE(in_kernel);
+  EXPECT_EQ(thrust::reduce(begin, end), n * (n - 1) / 2);
+  EXPECT_EQ(thrust::reduce(thrust::make_transform_iterator(begin, Square{}),
+                           thrust::make_transform_iterator(end, Square{}), 0L),
+            332833500L);  // the sum of i * i below 1000
+  std::vector<int> back(n);
+  CUDA_CHECK(cudaMemcpy(back.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], i) << "at " << i;
+  EXPECT_EQ(diagnostic(), "");
+  cudaFree(d);
+}
+
+// Host iterators with no policy stay host code (no launch).
+TEST_F(ThrustChecks, HostIteratorsWithNoPolicyStayOnTheHost) {
+  std::vector<int> values{3, 1, 2};
+  thrust::host_vector<int> host(values.begin(), values.end());
+  bool in_kernel = false;
+  thrust::sort(values.begin(), values.end(), LessSeen{&in_kernel});
+  thrust::sort(host.begin(), host.end(), LessSeen{&in_kernel});
+  thrust::sort(host.data(), host.data() + host.size(), LessSeen{&in_kernel});
+  EXPECT_FALSE(in_kernel);
+  EXPECT_EQ(values, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(host[0], 1);
+  EXPECT_EQ(diagnostic(), "");
+}
+
+TEST_F(ThrustChecks, ASortOfDeviceIteratorsPastTheArrayIsNamedAtTheCall) {
+  const int n = 1000;
+  int* d = scrambled(n);
+  const thrust::device_ptr<int> begin(d);
+  int line = 0;
+  cudaError_t error = cudaSuccess;
+  try {
+    line = __LINE__ + 1;
+    thrust::sort(begin, begin + n + 1);
+  } catch (const thrust::system_error& e) {
+    error = static_cast<cudaError_t>(e.code().value());
+  }
+  EXPECT_EQ(error, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says(
+      "kernel 'thrust::sort' (launched at test_thrust_checks.cu:" + std::to_string(line) + ")"))
+      << diagnostic();
+  EXPECT_TRUE(says("element 1000 of the 1000-element array")) << diagnostic();
+  cudaFree(d);
+}
+
+// Host code reads and writes an element of device memory through a device reference as a GPU's
+// Thrust does, by a copy: here a launch, which checks the element as a kernel's access.
+TEST_F(ThrustChecks, ADeviceElementIsReadAndWrittenFromTheHost) {
+  const int n = 10;
+  int* d = scrambled(n);
+  thrust::device_ptr<int> element(d);
+  element[1] = 42;
+  const int first = element[0], second = element[1];
+  EXPECT_EQ(first, 0);
+  EXPECT_EQ(second, 42);
+  EXPECT_EQ(diagnostic(), "");
+  int line = 0;
+  cudaError_t error = cudaSuccess;
+  try {
+    line = __LINE__ + 1;
+    const int past = element[n];
+    ADD_FAILURE() << "read " << past;
+  } catch (const thrust::system_error& e) {
+    error = static_cast<cudaError_t>(e.code().value());
+  }
+  EXPECT_EQ(error, cudaErrorIllegalAddress);
+  EXPECT_TRUE(says("kernel 'thrust::device_reference' (launched at test_thrust_checks.cu:" +
+                   std::to_string(line) + ")"))
+      << diagnostic();
+  cudaFree(d);
 }
