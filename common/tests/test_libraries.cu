@@ -564,6 +564,7 @@ TEST(Curand, Sobol64AndItsRefusals) {
 }  // namespace
 
 // ---- Thrust ---------------------------------------------------------------------------------
+#include <thrust/copy.h>
 #include <thrust/count.h>
 #include <thrust/device_free.h>
 #include <thrust/device_malloc.h>
@@ -686,6 +687,15 @@ TEST(Thrust, DevicePointersToCudaMallocMemoryWithNoPolicy) {
   begin[1] = 42;
   EXPECT_EQ(first, -n / 2);
   EXPECT_EQ(static_cast<int>(begin[1]), 42);
+  // Copies between the host's memory and the device's.
+  thrust::copy(h.begin(), h.end(), begin);
+  const thrust::host_vector<int> copied(begin, end);
+  std::vector<int> again(n);
+  thrust::copy(begin, end, again.begin());
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(copied[i], h[i]) << i;
+    ASSERT_EQ(again[i], h[i]) << i;
+  }
   cudaFree(x);
 }
 

@@ -3,6 +3,7 @@
 // checked as a kernel's is, a fault names the call's line and the array, and the call throws
 // thrust::system_error, as on a GPU.
 #include <gtest/gtest.h>
+#include <thrust/copy.h>
 #include <thrust/device_ptr.h>
 #include <thrust/execution_policy.h>
 #include <thrust/host_vector.h>
@@ -211,5 +212,26 @@ TEST_F(ThrustChecks, ADeviceElementIsReadAndWrittenFromTheHost) {
   EXPECT_TRUE(says("kernel 'thrust::device_reference' (launched at test_thrust_checks.cu:" +
                    std::to_string(line) + ")"))
       << diagnostic();
+  cudaFree(d);
+}
+
+// A copy between host memory and device memory through device pointers, which a GPU's Thrust makes
+// with a copy, runs on the device here: the device side is checked as a kernel's access.
+TEST_F(ThrustChecks, CopiesBetweenHostAndDevicePointers) {
+  const int n = 100;
+  int* d = nullptr;
+  CUDA_CHECK(cudaMalloc(&d, n * sizeof(int)));
+  const thrust::device_ptr<int> begin(d);
+  std::vector<int> values(n);
+  for (int i = 0; i < n; ++i) values[i] = 3 * i;
+  thrust::copy(values.begin(), values.end(), begin);
+  const thrust::host_vector<int> back(begin, begin + n);
+  std::vector<int> again(n);
+  thrust::copy(begin, begin + n, again.begin());
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(back[i], 3 * i) << i;
+    ASSERT_EQ(again[i], 3 * i) << i;
+  }
+  EXPECT_EQ(diagnostic(), "");
   cudaFree(d);
 }

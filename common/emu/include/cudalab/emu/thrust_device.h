@@ -11,9 +11,10 @@
 // returns when the launch has ended, as Thrust's synchronous thrust::device does. Called with no
 // policy, Thrust picks the system of the iterators, and on a GPU iterators over device memory
 // (`thrust::device_ptr`, a device vector's, or adaptors of them: zip, transform, permutation, ...)
-// pick the device: such a call runs as a launch as well, unless a host iterator (a raw pointer, a
-// host or std::vector's) is among them, which on a GPU makes it a copy between the systems, and
-// stays host code here.
+// pick the device, or, beside host iterators (a raw pointer, a host or std::vector's), make a copy
+// between the systems: where such an iterator points at memory that host code may not touch
+// (cudaMalloc memory), the call runs as a launch as well; over managed memory (device vectors
+// here) it stays host code, whose checks cost less per access than a kernel's.
 //
 // How: Thrust's entry point (thrust::inclusive_scan(exec, ...)) calls the system's algorithm with
 // `par` as its first argument, found by argument-dependent lookup; the function templates below,
@@ -95,10 +96,10 @@ constexpr unsigned memory_of() {
     return kNoMemory;
 }
 
-// Whether a call with these arguments and no policy runs on the device on a GPU: an iterator over
-// device memory and none over host memory.
+// Whether a call with these arguments and no policy names device memory: on a GPU, it runs on the
+// device, or copies between the systems.
 template <class... Arguments>
-constexpr bool on_device = (memory_of<Arguments>() | ... | 0u) == kDeviceMemory;
+constexpr bool names_device = ((memory_of<Arguments>() & kDeviceMemory) | ... | 0u) != 0;
 
 // Whether host code may touch the memory at p: outside the device's memory, or managed or
 // page-locked memory (the runtime's answer, from a cache of the arrays this thread asked of last).
@@ -241,10 +242,9 @@ void iter_swap(tag&, THRUST_NS_QUALIFIER::device_ptr<T> a, THRUST_NS_QUALIFIER::
 
 // Each of Thrust's algorithms that takes an execution policy: with thrust::device, a launch (run
 // above); with any other object of the type, Thrust's sequential algorithm on the host. With no
-// policy (the iterators' system, `tag`): a launch where the iterators are the device's and name
-// memory that host code may not touch, else the sequential algorithm on the host (the C++
-// system's algorithms are Thrust's sequential ones), over managed memory (device vectors) as
-// before: a kernel's checks cost more per access than host code's.
+// policy (the iterators' system, `tag`): a launch where a device iterator names memory that host
+// code may not touch, else the sequential algorithm on the host (the C++ system's algorithms are
+// Thrust's sequential ones).
 #define CUDALAB_THRUST_DEVICE_ALGORITHM(name)                                                 \
   template <class... Args>                                                                    \
   decltype(auto) name(par_t& exec, Args&&... args) {                                          \
@@ -256,7 +256,7 @@ void iter_swap(tag&, THRUST_NS_QUALIFIER::device_ptr<T> a, THRUST_NS_QUALIFIER::
   template <class... Args>                                                                    \
   decltype(auto) name(tag&, Args&&... args) {                                                 \
     const auto& sequential = THRUST_NS_QUALIFIER::seq;                                        \
-    if constexpr (::cudalab::emu::thrust_device::on_device<Args...>)                          \
+    if constexpr (::cudalab::emu::thrust_device::names_device<Args...>)                       \
       if ((::cudalab::emu::thrust_device::names_device_only(args) || ...))                    \
         return ::cudalab::emu::thrust_device::run(                                            \
             "thrust::" #name, [&]() -> decltype(auto) { return name(sequential, args...); }); \
