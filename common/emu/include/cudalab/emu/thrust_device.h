@@ -118,9 +118,9 @@ decltype(auto) on_host(Algorithm algorithm) {
   return algorithm();
 }
 
-// Whether an argument's device iterators name memory that host code may not touch,
-// or memory out of sight (a permutation's elements, an iterator of another kind): the call must
-// then run on the device.
+// Whether an argument's device iterators name memory that host code may not touch, or memory out
+// of sight (a permutation's elements, an iterator of another kind): the call must then run on the
+// device.
 template <class Argument>
 bool names_device_only(const Argument& argument) {
   using T = std::remove_cvref_t<Argument>;
